@@ -1,0 +1,68 @@
+"""BVH Lab's collision engine: meshes, bounding-volume trees, traced tandem traversal and
+exact triangle contacts. No GUI imports here (a test enforces it).
+
+The one-call entry point for scripts and notebooks::
+
+    from core import contacts, load_mesh
+    result = contacts(load_mesh("assets/spot.obj"), load_mesh("assets/teapot.obj"))
+    result.pairs        # (c, 2) contacting face ids
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from core.mesh import TriMesh
+from core.pose import Pose
+
+if TYPE_CHECKING:
+    from core.bvh import SplitRule
+    from core.collide import CollisionResult, DescendRule
+
+
+def contacts(
+    mesh_a: TriMesh,
+    mesh_b: TriMesh,
+    pose_a: Pose | None = None,
+    pose_b: Pose | None = None,
+    split: SplitRule | None = None,
+    leaf_size: int = 1,
+    trace: bool = False,
+    descend: DescendRule | None = None,
+) -> CollisionResult:
+    """Build both trees and return every contacting triangle pair.
+
+    Parameters
+    ----------
+    mesh_a, mesh_b : TriMesh
+    pose_a, pose_b : Pose, optional
+        World poses (identity when None).
+    split : SplitRule, optional
+        Default :attr:`SplitRule.MIDPOINT`.
+    leaf_size : int
+    trace : bool
+        Keep the per-level record of the traversal.
+    descend : DescendRule, optional
+        Default :attr:`DescendRule.LARGER_VOLUME`.
+
+    Returns
+    -------
+    CollisionResult
+    """
+    from core.bvh import SplitRule, build_trees
+    from core.collide import DescendRule, collide
+
+    split = SplitRule.MIDPOINT if split is None else split
+    descend = DescendRule.LARGER_VOLUME if descend is None else descend
+    tree_a, tree_b = build_trees([mesh_a, mesh_b], split, leaf_size)
+    return collide(mesh_a, tree_a, mesh_b, tree_b, pose_a, pose_b, descend=descend, trace=trace)
+
+
+def load_mesh(path, name=None) -> TriMesh:
+    """Read a mesh file; see :func:`core.io.load_mesh`."""
+    from core.io import load_mesh as _load
+
+    return _load(path, name) if name is not None else _load(path)
+
+
+__all__ = ["Pose", "TriMesh", "contacts", "load_mesh"]

@@ -1,0 +1,125 @@
+"""Bottom-up refit of a tree's boxes after the vertices moved (van den Bergen 1997, sec. 4).
+
+Refitting keeps the topology and recomputes every box: leaves from their triangles, then
+each internal node as the union of its two children, deepest level first. Leaves and each
+level are independent, so both run in parallel.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+from numba import njit, prange
+
+from core.bvh.tree import Tree
+from core.errors import TopologyChangedError
+from core.mesh import TriMesh
+
+#: Below this many nodes in a level the thread launch costs more than the work (measured:
+#: about 20 microseconds a launch against ~2 ns a node).
+_PARALLEL_LEVEL_MIN = 4096
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def _refit_leaves(vertices, faces, first, count, prim_ids, leaf_nodes, bmin, bmax):
+    for j in prange(leaf_nodes.shape[0]):
+        node = leaf_nodes[j]
+        lo0 = lo1 = lo2 = np.inf
+        hi0 = hi1 = hi2 = -np.inf
+        for p in range(first[node], first[node] + count[node]):
+            t = prim_ids[p]
+            for c in range(3):
+                v = faces[t, c]
+                x, y, z = vertices[v, 0], vertices[v, 1], vertices[v, 2]
+                lo0 = min(lo0, x)
+                lo1 = min(lo1, y)
+                lo2 = min(lo2, z)
+                hi0 = max(hi0, x)
+                hi1 = max(hi1, y)
+                hi2 = max(hi2, z)
+        bmin[node, 0], bmin[node, 1], bmin[node, 2] = lo0, lo1, lo2
+        bmax[node, 0], bmax[node, 1], bmax[node, 2] = hi0, hi1, hi2
+
+
+@njit(cache=True, nogil=True)
+def _merge_level_serial(nodes, first, count, bmin, bmax):
+    for j in range(nodes.shape[0]):
+        node = nodes[j]
+        if count[node] > 0:
+            continue
+        a = first[node]
+        for k in range(3):
+            bmin[node, k] = min(bmin[a, k], bmin[a + 1, k])
+            bmax[node, k] = max(bmax[a, k], bmax[a + 1, k])
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def _merge_level_parallel(nodes, first, count, bmin, bmax):
+    for j in prange(nodes.shape[0]):
+        node = nodes[j]
+        if count[node] > 0:
+            continue
+        a = first[node]
+        for k in range(3):
+            bmin[node, k] = min(bmin[a, k], bmin[a + 1, k])
+            bmax[node, k] = max(bmax[a, k], bmax[a + 1, k])
+
+
+@njit(cache=True, nogil=True)
+def _refit_internal(level_nodes, level_start, first, count, bmin, bmax):
+    for d in range(level_start.shape[0] - 2, -1, -1):
+        nodes = level_nodes[level_start[d] : level_start[d + 1]]
+        if nodes.shape[0] >= _PARALLEL_LEVEL_MIN:
+            _merge_level_parallel(nodes, first, count, bmin, bmax)
+        else:
+            _merge_level_serial(nodes, first, count, bmin, bmax)
+
+
+def same_topology(tree: Tree, mesh: TriMesh) -> bool:
+    """Whether ``mesh`` has the faces ``tree`` was built on (same object, or equal)."""
+    if mesh.faces is tree.faces:
+        return True
+    return mesh.faces.shape == tree.faces.shape and bool(np.array_equal(mesh.faces, tree.faces))
+
+
+def leaf_nodes(tree: Tree) -> np.ndarray:
+    """Ids of the leaves, ``(l,) int32`` (cached on the tree's arrays by the caller if needed)."""
+    return np.flatnonzero(tree.count > 0).astype(np.int32)
+
+
+def refit_tree(tree: Tree, mesh: TriMesh, leaves: np.ndarray | None = None) -> Tree:
+    """A tree with the same topology and boxes fitted to ``mesh``'s vertices.
+
+    Parameters
+    ----------
+    tree : Tree
+    mesh : TriMesh
+        Same faces as the tree was built on, vertices moved.
+    leaves : (l,) int32, optional
+        Leaf ids of ``tree`` if the caller keeps them between frames.
+
+    Returns
+    -------
+    Tree
+        New box arrays; every other array is shared with ``tree``.
+
+    Raises
+    ------
+    TopologyChangedError
+        If ``mesh.faces`` differs from the faces the tree was built on.
+    """
+    if not same_topology(tree, mesh):
+        raise TopologyChangedError(
+            f"cannot refit a tree built on {tree.faces.shape[0]} faces to a mesh with "
+            f"{mesh.faces.shape[0]} different faces; build a new tree"
+        )
+    bmin = np.empty_like(tree.bmin)
+    bmax = np.empty_like(tree.bmax)
+    if leaves is None:
+        leaves = leaf_nodes(tree)
+    _refit_leaves(
+        mesh.vertices, mesh.faces, tree.first, tree.count, tree.prim_ids, leaves, bmin, bmax
+    )
+    _refit_internal(tree.level_nodes, tree.level_start, tree.first, tree.count, bmin, bmax)
+    return dataclasses.replace(tree, bmin=bmin, bmax=bmax)

@@ -1,0 +1,150 @@
+"""The flat-array bounding-volume tree shared by every split rule.
+
+Layout (madmann91/bvh ``index.h``, tinybvh): node 0 is the root; an internal node ``i`` has
+its two children at ``first[i]`` and ``first[i] + 1``; a node is a leaf iff ``count[i] > 0``
+and then holds the triangles ``prim_ids[first[i] : first[i] + count[i]]``. Children are
+always stored after their parent, so a reverse sweep over node indices is a valid bottom-up
+order. Every node covers a contiguous run ``prim_ids[prim_start[i] : prim_start[i] +
+n_prims[i]]`` of the permuted triangle ids, which makes "the triangles under a node" free.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+import numpy as np
+
+
+class SplitRule(enum.IntEnum):
+    """How a node's triangles are divided between its two children.
+
+    MIDPOINT
+        van den Bergen (1997): longest axis of the node's box, split at the box midpoint;
+        a triangle goes left when the midpoint of its projection on that axis is below.
+    MEDIAN
+        Object median on the longest axis: two halves of equal size (a balanced tree).
+    MEAN
+        Mean of the triangle centres on the longest axis (Gottschalk et al. 1996, OBBTree).
+    SAH
+        Surface-area heuristic over 16 bins per axis (Wald 2007, binned SAH).
+    LBVH
+        Morton order of the centres, split at the highest differing bit (Karras 2012).
+    """
+
+    MIDPOINT = 0
+    MEDIAN = 1
+    MEAN = 2
+    SAH = 3
+    LBVH = 4
+
+
+@dataclass(frozen=True)
+class BuildStats:
+    """What a build produced; part of the result, not a debug extra.
+
+    Attributes
+    ----------
+    n_nodes : int
+    n_leaves : int
+    depth_min, depth_max : int
+        Shallowest and deepest leaf (root at depth 0).
+    leaf_size_mean : float
+    leaf_size_max : int
+    sah_cost : float
+        Surface-area cost with traversal and triangle costs 1 (see ``quality.sah_cost``).
+    volume_sum : float
+        Sum of the volumes of all node boxes.
+    build_seconds : float
+    """
+
+    n_nodes: int
+    n_leaves: int
+    depth_min: int
+    depth_max: int
+    leaf_size_mean: float
+    leaf_size_max: int
+    sah_cost: float
+    volume_sum: float
+    build_seconds: float
+
+
+@dataclass(frozen=True, eq=False)
+class Tree:
+    """An AABB tree over the triangles of one mesh, in the mesh's local coordinates.
+
+    Attributes
+    ----------
+    first : (k,) int32
+        Leaf: start in ``prim_ids``. Internal: index of the left child (right is ``+ 1``).
+    count : (k,) int32
+        Number of triangles in a leaf; 0 for internal nodes.
+    parent : (k,) int32
+        Parent index, -1 for the root.
+    depth : (k,) int32
+        Root at 0.
+    prim_start : (k,) int32
+        Start of the node's run in ``prim_ids``.
+    n_prims : (k,) int32
+        Number of triangles under the node.
+    prim_ids : (m,) int32
+        Triangle ids permuted so that each node's triangles are contiguous.
+    bmin, bmax : (k, 3) float64
+        Box corners.
+    level_nodes : (k,) int32
+        Node ids grouped by depth: nodes at depth d are
+        ``level_nodes[level_start[d] : level_start[d + 1]]``.
+    level_start : (max_depth + 2,) int64
+    faces : (m, 3) int32
+        The faces the tree was built on (checked by refit).
+    split : SplitRule
+    leaf_size : int
+    stats : BuildStats
+        Of the build this tree's topology came from (refit keeps it).
+    """
+
+    first: np.ndarray
+    count: np.ndarray
+    parent: np.ndarray
+    depth: np.ndarray
+    prim_start: np.ndarray
+    n_prims: np.ndarray
+    prim_ids: np.ndarray
+    bmin: np.ndarray
+    bmax: np.ndarray
+    level_nodes: np.ndarray
+    level_start: np.ndarray
+    faces: np.ndarray
+    split: SplitRule
+    leaf_size: int
+    stats: BuildStats
+
+    @property
+    def n_nodes(self) -> int:
+        return int(self.first.shape[0])
+
+    @property
+    def max_depth(self) -> int:
+        return int(self.level_start.shape[0] - 2)
+
+    @property
+    def is_leaf(self) -> np.ndarray:
+        """``(k,) bool``."""
+        return self.count > 0
+
+    def nodes_at_depth(self, d: int) -> np.ndarray:
+        """Node ids at depth ``d`` (empty beyond the deepest level), ``(j,) int32``."""
+        if d < 0 or d > self.max_depth:
+            return np.empty(0, dtype=np.int32)
+        return self.level_nodes[self.level_start[d] : self.level_start[d + 1]]
+
+    def triangles_under(self, node: int) -> np.ndarray:
+        """Triangle ids below ``node``, ``(n_prims[node],) int32``."""
+        s = self.prim_start[node]
+        return self.prim_ids[s : s + self.n_prims[node]]
+
+    def children(self, node: int) -> tuple[int, int] | None:
+        """The two children of an internal node, or None for a leaf."""
+        if self.count[node] > 0:
+            return None
+        return int(self.first[node]), int(self.first[node]) + 1

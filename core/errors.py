@@ -1,0 +1,78 @@
+"""Exceptions raised by the core.
+
+Every error that describes bad data says how many items are bad and the first offending
+index, so a user can find the problem in their file and a caller can react to the class.
+"""
+
+from __future__ import annotations
+
+
+class BVHLabError(Exception):
+    """Base class of every error the core raises on purpose."""
+
+
+class MeshError(BVHLabError, ValueError):
+    """A mesh cannot be used as given."""
+
+
+class MeshFileError(MeshError):
+    """A mesh file is missing, unreadable, corrupt or of an unsupported kind."""
+
+    def __init__(self, path: str, reason: str):
+        self.path = str(path)
+        self.reason = reason
+        super().__init__(f"{self.path}: {reason}")
+
+
+class EmptyMeshError(MeshError):
+    """The mesh has no triangles (or no vertices) after triangulation."""
+
+
+class _CountedMeshError(MeshError):
+    """A mesh error about ``count`` items, the first at ``first_index``."""
+
+    what = "items are invalid"
+
+    def __init__(self, count: int, first_index: int, detail: str = ""):
+        self.count = int(count)
+        self.first_index = int(first_index)
+        message = f"{self.count} {self.what}; first at index {self.first_index}"
+        if detail:
+            message += f" ({detail})"
+        super().__init__(message)
+
+
+class NonFiniteVertexError(_CountedMeshError):
+    """Some vertex coordinates are NaN or infinite."""
+
+    what = "vertices have NaN or infinite coordinates"
+
+
+class FaceIndexError(_CountedMeshError):
+    """Some faces refer to vertices that do not exist (out of range or negative)."""
+
+    what = "faces refer to vertices out of range"
+
+
+class FaceShapeError(MeshError):
+    """Faces are not an ``(m, 3)`` integer array."""
+
+
+class TopologyChangedError(BVHLabError):
+    """A tree was asked to refit to a mesh whose faces differ from the ones it was built on.
+
+    Refitting only moves boxes; with different faces the leaves would describe the wrong
+    triangles. Build a new tree instead (tinybvh's ``refittable`` rule).
+    """
+
+
+class UnsupportedMeshFormatError(MeshFileError):
+    """The file's extension is not one of ``core.io.SUPPORTED_EXTENSIONS``."""
+
+
+class CorruptMeshFileError(MeshFileError):
+    """The file is empty, truncated or does not follow its format."""
+
+
+class NoTrianglesError(MeshFileError, EmptyMeshError):
+    """The file is readable but holds no polygons (only points, lines, or nothing)."""

@@ -1,0 +1,196 @@
+"""Tree invariants for every split rule and leaf size; refit; quality drift."""
+
+import numpy as np
+import pytest
+
+from core.bvh import SplitRule, build_tree, build_trees, refit_tree, tree_drift
+from core.bvh.build import triangle_boxes
+from core.errors import TopologyChangedError
+from core.mesh import TriMesh
+from tests.core.meshgen import sphere_mesh, triangle_soup
+
+RULES = list(SplitRule)
+LEAF_SIZES = [1, 2, 5]
+
+
+def _node_boxes_from_triangles(tree, mesh):
+    """Reference boxes: min/max over the corners of the triangles under each node."""
+    tri = mesh.vertices[mesh.faces]
+    lo = np.empty((tree.n_nodes, 3))
+    hi = np.empty((tree.n_nodes, 3))
+    for node in range(tree.n_nodes):
+        corners = tri[tree.triangles_under(node)].reshape(-1, 3)
+        lo[node] = corners.min(axis=0)
+        hi[node] = corners.max(axis=0)
+    return lo, hi
+
+
+def check_invariants(tree, mesh):
+    m = mesh.n_faces
+    k = tree.n_nodes
+    assert np.array_equal(np.sort(tree.prim_ids), np.arange(m)), "prim_ids is not a permutation"
+    assert tree.parent[0] == -1 and tree.depth[0] == 0 and tree.n_prims[0] == m
+    leaf = tree.count > 0
+    assert leaf.sum() == tree.stats.n_leaves
+    assert k == 2 * leaf.sum() - 1, "a binary tree has 2L - 1 nodes"
+    assert tree.count[leaf].max() <= tree.leaf_size
+    assert tree.count[leaf].sum() == m
+    internal = np.flatnonzero(~leaf)
+    left = tree.first[internal]
+    # Children are stored after the parent, in pairs, and point back to it.
+    assert np.all(left > internal)
+    assert np.array_equal(tree.parent[left], internal)
+    assert np.array_equal(tree.parent[left + 1], internal)
+    assert np.array_equal(tree.depth[left], tree.depth[internal] + 1)
+    assert np.array_equal(tree.n_prims[left] + tree.n_prims[left + 1], tree.n_prims[internal])
+    assert np.array_equal(tree.prim_start[left], tree.prim_start[internal])
+    assert np.array_equal(tree.prim_start[left + 1], tree.prim_start[left] + tree.n_prims[left])
+    assert np.all(tree.n_prims[left] > 0) and np.all(tree.n_prims[left + 1] > 0)
+    assert np.array_equal(tree.first[leaf], tree.prim_start[leaf])
+    # Parent boxes contain their children's.
+    for child in (left, left + 1):
+        assert np.all(tree.bmin[internal] <= tree.bmin[child])
+        assert np.all(tree.bmax[internal] >= tree.bmax[child])
+    # Every box is the tight box of the triangles under it.
+    lo, hi = _node_boxes_from_triangles(tree, mesh)
+    assert np.array_equal(tree.bmin, lo) and np.array_equal(tree.bmax, hi)
+    # Levels group every node once, by depth.
+    assert np.array_equal(np.sort(tree.level_nodes), np.arange(k))
+    for d in range(tree.max_depth + 1):
+        assert np.all(tree.depth[tree.nodes_at_depth(d)] == d)
+    assert tree.stats.depth_max == tree.max_depth
+    assert tree.nodes_at_depth(tree.max_depth + 1).size == 0
+
+
+@pytest.mark.parametrize("rule", RULES, ids=lambda r: r.name.lower())
+@pytest.mark.parametrize("leaf_size", LEAF_SIZES)
+def test_invariants_on_soup(rule, leaf_size):
+    mesh = triangle_soup(400, seed=3)
+    check_invariants(build_tree(mesh, rule, leaf_size), mesh)
+
+
+@pytest.mark.parametrize("rule", RULES, ids=lambda r: r.name.lower())
+def test_invariants_on_real_mesh(rule, spot):
+    check_invariants(build_tree(spot, rule, 1), spot)
+
+
+@pytest.mark.parametrize("rule", RULES, ids=lambda r: r.name.lower())
+def test_identical_centres_fall_back_to_equal_split(rule):
+    # 64 copies of one triangle: no rule can separate them by position, every one must
+    # still terminate with a balanced tree (the equal-split fallback).
+    v = np.tile(np.array([[0.0, 0, 0], [1, 0, 0], [0, 1, 0]]), (64, 1))
+    f = np.arange(64 * 3).reshape(64, 3)
+    mesh = TriMesh.from_arrays(v, f)
+    tree = build_tree(mesh, rule, 1)
+    check_invariants(tree, mesh)
+    assert tree.max_depth == 6
+
+
+def test_single_triangle_tree_is_one_leaf():
+    mesh = TriMesh.from_arrays([[0, 0, 0], [1, 0, 0], [0, 1, 0]], [[0, 1, 2]])
+    tree = build_tree(mesh)
+    assert tree.n_nodes == 1 and tree.count[0] == 1 and tree.max_depth == 0
+
+
+def test_degenerate_triangles_are_kept():
+    v = np.array([[0, 0, 0], [1, 0, 0], [2, 0, 0], [0, 1, 0], [0, 0, 1]], dtype=float)
+    f = np.array([[0, 1, 2], [0, 0, 3], [0, 3, 4], [1, 3, 4]])  # collinear, repeated, two good
+    mesh = TriMesh.from_arrays(v, f)
+    assert mesh.n_degenerate == 2
+    check_invariants(build_tree(mesh, SplitRule.SAH, 1), mesh)
+
+
+def test_midpoint_rule_splits_at_box_midpoint():
+    # Triangles at x = 0, 1, 2, 10: the root box spans [0, 10.5]; the midpoint 5.25 puts
+    # three triangles left and one right (an object median would put two and two).
+    xs = [0.0, 1.0, 2.0, 10.0]
+    v = np.concatenate([[[x, 0, 0], [x + 0.5, 0, 0], [x, 0.5, 0]] for x in xs])
+    mesh = TriMesh.from_arrays(v, np.arange(12).reshape(4, 3))
+    tree = build_tree(mesh, SplitRule.MIDPOINT, 1)
+    left = tree.first[0]
+    assert sorted(tree.triangles_under(left).tolist()) == [0, 1, 2]
+    assert tree.triangles_under(left + 1).tolist() == [3]
+    median = build_tree(mesh, SplitRule.MEDIAN, 1)
+    assert median.n_prims[median.first[0]] == 2
+
+
+def test_median_rule_is_balanced():
+    mesh = triangle_soup(1000, seed=1)
+    tree = build_tree(mesh, SplitRule.MEDIAN, 1)
+    assert tree.stats.depth_max - tree.stats.depth_min <= 1
+
+
+def test_sah_has_the_lowest_cost_on_uneven_soup():
+    mesh = triangle_soup(2000, seed=5, clustered=True)
+    costs = {r: build_tree(mesh, r, 1).stats.sah_cost for r in RULES}
+    assert costs[SplitRule.SAH] <= min(costs.values()) * 1.0001
+
+
+@pytest.mark.parametrize("rule", RULES, ids=lambda r: r.name.lower())
+def test_refit_equals_fresh_fit_on_same_topology(rule):
+    mesh = sphere_mesh(24)
+    tree = build_tree(mesh, rule, 2)
+    rng = np.random.default_rng(0)
+    moved = mesh.with_vertices(mesh.vertices * 1.3 + rng.normal(0, 0.05, mesh.vertices.shape))
+    refitted = refit_tree(tree, moved)
+    lo, hi = _node_boxes_from_triangles(tree, moved)
+    assert np.array_equal(refitted.bmin, lo) and np.array_equal(refitted.bmax, hi)
+    # Topology is shared, the original boxes are untouched.
+    assert refitted.first is tree.first and refitted.prim_ids is tree.prim_ids
+    assert not np.array_equal(tree.bmin, refitted.bmin)
+    check_invariants(refitted, moved)
+
+
+def test_refit_of_changed_topology_raises():
+    mesh = sphere_mesh(12)
+    tree = build_tree(mesh)
+    flipped = TriMesh.from_arrays(mesh.vertices, mesh.faces[:, ::-1])
+    with pytest.raises(TopologyChangedError):
+        refit_tree(tree, flipped)
+    fewer = TriMesh.from_arrays(mesh.vertices, mesh.faces[:-1])
+    with pytest.raises(TopologyChangedError):
+        refit_tree(tree, fewer)
+    # Equal faces in another array are the same topology.
+    same = TriMesh.from_arrays(mesh.vertices, mesh.faces.copy())
+    refit_tree(tree, same)
+
+
+def test_drift_is_zero_after_build_and_grows_with_deformation():
+    mesh = sphere_mesh(32)
+    tree = build_tree(mesh)
+    assert tree_drift(tree) == 0.0
+    assert tree_drift(tree, refit_tree(tree, mesh)) == pytest.approx(0.0, abs=1e-12)
+    rng = np.random.default_rng(2)
+    drifts = []
+    for noise in (0.01, 0.05, 0.2):
+        moved = mesh.with_vertices(mesh.vertices + rng.normal(0, noise, mesh.vertices.shape))
+        drifts.append(tree_drift(tree, refit_tree(tree, moved)))
+    assert 0.0 < drifts[0] < drifts[1] < drifts[2]
+
+
+def test_drift_is_scale_invariant():
+    mesh = sphere_mesh(16)
+    tree = build_tree(mesh)
+    big = refit_tree(tree, mesh.with_vertices(mesh.vertices * 1000.0))
+    assert tree_drift(tree, big) == pytest.approx(0.0, abs=1e-9)
+
+
+def test_build_trees_matches_serial_builds():
+    meshes = [sphere_mesh(20), triangle_soup(300, seed=4)]
+    together = build_trees(meshes, SplitRule.SAH, 2)
+    for mesh, tree in zip(meshes, together):
+        alone = build_tree(mesh, SplitRule.SAH, 2)
+        assert np.array_equal(tree.prim_ids, alone.prim_ids)
+        assert np.array_equal(tree.bmin, alone.bmin)
+
+
+def test_triangle_boxes_match_numpy():
+    mesh = triangle_soup(100, seed=8)
+    lo, hi = triangle_boxes(mesh.vertices, mesh.faces)
+    tri = mesh.triangles
+    assert np.array_equal(lo, tri.min(axis=1)) and np.array_equal(hi, tri.max(axis=1))
+
+
+def test_leaf_size_must_be_positive():
+    with pytest.raises(ValueError, match="leaf_size"):
+        build_tree(sphere_mesh(8), leaf_size=0)
