@@ -1,0 +1,143 @@
+# BVH Lab: `make run` starts the app, `make test` runs the checks. Both set everything up first.
+#
+# Set-up steps, each done once and skipped afterwards:
+#   1. system libraries Qt 6 (xcb) and VTK need, plus Xvfb for the tests: installed with
+#      apt-get when running as root, otherwise the one apt-get command to run is printed;
+#   2. .venv created with `python3 -m venv`, the project installed editable into it
+#      (re-installed whenever pyproject.toml changes, tracked by a stamp file);
+#   3. the numba on-disk cache warmed (`python -m core warmup`), so the app and the tests
+#      do not pay the first JIT compile one kernel at a time.
+
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+TEST_STAMP := $(VENV)/.installed-test
+BENCH_STAMP := $(VENV)/.installed-bench
+LDCONFIG := $(shell command -v ldconfig 2>/dev/null || echo /sbin/ldconfig)
+
+# What the Qt 6 xcb platform plugin and VTK's OpenGL rendering load, as "what:package".
+# `what` is a shared library name looked up with `ldconfig -p`, `dri/NAME` a Mesa driver, or
+# `bin/NAME` a program on PATH. Package names are Debian 12 / Ubuntu 22.04+.
+QT_NEEDS := \
+	libGL.so.1:libgl1 \
+	libEGL.so.1:libegl1 \
+	libGLX_mesa.so.0:libglx-mesa0 \
+	dri/swrast_dri.so:libgl1-mesa-dri \
+	libxkbcommon-x11.so.0:libxkbcommon-x11-0 \
+	libxcb-cursor.so.0:libxcb-cursor0 \
+	libxcb-icccm.so.4:libxcb-icccm4 \
+	libxcb-image.so.0:libxcb-image0 \
+	libxcb-keysyms.so.1:libxcb-keysyms1 \
+	libxcb-randr.so.0:libxcb-randr0 \
+	libxcb-render-util.so.0:libxcb-render-util0 \
+	libxcb-shape.so.0:libxcb-shape0 \
+	libxcb-xinerama.so.0:libxcb-xinerama0 \
+	libxcb-xkb.so.1:libxcb-xkb1 \
+	libXrender.so.1:libxrender1 \
+	libXi.so.6:libxi6 \
+	libdbus-1.so.3:libdbus-1-3 \
+	libfontconfig.so.1:libfontconfig1
+# The tests draw on a virtual X display (pytest-xvfb starts Xvfb).
+TEST_NEEDS := $(QT_NEEDS) bin/Xvfb:xvfb
+
+# $(call ensure_system,NEEDS): install what is missing as root, or print the command and stop.
+# The library list is read once: `ldconfig -p | grep -q` under pipefail fails at random when
+# grep exits early and ldconfig dies of SIGPIPE.
+define ensure_system
+	missing=""; \
+	libs=$$($(LDCONFIG) -p 2>/dev/null || true); \
+	for need in $(1); do \
+		what=$${need%%:*}; pkg=$${need##*:}; \
+		case "$$what" in \
+			bin/*) command -v "$${what#bin/}" >/dev/null 2>&1 || missing="$$missing $$pkg" ;; \
+			dri/*) compgen -G "/usr/lib/*/dri/$${what#dri/}" >/dev/null \
+				|| compgen -G "/usr/lib/dri/$${what#dri/}" >/dev/null \
+				|| missing="$$missing $$pkg" ;; \
+			*) grep -qF "$$what (" <<<"$$libs" || missing="$$missing $$pkg" ;; \
+		esac; \
+	done; \
+	if [ -n "$$missing" ]; then \
+		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+			echo "Installing system packages:$$missing"; \
+			apt-get update; \
+			DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
+				-o DPkg::Lock::Timeout=300 $$missing; \
+		else \
+			echo "Qt and VTK need system libraries that are missing. Run this once, then retry:"; \
+			echo "    sudo apt-get update && sudo apt-get install -y --no-install-recommends$$missing"; \
+			exit 1; \
+		fi; \
+	fi
+endef
+
+.PHONY: help run test bench lint warmup clean display system-run system-test python-venv
+
+help:
+	@echo "make run    set up, then start BVH Lab on a built-in scene"
+	@echo "make test   set up, then ruff and the whole test suite (under a virtual display)"
+	@echo "make bench  set up with the peer libraries, then run the benchmarks"
+	@echo "make lint   ruff check"
+	@echo "make clean  remove .venv and every cache (numba, pytest, ruff)"
+
+run: system-run display warmup
+	$(PY) -m viewer
+
+test: system-test $(TEST_STAMP) warmup
+	$(VENV)/bin/ruff check .
+	$(PY) -m pytest
+
+bench: $(BENCH_STAMP) warmup
+	$(PY) -m benchmarks
+
+lint: $(TEST_STAMP)
+	$(VENV)/bin/ruff check .
+
+warmup: $(TEST_STAMP)
+	$(PY) -m core warmup
+
+# Qt's own message for a missing display is an xcb plugin error; say what is wrong instead.
+display:
+	@if [ -z "$${DISPLAY:-}$${WAYLAND_DISPLAY:-}$${QT_QPA_PLATFORM:-}" ]; then \
+		echo "No display: run this in a desktop session (or over ssh -X, or with xvfb-run)."; \
+		exit 1; \
+	fi
+
+system-run:
+	@$(call ensure_system,$(QT_NEEDS))
+
+system-test:
+	@$(call ensure_system,$(TEST_NEEDS))
+
+# `python3 -m venv` needs the ensurepip module, which Debian ships in python3-venv.
+python-venv:
+	@if ! $(PYTHON) -c "import ensurepip, venv" 2>/dev/null; then \
+		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+			apt-get update; \
+			DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
+				-o DPkg::Lock::Timeout=300 python3 python3-venv; \
+		else \
+			echo "Python's venv module is missing. Run this once, then retry:"; \
+			echo "    sudo apt-get update && sudo apt-get install -y python3 python3-venv"; \
+			exit 1; \
+		fi; \
+	fi
+
+$(PY):
+	@$(MAKE) --no-print-directory python-venv
+	$(PYTHON) -m venv $(VENV)
+
+$(TEST_STAMP): pyproject.toml | $(PY)
+	$(PY) -m pip install --disable-pip-version-check -e '.[test]'
+	@touch $@
+
+$(BENCH_STAMP): pyproject.toml | $(PY)
+	$(PY) -m pip install --disable-pip-version-check -e '.[test,bench]'
+	@touch $@ $(TEST_STAMP)
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis build dist *.egg-info
+	find . -name __pycache__ -type d -prune -exec rm -rf {} +
