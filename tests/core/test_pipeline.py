@@ -1,0 +1,132 @@
+"""The per-frame sequence the viewer runs: deform, refit/rebuild/auto, collide."""
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from core.bvh import SplitRule
+from core.collide.brute import brute_force_pairs
+from core.errors import NonFiniteVertexError
+from core.mesh import TriMesh
+from core.pipeline import BodyInput, FramePipeline, PipelineSettings, UpdateMode
+from core.pose import Pose
+from tests.core.meshgen import sphere_mesh
+
+
+def squash(rest, t):
+    """A pure deformer: flattens z by up to 40 % over t in [0, 1]."""
+    out = rest.copy()
+    out[:, 2] *= 1.0 - 0.4 * t
+    return out
+
+
+@pytest.fixture
+def bodies():
+    a = BodyInput("a", sphere_mesh(16), Pose(), squash)
+    b = BodyInput("b", sphere_mesh(12, radius=0.6), Pose(np.eye(3), (1.2, 0.0, 0.0)))
+    return [a, b]
+
+
+def expected_pairs(frame):
+    va = frame.poses[0].apply(frame.meshes[0].vertices)
+    vb = frame.poses[1].apply(frame.meshes[1].vertices)
+    return brute_force_pairs(va, frame.meshes[0].faces, vb, frame.meshes[1].faces)
+
+
+def test_refit_mode_builds_once_then_refits(bodies):
+    pipe = FramePipeline(PipelineSettings(update=UpdateMode.REFIT))
+    frames = [pipe.step(bodies, t) for t in (0.0, 0.5, 1.0)]
+    assert [f.rebuilt for f in frames] == [[True, True], [False, False], [False, False]]
+    assert [f.index for f in frames] == [0, 1, 2]
+    assert frames[0].trees[0].first is frames[2].trees[0].first  # same topology arrays
+    # Squashing changes the boxes (the SAH drift may go either way); B did not move.
+    assert abs(frames[2].drift[0]) > 1e-6 and frames[2].drift[1] == pytest.approx(0.0, abs=1e-12)
+    for f in frames:
+        assert np.array_equal(f.result.pairs, expected_pairs(f))
+        assert f.result.trace is not None
+        assert set(f.timings) == {"deform", "update", "traverse", "tritri", "total"}
+    # The deformer ran: z is flattened at t = 1, the rest mesh untouched.
+    assert frames[2].meshes[0].vertices[:, 2].max() == pytest.approx(0.6)
+    assert bodies[0].mesh.vertices[:, 2].max() == pytest.approx(1.0)
+
+
+def test_rebuild_mode_rebuilds_every_frame(bodies):
+    pipe = FramePipeline(PipelineSettings(update=UpdateMode.REBUILD))
+    frames = [pipe.step(bodies, t) for t in (0.0, 1.0)]
+    assert frames[1].rebuilt == [True, True]
+    assert np.array_equal(frames[1].result.pairs, expected_pairs(frames[1]))
+
+
+def jitter(rest, t):
+    """Moves every vertex by up to ``0.3 t`` in a fixed random direction: loosens the boxes."""
+    rng = np.random.default_rng(7)
+    return rest + t * rng.uniform(-0.3, 0.3, rest.shape)
+
+
+def test_auto_mode_rebuilds_when_drift_passes_threshold(bodies):
+    bodies = [dataclasses.replace(bodies[0], deformer=jitter), bodies[1]]
+    pipe = FramePipeline(PipelineSettings(update=UpdateMode.AUTO, drift_threshold=0.01))
+    pipe.step(bodies, 0.0)
+    small = pipe.step(bodies, 0.001)
+    assert small.rebuilt[0] is False and abs(small.drift[0]) <= 0.01
+    big = pipe.step(bodies, 1.0)
+    assert big.rebuilt[0] is True and big.drift[0] == 0.0
+    # The next frame refits the new tree, built on the squashed mesh.
+    after = pipe.step(bodies, 1.0)
+    assert after.rebuilt[0] is False and after.drift[0] == pytest.approx(0.0, abs=1e-12)
+
+
+def test_moving_a_body_is_a_pose_change_not_a_rebuild(bodies):
+    pipe = FramePipeline()
+    first = pipe.step(bodies, 0.0)
+    moved = [bodies[0], dataclasses.replace(bodies[1], pose=Pose(np.eye(3), (3.0, 0, 0)))]
+    second = pipe.step(moved, 0.0)
+    assert second.rebuilt == [False, False]
+    assert first.result.n_contacts > 0 and second.result.n_contacts == 0
+
+
+def test_new_topology_or_settings_rebuild(bodies):
+    pipe = FramePipeline()
+    pipe.step(bodies, 0.0)
+    other = sphere_mesh(10)
+    swapped = [dataclasses.replace(bodies[0], mesh=other), bodies[1]]
+    assert pipe.step(swapped, 0.0).rebuilt == [True, False]
+    pipe.settings = dataclasses.replace(pipe.settings, split=SplitRule.SAH)
+    frame = pipe.step(swapped, 0.0)
+    assert frame.rebuilt == [True, True] and frame.trees[0].split is SplitRule.SAH
+
+
+def test_single_body_has_no_result():
+    pipe = FramePipeline()
+    frame = pipe.step([BodyInput("only", sphere_mesh(8))], 0.0)
+    assert frame.result is None and len(frame.trees) == 1
+
+
+def test_deformer_producing_nan_raises_and_keeps_the_cache(bodies):
+    pipe = FramePipeline()
+    pipe.step(bodies, 0.0)
+
+    def broken(rest, t):
+        out = rest.copy()
+        out[5] = np.nan
+        return out
+
+    with pytest.raises(NonFiniteVertexError) as info:
+        pipe.step([dataclasses.replace(bodies[0], deformer=broken), bodies[1]], 0.0)
+    assert info.value.first_index == 5 and info.value.count == 1
+    assert pipe.step(bodies, 0.0).rebuilt == [False, False]
+
+
+def test_trace_off_gives_same_contacts(bodies):
+    traced = FramePipeline(PipelineSettings(trace=True)).step(bodies, 0.3)
+    fast = FramePipeline(PipelineSettings(trace=False)).step(bodies, 0.3)
+    assert fast.result.trace is None
+    assert np.array_equal(fast.result.pairs, traced.result.pairs)
+
+
+def test_mesh_is_read_only_after_deformation(bodies):
+    frame = FramePipeline().step(bodies, 0.5)
+    assert isinstance(frame.meshes[0], TriMesh)
+    with pytest.raises(ValueError):
+        frame.meshes[0].vertices[0, 0] = 1.0
