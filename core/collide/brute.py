@@ -207,13 +207,15 @@ def _classify_pairs(tp, tq, tri_rel):
     origin = tp[:, :1].copy()
     tp = tp - origin
     tq = tq - origin
-    len_p = _edge_lengths(tp)
-    len_q = _edge_lengths(tq)
-    lp = len_p.max(axis=1)
-    lq = len_q.max(axis=1)
+    edges_p = np.roll(tp, -1, axis=1) - tp  # (k, 3, 3): edges (0,1), (1,2), (2,0)
+    edges_q = np.roll(tq, -1, axis=1) - tq
+    sq_p = _dot(edges_p, edges_p)
+    sq_q = _dot(edges_q, edges_q)
     # First maximum of the squared lengths: the same tie rule as tritri.
-    longest_p = np.argmax(_dot(np.roll(tp, -1, axis=1) - tp, np.roll(tp, -1, axis=1) - tp), axis=1)
-    longest_q = np.argmax(_dot(np.roll(tq, -1, axis=1) - tq, np.roll(tq, -1, axis=1) - tq), axis=1)
+    longest_p = np.argmax(sq_p, axis=1)
+    longest_q = np.argmax(sq_q, axis=1)
+    lp = np.sqrt(sq_p.max(axis=1))
+    lq = np.sqrt(sq_q.max(axis=1))
     eps = tri_rel * np.maximum(lp, lq)
     n_p = np.cross(tp[:, 1] - tp[:, 0], tp[:, 2] - tp[:, 0])
     n_q = np.cross(tq[:, 1] - tq[:, 0], tq[:, 2] - tq[:, 0])

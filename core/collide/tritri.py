@@ -14,18 +14,28 @@ is plain float64:
 
 * A triangle is **degenerate** when its smallest height is ``<= eps``
   (``|(p1 - p0) x (p2 - p0)| <= eps * its longest edge``). It is then tested as its longest
-  edge (the foot of the opposite height falls inside that edge), a point if that edge is zero.
+  edge (the foot of the opposite height falls inside that edge), a point if that edge is zero,
+  and any contact it has is TOUCHING. This is a distance threshold tied to the pair's ``eps``,
+  not ``Tolerances.degenerate_rel`` (an area ratio used to count bad triangles of one mesh):
+  the kernel only receives ``tri_rel``.
 * A vertex is **on** the other triangle's plane when its signed distance (unit normal) is
   ``<= eps`` in magnitude; such a distance counts as zero when deciding sides.
 * Inside a plane, a point is **in** a triangle when its signed distance to each edge line,
   measured in that plane, is ``>= -eps`` (the triangle's edges pushed out by ``eps``).
-* On the line ``L`` two intervals **overlap** when ``max(lo) <= min(hi) + eps``.
-* Two segments (degenerate against degenerate) touch when their distance is ``<= eps``.
+* On the line ``L`` two intervals **overlap** when ``max(lo) <= min(hi) + eps``; the contact
+  is CROSSING when the overlap is longer than ``eps`` and each triangle has corners farther
+  than ``eps`` on both sides of the other's plane, TOUCHING otherwise.
+* Two segments (degenerate against degenerate) touch when their distance is ``<= eps``; when
+  both ends of the shorter are within ``eps`` of the longer's line, the contact is the overlap
+  of the two on that line.
+* A TOUCHING segment not longer than ``eps`` is reported as a point (two equal endpoints).
 * A coplanar overlap has **positive area** when ``area > eps * diameter`` (its mean width is
   larger than the tolerance), so triangles sharing only an edge are TOUCHING, not COPLANAR.
 
 Scaling by the triangles' own size makes every decision invariant under uniform scaling
-(see :class:`core.settings.Tolerances` for the choice of ``tri_rel``). Known widening: a vertex
+(see :class:`core.settings.Tolerances` for the choice of ``tri_rel``), and all arithmetic is
+done relative to the first corner so that it is invariant under translation as well (up to the
+round-off of the input coordinates themselves). Known widening: a vertex
 snapped onto the other plane is treated as lying on ``L``; when the planes meet at a small angle
 ``theta`` this lets the test accept a gap up to ``eps / sin(theta)`` (Möller's test does the
 same), and pushing the edges of a needle triangle out by ``eps`` reaches further than ``eps``
@@ -111,6 +121,16 @@ def _mid(a, b):
 
 
 @njit(cache=True, nogil=True)
+def _touching(x0, x1, eps):
+    """A TOUCHING result; a segment not longer than ``eps`` is reported as its midpoint, so a
+    point contact has two equal endpoints."""
+    if _norm(_sub(x1, x0)) <= eps:
+        m = _mid(x0, x1)
+        return _TOUCHING, m, m
+    return _TOUCHING, x0, x1
+
+
+@njit(cache=True, nogil=True)
 def _longest_edge(p0, p1, p2):
     """Endpoints and length of the longest edge of a triangle (the first one on ties, compared
     by squared length: one square root instead of three)."""
@@ -188,7 +208,7 @@ def _seg_tri(a, b, t0, t1, t2, u, eps):
             return _DISJOINT, a, b
         if lo0 <= hi0:
             lo, hi = lo0, hi0
-        return _TOUCHING, _lerp(a, b, lo), _lerp(a, b, hi)
+        return _touching(_lerp(a, b, lo), _lerp(a, b, hi), eps)
     if (da > eps and db > eps) or (da < -eps and db < -eps):
         return _DISJOINT, a, b
     if is_a_on:
@@ -231,7 +251,7 @@ def _seg_seg(a, b, la, c, d, lc, eps):
             return _DISJOINT, a, b
         if lo > hi:
             lo = hi = 0.5 * (lo + hi)
-        return _TOUCHING, _lerp(a, b, lo / la), _lerp(a, b, hi / la)
+        return _touching(_lerp(a, b, lo / la), _lerp(a, b, hi / la), eps)
     # Closest points of two segments (Ericson, Real-Time Collision Detection, 5.1.9).
     d1 = _sub(b, a)
     d2 = _sub(d, c)
@@ -366,14 +386,14 @@ def _coplanar(p0, p1, p2, n_p, q0, q1, q2, n_q, u, eps, area_kind):
     # (both ways, so the answer does not depend on the order of the pair).
     if n_exact >= 1:
         i, j, diam = _farthest_pair(exact, n_exact)
-        return _TOUCHING, _row(exact, i), _row(exact, j)
+        return _touching(_row(exact, i), _row(exact, j), eps)
     near, n_near = _clip_poly(_tri_poly(q0, q1, q2), 3, p0, p1, p2, u, sgn_p, eps)
     if n_near == 0:
         near, n_near = _clip_poly(_tri_poly(p0, p1, p2), 3, q0, q1, q2, u, sgn_q, eps)
     if n_near == 0:
         return _DISJOINT, p0, p0
     i, j, diam = _farthest_pair(near, n_near)
-    return _TOUCHING, _row(near, i), _row(near, j)
+    return _touching(_row(near, i), _row(near, j), eps)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -452,6 +472,7 @@ def _contact(p0, p1, p2, q0, q1, q2, tri_rel):
 
 @njit(cache=True, nogil=True)
 def _contact_local(p0, p1, p2, q0, q1, q2, tri_rel):
+    """:func:`_contact` with ``p0`` at the origin."""
     a, b, l_p = _longest_edge(p0, p1, p2)
     c, d, l_q = _longest_edge(q0, q1, q2)
     eps = tri_rel * max(l_p, l_q)

@@ -153,8 +153,8 @@ def test_point_and_segment_soups_touch_by_distance():
 
 def test_output_format_and_chunking():
     rng = np.random.default_rng(5)
-    va, fa = _soup(rng, 500, 0.2)
-    vb, fb = _soup(rng, 400, 0.2)
+    va, fa = _soup(rng, 300, 0.25)
+    vb, fb = _soup(rng, 250, 0.25)
     pairs, kinds = brute_force_contacts(va, fa, vb, fb)
     assert pairs.dtype == np.int64 and pairs.ndim == 2 and pairs.shape[1] == 2
     assert kinds.dtype == np.int8 and kinds.shape == (len(pairs),)
