@@ -83,6 +83,7 @@ def run_contacts(args) -> dict:
     """Load, pose, build and collide as the arguments say; return the report as a dict."""
     from core.bvh import SplitRule, build_trees
     from core.collide import DescendRule, collide
+    from core.containment import pair_containment
     from core.io import load_mesh
     from core.pose import Pose, rotation_matrix
 
@@ -102,6 +103,7 @@ def run_contacts(args) -> dict:
     t2 = time.perf_counter()
     result = collide(mesh_a, tree_a, mesh_b, tree_b, None, pose_b,
                      descend=DescendRule[args.descend.upper()], trace=True)  # fmt: skip
+    containment = pair_containment(mesh_a, mesh_b, None, pose_b, result)
     trace = result.trace
     levels = [
         {"level": d, "tested": int(t), "overlapping": int(o), "leaf_pairs": int(lp)}
@@ -121,6 +123,7 @@ def run_contacts(args) -> dict:
         "pairs": result.pairs.tolist(),
         "source_pairs": np.stack([src_a, src_b], axis=1).tolist(),
         "kinds": result.kinds.tolist(),
+        "containment": containment.as_dict(),
         "counters": {
             "bv_tests": result.counters.n_bv_tests,
             "bv_overlaps": result.counters.n_bv_overlaps,
@@ -149,6 +152,8 @@ def format_report(report: dict, max_pairs: int) -> str:
         f"tree: {report['split']} split, leaf size {report['leaf_size']}",
         f"contacts: {c['contacts']} triangle pairs",
     ]
+    if "containment" in report:
+        lines.append(f"containment: {report['containment']['text']}")
     pairs = report["pairs"]
     for (ia, ib), kind in list(zip(pairs, report["kinds"]))[:max_pairs]:
         lines.append(f"  A {ia:>8}  B {ib:>8}  {ContactKind(kind).name.lower()}")

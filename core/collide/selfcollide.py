@@ -1,0 +1,347 @@
+"""Self-collision: the triangles of one mesh that meet other triangles of the same mesh.
+
+The self-traversal starts at the pair ``(root, root)``. A pair of a node with itself is never
+box-tested (a box always overlaps itself): an internal node ``n`` with children ``l, r`` is
+replaced by ``(l, l)``, ``(l, r)`` and ``(r, r)``, and a leaf gives its own triangle pairs. A
+pair of two different nodes is a pair of disjoint subtrees and is handled exactly as in the
+tandem traversal of two trees (:mod:`core.collide.tandem`, whose box test and descend rules
+are reused), so every unordered triangle pair ``{i, j}``, ``i != j``, is reached at most once.
+The trace has the same layout as :class:`core.collide.trace.Trace`, with both node columns in
+the one tree; a self pair ``(n, n)`` is recorded as overlapping.
+
+Neighbours in a mesh always touch, so triangles that share corners are filtered by what they
+share (vertex indices, as welded by the loader):
+
+* no shared corner: any contact counts (the kinds of :mod:`core.collide.tritri`);
+* one shared corner ``v``: only if the contact reaches beyond ``v``, i.e. the contact segment
+  has a point farther than the triangle test's tolerance ``eps`` from ``v`` (their interiors
+  cross along a segment, or one folds onto the other);
+* two or three shared corners (an edge, or a duplicated face): only a COPLANAR overlap, the
+  two triangles folded onto each other.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+from numba import njit
+
+from core.bvh.tree import Tree
+from core.collide.query import CollisionResult
+from core.collide.tandem import (
+    _ACTION_CULL,
+    _ACTION_LEAVES,
+    _ACTION_SPLIT_A,
+    _ACTION_SPLIT_B,
+    _ACTION_SPLIT_BOTH,
+    PARALLEL_MIN_PAIRS,
+    DescendRule,
+    _classify_parallel,
+    _classify_serial,
+    _grow,
+)
+from core.collide.trace import Counters, Trace
+from core.collide.tritri import ContactKind, tri_tri_batch
+from core.mesh import TriMesh
+from core.pose import Pose
+from core.settings import DEFAULT_TOLERANCES, Tolerances
+
+__all__ = ["expand_self_leaf_pairs", "self_collide", "self_traverse", "shared_corner_counts"]
+
+#: A node paired with itself: split into (l, l), (l, r), (r, r).
+_ACTION_SPLIT_SELF = 5
+
+
+@njit(cache=True, nogil=True)
+def self_traverse(first, count, bmin, bmax, margin, rule, record, parallel_min):
+    """Self-traversal of one tree from ``(root, root)``, level by level.
+
+    Parameters
+    ----------
+    first, count : (k,) int32
+    bmin, bmax : (k, 3) float64
+    margin : float
+        Distance by which boxes are grown in every test (see ``tandem.traverse``).
+    rule : int
+        A :class:`~core.collide.tandem.DescendRule` value, for pairs of different nodes.
+    record : bool
+        Keep every level's pairs (trace mode).
+    parallel_min : int
+        Smallest frontier classified in parallel.
+
+    Returns
+    -------
+    leaf_a, leaf_b : (p,) int32
+        Leaf pairs to test; ``leaf_a == leaf_b`` for a leaf against itself.
+    counts : (3,) int64
+        Box tests (pairs of different nodes), overlaps (including self pairs), leaf pairs.
+    level_start : (L + 1,) int64
+    trace_a, trace_b : (N,) int32
+    trace_sep : (N,) int8
+    level_leaves : (L,) int64
+        (The last four are empty unless ``record``.)
+    """
+    rot = np.eye(3)
+    abs_rot = np.eye(3)
+    trans = np.zeros(3)
+    fa = np.zeros(1, dtype=np.int32)
+    fb = np.zeros(1, dtype=np.int32)
+    leaf_a = np.empty(1024, dtype=np.int32)
+    leaf_b = np.empty(1024, dtype=np.int32)
+    n_leaf = 0
+    trace_a = np.empty(1024 if record else 0, dtype=np.int32)
+    trace_b = np.empty(1024 if record else 0, dtype=np.int32)
+    trace_sep = np.empty(1024 if record else 0, dtype=np.int8)
+    level_start = np.zeros(256, dtype=np.int64)
+    level_leaves = np.zeros(256, dtype=np.int64)
+    n_levels = 0
+    n_tests = 0
+    n_overlaps = 0
+    while fa.shape[0] > 0:
+        n = fa.shape[0]
+        sep = np.empty(n, dtype=np.int8)
+        action = np.empty(n, dtype=np.int8)
+        if n >= parallel_min:
+            _classify_parallel(fa, fb, first, count, bmin, bmax, first, count, bmin, bmax,
+                               rot, trans, abs_rot, False, margin, rule, sep, action)
+        else:
+            _classify_serial(fa, fb, first, count, bmin, bmax, first, count, bmin, bmax,
+                             rot, trans, abs_rot, False, margin, rule, sep, action)
+        n_child = 0
+        n_new_leaf = 0
+        for i in range(n):
+            if fa[i] == fb[i]:
+                sep[i] = -1
+                action[i] = _ACTION_LEAVES if count[fa[i]] > 0 else _ACTION_SPLIT_SELF
+            else:
+                n_tests += 1
+            act = action[i]
+            if act == _ACTION_LEAVES:
+                n_new_leaf += 1
+            elif act == _ACTION_SPLIT_SELF:
+                n_child += 3
+            elif act == _ACTION_SPLIT_BOTH:
+                n_child += 4
+            elif act != _ACTION_CULL:
+                n_child += 2
+            if act != _ACTION_CULL:
+                n_overlaps += 1
+        leaf_a = _grow(leaf_a, n_leaf + n_new_leaf)
+        leaf_b = _grow(leaf_b, n_leaf + n_new_leaf)
+        next_a = np.empty(n_child, dtype=np.int32)
+        next_b = np.empty(n_child, dtype=np.int32)
+        o = 0
+        for i in range(n):
+            act = action[i]
+            a = fa[i]
+            b = fb[i]
+            if act == _ACTION_LEAVES:
+                leaf_a[n_leaf] = a
+                leaf_b[n_leaf] = b
+                n_leaf += 1
+            elif act == _ACTION_SPLIT_SELF:
+                c = first[a]
+                next_a[o], next_b[o] = c, c
+                next_a[o + 1], next_b[o + 1] = c, c + 1
+                next_a[o + 2], next_b[o + 2] = c + 1, c + 1
+                o += 3
+            elif act == _ACTION_SPLIT_A:
+                c = first[a]
+                next_a[o], next_b[o] = c, b
+                next_a[o + 1], next_b[o + 1] = c + 1, b
+                o += 2
+            elif act == _ACTION_SPLIT_B:
+                c = first[b]
+                next_a[o], next_b[o] = a, c
+                next_a[o + 1], next_b[o + 1] = a, c + 1
+                o += 2
+            elif act == _ACTION_SPLIT_BOTH:
+                ca = first[a]
+                cb = first[b]
+                for u in range(2):
+                    for v in range(2):
+                        next_a[o] = ca + u
+                        next_b[o] = cb + v
+                        o += 1
+        if record:
+            level_start = _grow(level_start, n_levels + 2)
+            level_leaves = _grow(level_leaves, n_levels + 1)
+            start = level_start[n_levels]
+            trace_a = _grow(trace_a, start + n)
+            trace_b = _grow(trace_b, start + n)
+            trace_sep = _grow(trace_sep, start + n)
+            trace_a[start : start + n] = fa
+            trace_b[start : start + n] = fb
+            trace_sep[start : start + n] = sep
+            level_start[n_levels + 1] = start + n
+            level_leaves[n_levels] = n_new_leaf
+        n_levels += 1
+        fa = next_a
+        fb = next_b
+    counts = np.array([n_tests, n_overlaps, n_leaf], dtype=np.int64)
+    if record:
+        total = level_start[n_levels]
+        return (leaf_a[:n_leaf], leaf_b[:n_leaf], counts, level_start[: n_levels + 1].copy(),
+                trace_a[:total].copy(), trace_b[:total].copy(), trace_sep[:total].copy(),
+                level_leaves[:n_levels].copy())
+    return (leaf_a[:n_leaf], leaf_b[:n_leaf], counts, np.zeros(1, dtype=np.int64),
+            trace_a[:0], trace_b[:0], trace_sep[:0], level_leaves[:0])
+
+
+@njit(cache=True, nogil=True)
+def expand_self_leaf_pairs(leaf_a, leaf_b, first, count, prim_ids):
+    """Triangle pairs of the leaf pairs of a self-traversal.
+
+    Parameters
+    ----------
+    leaf_a, leaf_b : (p,) int32
+        Leaf node ids; equal for a leaf against itself.
+    first, count : (k,) int32
+    prim_ids : (m,) int32
+
+    Returns
+    -------
+    (q, 2) int32
+        Face ids ``(i, j)`` with ``i < j``; a leaf with ``c`` triangles gives ``c (c - 1) / 2``
+        pairs, two different leaves ``c_a c_b``.
+    """
+    total = 0
+    for k in range(leaf_a.shape[0]):
+        ca = count[leaf_a[k]]
+        if leaf_a[k] == leaf_b[k]:
+            total += ca * (ca - 1) // 2
+        else:
+            total += ca * count[leaf_b[k]]
+    pairs = np.empty((total, 2), dtype=np.int32)
+    o = 0
+    for k in range(leaf_a.shape[0]):
+        a = leaf_a[k]
+        b = leaf_b[k]
+        for p in range(first[a], first[a] + count[a]):
+            q_start = p + 1 if a == b else first[b]
+            for q in range(q_start, first[b] + count[b]):
+                i = prim_ids[p]
+                j = prim_ids[q]
+                pairs[o, 0] = min(i, j)
+                pairs[o, 1] = max(i, j)
+                o += 1
+    return pairs
+
+
+def shared_corner_counts(faces: np.ndarray, pairs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """How many vertex indices the two faces of each pair share.
+
+    Parameters
+    ----------
+    faces : (m, 3) int32
+    pairs : (q, 2) int
+
+    Returns
+    -------
+    n_shared : (q,) int64
+        Distinct vertex indices of the first face that the second face also uses (0-3).
+    shared_vertex : (q,) int64
+        One shared vertex index (meaningful where ``n_shared == 1``), else -1.
+    """
+    fi = faces[pairs[:, 0]].astype(np.int64)
+    fj = faces[pairs[:, 1]].astype(np.int64)
+    is_shared = (fi[:, :, None] == fj[:, None, :]).any(axis=2)  # (q, 3): corner c of i in j
+    # A degenerate face may repeat a corner: count each distinct vertex once.
+    is_repeat = np.zeros_like(is_shared)
+    is_repeat[:, 1] = fi[:, 1] == fi[:, 0]
+    is_repeat[:, 2] = (fi[:, 2] == fi[:, 0]) | (fi[:, 2] == fi[:, 1])
+    is_shared &= ~is_repeat
+    n_shared = is_shared.sum(axis=1)
+    first_corner = np.argmax(is_shared, axis=1)
+    shared_vertex = np.where(n_shared > 0, fi[np.arange(len(fi)), first_corner], -1)
+    return n_shared.astype(np.int64), shared_vertex.astype(np.int64)
+
+
+def _adjacency_keep(vertices, faces, pairs, kinds, segs, tri_rel):
+    """``(q,) bool``: which contacts survive the shared-corner rule of the module docstring."""
+    n_shared, shared_vertex = shared_corner_counts(faces, pairs)
+    keep = kinds != int(ContactKind.DISJOINT)
+    keep &= (n_shared == 0) | (n_shared == 1) | (kinds == int(ContactKind.COPLANAR))
+    one = np.flatnonzero(keep & (n_shared == 1))
+    if one.size:
+        tris = vertices[faces[pairs[one]]]  # (u, 2, 3, 3)
+        edges = tris - np.roll(tris, 1, axis=2)
+        longest = np.sqrt((edges * edges).sum(axis=3)).max(axis=(1, 2))
+        eps = tri_rel * longest
+        v = vertices[shared_vertex[one]][:, None, :]
+        reach = np.sqrt(((segs[one] - v) ** 2).sum(axis=2)).max(axis=1)
+        keep[one] = reach > eps
+    return keep
+
+
+def self_collide(
+    mesh: TriMesh,
+    tree: Tree,
+    trace: bool = False,
+    tol: Tolerances = DEFAULT_TOLERANCES,
+    *,
+    pose: Pose | None = None,
+    descend: DescendRule = DescendRule.LARGER_VOLUME,
+) -> CollisionResult:
+    """All pairs of triangles of one mesh that meet, neighbours excluded unless they cross.
+
+    Parameters
+    ----------
+    mesh : TriMesh
+        Current vertices.
+    tree : Tree
+        Fitted to those vertices (built or refitted).
+    trace : bool
+        Record every level's node pairs (both columns index ``tree``).
+    tol : Tolerances
+    pose : Pose, optional
+        World pose of the mesh: only moves the returned segments.
+    descend : DescendRule
+        For pairs of two different nodes.
+
+    Returns
+    -------
+    CollisionResult
+        ``pairs (c, 2) int32`` with ``i < j``, sorted; ``kinds``; ``segments`` in world
+        coordinates; ``counters.n_tri_tests`` counts every pair sent to the triangle test
+        (neighbours included); ``n_contacts`` the pairs kept.
+    """
+    scale = max(float(np.max(np.abs(tree.bmin[0]))), float(np.max(np.abs(tree.bmax[0]))),
+                float(np.max(tree.bmax[0] - tree.bmin[0])))  # fmt: skip
+    margin = tol.box_rel * scale
+    t0 = time.perf_counter()
+    leaf_a, leaf_b, counts, level_start, trace_a, trace_b, trace_sep, level_leaves = (
+        self_traverse(tree.first, tree.count, tree.bmin, tree.bmax, margin, int(descend),
+                      trace, PARALLEL_MIN_PAIRS)  # fmt: skip
+    )
+    t1 = time.perf_counter()
+    tri_pairs = expand_self_leaf_pairs(leaf_a, leaf_b, tree.first, tree.count, tree.prim_ids)
+    n_tests = tri_pairs.shape[0]
+    if n_tests:
+        kinds = np.empty(n_tests, dtype=np.int8)
+        segs = np.empty((n_tests, 2, 3))
+        v, f = mesh.vertices, mesh.faces
+        tri_tri_batch(v, f, v, f, tri_pairs, tol.tri_rel, kinds, segs)
+        keep = _adjacency_keep(v, f, tri_pairs, kinds, segs, tol.tri_rel)
+        pairs, kinds, segs = tri_pairs[keep], kinds[keep], segs[keep]
+        order = np.lexsort((pairs[:, 1], pairs[:, 0]))
+        pairs, kinds, segs = pairs[order], kinds[order], segs[order]
+        if pose is not None and not pose.is_identity and len(segs):
+            segs = pose.apply(segs)
+    else:
+        pairs = np.empty((0, 2), dtype=np.int32)
+        kinds = np.empty(0, dtype=np.int8)
+        segs = np.empty((0, 2, 3))
+    t2 = time.perf_counter()
+    counters = Counters(
+        n_bv_tests=int(counts[0]),
+        n_bv_overlaps=int(counts[1]),
+        n_leaf_pairs=int(counts[2]),
+        n_tri_tests=int(n_tests),
+        n_contacts=int(pairs.shape[0]),
+    )
+    record = Trace(level_start, trace_a, trace_b, trace_sep, level_leaves) if trace else None
+    return CollisionResult(pairs=pairs, kinds=kinds, segments=segs, counters=counters,
+                           timings={"traverse": t1 - t0, "tritri": t2 - t1},
+                           trace=record)  # fmt: skip
