@@ -28,8 +28,10 @@ def _tiny_meshes():
 def warm_up(verbose: bool = True) -> float:
     """Run every kernel on tiny inputs; return the seconds it took."""
     t0 = time.perf_counter()
+    import core.collide.query as query
+    import core.collide.selfcollide as selfcollide
     from core.bvh import SplitRule, build_tree, refit_tree, tree_drift
-    from core.collide import DescendRule, collide, tandem
+    from core.collide import DescendRule, collide, self_collide
     from core.pose import Pose
 
     a, b = _tiny_meshes()
@@ -38,20 +40,22 @@ def warm_up(verbose: bool = True) -> float:
         tree_a = build_tree(a, rule, 1)
         tree_b = build_tree(b, rule, 2)
         tree_drift(tree_a, refit_tree(tree_a, a.with_vertices(a.vertices * 1.01)))
-    saved = tandem.PARALLEL_MIN_PAIRS
+    # Levels run serially below a size threshold and in parallel above it: lower the
+    # threshold once so both variants of each kernel are compiled.
+    modules = (query, selfcollide)
+    saved = [m.PARALLEL_MIN_PAIRS for m in modules]
     try:
-        for parallel_min in (saved, 0):
-            tandem.PARALLEL_MIN_PAIRS = parallel_min
-            import core.collide.query as query
-
-            query.PARALLEL_MIN_PAIRS = parallel_min
+        for parallel_min in (saved[0], 0):
+            for m in modules:
+                m.PARALLEL_MIN_PAIRS = parallel_min
             for descend in DescendRule:
                 for trace in (False, True):
                     collide(a, tree_a, b, tree_b, None, pose, descend=descend, trace=trace)
                     collide(a, tree_a, b, tree_b, None, None, descend=descend, trace=trace)
+                    self_collide(a, tree_a, trace=trace, descend=descend)
     finally:
-        tandem.PARALLEL_MIN_PAIRS = saved
-        query.PARALLEL_MIN_PAIRS = saved
+        for m, value in zip(modules, saved):
+            m.PARALLEL_MIN_PAIRS = value
     seconds = time.perf_counter() - t0
     if verbose:
         print(f"numba kernels ready in {seconds:.1f} s")
