@@ -1,0 +1,81 @@
+"""Fixtures for the viewer tests: a real window under Xvfb (pytest-xvfb) driven by qtbot."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from PyQt6.QtCore import QEvent, QPointF, QSettings, Qt
+from PyQt6.QtGui import QMouseEvent
+from PyQt6.QtWidgets import QApplication
+
+
+@pytest.fixture
+def settings(tmp_path):
+    """A scratch QSettings file, so tests never read or write the user's settings."""
+    return QSettings(str(tmp_path / "bvh-lab.ini"), QSettings.Format.IniFormat)
+
+
+def settle(qtbot, window, timeout=60_000):
+    """Wait until the controller has no frame running or pending and a frame was drawn."""
+    qtbot.waitUntil(
+        lambda: not window.controller.is_busy and window.model.frame is not None,
+        timeout=timeout,
+    )
+    QApplication.processEvents()
+
+
+@pytest.fixture
+def make_window(qtbot, settings):
+    """``make_window(scene="two-spheres") -> MainWindow``, shown, with its first frame."""
+    from viewer.app import build_window
+
+    def make(scene: str = "two-spheres", window_settings=None):
+        window = build_window(scene=scene, settings=window_settings or settings)
+        qtbot.addWidget(window)
+        window.resize(1100, 750)
+        window.show()
+        qtbot.waitExposed(window)
+        window.model.set_playing(False)
+        settle(qtbot, window)
+        window.reset_camera()
+        window.redraw()
+        return window
+
+    return make
+
+
+@pytest.fixture
+def window(make_window):
+    """The window on the two-spheres scene."""
+    return make_window()
+
+
+def qt_point(window, world_point) -> QPointF:
+    """Widget coordinates (logical pixels) of a world point on the canvas."""
+    x, y, _ = window.renderer.world_to_display(np.asarray(world_point, dtype=float))
+    ratio = window.plotter.devicePixelRatioF()
+    height = window.plotter.ren_win.GetSize()[1]
+    return QPointF(x / ratio, (height - 1 - y) / ratio)
+
+
+def send_mouse(widget, kind, pos: QPointF, button=Qt.MouseButton.LeftButton,
+               buttons=Qt.MouseButton.LeftButton, modifiers=Qt.KeyboardModifier.NoModifier):
+    """Deliver one mouse event to ``widget`` (through its event filters)."""
+    event = QMouseEvent(kind, pos, widget.mapToGlobal(pos), button, buttons, modifiers)
+    QApplication.sendEvent(widget, event)
+
+
+def drag(widget, start: QPointF, end: QPointF, n_steps: int = 8,
+         button=Qt.MouseButton.LeftButton):
+    """Press at ``start``, move in ``n_steps`` to ``end``, release."""
+    send_mouse(widget, QEvent.Type.MouseButtonPress, start, button, button)
+    for i in range(1, n_steps + 1):
+        pos = start + (end - start) * (i / n_steps)
+        send_mouse(widget, QEvent.Type.MouseMove, pos, Qt.MouseButton.NoButton, button)
+    send_mouse(widget, QEvent.Type.MouseButtonRelease, end, button, Qt.MouseButton.NoButton)
+
+
+def red_mask(image: np.ndarray) -> np.ndarray:
+    """``(h, w) bool``: pixels of the contact red (the only saturated red the viewer draws)."""
+    rgb = image[..., :3].astype(int)
+    return (rgb[..., 0] > 200) & (rgb[..., 1] < 60) & (rgb[..., 2] < 60)

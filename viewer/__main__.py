@@ -1,0 +1,42 @@
+"""``python -m viewer [MESH ...]`` opens the window; ``--benchmark SCENE --frames N`` measures."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def _parser() -> argparse.ArgumentParser:
+    from viewer.scenes import SCENES
+
+    parser = argparse.ArgumentParser(
+        prog="bvh-lab", description="See collision detection work, level by level.")
+    parser.add_argument("meshes", nargs="*", help="mesh files (OBJ, STL, PLY, OFF, VTK, VTP)")
+    parser.add_argument("--scene", choices=list(SCENES), help="built-in scene to open")
+    parser.add_argument("--benchmark", metavar="SCENE", choices=list(SCENES),
+                        help="run SCENE off-screen and print median ms per phase and FPS")
+    parser.add_argument("--frames", type=int, default=60, help="benchmark frames (default 60)")
+    parser.add_argument("--update", choices=("refit", "rebuild", "auto"), default="refit",
+                        help="benchmark tree update mode (default refit)")
+    parser.add_argument("--full-resolution", action="store_true",
+                        help="benchmark: draw big meshes with every triangle")
+    return parser
+
+
+def main(argv=None) -> int:
+    """Entry point of ``bvh-lab`` and ``python -m viewer``."""
+    args = _parser().parse_args(argv)
+    if args.benchmark:
+        from viewer.benchmark import format_report, run_benchmark
+
+        report = run_benchmark(args.benchmark, args.frames, update=args.update,
+                               is_full_resolution=args.full_resolution)
+        print(format_report(report))
+        return 0
+    from viewer.app import run
+
+    return run(args.meshes, args.scene)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,46 @@
+"""Assemble model, controller and window; run the Qt event loop."""
+
+from __future__ import annotations
+
+import sys
+
+from PyQt6.QtCore import QSettings
+from PyQt6.QtWidgets import QApplication
+
+from viewer.controller import Controller
+from viewer.model import ViewerModel
+from viewer.qt.main_window import MainWindow
+
+
+def build_window(paths=(), scene: str | None = None, settings: QSettings | None = None,
+                 is_threaded: bool = True) -> MainWindow:
+    """Create the window with its model and controller and load the first scene.
+
+    Parameters
+    ----------
+    paths : sequence of str
+        Mesh files to open as the scene; if one cannot be read the error is shown and the
+        last (or default) built-in scene is loaded instead.
+    scene : str, optional
+        Key of a built-in scene; default: the last one used.
+    settings : QSettings, optional
+    is_threaded : bool
+        Run the core in a worker thread (False runs frames inline, for tests).
+    """
+    model = ViewerModel()
+    controller = Controller(model, is_threaded=is_threaded)
+    window = MainWindow(model, controller, settings)
+    is_loaded = bool(paths) and controller.load_files(list(paths), replace_scene=True)
+    if not is_loaded:
+        controller.load_scene(scene or window.last_scene())
+    return window
+
+
+def run(paths=(), scene: str | None = None) -> int:
+    """Open the window and run until it is closed; returns the exit status."""
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    app.setApplicationName("BVH Lab")
+    app.setOrganizationName("bvh-lab")
+    window = build_window(paths, scene)
+    window.show()
+    return app.exec()

@@ -1,0 +1,294 @@
+"""Plain viewer state and the Qt signals that announce its changes.
+
+Widgets write the model; the controller and the render layer listen (napari ``_qt`` /
+``_vispy`` split). The model holds no VTK object and calls nothing in the core: meshes are
+opaque ``TriMesh`` values and poses are plain ``(4, 4)`` matrices.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+from PyQt6.QtCore import QObject, pyqtSignal
+
+DEFAULT_LEVEL = 5
+"""Level shown when a scene opens: deep enough that the overlapping boxes hug the contact
+region, shallow enough to count the boxes by eye."""
+
+
+class Mode(enum.Enum):
+    """What a left-drag on the canvas does."""
+
+    CAMERA = "camera"
+    MOVE = "move"
+    SCULPT = "sculpt"
+
+
+class UpdateChoice(enum.Enum):
+    """Viewer-side mirror of ``core.pipeline.UpdateMode`` (widgets never import the core)."""
+
+    REFIT = "refit"
+    REBUILD = "rebuild"
+    AUTO = "auto"
+
+
+@dataclass
+class Body:
+    """One mesh in the scene.
+
+    Attributes
+    ----------
+    key : str
+        Stable id; the pipeline caches trees per key.
+    name : str
+    rest : TriMesh
+        Current rest mesh (after sculpting), local coordinates.
+    original : TriMesh
+        Rest mesh as loaded, for "reset to rest pose".
+    pose : (4, 4) float64
+        World pose, ``x_world = R x + t``.
+    color : str
+    is_visible : bool
+    deformer : str or None
+        Key in ``core.deform.DEFORMERS``.
+    deformer_params : dict
+        Field values of that deformer.
+    """
+
+    key: str
+    name: str
+    rest: object
+    original: object
+    pose: np.ndarray
+    color: str
+    is_visible: bool = True
+    deformer: str | None = None
+    deformer_params: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Display:
+    """Which overlays are drawn.
+
+    Attributes
+    ----------
+    show_tree_a, show_tree_b : bool
+        Boxes of each tree at the chosen depth.
+    show_parents : bool
+        Faint boxes of the level above.
+    show_overlap : bool
+        Pairs found overlapping at the chosen traversal level.
+    show_culled : bool
+        Pairs tested and culled at that level (faint).
+    show_contacts : bool
+        Contacting triangles (red) and their intersection segments.
+    mesh_opacity : float
+        Opacity of the meshes, so that boxes inside them stay visible.
+    box_cap : int
+        Most boxes drawn per overlay; above it the canvas says so.
+    is_full_resolution : bool
+        Draw big meshes with every triangle instead of a decimated copy (slower to render).
+    """
+
+    show_tree_a: bool = True
+    show_tree_b: bool = True
+    show_parents: bool = False
+    show_overlap: bool = True
+    show_culled: bool = False
+    show_contacts: bool = True
+    mesh_opacity: float = 0.55
+    box_cap: int = 20_000
+    is_full_resolution: bool = False
+
+
+@dataclass(frozen=True)
+class PipelineChoice:
+    """What the user chose for the per-frame pipeline (mirrors ``PipelineSettings``).
+
+    Attributes
+    ----------
+    update : UpdateChoice
+    drift_threshold : float
+        AUTO rebuilds when the SAH drift passes this value.
+    split : str
+        Name of a ``core.bvh.SplitRule`` member.
+    descend : str
+        Name of a ``core.collide.DescendRule`` member.
+    """
+
+    update: UpdateChoice = UpdateChoice.REFIT
+    drift_threshold: float = 0.25
+    split: str = "MIDPOINT"
+    descend: str = "LARGER_VOLUME"
+
+
+@dataclass(frozen=True)
+class ViewTimings:
+    """Seconds spent in the viewer for the last frame: overlay update and render."""
+
+    overlay: float = 0.0
+    render: float = 0.0
+
+
+class ViewerModel(QObject):
+    """The viewer's state. Setters emit a signal only when the value changes."""
+
+    scene_changed = pyqtSignal()  # the list of bodies was replaced
+    body_changed = pyqtSignal(int)  # pose, mesh, visibility, colour or deformer of one body
+    selection_changed = pyqtSignal(int)  # -1 = none
+    mode_changed = pyqtSignal(object)
+    level_changed = pyqtSignal(object)  # int or None (= all levels)
+    display_changed = pyqtSignal(object)
+    pipeline_changed = pyqtSignal(object)
+    frame_ready = pyqtSignal(object)  # core Frame
+    view_timings_changed = pyqtSignal(object)
+    time_changed = pyqtSignal(float)
+    playing_changed = pyqtSignal(bool)
+    step_mode_changed = pyqtSignal(bool)
+    brush_changed = pyqtSignal()
+    inspect_changed = pyqtSignal(object)  # dict or None
+    message = pyqtSignal(str)
+    error = pyqtSignal(str, str)  # title, text
+    scene_param_changed = pyqtSignal(float)
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.bodies: list[Body] = []
+        self.scene_key: str | None = None
+        self.scene_title: str = ""
+        self.scene_description: str = ""
+        self.scene_param = None  # scenes.SceneParam or None
+        self.scene_param_value: float = 0.0
+        self.selected: int = -1
+        self.mode: Mode = Mode.CAMERA
+        self.level: int | None = None
+        self.display = Display()
+        self.pipeline = PipelineChoice()
+        self.frame = None
+        self.view_timings = ViewTimings()
+        self.t: float = 0.0
+        self.is_playing: bool = False
+        self.is_step_mode: bool = False
+        self.brush_radius: float = 0.15  # fraction of the body's longest side
+        self.brush_strength: float = 1.0
+        self.inspect: dict | None = None
+        self.fps: float = 0.0
+
+    # -- scene ------------------------------------------------------------------------------
+    def set_scene(self, bodies: list[Body], key: str | None, title: str, description: str,
+                  param=None) -> None:
+        self.bodies = list(bodies)
+        self.scene_key = key
+        self.scene_title = title
+        self.scene_description = description
+        self.scene_param = param
+        self.scene_param_value = param.default if param is not None else 0.0
+        self.selected = -1
+        self.frame = None
+        self.inspect = None
+        self.level = DEFAULT_LEVEL
+        self.scene_changed.emit()
+        self.selection_changed.emit(-1)
+
+    def add_body(self, body: Body) -> None:
+        self.bodies.append(body)
+        self.frame = None
+        self.scene_changed.emit()
+
+    def set_pose(self, index: int, pose: np.ndarray) -> None:
+        self.bodies[index].pose = np.array(pose, dtype=np.float64)
+        self.body_changed.emit(index)
+
+    def set_rest(self, index: int, mesh) -> None:
+        self.bodies[index].rest = mesh
+        self.body_changed.emit(index)
+
+    def set_visible(self, index: int, is_visible: bool) -> None:
+        if self.bodies[index].is_visible != is_visible:
+            self.bodies[index].is_visible = is_visible
+            self.body_changed.emit(index)
+
+    def set_color(self, index: int, color: str) -> None:
+        self.bodies[index].color = color
+        self.body_changed.emit(index)
+
+    def set_deformer(self, index: int, name: str | None, params: dict | None = None) -> None:
+        body = self.bodies[index]
+        body.deformer = name
+        body.deformer_params = dict(params or {})
+        self.body_changed.emit(index)
+
+    def set_scene_param_value(self, value: float) -> None:
+        if value != self.scene_param_value:
+            self.scene_param_value = float(value)
+            self.scene_param_changed.emit(self.scene_param_value)
+
+    # -- view -------------------------------------------------------------------------------
+    def set_selected(self, index: int) -> None:
+        if index != self.selected:
+            self.selected = index
+            self.selection_changed.emit(index)
+
+    def set_mode(self, mode: Mode) -> None:
+        if mode is not self.mode:
+            self.mode = mode
+            self.mode_changed.emit(mode)
+
+    def set_level(self, level: int | None) -> None:
+        if level != self.level:
+            self.level = level
+            self.level_changed.emit(level)
+
+    def set_display(self, **changes) -> None:
+        new = replace(self.display, **changes)
+        if new != self.display:
+            self.display = new
+            self.display_changed.emit(new)
+
+    def set_pipeline(self, **changes) -> None:
+        new = replace(self.pipeline, **changes)
+        if new != self.pipeline:
+            self.pipeline = new
+            self.pipeline_changed.emit(new)
+
+    def set_frame(self, frame) -> None:
+        self.frame = frame
+        self.frame_ready.emit(frame)
+
+    def set_view_timings(self, timings: ViewTimings) -> None:
+        self.view_timings = timings
+        self.view_timings_changed.emit(timings)
+
+    def set_time(self, t: float) -> None:
+        self.t = float(t)
+        self.time_changed.emit(self.t)
+
+    def set_playing(self, is_playing: bool) -> None:
+        if is_playing != self.is_playing:
+            self.is_playing = is_playing
+            self.playing_changed.emit(is_playing)
+
+    def set_step_mode(self, is_step_mode: bool) -> None:
+        if is_step_mode != self.is_step_mode:
+            self.is_step_mode = is_step_mode
+            self.step_mode_changed.emit(is_step_mode)
+
+    def set_brush(self, radius: float | None = None, strength: float | None = None) -> None:
+        if radius is not None:
+            self.brush_radius = float(radius)
+        if strength is not None:
+            self.brush_strength = float(strength)
+        self.brush_changed.emit()
+
+    def set_inspect(self, info: dict | None) -> None:
+        self.inspect = info
+        self.inspect_changed.emit(info)
+
+    def n_levels(self) -> int:
+        """Levels of the last frame's traversal trace (0 when there is none)."""
+        frame = self.frame
+        if frame is None or frame.result is None or frame.result.trace is None:
+            return 0
+        return int(frame.result.trace.n_levels)

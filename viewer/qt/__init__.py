@@ -1,0 +1,1 @@
+"""Qt widgets of the viewer (PyQt6 + pyvistaqt): the main window, docks and canvas input."""

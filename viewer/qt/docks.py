@@ -1,0 +1,648 @@
+"""The dock widgets around the canvas.
+
+Each dock writes the model (or asks the controller for an action) and refreshes itself from
+model signals with its widgets' signals blocked, so a refresh never writes back.
+"""
+
+from __future__ import annotations
+
+import enum
+
+from PyQt6.QtCore import Qt
+from PyQt6.QtGui import QColor
+from PyQt6.QtWidgets import (
+    QAbstractItemView,
+    QCheckBox,
+    QColorDialog,
+    QComboBox,
+    QDockWidget,
+    QDoubleSpinBox,
+    QFormLayout,
+    QFrame,
+    QGroupBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QPushButton,
+    QScrollArea,
+    QSlider,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from viewer.controller import deformer_description, deformer_fields, deformer_names
+from viewer.model import UpdateChoice
+from viewer.qt.widgets import FloatSlider
+from viewer.scenes import SCENES
+
+
+def _dock(title: str, object_name: str, widget: QWidget) -> QDockWidget:
+    dock = QDockWidget(title)
+    dock.setObjectName(object_name)  # QSettings restores dock layout by object name
+    # A scroll area keeps every control reachable when the screen is small.
+    scroll = QScrollArea()
+    scroll.setWidgetResizable(True)
+    scroll.setFrameShape(QFrame.Shape.NoFrame)
+    scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+    scroll.setWidget(widget)
+    scroll.setMinimumWidth(330)
+    dock.setWidget(scroll)
+    dock.panel = widget
+    return dock
+
+
+def _wrap(label: QLabel) -> QLabel:
+    label.setWordWrap(True)
+    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    return label
+
+
+# ----------------------------------------------------------------------------------------------
+class ScenePanel(QWidget):
+    """Built-in scenes (one click each) and the bodies of the current scene."""
+
+    COLUMNS = ("shown", "name", "triangles", "colour", "role")
+
+    def __init__(self, model, controller, parent=None):
+        super().__init__(parent)
+        self.model, self.controller = model, controller
+        self.scene_list = QListWidget()
+        for key, spec in SCENES.items():
+            item = QListWidgetItem(spec.title)
+            item.setData(Qt.ItemDataRole.UserRole, key)
+            item.setToolTip(spec.description)
+            self.scene_list.addItem(item)
+        self.scene_list.setMaximumHeight(150)
+        self.scene_list.itemClicked.connect(self._on_scene_clicked)
+        self.description = _wrap(QLabel())
+        self.bodies = QTableWidget(0, len(self.COLUMNS))
+        self.bodies.setHorizontalHeaderLabels(list(self.COLUMNS))
+        self.bodies.verticalHeader().setVisible(False)
+        header = self.bodies.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        self.bodies.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.bodies.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.bodies.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.bodies.setMaximumHeight(140)
+        self.bodies.itemSelectionChanged.connect(self._on_row_selected)
+        self.bodies.itemChanged.connect(self._on_item_changed)
+        self.make_b = QPushButton("Test this body as B")
+        self.make_b.setToolTip("Only bodies A and B are tested; swap the selected body into B")
+        self.make_b.clicked.connect(self._on_make_b)
+        self.param_box = QGroupBox("Scene parameter")
+        self.param_layout = QFormLayout(self.param_box)
+        self.param_slider: FloatSlider | None = None
+        self.param_box.hide()
+        layout = QVBoxLayout(self)
+        layout.addWidget(QLabel("Built-in scenes (click to load):"))
+        layout.addWidget(self.scene_list)
+        layout.addWidget(self.description)
+        layout.addWidget(self.bodies)
+        layout.addWidget(self.make_b)
+        layout.addWidget(self.param_box)
+        layout.addStretch(1)
+        model.scene_changed.connect(self.refresh)
+        model.body_changed.connect(lambda _i: self.refresh_rows())
+        model.selection_changed.connect(self._show_selection)
+
+    def _on_scene_clicked(self, item: QListWidgetItem) -> None:
+        self.controller.load_scene(item.data(Qt.ItemDataRole.UserRole))
+
+    def refresh(self) -> None:
+        self.description.setText(
+            f"<b>{self.model.scene_title}</b><br>{self.model.scene_description}")
+        for row in range(self.scene_list.count()):
+            item = self.scene_list.item(row)
+            if item.data(Qt.ItemDataRole.UserRole) == self.model.scene_key:
+                self.scene_list.blockSignals(True)
+                self.scene_list.setCurrentRow(row)
+                self.scene_list.blockSignals(False)
+        self.refresh_rows()
+        self._refresh_param()
+
+    def refresh_rows(self) -> None:
+        self.bodies.blockSignals(True)
+        self.bodies.setRowCount(len(self.model.bodies))
+        for row, body in enumerate(self.model.bodies):
+            shown = QTableWidgetItem()
+            shown.setFlags(Qt.ItemFlag.ItemIsUserCheckable | Qt.ItemFlag.ItemIsEnabled
+                           | Qt.ItemFlag.ItemIsSelectable)
+            shown.setCheckState(Qt.CheckState.Checked if body.is_visible
+                                else Qt.CheckState.Unchecked)
+            self.bodies.setItem(row, 0, shown)
+            self.bodies.setItem(row, 1, QTableWidgetItem(body.name))
+            tris = QTableWidgetItem(f"{body.rest.n_faces:,}")
+            tris.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+            self.bodies.setItem(row, 2, tris)
+            button = self.bodies.cellWidget(row, 3)
+            if not isinstance(button, QPushButton):
+                button = QPushButton()
+                button.clicked.connect(lambda _c=False, r=row: self._pick_color(r))
+                self.bodies.setCellWidget(row, 3, button)
+            button.setStyleSheet(f"background-color: {body.color}")
+            role = "A" if row == 0 else ("B" if row == 1 else "not tested")
+            self.bodies.setItem(row, 4, QTableWidgetItem(role))
+        self.bodies.resizeColumnToContents(0)
+        self.bodies.blockSignals(False)
+        self._show_selection(self.model.selected)
+
+    def _refresh_param(self) -> None:
+        while self.param_layout.rowCount():
+            self.param_layout.removeRow(0)
+        self.param_slider = None
+        param = self.model.scene_param
+        if param is None:
+            self.param_box.hide()
+            return
+        self.param_slider = FloatSlider(param.lo, param.hi, self.model.scene_param_value, 3)
+        self.param_slider.value_changed.connect(self.model.set_scene_param_value)
+        self.param_layout.addRow(param.label, self.param_slider)
+        self.param_box.show()
+
+    def _show_selection(self, index: int) -> None:
+        self.bodies.blockSignals(True)
+        if 0 <= index < self.bodies.rowCount():
+            self.bodies.selectRow(index)
+        else:
+            self.bodies.clearSelection()
+        self.bodies.blockSignals(False)
+
+    def _on_row_selected(self) -> None:
+        rows = {i.row() for i in self.bodies.selectedIndexes()}
+        self.model.set_selected(rows.pop() if rows else -1)
+
+    def _on_item_changed(self, item: QTableWidgetItem) -> None:
+        if item.column() == 0:
+            self.model.set_visible(item.row(), item.checkState() == Qt.CheckState.Checked)
+
+    def _pick_color(self, row: int) -> None:
+        if row >= len(self.model.bodies):
+            return
+        color = QColorDialog.getColor(QColor(self.model.bodies[row].color), self, "Mesh colour")
+        if color.isValid():
+            self.model.set_color(row, color.name())
+
+    def _on_make_b(self) -> None:
+        self.controller.swap_to_b(self.model.selected)
+
+
+# ----------------------------------------------------------------------------------------------
+class LevelsPanel(QWidget):
+    """Level slider, overlay toggles, step mode and the box inspector."""
+
+    def __init__(self, model, controller, parent=None):
+        super().__init__(parent)
+        self.model, self.controller = model, controller
+        self.slider = QSlider(Qt.Orientation.Horizontal)
+        self.slider.setRange(0, 0)
+        self.slider.setPageStep(1)
+        self.slider.setTickPosition(QSlider.TickPosition.TicksBelow)
+        self.slider.valueChanged.connect(self._on_slider)
+        self.level_label = QLabel("level: all")
+        self.checks: dict[str, QCheckBox] = {}
+        toggles = (
+            ("show_tree_a", "boxes of A at this depth"),
+            ("show_tree_b", "boxes of B at this depth"),
+            ("show_parents", "faint parent boxes"),
+            ("show_overlap", "pairs overlapping at this level"),
+            ("show_culled", "pairs culled at this level (faint)"),
+            ("show_contacts", "contact triangles and segments"),
+            ("is_full_resolution", "draw big meshes with every triangle (slower)"),
+        )
+        toggle_box = QGroupBox("Draw")
+        toggle_layout = QVBoxLayout(toggle_box)
+        for field, text in toggles:
+            box = QCheckBox(text)
+            box.toggled.connect(lambda on, f=field: self.model.set_display(**{f: on}))
+            toggle_layout.addWidget(box)
+            self.checks[field] = box
+        self.opacity = FloatSlider(0.05, 1.0, model.display.mesh_opacity)
+        self.opacity.value_changed.connect(lambda v: self.model.set_display(mesh_opacity=v))
+        toggle_layout.addWidget(QLabel("mesh opacity"))
+        toggle_layout.addWidget(self.opacity)
+
+        step_box = QGroupBox("Step mode (teaching)")
+        step_layout = QVBoxLayout(step_box)
+        self.step_check = QCheckBox("pause and reveal one level at a time")
+        self.step_check.toggled.connect(self.model.set_step_mode)
+        self.prev_button = QPushButton("◀ Previous level")
+        self.next_button = QPushButton("Next level ▶")
+        self.prev_button.clicked.connect(lambda: self.step_level(-1))
+        self.next_button.clicked.connect(lambda: self.step_level(+1))
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.prev_button)
+        buttons.addWidget(self.next_button)
+        self.sentence = _wrap(QLabel())
+        step_layout.addWidget(self.step_check)
+        step_layout.addLayout(buttons)
+        step_layout.addWidget(self.sentence)
+
+        inspect_box = QGroupBox("Inspector (click a mesh in Camera mode)")
+        inspect_layout = QVBoxLayout(inspect_box)
+        self.inspect_label = _wrap(QLabel("Click a mesh to see the box under the cursor."))
+        inspect_layout.addWidget(self.inspect_label)
+
+        layout = QVBoxLayout(self)
+        layout.addWidget(QLabel("Traversal level (tree depth for the box overlays):"))
+        layout.addWidget(self.slider)
+        layout.addWidget(self.level_label)
+        layout.addWidget(toggle_box)
+        layout.addWidget(step_box)
+        layout.addWidget(inspect_box)
+        layout.addStretch(1)
+        model.frame_ready.connect(lambda _f: self.refresh())
+        model.level_changed.connect(lambda _l: self.refresh())
+        model.display_changed.connect(lambda _d: self.refresh())
+        model.step_mode_changed.connect(self._on_step_mode)
+        model.inspect_changed.connect(self._show_inspect)
+        self.refresh()
+        self._on_step_mode(model.is_step_mode)
+
+    def n_levels(self) -> int:
+        return self.model.n_levels()
+
+    def slider_value_for(self, level: int | None) -> int:
+        """Slider position of a level (the last position is "all")."""
+        n = self.n_levels()
+        return n if level is None else min(level, max(n - 1, 0))
+
+    def refresh(self) -> None:
+        n = self.n_levels()
+        self.slider.blockSignals(True)
+        self.slider.setRange(0, n)
+        self.slider.setValue(self.slider_value_for(self.model.level))
+        self.slider.blockSignals(False)
+        level = self.model.level
+        if level is None:
+            self.level_label.setText(f"level: all ({n} levels)")
+        else:
+            self.level_label.setText(f"level: {min(level, max(n - 1, 0))} of 0 … {max(n - 1, 0)}")
+        for field, box in self.checks.items():
+            box.blockSignals(True)
+            box.setChecked(getattr(self.model.display, field))
+            box.blockSignals(False)
+        self.opacity.set_value(self.model.display.mesh_opacity)
+        self.sentence.setText(self.current_sentence())
+
+    def current_sentence(self) -> str:
+        from viewer.render.overlays import level_sentence
+
+        frame = self.model.frame
+        trace = frame.result.trace if frame is not None and frame.result is not None else None
+        if trace is None:
+            return ""
+        if self.model.level is None:
+            return "All levels together. Pick a level to see one step of the traversal."
+        return level_sentence(trace, self.model.level, self.model.pipeline.descend)
+
+    def _on_slider(self, position: int) -> None:
+        n = self.n_levels()
+        self.model.set_level(None if position >= n else position)
+
+    def step_level(self, delta: int) -> None:
+        n = self.n_levels()
+        if n == 0:
+            return
+        level = self.model.level
+        if level is None:
+            level = -1 if delta > 0 else n
+        self.model.set_level(max(0, min(n - 1, level + delta)))
+
+    def _on_step_mode(self, is_on: bool) -> None:
+        self.step_check.blockSignals(True)
+        self.step_check.setChecked(is_on)
+        self.step_check.blockSignals(False)
+        self.prev_button.setEnabled(is_on)
+        self.next_button.setEnabled(is_on)
+        if is_on:
+            # Step mode tells the traversal from the start: pause and go to the root pair.
+            self.model.set_playing(False)
+            self.model.set_level(0)
+        self.refresh()
+
+    def _show_inspect(self, info) -> None:
+        if info is None:
+            self.inspect_label.setText("Click a mesh to see the box under the cursor.")
+            return
+        name = "AB"[info["body"]]
+        other = "BA"[info["body"]]
+        partners = info["partners"]
+        n_hit = sum(info["partner_overlaps"])
+        level = "all levels" if info["level"] is None else f"level {info['level']}"
+        listing = ", ".join(
+            f"{p}{'*' if o else ''}" for p, o in zip(partners[:12], info["partner_overlaps"][:12]))
+        if len(partners) > 12:
+            listing += ", …"
+        self.inspect_label.setText(
+            f"<b>box {info['node']} of {name}</b> (triangle {info['triangle']} is under it)<br>"
+            f"depth {info['depth']}, {info['n_prims']} triangles<br>"
+            f"partners in {other} at {level}: {len(partners)} tested, {n_hit} overlapping"
+            + (f"<br>{listing} (* = overlapping)" if partners else "")
+            + "<br>tested at traversal levels: "
+            + (", ".join(str(d) for d in info.get("levels_tested", [])) or "none (culled above)"))
+
+
+# ----------------------------------------------------------------------------------------------
+class DeformPanel(QWidget):
+    """Animated deformer of the selected body, the clock, and the sculpt brush."""
+
+    def __init__(self, model, controller, parent=None):
+        super().__init__(parent)
+        self.model, self.controller = model, controller
+        self.target = QComboBox()
+        self.target.currentIndexChanged.connect(self._on_target)
+        self.kind = QComboBox()
+        self.kind.addItem("none", None)
+        for key, label in deformer_names():
+            self.kind.addItem(label, key)
+        self.kind.currentIndexChanged.connect(self._on_kind)
+        self.description = _wrap(QLabel())
+        self.params_box = QWidget()
+        self.params_layout = QFormLayout(self.params_box)
+        self.params_layout.setContentsMargins(0, 0, 0, 0)
+        self.play = QPushButton("Play")
+        self.play.setCheckable(True)
+        self.play.toggled.connect(self.model.set_playing)
+        self.step = QPushButton("Step one frame")
+        self.step.clicked.connect(lambda: self.controller.step_time(1.0 / 30.0))
+        self.time_label = QLabel("t = 0.00 s")
+        clock = QHBoxLayout()
+        clock.addWidget(self.play)
+        clock.addWidget(self.step)
+        clock.addWidget(self.time_label)
+
+        brush_box = QGroupBox("Sculpt brush (Sculpt mode: drag on a surface)")
+        brush_layout = QFormLayout(brush_box)
+        self.radius = FloatSlider(0.02, 0.5, model.brush_radius)
+        self.radius.value_changed.connect(lambda v: self.model.set_brush(radius=v))
+        self.strength = FloatSlider(0.05, 2.0, model.brush_strength)
+        self.strength.value_changed.connect(lambda v: self.model.set_brush(strength=v))
+        self.undo = QPushButton("Undo stroke (Ctrl+Z)")
+        self.undo.clicked.connect(lambda: self.controller.undo_stroke())
+        self.reset = QPushButton("Reset to rest shape")
+        self.reset.clicked.connect(self._on_reset)
+        brush_layout.addRow("radius (× size)", self.radius)
+        brush_layout.addRow("strength", self.strength)
+        brush_layout.addRow(self.undo)
+        brush_layout.addRow(self.reset)
+
+        layout = QVBoxLayout(self)
+        form = QFormLayout()
+        form.addRow("mesh", self.target)
+        form.addRow("deformer", self.kind)
+        layout.addLayout(form)
+        layout.addWidget(self.description)
+        layout.addWidget(self.params_box)
+        layout.addLayout(clock)
+        layout.addWidget(brush_box)
+        layout.addStretch(1)
+        model.scene_changed.connect(self.refresh_targets)
+        model.selection_changed.connect(self._follow_selection)
+        model.time_changed.connect(lambda t: self.time_label.setText(f"t = {t:.2f} s"))
+        model.playing_changed.connect(self._on_playing)
+        model.brush_changed.connect(self._on_brush)
+        self.refresh_targets()
+
+    def body_index(self) -> int:
+        index = self.target.currentIndex()
+        return index if 0 <= index < len(self.model.bodies) else -1
+
+    def refresh_targets(self) -> None:
+        self.target.blockSignals(True)
+        self.target.clear()
+        for i, body in enumerate(self.model.bodies):
+            role = "AB"[i] if i < 2 else "-"
+            self.target.addItem(f"{role}: {body.name}")
+        # Start on the first body that has a deformer (the one the scene is about).
+        with_deformer = [i for i, b in enumerate(self.model.bodies) if b.deformer]
+        self.target.setCurrentIndex(with_deformer[0] if with_deformer else 0)
+        self.target.blockSignals(False)
+        self.refresh_params()
+
+    def _follow_selection(self, index: int) -> None:
+        if 0 <= index < self.target.count():
+            self.target.setCurrentIndex(index)
+
+    def _on_target(self, _index: int) -> None:
+        self.refresh_params()
+
+    def refresh_params(self) -> None:
+        index = self.body_index()
+        body = self.model.bodies[index] if index >= 0 else None
+        self.kind.blockSignals(True)
+        self.kind.setCurrentIndex(max(0, self.kind.findData(body.deformer if body else None)))
+        self.kind.blockSignals(False)
+        while self.params_layout.rowCount():
+            self.params_layout.removeRow(0)
+        if body is None or body.deformer is None:
+            self.description.setText("No deformer: the mesh keeps its rest shape.")
+            return
+        self.description.setText(deformer_description(body.deformer))
+        for spec in deformer_fields(body.deformer):
+            value = body.deformer_params.get(spec.name, spec.default)
+            if isinstance(spec.kind, type) and issubclass(spec.kind, enum.Enum):
+                combo = QComboBox()
+                for member in spec.choices:
+                    combo.addItem(str(member.value), member)
+                combo.setCurrentIndex(max(0, combo.findData(value)))
+                combo.currentIndexChanged.connect(
+                    lambda _i, n=spec.name, c=combo: self._set_param(n, c.currentData()))
+                self.params_layout.addRow(spec.label, combo)
+            else:
+                is_int = spec.kind is int
+                lo = spec.min if spec.min is not None else 0.0
+                hi = spec.max if spec.max is not None else max(1.0, 2 * float(value))
+                slider = FloatSlider(lo, hi, value, 3, is_integer=is_int)
+                slider.value_changed.connect(
+                    lambda v, n=spec.name, i=is_int: self._set_param(n, int(v) if i else v))
+                self.params_layout.addRow(spec.label, slider)
+
+    def _set_param(self, name: str, value) -> None:
+        index = self.body_index()
+        if index < 0:
+            return
+        body = self.model.bodies[index]
+        params = dict(body.deformer_params)
+        params[name] = value
+        self.model.set_deformer(index, body.deformer, params)
+
+    def _on_kind(self, _index: int) -> None:
+        index = self.body_index()
+        if index < 0:
+            return
+        key = self.kind.currentData()
+        params = {f.name: f.default for f in deformer_fields(key)} if key else {}
+        self.model.set_deformer(index, key, params)
+        self.refresh_params()
+        if key and not self.model.is_playing and not self.model.is_step_mode:
+            self.model.set_playing(True)
+
+    def _on_playing(self, is_playing: bool) -> None:
+        self.play.blockSignals(True)
+        self.play.setChecked(is_playing)
+        self.play.setText("Pause" if is_playing else "Play")
+        self.play.blockSignals(False)
+
+    def _on_brush(self) -> None:
+        self.radius.set_value(self.model.brush_radius)
+        self.strength.set_value(self.model.brush_strength)
+
+    def _on_reset(self) -> None:
+        index = self.body_index()
+        if index >= 0:
+            self.controller.reset_rest(index)
+
+
+# ----------------------------------------------------------------------------------------------
+class PipelinePanel(QWidget):
+    """Refit / rebuild / auto, drift, split and descend rules."""
+
+    def __init__(self, model, controller, parent=None):
+        super().__init__(parent)
+        self.model, self.controller = model, controller
+        self.update_mode = QComboBox()
+        for choice, text in ((UpdateChoice.REFIT, "refit every frame"),
+                             (UpdateChoice.REBUILD, "rebuild every frame"),
+                             (UpdateChoice.AUTO, "auto: rebuild when drift > threshold")):
+            self.update_mode.addItem(text, choice)
+        self.update_mode.currentIndexChanged.connect(
+            lambda _i: self.model.set_pipeline(update=self.update_mode.currentData()))
+        self.threshold = QDoubleSpinBox()
+        self.threshold.setRange(0.0, 5.0)
+        self.threshold.setSingleStep(0.05)
+        self.threshold.setDecimals(2)
+        self.threshold.valueChanged.connect(
+            lambda v: self.model.set_pipeline(drift_threshold=float(v)))
+        self.split = QComboBox()
+        self.split.addItems(controller.split_rules())
+        self.split.currentTextChanged.connect(lambda s: self.model.set_pipeline(split=s))
+        self.descend = QComboBox()
+        self.descend.addItems(controller.descend_rules())
+        self.descend.currentTextChanged.connect(lambda s: self.model.set_pipeline(descend=s))
+        self.drift = _wrap(QLabel("drift: -"))
+        form = QFormLayout(self)
+        form.addRow("tree update", self.update_mode)
+        form.addRow("drift threshold", self.threshold)
+        form.addRow("split rule", self.split)
+        form.addRow("descend rule", self.descend)
+        form.addRow(self.drift)
+        model.pipeline_changed.connect(lambda _p: self.refresh())
+        model.frame_ready.connect(self._on_frame)
+        self.refresh()
+
+    def refresh(self) -> None:
+        p = self.model.pipeline
+        for widget in (self.update_mode, self.threshold, self.split, self.descend):
+            widget.blockSignals(True)
+        self.update_mode.setCurrentIndex(self.update_mode.findData(p.update))
+        self.threshold.setValue(p.drift_threshold)
+        self.threshold.setEnabled(p.update is UpdateChoice.AUTO)
+        self.split.setCurrentText(p.split)
+        self.descend.setCurrentText(p.descend)
+        for widget in (self.update_mode, self.threshold, self.split, self.descend):
+            widget.blockSignals(False)
+
+    def _on_frame(self, frame) -> None:
+        if frame is None:
+            return
+        parts = []
+        for i, (drift, rebuilt) in enumerate(zip(frame.drift[:2], frame.rebuilt[:2])):
+            parts.append(f"{'AB'[i]}: drift {drift:+.3f}{' (rebuilt)' if rebuilt else ''}")
+        self.drift.setText(
+            "SAH drift since the last build (cost now / cost at build − 1):<br>"
+            + "<br>".join(parts))
+
+
+# ----------------------------------------------------------------------------------------------
+class StatsPanel(QWidget):
+    """Per-level table, totals, phase times and tree statistics."""
+
+    HEADERS = ("level", "tested", "overlap", "leaf pairs")
+    PHASES = (("deform", "deform"), ("update", "refit / rebuild"), ("traverse", "traverse"),
+              ("tritri", "triangle tests"))
+
+    def __init__(self, model, parent=None):
+        super().__init__(parent)
+        self.model = model
+        self.table = QTableWidget(0, len(self.HEADERS))
+        self.table.setHorizontalHeaderLabels(list(self.HEADERS))
+        self.table.verticalHeader().setVisible(False)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        self.table.setMinimumHeight(180)
+        self.totals = _wrap(QLabel())
+        self.phases = _wrap(QLabel())
+        self.trees = _wrap(QLabel())
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.table, 1)
+        layout.addWidget(self.totals)
+        layout.addWidget(self.phases)
+        layout.addWidget(self.trees)
+        model.frame_ready.connect(self.refresh)
+        model.view_timings_changed.connect(lambda _t: self._refresh_phases(self.model.frame))
+        model.level_changed.connect(lambda _l: self._highlight_level())
+
+    def refresh(self, frame) -> None:
+        if frame is None or frame.result is None:
+            self.table.setRowCount(0)
+            self.totals.setText("")
+            self.trees.setText("")
+            return
+        result = frame.result
+        trace = result.trace
+        if trace is not None:
+            tested = trace.tested_per_level
+            overlap = trace.overlapping_per_level
+            leaves = trace.leaf_pairs_per_level
+            self.table.setRowCount(trace.n_levels)
+            for d in range(trace.n_levels):
+                for col, value in enumerate((d, tested[d], overlap[d], leaves[d])):
+                    item = QTableWidgetItem(f"{int(value):,}")
+                    item.setTextAlignment(Qt.AlignmentFlag.AlignRight
+                                          | Qt.AlignmentFlag.AlignVCenter)
+                    self.table.setItem(d, col, item)
+            self._highlight_level()
+        c = result.counters
+        self.totals.setText(
+            f"<b>Totals</b>: box tests N<sub>bv</sub> = {c.n_bv_tests:,} "
+            f"({c.n_bv_overlaps:,} overlapping, {c.n_leaf_pairs:,} leaf pairs); "
+            f"triangle tests N<sub>p</sub> = {c.n_tri_tests:,}; contacts = {c.n_contacts:,}")
+        rows = []
+        for i, tree in enumerate(frame.trees[:2]):
+            s = tree.stats
+            rows.append(
+                f"{'AB'[i]}: {tree.n_nodes:,} nodes, depth {s.depth_min}–{s.depth_max}, "
+                f"SAH drift {frame.drift[i]:+.3f}{' (rebuilt now)' if frame.rebuilt[i] else ''}")
+        self.trees.setText("<b>Trees</b><br>" + "<br>".join(rows))
+        self._refresh_phases(frame)
+
+    def _refresh_phases(self, frame) -> None:
+        if frame is None:
+            return
+        view = self.model.view_timings
+        parts = [f"{label} {1e3 * frame.timings.get(key, 0.0):.2f}" for key, label in self.PHASES]
+        parts.append(f"overlay update {1e3 * view.overlay:.2f}")
+        parts.append(f"render {1e3 * view.render:.2f}")
+        self.phases.setText("<b>Phase times (ms)</b>: " + ", ".join(parts))
+
+    def _highlight_level(self) -> None:
+        level = self.model.level
+        self.table.clearSelection()
+        if level is not None and level < self.table.rowCount():
+            self.table.selectRow(level)
+
+
+def make_docks(model, controller) -> dict[str, QDockWidget]:
+    """Every dock, by object name."""
+    return {
+        "scene_dock": _dock("Scene", "scene_dock", ScenePanel(model, controller)),
+        "levels_dock": _dock("Levels and overlays", "levels_dock", LevelsPanel(model, controller)),
+        "deform_dock": _dock("Deform", "deform_dock", DeformPanel(model, controller)),
+        "pipeline_dock": _dock("Pipeline", "pipeline_dock", PipelinePanel(model, controller)),
+        "stats_dock": _dock("Stats", "stats_dock", StatsPanel(model)),
+    }

@@ -1,0 +1,411 @@
+"""The main window: canvas in the centre, docks around it, menus, toolbar and status bar."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from PyQt6.QtCore import QSettings, Qt, QTimer
+from PyQt6.QtGui import QAction, QActionGroup, QKeySequence
+from PyQt6.QtWidgets import (
+    QFileDialog,
+    QLabel,
+    QMainWindow,
+    QMessageBox,
+    QProgressDialog,
+    QToolBar,
+)
+from pyvistaqt import QtInteractor
+
+from viewer.model import Mode, UpdateChoice, ViewTimings
+from viewer.qt.docks import make_docks
+from viewer.qt.interaction import CanvasInteraction
+from viewer.render import SceneRenderer, inspect_node
+from viewer.render.scene import set_default_view
+from viewer.scenes import DEFAULT_SCENE, SCENES
+
+COLD_START_DELAY_MS = 700
+"""Show the "preparing kernels" dialog only if the first frame takes longer than this (a warm
+numba cache gives the first two-sphere frame in well under a second)."""
+
+MESH_FILTER = "Meshes (*.obj *.stl *.ply *.off *.vtk *.vtp);;All files (*)"
+
+HELP_TEXT = """<h3>How to read this view</h3>
+<p>Two meshes, <b>A</b> (blue) and <b>B</b> (green), each carry a tree of axis-aligned
+boxes. To find where they touch, the traversal starts with the two root boxes and, whenever
+two boxes overlap, splits one of them and tests the children: that is one <i>level</i>.</p>
+<ul>
+<li><b>Level slider</b>: level <i>d</i> shows the boxes of each tree at depth <i>d</i> (dark
+blue, dark green) and, in <b>orange</b>, both boxes of every pair the traversal found
+overlapping at level <i>d</i>. Turn on <i>culled pairs</i> to see, in grey, the pairs tested
+and rejected there. The last position, <i>all</i>, shows every level at once.</li>
+<li><b>Red</b> triangles are the triangles of A and B that really intersect; the <b>black</b>
+lines are where they cross.</li>
+<li><b>Step mode</b> pauses and walks through the levels one at a time with a sentence each.</li>
+<li><b>Click</b> a mesh in Camera mode to inspect the box under the cursor: its id, depth,
+triangle count and its partners at this level (drawn in purple).</li>
+<li><b>Move</b> mode (M): drag a mesh to slide it, right-drag or Ctrl-drag to turn it, arrow
+keys to nudge. Moving is a pose change: the trees are not rebuilt.</li>
+<li><b>Sculpt</b> mode (S): drag on a surface to pull it; Ctrl+Z undoes a stroke.</li>
+<li>The <b>Stats</b> dock counts the work: box tests N<sub>bv</sub>, triangle tests
+N<sub>p</sub>, and the time of each phase.</li>
+</ul>"""
+
+
+class MainWindow(QMainWindow):
+    """The BVH Lab window.
+
+    Parameters
+    ----------
+    model : viewer.model.ViewerModel
+    controller : viewer.controller.Controller
+    settings : QSettings, optional
+        Where layout and last choices are remembered (tests pass a scratch file).
+    """
+
+    def __init__(self, model, controller, settings: QSettings | None = None, parent=None):
+        super().__init__(parent)
+        self.model, self.controller = model, controller
+        self.settings = settings if settings is not None else QSettings("bvh-lab", "bvh-lab")
+        self.last_error: tuple[str, str] | None = None
+        self._error_box: QMessageBox | None = None
+        self._has_frame = False
+        self._drawn_full_resolution = False
+        self._progress: QProgressDialog | None = None
+        self.setWindowTitle("BVH Lab")
+        screen = self.screen().availableGeometry() if self.screen() is not None else None
+        if screen is not None:
+            self.resize(min(1500, screen.width()), min(950, screen.height()))
+
+        self.plotter = QtInteractor(self, auto_update=False, multi_samples=0)
+        self.setCentralWidget(self.plotter)
+        self.renderer = SceneRenderer(self.plotter)
+        self.interaction = CanvasInteraction(self.plotter, self.renderer, model, controller, self)
+        self.docks = make_docks(model, controller)
+        areas = {"scene_dock": Qt.DockWidgetArea.LeftDockWidgetArea,
+                 "deform_dock": Qt.DockWidgetArea.LeftDockWidgetArea,
+                 "levels_dock": Qt.DockWidgetArea.RightDockWidgetArea,
+                 "pipeline_dock": Qt.DockWidgetArea.RightDockWidgetArea,
+                 "stats_dock": Qt.DockWidgetArea.RightDockWidgetArea}
+        for name, dock in self.docks.items():
+            self.addDockWidget(areas[name], dock)
+        self.tabifyDockWidget(self.docks["pipeline_dock"], self.docks["stats_dock"])
+        self.docks["stats_dock"].raise_()
+
+        self.fps_label = QLabel("")
+        self.timing_label = QLabel("")
+        self.statusBar().addPermanentWidget(self.timing_label)
+        self.statusBar().addPermanentWidget(self.fps_label)
+        self._build_actions()
+
+        model.scene_changed.connect(self._on_scene)
+        model.body_changed.connect(self._on_body)
+        model.selection_changed.connect(self._on_selection)
+        model.frame_ready.connect(self._on_frame)
+        model.level_changed.connect(lambda _l: self._refresh_inspect_and_redraw())
+        model.display_changed.connect(self._on_display)
+        model.inspect_changed.connect(lambda _i: self.redraw())
+        model.mode_changed.connect(self._on_mode)
+        model.message.connect(lambda text: self.statusBar().showMessage(text, 5000))
+        model.error.connect(self.show_error)
+        model.step_mode_changed.connect(lambda _s: self.redraw())
+        self._restore_settings()
+
+    # -- actions ----------------------------------------------------------------------------
+    def _build_actions(self) -> None:
+        menu = self.menuBar()
+        file_menu = menu.addMenu("&File")
+        self.open_action = self._action("&Open mesh (add to scene)…", self.open_mesh,
+                                        QKeySequence.StandardKey.Open)
+        file_menu.addAction(self.open_action)
+        file_menu.addAction(self._action("Open meshes as a &new scene…", self.open_new_scene,
+                                         "Ctrl+Shift+O"))
+        scenes_menu = file_menu.addMenu("&Built-in scenes")
+        for i, (key, spec) in enumerate(SCENES.items()):
+            scenes_menu.addAction(self._action(spec.title, lambda _c=False, k=key:
+                                               self.controller.load_scene(k), f"Ctrl+{i + 1}"))
+        file_menu.addSeparator()
+        file_menu.addAction(self._action("&Save screenshot…", self.save_screenshot,
+                                         QKeySequence.StandardKey.Save))
+        file_menu.addSeparator()
+        file_menu.addAction(self._action("&Quit", self.close, QKeySequence.StandardKey.Quit))
+
+        edit_menu = menu.addMenu("&Edit")
+        edit_menu.addAction(self._action("&Undo sculpt stroke",
+                                         lambda: self.controller.undo_stroke(),
+                                         QKeySequence.StandardKey.Undo))
+
+        view_menu = menu.addMenu("&View")
+        view_menu.addAction(self._action("&Reset camera", self.reset_camera, "R"))
+        view_menu.addSeparator()
+        for dock in self.docks.values():
+            view_menu.addAction(dock.toggleViewAction())
+
+        toolbar = QToolBar("Tools")
+        toolbar.setObjectName("tools_toolbar")
+        self.addToolBar(toolbar)
+        group = QActionGroup(self)
+        self.mode_actions: dict[Mode, QAction] = {}
+        for mode, text, key, tip in (
+            (Mode.CAMERA, "Camera", "C", "Drag to turn the view, wheel to zoom, click to inspect"),
+            (Mode.MOVE, "Move", "M", "Drag a mesh to slide it; right- or Ctrl-drag turns it"),
+            (Mode.SCULPT, "Sculpt", "S", "Drag on a surface to pull it"),
+        ):
+            action = self._action(f"{text} ({key})", lambda _c=False, m=mode:
+                                  self.model.set_mode(m), key)
+            action.setCheckable(True)
+            action.setToolTip(tip)
+            group.addAction(action)
+            toolbar.addAction(action)
+            self.mode_actions[mode] = action
+        self.mode_actions[self.model.mode].setChecked(True)
+        toolbar.addSeparator()
+        self.play_action = self._action("Play / pause (Space)", self.toggle_play, "Space")
+        toolbar.addAction(self.play_action)
+        toolbar.addAction(self._action("Step frame (.)", lambda: self.controller.step_time(1 / 30),
+                                       "."))
+        toolbar.addSeparator()
+        levels = self.docks["levels_dock"].panel
+        toolbar.addAction(self._action("◀ Level ([)", lambda: levels.step_level(-1), "["))
+        toolbar.addAction(self._action("Level ▶ (])", lambda: levels.step_level(+1), "]"))
+        toolbar.addAction(self._action("All levels (A)", lambda: self.model.set_level(None), "A"))
+        toolbar.addSeparator()
+        toolbar.addAction(self._action("Reset camera (R)", self.reset_camera))
+        view_menu.addSeparator()
+        view_menu.addAction(toolbar.toggleViewAction())
+
+        help_menu = menu.addMenu("&Help")
+        help_menu.addAction(self._action("&How to read this view", self.show_help,
+                                         QKeySequence.StandardKey.HelpContents))
+
+    def _action(self, text: str, slot, shortcut=None) -> QAction:
+        action = QAction(text, self)
+        action.triggered.connect(slot)
+        if shortcut is not None:
+            action.setShortcut(QKeySequence(shortcut))
+        self.addAction(action)  # shortcuts work while the canvas has focus
+        return action
+
+    # -- slots ------------------------------------------------------------------------------
+    def _on_scene(self) -> None:
+        self._has_frame = False
+        self._set_bodies()
+        self.renderer.set_selection(None)
+        self.reset_camera()
+        QTimer.singleShot(COLD_START_DELAY_MS, self._show_progress_if_waiting)
+        self.statusBar().showMessage(
+            f"Scene: {self.model.scene_title} — computing the first frame"
+            " (the first start compiles the kernels)", 8000)
+
+    def _set_bodies(self) -> None:
+        display = self.model.display
+        self.renderer.set_bodies(self.model.bodies, self.model.scene_title,
+                                 display.mesh_opacity, display.is_full_resolution)
+        self._drawn_full_resolution = display.is_full_resolution
+
+    def _on_body(self, index: int) -> None:
+        self.renderer.update_body(index, self.model.bodies[index])
+        if index == self.model.selected:
+            self.renderer.set_selection(self.model.bodies[index])
+        self.plotter.render()
+
+    def _on_selection(self, index: int) -> None:
+        body = self.model.bodies[index] if 0 <= index < len(self.model.bodies) else None
+        self.renderer.set_selection(body)
+        if body is not None:
+            self.statusBar().showMessage(f"Selected {body.name}", 3000)
+        self.plotter.render()
+
+    def _on_display(self, display) -> None:
+        if display.is_full_resolution != self._drawn_full_resolution:
+            self._set_bodies()
+            self._on_selection(self.model.selected)
+        self.renderer.set_mesh_opacity(display.mesh_opacity)
+        self.redraw()
+
+    def _on_mode(self, mode) -> None:
+        self.mode_actions[mode].setChecked(True)
+        if mode is not Mode.SCULPT:
+            self.renderer.set_brush(None)
+        self.statusBar().showMessage(self.mode_actions[mode].toolTip(), 5000)
+        self.plotter.render()
+
+    def _show_progress_if_waiting(self) -> None:
+        """A busy dialog while the first frame of a scene is computed (non-modal: the window
+        stays usable)."""
+        if self._has_frame or self.plotter.ren_win is None:
+            return
+        if self._progress is None:
+            self._progress = QProgressDialog(
+                "Building the trees and preparing the collision kernels…\n"
+                "(the very first start compiles them, later starts load them from disk)",
+                None, 0, 0, self)
+            self._progress.setWindowTitle("BVH Lab")
+            self._progress.setMinimumDuration(0)
+        self._progress.show()
+
+    def _on_frame(self, frame) -> None:
+        if self._progress is not None:
+            self._progress.hide()
+        if not self._has_frame:
+            self.statusBar().showMessage(f"Scene: {self.model.scene_title}. Press F1 for how to "
+                                         "read this view.", 8000)
+        self._has_frame = True
+        if self.model.inspect is not None:
+            self._refresh_inspect()
+        self.redraw()
+
+    def _refresh_inspect(self) -> None:
+        info = self.model.inspect
+        if info is None:
+            return
+        self.model.inspect = inspect_node(self.model.frame, info["body"], info["triangle"],
+                                          self.model.level)
+        self.model.inspect_changed.emit(self.model.inspect)
+
+    def _refresh_inspect_and_redraw(self) -> None:
+        if self.model.inspect is not None:
+            self._refresh_inspect()  # emits inspect_changed, which redraws
+        else:
+            self.redraw()
+
+    def step_note(self) -> str:
+        """Canvas note: the step-mode sentence, or the current level."""
+        levels = self.docks["levels_dock"].panel
+        if self.model.is_step_mode:
+            return levels.current_sentence()
+        n = self.model.n_levels()
+        if n == 0:
+            return ""
+        if self.model.level is None:
+            return f"all {n} traversal levels"
+        return f"traversal level {min(self.model.level, n - 1)} of 0 … {n - 1}"
+
+    def redraw(self) -> None:
+        """Copy the last frame into the overlays and render; records overlay and render time."""
+        if self.plotter.ren_win is None:
+            return
+        frame = self.model.frame
+        overlay_s = self.renderer.update_frame(frame, self.model.display, self.model.level,
+                                               self.model.inspect, self.step_note())
+        start = time.perf_counter()
+        self.plotter.render()
+        render_s = time.perf_counter() - start
+        self.model.set_view_timings(ViewTimings(overlay_s, render_s))
+        if frame is not None:
+            ms = {k: 1e3 * v for k, v in frame.timings.items()}
+            contacts = frame.result.counters.n_contacts if frame.result is not None else 0
+            self.timing_label.setText(
+                f"contacts {contacts:,} | deform {ms.get('deform', 0):.1f} · update "
+                f"{ms.get('update', 0):.1f} · traverse {ms.get('traverse', 0):.1f} · tri "
+                f"{ms.get('tritri', 0):.1f} · overlay {1e3 * overlay_s:.1f} · render "
+                f"{1e3 * render_s:.1f} ms")
+            self.fps_label.setText(f"{self.model.fps:.1f} FPS")
+
+    def toggle_play(self) -> None:
+        if self.model.is_step_mode and not self.model.is_playing:
+            self.model.set_step_mode(False)
+        self.model.set_playing(not self.model.is_playing)
+
+    def reset_camera(self) -> None:
+        set_default_view(self.plotter)
+        self.plotter.render()
+
+    # -- files ------------------------------------------------------------------------------
+    def _ask_files(self, title: str) -> list[str]:
+        start = self.settings.value("last_dir", str(Path.home()))
+        paths, _ = QFileDialog.getOpenFileNames(self, title, start, MESH_FILTER)
+        if paths:
+            self.settings.setValue("last_dir", str(Path(paths[0]).parent))
+        return paths
+
+    def open_mesh(self) -> None:
+        paths = self._ask_files("Add meshes to the scene")
+        if paths:
+            self.controller.load_files(paths, replace_scene=False)
+
+    def open_new_scene(self) -> None:
+        paths = self._ask_files("Open meshes as a new scene")
+        if paths:
+            self.controller.load_files(paths, replace_scene=True)
+
+    def save_screenshot(self, path: str | None = None) -> str | None:
+        if not path:
+            path, _ = QFileDialog.getSaveFileName(self, "Save screenshot", "bvh-lab.png",
+                                                  "PNG image (*.png)")
+        if not path:
+            return None
+        self.plotter.screenshot(path)
+        self.statusBar().showMessage(f"Saved {path}", 5000)
+        return path
+
+    def show_error(self, title: str, text: str) -> None:
+        """Show an error without blocking (a modal dialog would stall the frame loop)."""
+        self.last_error = (title, text)
+        if self._progress is not None:
+            self._progress.hide()
+        self.statusBar().showMessage(f"{title}: {text}", 10000)
+        if self._error_box is None:
+            self._error_box = QMessageBox(QMessageBox.Icon.Warning, title, text,
+                                          QMessageBox.StandardButton.Ok, self)
+        self._error_box.setWindowTitle(title)
+        self._error_box.setText(text)
+        self._error_box.open()
+
+    def show_help(self) -> None:
+        box = QMessageBox(QMessageBox.Icon.Information, "How to read this view", HELP_TEXT,
+                          QMessageBox.StandardButton.Ok, self)
+        box.setTextFormat(Qt.TextFormat.RichText)
+        box.open()
+        self._help_box = box
+
+    # -- settings ---------------------------------------------------------------------------
+    def _restore_settings(self) -> None:
+        s = self.settings
+        geometry = s.value("geometry")
+        if geometry is not None:
+            self.restoreGeometry(geometry)
+        state = s.value("window_state")
+        if state is not None:
+            self.restoreState(state)
+        update = s.value("update_mode")
+        if update in {c.value for c in UpdateChoice}:
+            self.model.set_pipeline(update=UpdateChoice(update))
+        try:
+            self.model.set_pipeline(drift_threshold=float(s.value("drift_threshold", 0.25)))
+            self.model.set_brush(float(s.value("brush_radius", self.model.brush_radius)),
+                                 float(s.value("brush_strength", self.model.brush_strength)))
+        except (TypeError, ValueError):
+            pass
+        for field in ("show_tree_a", "show_tree_b", "show_parents", "show_overlap",
+                      "show_culled", "show_contacts"):
+            value = s.value(f"display/{field}")
+            if value is not None:
+                self.model.set_display(**{field: str(value).lower() == "true"})
+
+    def last_scene(self) -> str:
+        key = self.settings.value("last_scene", DEFAULT_SCENE)
+        return key if key in SCENES else DEFAULT_SCENE
+
+    def save_settings(self) -> None:
+        s = self.settings
+        s.setValue("geometry", self.saveGeometry())
+        s.setValue("window_state", self.saveState())
+        if self.model.scene_key is not None:
+            s.setValue("last_scene", self.model.scene_key)
+        s.setValue("update_mode", self.model.pipeline.update.value)
+        s.setValue("drift_threshold", self.model.pipeline.drift_threshold)
+        s.setValue("brush_radius", self.model.brush_radius)
+        s.setValue("brush_strength", self.model.brush_strength)
+        for field in ("show_tree_a", "show_tree_b", "show_parents", "show_overlap",
+                      "show_culled", "show_contacts"):
+            s.setValue(f"display/{field}", bool(getattr(self.model.display, field)))
+        s.sync()
+
+    def closeEvent(self, event):  # noqa: N802 - Qt API
+        self.save_settings()
+        self.model.set_playing(False)
+        self.controller.shutdown()
+        self.interaction.deleteLater()
+        self.plotter.close()
+        super().closeEvent(event)

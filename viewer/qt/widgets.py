@@ -1,0 +1,70 @@
+"""Small reusable widgets."""
+
+from __future__ import annotations
+
+from PyQt6.QtCore import Qt, pyqtSignal
+from PyQt6.QtWidgets import QHBoxLayout, QLabel, QSlider, QWidget
+
+SLIDER_STEPS = 1000
+"""Integer resolution of a float slider."""
+
+
+class FloatSlider(QWidget):
+    """A horizontal slider over ``[lo, hi]`` with its value printed next to it.
+
+    Parameters
+    ----------
+    lo, hi, value : float
+    decimals : int
+    is_integer : bool
+        Integer values (step 1) instead of ``SLIDER_STEPS`` steps.
+    """
+
+    value_changed = pyqtSignal(float)
+
+    def __init__(self, lo: float, hi: float, value: float, decimals: int = 2,
+                 is_integer: bool = False, parent=None):
+        super().__init__(parent)
+        self.lo, self.hi = float(lo), float(hi)
+        self.decimals = decimals
+        self.is_integer = is_integer
+        self.slider = QSlider(Qt.Orientation.Horizontal)
+        self.slider.setRange(0, int(hi - lo) if is_integer else SLIDER_STEPS)
+        self.label = QLabel()
+        self.label.setMinimumWidth(48)
+        self.label.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.slider, 1)
+        layout.addWidget(self.label)
+        self.set_value(value)
+        self.slider.valueChanged.connect(self._on_slider)
+
+    def _to_value(self, position: int) -> float:
+        if self.is_integer:
+            return self.lo + position
+        return self.lo + (self.hi - self.lo) * position / SLIDER_STEPS
+
+    def _to_position(self, value: float) -> int:
+        if self.is_integer:
+            return int(round(value - self.lo))
+        span = self.hi - self.lo
+        return int(round((value - self.lo) / span * SLIDER_STEPS)) if span > 0 else 0
+
+    def value(self) -> float:
+        return self._to_value(self.slider.value())
+
+    def set_value(self, value: float) -> None:
+        """Move the slider without emitting ``value_changed``."""
+        self.slider.blockSignals(True)
+        self.slider.setValue(self._to_position(value))
+        self.slider.blockSignals(False)
+        self._show(self.value())
+
+    def _show(self, value: float) -> None:
+        self.label.setText(f"{int(value)}" if self.is_integer else f"{value:.{self.decimals}f}")
+
+    def _on_slider(self, position: int) -> None:
+        value = self._to_value(position)
+        self._show(value)
+        self.value_changed.emit(value)

@@ -1,0 +1,296 @@
+"""Built-in teaching scenes, one registry.
+
+A scene is a description, not live state: each body says where its triangles come from (a
+generated shape or a shipped asset), its world pose, its colour and its deformer. The
+controller turns a :class:`SceneSpec` into meshes; nothing here calls the core.
+
+Generated shapes use pyvista's sources (``Sphere``, ``ParametricTorus``, ``Plane``) so the
+scenes need no files; shipped meshes live in ``assets/``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+ASSETS_DIR = Path(__file__).resolve().parents[1] / "assets"
+"""Where shipped meshes live (``assets/`` at the repository root)."""
+
+COLOR_A = "#7fa7d9"
+"""Mesh colour of body A (blue): the tree of A is drawn in the same hue, darker."""
+COLOR_B = "#9ccc7a"
+"""Mesh colour of body B (green). Neither colour is red: red is reserved for contacts."""
+COLOR_OTHER = "#c8c8c8"
+"""Colour of any third or later body (they are drawn but not tested)."""
+
+
+def default_color(index: int) -> str:
+    """Mesh colour of the ``index``-th body."""
+    return (COLOR_A, COLOR_B)[index] if index < 2 else COLOR_OTHER
+
+
+ShapeFn = Callable[[], tuple[np.ndarray, np.ndarray]]
+"""A generator of ``(vertices (n, 3) float64, faces (m, 3) int64)``."""
+
+
+def _poly_to_arrays(poly) -> tuple[np.ndarray, np.ndarray]:
+    """Vertices ``(n, 3) float64`` and faces ``(m, 3) int64`` of a triangulated pyvista mesh."""
+    tri = poly.triangulate().clean()
+    faces = np.asarray(tri.faces).reshape(-1, 4)[:, 1:]
+    return np.asarray(tri.points, dtype=np.float64), faces.astype(np.int64)
+
+
+def sphere(radius: float = 1.0, resolution: int = 32) -> ShapeFn:
+    """A UV sphere of about ``2 * resolution**2`` triangles centred at the origin."""
+
+    def make():
+        import pyvista as pv
+
+        return _poly_to_arrays(
+            pv.Sphere(radius=radius, theta_resolution=resolution, phi_resolution=resolution)
+        )
+
+    return make
+
+
+def torus(ring_radius: float = 1.0, tube_radius: float = 0.3, resolution: int = 48) -> ShapeFn:
+    """A torus around the local z axis."""
+
+    def make():
+        import pyvista as pv
+
+        return _poly_to_arrays(
+            pv.ParametricTorus(
+                ringradius=ring_radius,
+                crosssectionradius=tube_radius,
+                u_res=resolution,
+                v_res=max(12, resolution // 2),
+                w_res=1,
+            )
+        )
+
+    return make
+
+
+def sheet(size: float = 3.0, resolution: int = 64) -> ShapeFn:
+    """A square sheet in the local xy plane of ``2 * resolution**2`` triangles (a cloth)."""
+
+    def make():
+        import pyvista as pv
+
+        return _poly_to_arrays(
+            pv.Plane(i_size=size, j_size=size, i_resolution=resolution, j_resolution=resolution)
+        )
+
+    return make
+
+
+def pose_matrix(translation=(0.0, 0.0, 0.0), axis=(0.0, 0.0, 1.0), angle_deg: float = 0.0):
+    """A ``(4, 4) float64`` rigid transform: rotate about ``axis`` then translate (Rodrigues)."""
+    a = np.asarray(axis, dtype=np.float64)
+    a = a / np.linalg.norm(a)
+    k = np.array([[0.0, -a[2], a[1]], [a[2], 0.0, -a[0]], [-a[1], a[0], 0.0]])
+    angle = np.deg2rad(angle_deg)
+    m = np.eye(4)
+    m[:3, :3] = np.eye(3) + np.sin(angle) * k + (1.0 - np.cos(angle)) * (k @ k)
+    m[:3, 3] = translation
+    return m
+
+
+@dataclass(frozen=True)
+class BodySpec:
+    """One body of a scene.
+
+    Attributes
+    ----------
+    name : str
+    shape : ShapeFn or str
+        A generator, or the file name of a shipped asset in ``assets/``.
+    pose : (4, 4) float64
+        World pose.
+    fit_size : float or None
+        If set, the rest mesh is centred on its box centre and scaled so that its longest
+        side is ``fit_size`` (shipped meshes come in very different units).
+    deformer : str or None
+        Key in ``core.deform.DEFORMERS``.
+    deformer_params : dict
+        Overrides of the deformer's defaults.
+    """
+
+    name: str
+    shape: ShapeFn | str
+    pose: np.ndarray = field(default_factory=lambda: np.eye(4))
+    fit_size: float | None = None
+    deformer: str | None = None
+    deformer_params: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class SceneParam:
+    """A scene-specific slider (e.g. the gap between two concentric spheres).
+
+    Attributes
+    ----------
+    label : str
+    lo, hi, default : float
+    body_index : int
+        The body whose rest vertices the slider changes.
+    apply : Callable[[ndarray, float], ndarray]
+        ``apply(base_vertices (n, 3) float64, value) -> (n, 3) float64``; same faces, so
+        the tree is refitted, not rebuilt.
+    """
+
+    label: str
+    lo: float
+    hi: float
+    default: float
+    body_index: int
+    apply: Callable[[np.ndarray, float], np.ndarray]
+
+
+@dataclass(frozen=True)
+class SceneSpec:
+    """A built-in scene.
+
+    Attributes
+    ----------
+    key : str
+    title : str
+    description : str
+        Two sentences for the student: what to look at.
+    bodies : tuple of BodySpec
+        Bodies 0 and 1 are the pair that is tested (A and B).
+    param : SceneParam or None
+    playing : bool
+        Start with the deformers running.
+    """
+
+    key: str
+    title: str
+    description: str
+    bodies: tuple[BodySpec, ...]
+    param: SceneParam | None = None
+    playing: bool = False
+
+
+def _scale_about_origin(base: np.ndarray, radius: float) -> np.ndarray:
+    """Scale a unit sphere (centred at the origin) to ``radius``."""
+    return base * radius
+
+
+SCENES: dict[str, SceneSpec] = {}
+"""Every built-in scene by key, in menu order."""
+
+
+def _register(spec: SceneSpec) -> None:
+    SCENES[spec.key] = spec
+
+
+_register(
+    SceneSpec(
+        "two-spheres",
+        "Two spheres overlapping",
+        "Two spheres overlap in a lens. Move the level slider: the overlapping boxes close in "
+        "on the ring where the surfaces cross.",
+        (
+            BodySpec("sphere A", sphere(1.0, 32), pose_matrix((-0.7, 0.0, 0.0))),
+            BodySpec("sphere B", sphere(1.0, 28), pose_matrix((0.7, 0.1, 0.0))),
+        ),
+    )
+)
+_register(
+    SceneSpec(
+        "bunny-teapot",
+        "Bunny vs teapot",
+        "Two scanned meshes of very different triangle sizes. Big teapot triangles meet "
+        "many small bunny triangles in each leaf pair.",
+        (
+            BodySpec("bunny", "stanford-bunny.obj", pose_matrix((-0.5, 0.0, 0.0)), fit_size=2.0),
+            BodySpec(
+                "teapot", "teapot.obj", pose_matrix((0.9, -0.2, 0.1), (0, 1, 0), 30.0),
+                fit_size=2.0,
+            ),
+        ),
+    )
+)
+_register(
+    SceneSpec(
+        "spot-twist-torus",
+        "Spot twisted through a torus",
+        "The cow is twisted every frame and its tree refitted, while the torus stays still. "
+        "Watch the drift value grow with the twist.",
+        (
+            BodySpec(
+                "spot", "spot.obj", pose_matrix((0.0, 0.0, 0.0)), fit_size=2.0,
+                deformer="twist",
+            ),
+            BodySpec(
+                "torus", torus(0.9, 0.25, 64), pose_matrix((0.0, 0.1, 0.2))
+            ),
+        ),
+        playing=True,
+    )
+)
+_register(
+    SceneSpec(
+        "cloth-sphere",
+        "Cloth waving over a sphere",
+        "A sheet waves over a ball. Many thin, flat boxes: the travelling wave makes the "
+        "refitted boxes of the sheet overlap the ball's boxes in a moving band.",
+        (
+            BodySpec(
+                "cloth", sheet(3.0, 64), pose_matrix((0.0, 0.85, 0.0), (1, 0, 0), -90.0),
+                deformer="wave", deformer_params={"amplitude": 0.06},
+            ),
+            BodySpec("ball", sphere(0.9, 32)),
+        ),
+        playing=True,
+    )
+)
+_register(
+    SceneSpec(
+        "concentric-spheres",
+        "Parallel close proximity",
+        "Two concentric spheres that never touch. With a small gap nearly every box of one "
+        "overlaps boxes of the other: the worst case of a bounding-volume test.",
+        (
+            BodySpec("inner sphere", sphere(1.0, 40)),
+            BodySpec("outer sphere", sphere(1.0, 36)),
+        ),
+        param=SceneParam("gap", 0.0, 0.5, 0.05, 1, lambda v, gap: _scale_about_origin(v, 1 + gap)),
+    )
+)
+_register(
+    SceneSpec(
+        "linked-tori",
+        "Interlinked tori",
+        "Two rings that pass through each other without touching: many boxes overlap, but "
+        "no triangle does. Drag one ring to make them touch.",
+        (
+            BodySpec("torus A", torus(1.0, 0.3, 64), pose_matrix((0, 0, 0), (1, 0, 0), 90)),
+            BodySpec("torus B", torus(1.0, 0.3, 64), pose_matrix((1.0, 0.0, 0.0))),
+        ),
+    )
+)
+_register(
+    SceneSpec(
+        "bunny-bunny",
+        "Bunny vs bunny (69k each, benchmark)",
+        "Two full-resolution bunnies, one waving. The workload of the speed target: refit "
+        "and traverse about 139k nodes per tree every frame.",
+        (
+            BodySpec("bunny A", "stanford-bunny.obj", fit_size=2.0),
+            BodySpec(
+                "bunny B", "stanford-bunny.obj", pose_matrix((0.6, 0.2, 0.0), (0, 1, 0), 40.0),
+                fit_size=2.0, deformer="wave",
+            ),
+        ),
+        playing=True,
+    )
+)
+
+DEFAULT_SCENE = "two-spheres"
+"""The scene the window opens on."""
