@@ -1,4 +1,5 @@
-"""Command line: ``python -m core contacts A B ...`` and ``python -m core warmup``."""
+"""Command line: ``python -m core contacts A B ...``, ``python -m core distance A B ...`` and
+``python -m core warmup``."""
 
 from __future__ import annotations
 
@@ -25,6 +26,27 @@ translated: x = R (S x_B) + t.
 
 def _rule_names(enum_cls) -> list[str]:
     return [m.name.lower() for m in enum_cls]
+
+
+def _bv_names() -> list[str]:
+    from core.bv import BV_KINDS
+
+    return list(BV_KINDS)
+
+
+def _distance_bv_names() -> list[str]:
+    from core.bv import BV_KINDS
+
+    return [name for name, kind in BV_KINDS.items() if kind.lower_bound is not None]
+
+
+def _pose_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--translate-b", nargs=3, type=float, metavar=("X", "Y", "Z"),
+                   default=(0.0, 0.0, 0.0), help="translation of B (applied last)")  # fmt: skip
+    p.add_argument("--rotate-b", nargs=4, type=float, metavar=("AX", "AY", "AZ", "DEG"),
+                   help="rotation of B about axis (AX, AY, AZ) by DEG degrees")  # fmt: skip
+    p.add_argument("--scale-b", type=float, default=1.0, metavar="S",
+                   help="uniform scale of B about its own origin (applied first)")  # fmt: skip
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -56,9 +78,24 @@ def build_parser() -> argparse.ArgumentParser:
                    help="most triangles per leaf (default 1)")  # fmt: skip
     c.add_argument("--descend", choices=_rule_names(DescendRule), default="larger_volume",
                    help="which node of an overlapping pair to split")  # fmt: skip
+    c.add_argument("--bv", choices=_bv_names(), default=None, metavar="KIND",
+                   help="bounding volume of the traversal: " + " ".join(_bv_names())
+                   + " (default: the AABB tree's own boxes)")  # fmt: skip
     c.add_argument("--json", action="store_true", help="print one JSON object")
     c.add_argument("--max-pairs", type=int, default=20, metavar="N",
                    help="pairs listed in text output (default 20; --json lists all)")  # fmt: skip
+
+    d = sub.add_parser("distance", help="minimum distance and closest triangles of two meshes")
+    d.add_argument("mesh_a", help="OBJ, STL, PLY, OFF, VTK or VTP file")
+    d.add_argument("mesh_b", help="OBJ, STL, PLY, OFF, VTK or VTP file")
+    _pose_args(d)
+    d.add_argument("--split", choices=_rule_names(SplitRule), default="midpoint",
+                   help="split rule of both trees")  # fmt: skip
+    d.add_argument("--leaf-size", type=int, default=1, metavar="K")
+    d.add_argument("--bv", choices=_distance_bv_names(), default="rss", metavar="KIND",
+                   help="volume whose distance bound prunes: "
+                   + " ".join(_distance_bv_names()) + " (default rss)")  # fmt: skip
+    d.add_argument("--json", action="store_true", help="print one JSON object")
 
     w = sub.add_parser("warmup", help="compile the numba kernels into the on-disk cache")
     w.add_argument("--quiet", action="store_true")
@@ -101,8 +138,14 @@ def run_contacts(args) -> dict:
     split = SplitRule[args.split.upper()]
     tree_a, tree_b = build_trees([mesh_a, mesh_b], split, args.leaf_size)
     t2 = time.perf_counter()
-    result = collide(mesh_a, tree_a, mesh_b, tree_b, None, pose_b,
-                     descend=DescendRule[args.descend.upper()], trace=True)  # fmt: skip
+    if args.bv is None:
+        result = collide(mesh_a, tree_a, mesh_b, tree_b, None, pose_b,
+                         descend=DescendRule[args.descend.upper()], trace=True)  # fmt: skip
+    else:
+        from core.collide.bvquery import collide_bv
+
+        result = collide_bv(mesh_a, tree_a, mesh_b, tree_b, None, pose_b, bv=args.bv,
+                            descend=DescendRule[args.descend.upper()], trace=True)  # fmt: skip
     containment = pair_containment(mesh_a, mesh_b, None, pose_b, result)
     trace = result.trace
     levels = [
@@ -120,6 +163,7 @@ def run_contacts(args) -> dict:
                    "degenerate": mesh_b.n_degenerate},
         "split": split.name.lower(),
         "leaf_size": args.leaf_size,
+        **({"bv": args.bv} if args.bv is not None else {}),
         "pairs": result.pairs.tolist(),
         "source_pairs": np.stack([src_a, src_b], axis=1).tolist(),
         "kinds": result.kinds.tolist(),
@@ -141,6 +185,59 @@ def run_contacts(args) -> dict:
     }
 
 
+def _load_posed(args):
+    from core.io import load_mesh
+    from core.pose import Pose, rotation_matrix
+
+    _check_args(args)
+    mesh_a = load_mesh(args.mesh_a)
+    mesh_b = load_mesh(args.mesh_b)
+    if args.scale_b != 1.0:
+        mesh_b = mesh_b.with_vertices(mesh_b.vertices * args.scale_b)
+    rot = np.eye(3)
+    if args.rotate_b is not None:
+        rot = rotation_matrix(args.rotate_b[:3], math.radians(args.rotate_b[3]))
+    return mesh_a, mesh_b, Pose(rot, np.array(args.translate_b))
+
+
+def run_distance(args) -> dict:
+    """Load, pose, build and measure the minimum distance; return the report as a dict."""
+    from core.bvh import SplitRule, build_trees
+    from core.distance import min_distance
+
+    mesh_a, mesh_b, pose_b = _load_posed(args)
+    tree_a, tree_b = build_trees([mesh_a, mesh_b], SplitRule[args.split.upper()], args.leaf_size)
+    r = min_distance(mesh_a, tree_a, mesh_b, tree_b, None, pose_b, bv=args.bv)
+    return {
+        "mesh_a": {"path": str(args.mesh_a), "triangles": mesh_a.n_faces},
+        "mesh_b": {"path": str(args.mesh_b), "triangles": mesh_b.n_faces},
+        "bv": args.bv,
+        "distance": r.distance,
+        "pair": [int(x) for x in r.pair],
+        "source_pair": [int(mesh_a.source_face_ids[r.pair[0]]),
+                        int(mesh_b.source_face_ids[r.pair[1]])],  # fmt: skip
+        "point_a": r.point_a.tolist(),
+        "point_b": r.point_b.tolist(),
+        "counters": {"bv_tests": r.counters.n_bv_tests, "tri_tests": r.counters.n_tri_tests},
+        "timings_ms": {k: 1e3 * v for k, v in r.timings.items()},
+    }
+
+
+def format_distance(report: dict) -> str:
+    """The text form of :func:`run_distance`'s report."""
+    pa = ", ".join(f"{x:.6g}" for x in report["point_a"])
+    pb = ", ".join(f"{x:.6g}" for x in report["point_b"])
+    c = report["counters"]
+    return "\n".join([
+        f"A: {report['mesh_a']['path']} ({report['mesh_a']['triangles']} triangles)",
+        f"B: {report['mesh_b']['path']} ({report['mesh_b']['triangles']} triangles)",
+        f"distance: {report['distance']:.9g} ({report['bv']} bounds)",
+        f"closest triangles: A {report['pair'][0]}, B {report['pair'][1]}",
+        f"points: A ({pa})  B ({pb})",
+        f"BV tests {c['bv_tests']}, triangle distances {c['tri_tests']}",
+    ])  # fmt: skip
+
+
 def format_report(report: dict, max_pairs: int) -> str:
     """The text form of :func:`run_contacts`'s report."""
     from core.collide.tritri import ContactKind
@@ -149,7 +246,8 @@ def format_report(report: dict, max_pairs: int) -> str:
     lines = [
         f"A: {a['path']} ({a['triangles']} triangles)",
         f"B: {b['path']} ({b['triangles']} triangles)",
-        f"tree: {report['split']} split, leaf size {report['leaf_size']}",
+        f"tree: {report['split']} split, leaf size {report['leaf_size']}"
+        + (f", {report['bv']} volumes" if "bv" in report else ""),
         f"contacts: {c['contacts']} triangle pairs",
     ]
     if "containment" in report:
@@ -185,10 +283,13 @@ def main(argv: list[str] | None = None) -> int:
         warm_up(verbose=not args.quiet)
         return 0
     try:
-        report = run_contacts(args)
+        report = run_distance(args) if args.command == "distance" else run_contacts(args)
     except (BVHLabError, ValueError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    if args.command == "distance":
+        print(json.dumps(report) if args.json else format_distance(report))
+        return 0
     if args.json:
         print(json.dumps(report))
     else:

@@ -25,6 +25,31 @@ def _tiny_meshes():
     return TriMesh.from_arrays(v, f, "a"), TriMesh.from_arrays(v * 0.9 + 0.3, f, "b")
 
 
+def _warm_bounding_volumes(a, tree_a, b, tree_b, pose) -> None:
+    """The kernels of every bounding-volume kind, the generic traversal and distance."""
+    import core.collide.bvquery as bvquery
+    from core.bv import BV_KINDS, ObbFit, fit_volumes, refit_volumes
+    from core.distance import min_distance, within_distance
+
+    for method in ObbFit:
+        fit_volumes(tree_a, a, "obb", obb_fit=method)
+    saved = bvquery.PARALLEL_MIN_PAIRS
+    try:
+        for parallel_min in (saved, 0):
+            bvquery.PARALLEL_MIN_PAIRS = parallel_min
+            for trace in (False, True):
+                # One kernel serves every kind (dispatch on the kind's code): one kind
+                # compiles it; the others only compile their own fit and refit.
+                bvquery.collide_bv(a, tree_a, b, tree_b, None, pose, bv="obb", trace=trace)
+    finally:
+        bvquery.PARALLEL_MIN_PAIRS = saved
+    for name in BV_KINDS:
+        fit_volumes(tree_b, b, name)
+        refit_volumes(tree_a, a, name)
+    min_distance(a, tree_a, b, tree_b, None, pose)
+    within_distance(a, tree_a, b, tree_b, None, pose, d=0.1)
+
+
 def warm_up(verbose: bool = True) -> float:
     """Run every kernel on tiny inputs; return the seconds it took."""
     t0 = time.perf_counter()
@@ -56,6 +81,7 @@ def warm_up(verbose: bool = True) -> float:
     finally:
         for m, value in zip(modules, saved):
             m.PARALLEL_MIN_PAIRS = value
+    _warm_bounding_volumes(a, tree_a, b, tree_b, pose)
     seconds = time.perf_counter() - t0
     if verbose:
         print(f"numba kernels ready in {seconds:.1f} s")

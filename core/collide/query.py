@@ -72,7 +72,7 @@ def relative_pose(pose_a: Pose | None, pose_b: Pose | None) -> Pose:
     return pa.inverse().compose(pb)
 
 
-def _box_margin(tree_a: Tree, tree_b: Tree, tol: Tolerances) -> float:
+def box_margin(tree_a: Tree, tree_b: Tree, tol: Tolerances) -> float:
     # The root boxes bound every coordinate the box tests see, so round-off in them is a
     # fraction of this scale.
     scale = max(
@@ -119,7 +119,7 @@ def collide(
     rot = np.ascontiguousarray(rel.rotation)
     trans = np.ascontiguousarray(rel.translation)
     is_rotated = not np.array_equal(rot, np.eye(3))
-    margin = _box_margin(tree_a, tree_b, tol)
+    margin = box_margin(tree_a, tree_b, tol)
 
     t0 = time.perf_counter()
     leaf_a, leaf_b, counts, level_start, trace_a, trace_b, trace_sep, level_leaves = traverse(

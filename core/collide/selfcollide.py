@@ -39,7 +39,7 @@ from core.collide.tandem import (
     DescendRule,
     _classify_parallel,
     _classify_serial,
-    _grow,
+    grow,
 )
 from core.collide.trace import Counters, Trace
 from core.collide.tritri import ContactKind, tri_tri_batch
@@ -127,8 +127,8 @@ def self_traverse(first, count, bmin, bmax, margin, rule, record, parallel_min):
                 n_child += 2
             if act != _ACTION_CULL:
                 n_overlaps += 1
-        leaf_a = _grow(leaf_a, n_leaf + n_new_leaf)
-        leaf_b = _grow(leaf_b, n_leaf + n_new_leaf)
+        leaf_a = grow(leaf_a, n_leaf + n_new_leaf)
+        leaf_b = grow(leaf_b, n_leaf + n_new_leaf)
         next_a = np.empty(n_child, dtype=np.int32)
         next_b = np.empty(n_child, dtype=np.int32)
         o = 0
@@ -165,12 +165,12 @@ def self_traverse(first, count, bmin, bmax, margin, rule, record, parallel_min):
                         next_b[o] = cb + v
                         o += 1
         if record:
-            level_start = _grow(level_start, n_levels + 2)
-            level_leaves = _grow(level_leaves, n_levels + 1)
+            level_start = grow(level_start, n_levels + 2)
+            level_leaves = grow(level_leaves, n_levels + 1)
             start = level_start[n_levels]
-            trace_a = _grow(trace_a, start + n)
-            trace_b = _grow(trace_b, start + n)
-            trace_sep = _grow(trace_sep, start + n)
+            trace_a = grow(trace_a, start + n)
+            trace_b = grow(trace_b, start + n)
+            trace_sep = grow(trace_sep, start + n)
             trace_a[start : start + n] = fa
             trace_b[start : start + n] = fb
             trace_sep[start : start + n] = sep

@@ -160,7 +160,7 @@ _scatter_parallel = njit(cache=True, nogil=True, parallel=True)(_scatter_py)
 
 
 @njit(cache=True, nogil=True)
-def _grow(buffer, needed):
+def grow(buffer, needed):
     if needed <= buffer.shape[0]:
         return buffer
     out = np.empty(max(needed, 2 * buffer.shape[0]), dtype=buffer.dtype)
@@ -251,8 +251,8 @@ def traverse(first_a, count_a, bmin_a, bmax_a, first_b, count_b, bmin_b, bmax_b,
             if act != _ACTION_CULL:
                 n_overlaps += 1
         n_tests += n
-        leaf_a = _grow(leaf_a, n_leaf + n_new_leaf)
-        leaf_b = _grow(leaf_b, n_leaf + n_new_leaf)
+        leaf_a = grow(leaf_a, n_leaf + n_new_leaf)
+        leaf_b = grow(leaf_b, n_leaf + n_new_leaf)
         next_a = np.empty(n_child, dtype=np.int32)
         next_b = np.empty(n_child, dtype=np.int32)
         if parallel:
@@ -263,12 +263,12 @@ def traverse(first_a, count_a, bmin_a, bmax_a, first_b, count_b, bmin_b, bmax_b,
                             next_a, next_b, leaf_a, leaf_b)
         n_leaf += n_new_leaf
         if record:
-            level_start = _grow(level_start, n_levels + 2)
-            level_leaves = _grow(level_leaves, n_levels + 1)
+            level_start = grow(level_start, n_levels + 2)
+            level_leaves = grow(level_leaves, n_levels + 1)
             start = level_start[n_levels]
-            trace_a = _grow(trace_a, start + n)
-            trace_b = _grow(trace_b, start + n)
-            trace_sep = _grow(trace_sep, start + n)
+            trace_a = grow(trace_a, start + n)
+            trace_b = grow(trace_b, start + n)
+            trace_sep = grow(trace_sep, start + n)
             trace_a[start : start + n] = fa
             trace_b[start : start + n] = fb
             trace_sep[start : start + n] = sep

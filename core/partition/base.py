@@ -138,7 +138,7 @@ class Partition:
 def margin_for(bmin: np.ndarray, bmax: np.ndarray, tol: Tolerances = DEFAULT_TOLERANCES) -> float:
     """Box inflation for a scene whose coordinates lie in ``[bmin, bmax]`` (``(3,) float64``).
 
-    The same rule as the AABB traversal (:func:`core.collide.query._box_margin`): round-off in
+    The same rule as the AABB traversal (:func:`core.collide.query.box_margin`): round-off in
     any coordinate is a fraction of the largest coordinate magnitude or extent.
     """
     scale = max(

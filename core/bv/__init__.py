@@ -1,0 +1,10 @@
+"""Bounding volumes: one module per kind with the same function set, and one registry.
+
+``BV_KINDS`` keys: ``aabb`` (SAT lite under rotation), ``aabb15`` (full 15-axis test), ``obb``,
+``sphere``, ``kdop6``, ``kdop14``, ``kdop18``, ``kdop26``, ``pss``, ``lss``, ``rss``.
+"""
+
+from core.bv.obb import ObbFit
+from core.bv.registry import BV_KINDS, BVKind, fit_volumes, get_kind, refit_volumes
+
+__all__ = ["BV_KINDS", "BVKind", "ObbFit", "fit_volumes", "get_kind", "refit_volumes"]

@@ -1,0 +1,236 @@
+"""The registry of bounding-volume kinds, and numba dispatch over them.
+
+Every kind is a :class:`BVKind`: a row width and the kind's numba functions with the common
+signatures (``fit``, ``refit``, ``overlap``, ``volume``, ``lower_bound``), a ``wire`` for the
+viewer, a label and a description for students.
+
+Why the traversal dispatches on a small integer ``code`` instead of taking the ``overlap``
+function as a first-class argument: numba 0.68 compiles a kernel that takes (or closes over)
+a dispatcher fine, but does not reuse its on-disk cache in a new process (measured: the
+cache index is re-written on every run), so every process would pay the compile of every
+kind's traversal again. :func:`overlap_by_code` is an ``if`` chain over the same functions;
+one kernel, compiled and cached once.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from core.bv import aabb, kdop, obb, sphere, ssv
+
+
+@dataclass(frozen=True)
+class BVKind:
+    """One kind of bounding volume.
+
+    Attributes
+    ----------
+    name : str
+        Registry key.
+    code : int
+        Its number in the numba dispatch (:func:`overlap_by_code`).
+    width : int
+        Floats per node row.
+    fit, refit, overlap, volume, lower_bound : numba functions
+        ``fit(vertices, faces, prim_ids, prim_start, n_prims, out)``;
+        ``refit(vertices, faces, prim_ids, prim_start, n_prims, first, count, level_nodes,
+        level_start, out)``; ``overlap(row_a, row_b, rot, trans, margin) -> int`` (-1 or the
+        id of the test that separated); ``volume(row) -> float``;
+        ``lower_bound(row_a, row_b, rot, trans) -> float`` (None where not offered).
+    wire : callable
+        ``wire(rows) -> dict`` of plain numpy drawable records.
+    refit_exact : bool
+        Whether ``refit`` gives the same volumes as ``fit`` (exact merge or from primitives).
+    label, description : str
+    """
+
+    name: str
+    code: int
+    width: int
+    fit: Callable
+    refit: Callable
+    overlap: Callable
+    volume: Callable
+    lower_bound: Callable | None
+    wire: Callable
+    refit_exact: bool
+    label: str
+    description: str
+
+
+def _kinds() -> dict[str, BVKind]:
+    k = [
+        BVKind("aabb", 0, aabb.WIDTH, aabb.fit, aabb.refit, aabb.overlap, aabb.volume,
+               aabb.lower_bound, aabb.wire, True, "AABB (SAT lite)",
+               "Axis-aligned boxes. Under rotation B's box is tested in A's frame with only the "
+               "six face axes (van den Bergen's SAT lite): cheap, never misses, sometimes lets "
+               "a separated pair through."),
+        BVKind("aabb15", 1, aabb.WIDTH, aabb.fit, aabb.refit, aabb.overlap15, aabb.volume,
+               aabb.lower_bound, aabb.wire, True, "AABB (15 axes)",
+               "Axis-aligned boxes tested with the full 15-axis separating axis test: fewer "
+               "box tests than SAT lite, more arithmetic per test."),
+        BVKind("obb", 2, obb.WIDTH, obb.fit, obb.refit, obb.overlap, obb.volume,
+               obb.lower_bound, obb.wire, True, "OBB",
+               "Oriented boxes along the principal axes of the triangles (OBBTree, RAPID); "
+               "15-axis test. Tight on long thin parts; fit costs an eigen-decomposition."),
+        BVKind("sphere", 3, sphere.WIDTH, sphere.fit, sphere.refit, sphere.overlap,
+               sphere.volume, sphere.lower_bound, sphere.wire, False, "Sphere",
+               "Spheres around the box centre. Rotation-invariant and the cheapest test, but "
+               "loose on flat and long parts; refit merges child spheres loosely."),
+    ]
+    code = 4
+    for n in (6, 14, 18, 26):
+        dirs = kdop.DIRECTIONS[n]
+        k.append(BVKind(
+            f"kdop{n}", code, 2 * dirs.shape[0], getattr(kdop, f"fit{n}"),
+            getattr(kdop, f"refit{n}"), getattr(kdop, f"overlap{n}"),
+            getattr(kdop, f"volume{n}"), None, kdop.make_wire(dirs), True, f"{n}-DOP",
+            f"Slabs along {dirs.shape[0]} fixed directions. Exact and cheap without rotation; "
+            "under rotation each side's box is projected on the other's slabs (conservative).",
+        ))  # fmt: skip
+        code += 1
+    k += [
+        BVKind("pss", 8, ssv.WIDTH, ssv.fit_pss, ssv.refit_pss, ssv.overlap_pss, ssv.volume,
+               ssv.lower_bound_pss, ssv.wire, True, "PSS (point swept sphere)",
+               "A sphere, stored as a swept sphere (PQP). Its distance bound is the centre "
+               "distance minus the radii."),
+        BVKind("lss", 9, ssv.WIDTH, ssv.fit_lss, ssv.refit_lss, ssv.overlap_lss, ssv.volume,
+               ssv.lower_bound_lss, ssv.wire, True, "LSS (capsule)",
+               "A segment along the main axis swept by a sphere (PQP): a capsule."),
+        BVKind("rss", 10, ssv.WIDTH, ssv.fit_rss, ssv.refit_rss, ssv.overlap_rss, ssv.volume,
+               ssv.lower_bound_rss, ssv.wire, True, "RSS (rounded rectangle)",
+               "A rectangle in the two main axes swept by a sphere (PQP): tight for distance "
+               "queries, its bound is the rectangle-rectangle distance minus the radii."),
+    ]
+    return {kind.name: kind for kind in k}
+
+
+#: Every bounding-volume kind by name.
+BV_KINDS: dict[str, BVKind] = _kinds()
+
+
+def get_kind(bv: str | BVKind) -> BVKind:
+    """Look a kind up by name; a clear error lists the names."""
+    if isinstance(bv, BVKind):
+        return bv
+    try:
+        return BV_KINDS[str(bv).lower()]
+    except KeyError:
+        raise ValueError(f"unknown bounding volume {bv!r}; one of {', '.join(BV_KINDS)}") from None
+
+
+@njit(cache=True, nogil=True)
+def overlap_by_code(code, ra, rb, rot, trans, margin):
+    """The ``overlap`` of kind ``code`` (see :class:`BVKind`)."""
+    if code == 0:
+        return aabb.overlap(ra, rb, rot, trans, margin)
+    if code == 1:
+        return aabb.overlap15(ra, rb, rot, trans, margin)
+    if code == 2:
+        return obb.overlap(ra, rb, rot, trans, margin)
+    if code == 3:
+        return sphere.overlap(ra, rb, rot, trans, margin)
+    if code == 4:
+        return kdop.overlap6(ra, rb, rot, trans, margin)
+    if code == 5:
+        return kdop.overlap14(ra, rb, rot, trans, margin)
+    if code == 6:
+        return kdop.overlap18(ra, rb, rot, trans, margin)
+    if code == 7:
+        return kdop.overlap26(ra, rb, rot, trans, margin)
+    if code == 8:
+        return ssv.overlap_pss(ra, rb, rot, trans, margin)
+    if code == 9:
+        return ssv.overlap_lss(ra, rb, rot, trans, margin)
+    return ssv.overlap_rss(ra, rb, rot, trans, margin)
+
+
+@njit(cache=True, nogil=True)
+def volume_by_code(code, row):
+    """The ``volume`` of kind ``code``."""
+    if code <= 1:
+        return aabb.volume(row)
+    if code == 2:
+        return obb.volume(row)
+    if code == 3:
+        return sphere.volume(row)
+    if code == 4:
+        return kdop.volume6(row)
+    if code == 5:
+        return kdop.volume14(row)
+    if code == 6:
+        return kdop.volume18(row)
+    if code == 7:
+        return kdop.volume26(row)
+    return ssv.volume(row)
+
+
+@njit(cache=True, nogil=True)
+def lower_bound_by_code(code, ra, rb, rot, trans):
+    """The ``lower_bound`` of kind ``code`` (0 for kinds without one: never prunes)."""
+    if code <= 1:
+        return aabb.lower_bound(ra, rb, rot, trans)
+    if code == 2:
+        return obb.lower_bound(ra, rb, rot, trans)
+    if code == 3:
+        return sphere.lower_bound(ra, rb, rot, trans)
+    if code == 8:
+        return ssv.lower_bound_pss(ra, rb, rot, trans)
+    if code == 9:
+        return ssv.lower_bound_lss(ra, rb, rot, trans)
+    if code == 10:
+        return ssv.lower_bound_rss(ra, rb, rot, trans)
+    return 0.0
+
+
+_CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def fit_volumes(tree, mesh, bv: str | BVKind = "obb", obb_fit: obb.ObbFit | None = None):
+    """Every node's volume of one kind, fitted from its triangles; cached per tree and mesh.
+
+    Parameters
+    ----------
+    tree : core.bvh.Tree
+    mesh : TriMesh
+        The vertices the volumes are fitted to (same faces as the tree).
+    bv : str or BVKind
+    obb_fit : ObbFit, optional
+        Only for ``"obb"``: the covariance used (default ``SURFACE``).
+
+    Returns
+    -------
+    (k, width) float64
+        Read-only; row layout documented in the kind's module.
+    """
+    kind = get_kind(bv)
+    method = obb.ObbFit.SURFACE if obb_fit is None else obb.ObbFit(obb_fit)
+    key = (kind.name, int(method) if kind.name == "obb" else -1)
+    per_tree = _CACHE.setdefault(tree, {})
+    hit = per_tree.get(key)
+    if hit is not None and hit[0] is mesh.vertices:
+        return hit[1]
+    out = np.empty((tree.n_nodes, kind.width))
+    args = (mesh.vertices, mesh.faces, tree.prim_ids, tree.prim_start, tree.n_prims)
+    if kind.name == "obb":
+        obb.fit_method(*args, out, int(method))
+    else:
+        kind.fit(*args, out)
+    out.flags.writeable = False
+    per_tree[key] = (mesh.vertices, out)
+    return out
+
+
+def refit_volumes(tree, mesh, bv: str | BVKind = "obb") -> np.ndarray:
+    """Every node's volume through the kind's ``refit`` (bottom-up merge where the kind has
+    one, from primitives otherwise), ``(k, width) float64``; not cached."""
+    kind = get_kind(bv)
+    out = np.empty((tree.n_nodes, kind.width))
+    kind.refit(mesh.vertices, mesh.faces, tree.prim_ids, tree.prim_start, tree.n_prims,
+               tree.first, tree.count, tree.level_nodes, tree.level_start, out)  # fmt: skip
+    return out

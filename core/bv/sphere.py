@@ -1,0 +1,123 @@
+"""Bounding spheres (Hubbard 1996; Palmer and Grimsdale 1995), row ``(center 3, radius)``.
+
+Fit: centre of the node's axis-aligned box, radius to the farthest vertex -- within a few
+percent of Ritter's sphere on meshes and exact to compute in one pass after the box.
+Refit: leaves from their triangles, parents as the smallest sphere enclosing the two child
+spheres. That merge is loose (it may be larger than the fitted sphere of the union) but
+O(1) per node; :func:`fit` is the tight, O(m log m) alternative.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+#: Row layout: center 3, radius 1.
+WIDTH = 4
+
+
+@njit(cache=True, nogil=True)
+def _fit_node(vertices, faces, prim_ids, s, n, out, node):
+    lo = np.full(3, np.inf)
+    hi = np.full(3, -np.inf)
+    for p in range(s, s + n):
+        t = prim_ids[p]
+        for c in range(3):
+            v = faces[t, c]
+            for j in range(3):
+                lo[j] = min(lo[j], vertices[v, j])
+                hi[j] = max(hi[j], vertices[v, j])
+    centre = 0.5 * (lo + hi)
+    r2 = 0.0
+    for p in range(s, s + n):
+        t = prim_ids[p]
+        for c in range(3):
+            v = faces[t, c]
+            d0 = vertices[v, 0] - centre[0]
+            d1 = vertices[v, 1] - centre[1]
+            d2 = vertices[v, 2] - centre[2]
+            r2 = max(r2, d0 * d0 + d1 * d1 + d2 * d2)
+    out[node, 0:3] = centre
+    out[node, 3] = np.sqrt(r2)
+
+
+@njit(cache=True, nogil=True)
+def fit(vertices, faces, prim_ids, prim_start, n_prims, out):
+    """Fit every node's sphere.
+
+    Parameters
+    ----------
+    vertices : (n, 3) float64
+    faces : (m, 3) int32
+    prim_ids : (m,) int32
+    prim_start, n_prims : (k,) int32
+    out : (k, 4) float64
+    """
+    for node in range(prim_start.shape[0]):
+        _fit_node(vertices, faces, prim_ids, prim_start[node], n_prims[node], out, node)
+
+
+@njit(cache=True, nogil=True)
+def refit(vertices, faces, prim_ids, prim_start, n_prims, first, count, level_nodes, level_start,
+          out):
+    """Leaves from their triangles, parents by the loose two-sphere merge (see module)."""
+    for d in range(level_start.shape[0] - 2, -1, -1):
+        for j in range(level_start[d], level_start[d + 1]):
+            node = level_nodes[j]
+            if count[node] > 0:
+                _fit_node(vertices, faces, prim_ids, prim_start[node], n_prims[node], out, node)
+                continue
+            a = first[node]
+            b = a + 1
+            d0 = out[b, 0] - out[a, 0]
+            d1 = out[b, 1] - out[a, 1]
+            d2 = out[b, 2] - out[a, 2]
+            dist = np.sqrt(d0 * d0 + d1 * d1 + d2 * d2)
+            ra = out[a, 3]
+            rb = out[b, 3]
+            if dist + rb <= ra:
+                out[node, :] = out[a, :]
+            elif dist + ra <= rb:
+                out[node, :] = out[b, :]
+            else:
+                r = 0.5 * (dist + ra + rb)
+                w = (r - ra) / dist
+                out[node, 0] = out[a, 0] + w * d0
+                out[node, 1] = out[a, 1] + w * d1
+                out[node, 2] = out[a, 2] + w * d2
+                # The centre moved by round-off; never let the merged sphere shrink below
+                # either child.
+                out[node, 3] = r * (1.0 + 4.0 * np.finfo(np.float64).eps)
+
+
+@njit(cache=True, nogil=True)
+def _centre_distance(ra, rb, rot, trans):
+    d0 = rot[0, 0] * rb[0] + rot[0, 1] * rb[1] + rot[0, 2] * rb[2] + trans[0] - ra[0]
+    d1 = rot[1, 0] * rb[0] + rot[1, 1] * rb[1] + rot[1, 2] * rb[2] + trans[1] - ra[1]
+    d2 = rot[2, 0] * rb[0] + rot[2, 1] * rb[1] + rot[2, 2] * rb[2] + trans[2] - ra[2]
+    return np.sqrt(d0 * d0 + d1 * d1 + d2 * d2)
+
+
+@njit(cache=True, nogil=True)
+def overlap(ra, rb, rot, trans, margin):
+    """-1 if the spheres (A's grown by ``margin``) overlap, else 0 (the centre line)."""
+    if _centre_distance(ra, rb, rot, trans) > ra[3] + rb[3] + margin:
+        return 0
+    return -1
+
+
+@njit(cache=True, nogil=True)
+def lower_bound(ra, rb, rot, trans):
+    """Distance between the two spheres (0 if they overlap)."""
+    return max(0.0, _centre_distance(ra, rb, rot, trans) - ra[3] - rb[3])
+
+
+@njit(cache=True, nogil=True)
+def volume(row):
+    return 4.0 / 3.0 * np.pi * row[3] ** 3
+
+
+def wire(rows: np.ndarray) -> dict:
+    """Drawable records: ``{"kind": "sphere", "centers": (j, 3), "radii": (j,)}`` float64."""
+    rows = np.asarray(rows, dtype=np.float64).reshape(-1, WIDTH)
+    return {"kind": "sphere", "centers": rows[:, :3].copy(), "radii": rows[:, 3].copy()}

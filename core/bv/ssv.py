@@ -1,0 +1,223 @@
+"""Swept-sphere volumes of PQP (Larsen, Gottschalk, Lin, Manocha 2000): a point, segment or
+rectangle swept by a sphere -- PSS, LSS and RSS. One module for the three because they share
+the row layout, the fit and the distance routines; the registry gives each its own entry.
+
+Row layout (15, same for the three): ``center`` (3), ``axes`` (9: row-major 3x3, columns are
+the axes), ``half`` (2: half-lengths of the core along axes 0 and 1), ``radius`` (1). A PSS
+has ``half = (0, 0)``, an LSS ``half = (h, 0)``.
+
+Fit (PQP): the axes are the principal axes of the node's triangles (the area-integrated
+covariance of :mod:`core.bv.obb`); the core spans the vertices' range along the main one (LSS)
+or two (RSS) axes, the radius covers the rest: the half-thickness along the third axis (RSS),
+the farthest vertex from the axis (LSS), the farthest vertex from the centre of the node's box
+(PSS, the sphere of :mod:`core.bv.sphere`). PQP also rounds the rectangle's corners in; this
+fit keeps the plain rectangle, a little looser and simpler. Refit: from primitives.
+
+Overlap and distance: the distance of the two cores (point / segment / rectangle, from
+:mod:`core.bv._geom`) against the sum of the radii.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from core.bv import obb, sphere
+from core.bv._geom import closest_seg_seg, dot3, matvec3, rect_rect_distance
+
+#: Row layout: center 3, axes 9, half 2, radius 1.
+WIDTH = 15
+
+
+@njit(cache=True, nogil=True)
+def fit_pss(vertices, faces, prim_ids, prim_start, n_prims, out):
+    """PSS rows for every node (see :func:`fit_rss` for the parameters)."""
+    k = prim_start.shape[0]
+    tmp = np.empty((k, 4))
+    sphere.fit(vertices, faces, prim_ids, prim_start, n_prims, tmp)
+    for node in range(k):
+        out[node, :] = 0.0
+        out[node, 0:3] = tmp[node, 0:3]
+        out[node, 3] = 1.0
+        out[node, 7] = 1.0
+        out[node, 11] = 1.0
+        out[node, 14] = tmp[node, 3]
+
+
+@njit(cache=True, nogil=True)
+def fit_lss(vertices, faces, prim_ids, prim_start, n_prims, out):
+    """LSS rows for every node (see :func:`fit_rss` for the parameters)."""
+    k = prim_start.shape[0]
+    box = np.empty((k, 15))
+    obb.fit(vertices, faces, prim_ids, prim_start, n_prims, box)
+    for node in range(k):
+        out[node, 0:12] = box[node, 0:12]
+        out[node, 12] = box[node, 12]
+        out[node, 13] = 0.0
+        c = box[node, 0:3]
+        r2 = 0.0
+        for p in range(prim_start[node], prim_start[node] + n_prims[node]):
+            t = prim_ids[p]
+            for q in range(3):
+                x = vertices[faces[t, q]] - c
+                d1 = x[0] * box[node, 4] + x[1] * box[node, 7] + x[2] * box[node, 10]
+                d2 = x[0] * box[node, 5] + x[1] * box[node, 8] + x[2] * box[node, 11]
+                r2 = max(r2, d1 * d1 + d2 * d2)
+        out[node, 14] = np.sqrt(r2)
+
+
+@njit(cache=True, nogil=True)
+def fit_rss(vertices, faces, prim_ids, prim_start, n_prims, out):
+    """RSS rows for every node.
+
+    Parameters
+    ----------
+    vertices : (n, 3) float64
+    faces : (m, 3) int32
+    prim_ids : (m,) int32
+    prim_start, n_prims : (k,) int32
+    out : (k, 15) float64
+    """
+    k = prim_start.shape[0]
+    box = np.empty((k, 15))
+    obb.fit(vertices, faces, prim_ids, prim_start, n_prims, box)
+    for node in range(k):
+        out[node, 0:14] = box[node, 0:14]
+        out[node, 14] = box[node, 14]
+
+
+@njit(cache=True, nogil=True)
+def refit_pss(vertices, faces, prim_ids, prim_start, n_prims, first, count, ln, ls, out):
+    """From primitives (a full :func:`fit_pss`)."""
+    fit_pss(vertices, faces, prim_ids, prim_start, n_prims, out)
+
+
+@njit(cache=True, nogil=True)
+def refit_lss(vertices, faces, prim_ids, prim_start, n_prims, first, count, ln, ls, out):
+    """From primitives (a full :func:`fit_lss`)."""
+    fit_lss(vertices, faces, prim_ids, prim_start, n_prims, out)
+
+
+@njit(cache=True, nogil=True)
+def refit_rss(vertices, faces, prim_ids, prim_start, n_prims, first, count, ln, ls, out):
+    """From primitives (a full :func:`fit_rss`)."""
+    fit_rss(vertices, faces, prim_ids, prim_start, n_prims, out)
+
+
+@njit(cache=True, nogil=True)
+def _posed(rb, rot, trans):
+    """B's centre and first two axes in A's frame."""
+    c = matvec3(rot, rb[0:3]) + trans
+    axes = rb[3:12].reshape(3, 3)
+    u = matvec3(rot, axes[:, 0])
+    v = matvec3(rot, axes[:, 1])
+    return c, u, v
+
+
+@njit(cache=True, nogil=True)
+def _core_gap(ra, rb, rot, trans):
+    """Distance of the two cores minus the two radii (negative when they overlap)."""
+    cb, ub, vb = _posed(rb, rot, trans)
+    ca = ra[0:3]
+    axes = ra[3:12].reshape(3, 3)
+    ua = np.ascontiguousarray(axes[:, 0])
+    va = np.ascontiguousarray(axes[:, 1])
+    d = rect_rect_distance(ca, ua, va, ra[12], ra[13], cb, ub, vb, rb[12], rb[13])
+    return d - ra[14] - rb[14]
+
+
+@njit(cache=True, nogil=True)
+def _centres_far(ra, rb, rot, trans, margin):
+    """Quick reject by the bounding spheres of both volumes."""
+    cb = matvec3(rot, rb[0:3]) + trans
+    d = cb - ra[0:3]
+    reach_a = np.sqrt(ra[12] * ra[12] + ra[13] * ra[13]) + ra[14]
+    reach_b = np.sqrt(rb[12] * rb[12] + rb[13] * rb[13]) + rb[14]
+    return np.sqrt(dot3(d, d)) > reach_a + reach_b + margin
+
+
+@njit(cache=True, nogil=True)
+def overlap_rss(ra, rb, rot, trans, margin):
+    """-1 if the volumes overlap; 1 if culled by their bounding spheres, 0 by the exact
+    core distance (rectangle-rectangle distance > ra + rb)."""
+    if _centres_far(ra, rb, rot, trans, margin):
+        return 1
+    if _core_gap(ra, rb, rot, trans) > margin:
+        return 0
+    return -1
+
+
+@njit(cache=True, nogil=True)
+def _seg_gap(ra, rb, rot, trans):
+    cb, ub, _ = _posed(rb, rot, trans)
+    ca = ra[0:3]
+    ua = np.array([ra[3], ra[6], ra[9]])
+    d2, _, _ = closest_seg_seg(ca - ra[12] * ua, ca + ra[12] * ua, cb - rb[12] * ub,
+                               cb + rb[12] * ub)  # fmt: skip
+    return np.sqrt(d2) - ra[14] - rb[14]
+
+
+@njit(cache=True, nogil=True)
+def overlap_lss(ra, rb, rot, trans, margin):
+    """-1 if the capsules overlap; 1 culled by bounding spheres, 0 by segment distance."""
+    if _centres_far(ra, rb, rot, trans, margin):
+        return 1
+    if _seg_gap(ra, rb, rot, trans) > margin:
+        return 0
+    return -1
+
+
+@njit(cache=True, nogil=True)
+def overlap_pss(ra, rb, rot, trans, margin):
+    """-1 if the spheres overlap, else 0."""
+    if _centres_far(ra, rb, rot, trans, margin):
+        return 0
+    return -1
+
+
+@njit(cache=True, nogil=True)
+def lower_bound_rss(ra, rb, rot, trans):
+    """Distance between two RSS (0 if they overlap): PQP's bound."""
+    return max(0.0, _core_gap(ra, rb, rot, trans))
+
+
+@njit(cache=True, nogil=True)
+def lower_bound_lss(ra, rb, rot, trans):
+    return max(0.0, _seg_gap(ra, rb, rot, trans))
+
+
+@njit(cache=True, nogil=True)
+def lower_bound_pss(ra, rb, rot, trans):
+    d = matvec3(rot, rb[0:3]) + trans - ra[0:3]
+    return max(0.0, np.sqrt(dot3(d, d)) - ra[14] - rb[14])
+
+
+@njit(cache=True, nogil=True)
+def volume(row):
+    """Volume of the swept sphere (Steiner: ``2 r A + pi r^2 P / 2 + 4/3 pi r^3`` for a
+    rectangle of area A and perimeter P)."""
+    a = 2.0 * row[12]
+    b = 2.0 * row[13]
+    r = row[14]
+    return 2.0 * r * a * b + np.pi * r * r * (a + b) + 4.0 / 3.0 * np.pi * r**3
+
+
+def wire(rows: np.ndarray) -> dict:
+    """Drawable records of swept spheres.
+
+    Returns
+    -------
+    dict
+        ``{"kind": "swept", "corners": (j, 4, 3), "radii": (j,), "centers": (j, 3),
+        "axes": (j, 3, 3)}`` float64: the core rectangle's corners (repeated points for LSS and
+        PSS cores) and the sweeping radius.
+    """
+    rows = np.asarray(rows, dtype=np.float64).reshape(-1, WIDTH)
+    axes = rows[:, 3:12].reshape(-1, 3, 3)
+    signs = np.array([[1, 1], [1, -1], [-1, -1], [-1, 1]], dtype=np.float64)
+    u = axes[:, :, 0] * rows[:, 12:13]
+    v = axes[:, :, 1] * rows[:, 13:14]
+    corners = (rows[:, None, 0:3] + signs[None, :, 0:1] * u[:, None]
+               + signs[None, :, 1:2] * v[:, None])  # fmt: skip
+    return {"kind": "swept", "corners": corners, "radii": rows[:, 14].copy(),
+            "centers": rows[:, 0:3].copy(), "axes": axes.copy()}  # fmt: skip

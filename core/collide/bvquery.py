@@ -1,0 +1,302 @@
+"""Collision query over any bounding-volume kind of :mod:`core.bv`, on the same flat trees.
+
+The traversal is :mod:`core.collide.tandem`'s, breadth first with a classify and a scatter
+per level (so the :class:`~core.collide.trace.Trace` has the same form), but each pair is
+tested with the chosen kind's ``overlap`` on that kind's ``(k, w)`` volume rows, fitted once
+per tree and mesh (:func:`core.bv.fit_volumes`). The separating id in the trace is the
+kind's own (box axes 0-14, k-DOP slabs, 0/1 for the swept spheres; see each module). Leaf
+pairs go through the same exact triangle test as :func:`core.collide.query.collide`.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+from numba import njit, prange
+
+from core.bv.registry import BVKind, fit_volumes, get_kind, overlap_by_code, volume_by_code
+from core.bvh.tree import Tree
+from core.collide.query import CollisionResult, box_margin, relative_pose
+from core.collide.tandem import (
+    PARALLEL_MIN_PAIRS,
+    DescendRule,
+    expand_leaf_pairs,
+    grow,
+    transform_points,
+)
+from core.collide.trace import Counters, Trace
+from core.collide.tritri import ContactKind, tri_tri_batch
+from core.mesh import TriMesh
+from core.pose import Pose
+from core.settings import DEFAULT_TOLERANCES, Tolerances
+
+_ACTION_CULL = 0
+_ACTION_LEAVES = 1
+_ACTION_SPLIT_A = 2
+_ACTION_SPLIT_B = 3
+_ACTION_SPLIT_BOTH = 4
+
+
+def _classify_py(code, fa, fb, count_a, vol_a, count_b, vol_b, rot, trans, margin, rule,
+                 sep_out, action_out):  # fmt: skip
+    for i in prange(fa.shape[0]):
+        a = fa[i]
+        b = fb[i]
+        sep = overlap_by_code(code, vol_a[a], vol_b[b], rot, trans, margin)
+        sep_out[i] = sep
+        if sep >= 0:
+            action_out[i] = _ACTION_CULL
+            continue
+        leaf_a = count_a[a] > 0
+        leaf_b = count_b[b] > 0
+        if leaf_a and leaf_b:
+            action_out[i] = _ACTION_LEAVES
+        elif leaf_a:
+            action_out[i] = _ACTION_SPLIT_B
+        elif leaf_b:
+            action_out[i] = _ACTION_SPLIT_A
+        elif rule == 1:
+            action_out[i] = _ACTION_SPLIT_BOTH
+        elif rule == 2:
+            action_out[i] = _ACTION_SPLIT_A
+        elif volume_by_code(code, vol_a[a]) >= volume_by_code(code, vol_b[b]):
+            action_out[i] = _ACTION_SPLIT_A
+        else:
+            action_out[i] = _ACTION_SPLIT_B
+
+
+def _scatter_py(fa, fb, action, child_offset, leaf_offset, first_a, first_b,
+                next_a, next_b, leaf_a, leaf_b):  # fmt: skip
+    for i in prange(fa.shape[0]):
+        act = action[i]
+        a = fa[i]
+        b = fb[i]
+        o = child_offset[i]
+        if act == _ACTION_LEAVES:
+            leaf_a[leaf_offset[i]] = a
+            leaf_b[leaf_offset[i]] = b
+        elif act == _ACTION_SPLIT_A:
+            c = first_a[a]
+            next_a[o] = c
+            next_b[o] = b
+            next_a[o + 1] = c + 1
+            next_b[o + 1] = b
+        elif act == _ACTION_SPLIT_B:
+            c = first_b[b]
+            next_a[o] = a
+            next_b[o] = c
+            next_a[o + 1] = a
+            next_b[o + 1] = c + 1
+        elif act == _ACTION_SPLIT_BOTH:
+            ca = first_a[a]
+            cb = first_b[b]
+            for u in range(2):
+                for v in range(2):
+                    next_a[o + 2 * u + v] = ca + u
+                    next_b[o + 2 * u + v] = cb + v
+
+
+_classify_serial = njit(cache=True, nogil=True)(_classify_py)
+_classify_parallel = njit(cache=True, nogil=True, parallel=True)(_classify_py)
+_scatter_serial = njit(cache=True, nogil=True)(_scatter_py)
+_scatter_parallel = njit(cache=True, nogil=True, parallel=True)(_scatter_py)
+
+
+@njit(cache=True, nogil=True)
+def traverse_bv(code, first_a, count_a, vol_a, first_b, count_b, vol_b, rot, trans, margin, rule,
+                record, parallel_min):  # fmt: skip
+    """Tandem traversal from the pair of roots with the volumes of kind ``code``.
+
+    Parameters
+    ----------
+    code : int
+        :attr:`core.bv.BVKind.code`.
+    first_a, count_a : (ka,) int32
+    vol_a : (ka, w) float64
+    first_b, count_b : (kb,) int32
+    vol_b : (kb, w) float64
+        B's volumes in B's coordinates.
+    rot : (3, 3) float64
+    trans : (3,) float64
+        ``x_A = rot @ x_B + trans``.
+    margin : float
+    rule : int
+        A :class:`DescendRule` value (LARGER_VOLUME uses the kind's ``volume``).
+    record : bool
+    parallel_min : int
+
+    Returns
+    -------
+    Same as :func:`core.collide.tandem.traverse`.
+    """
+    fa = np.zeros(1, dtype=np.int32)
+    fb = np.zeros(1, dtype=np.int32)
+    leaf_a = np.empty(1024, dtype=np.int32)
+    leaf_b = np.empty(1024, dtype=np.int32)
+    n_leaf = 0
+    trace_a = np.empty(1024 if record else 0, dtype=np.int32)
+    trace_b = np.empty(1024 if record else 0, dtype=np.int32)
+    trace_sep = np.empty(1024 if record else 0, dtype=np.int8)
+    level_start = np.zeros(256, dtype=np.int64)
+    level_leaves = np.zeros(256, dtype=np.int64)
+    n_levels = 0
+    n_tests = 0
+    n_overlaps = 0
+    while fa.shape[0] > 0:
+        n = fa.shape[0]
+        sep = np.empty(n, dtype=np.int8)
+        action = np.empty(n, dtype=np.int8)
+        parallel = n >= parallel_min
+        if parallel:
+            _classify_parallel(code, fa, fb, count_a, vol_a, count_b, vol_b, rot, trans, margin,
+                               rule, sep, action)  # fmt: skip
+        else:
+            _classify_serial(code, fa, fb, count_a, vol_a, count_b, vol_b, rot, trans, margin,
+                             rule, sep, action)  # fmt: skip
+        child_offset = np.empty(n, dtype=np.int64)
+        leaf_offset = np.empty(n, dtype=np.int64)
+        n_child = 0
+        n_new_leaf = 0
+        for i in range(n):
+            act = action[i]
+            child_offset[i] = n_child
+            leaf_offset[i] = n_leaf + n_new_leaf
+            if act == _ACTION_LEAVES:
+                n_new_leaf += 1
+            elif act == _ACTION_SPLIT_BOTH:
+                n_child += 4
+            elif act != _ACTION_CULL:
+                n_child += 2
+            if act != _ACTION_CULL:
+                n_overlaps += 1
+        n_tests += n
+        leaf_a = grow(leaf_a, n_leaf + n_new_leaf)
+        leaf_b = grow(leaf_b, n_leaf + n_new_leaf)
+        next_a = np.empty(n_child, dtype=np.int32)
+        next_b = np.empty(n_child, dtype=np.int32)
+        if parallel:
+            _scatter_parallel(fa, fb, action, child_offset, leaf_offset, first_a, first_b,
+                              next_a, next_b, leaf_a, leaf_b)  # fmt: skip
+        else:
+            _scatter_serial(fa, fb, action, child_offset, leaf_offset, first_a, first_b,
+                            next_a, next_b, leaf_a, leaf_b)  # fmt: skip
+        n_leaf += n_new_leaf
+        if record:
+            level_start = grow(level_start, n_levels + 2)
+            level_leaves = grow(level_leaves, n_levels + 1)
+            start = level_start[n_levels]
+            trace_a = grow(trace_a, start + n)
+            trace_b = grow(trace_b, start + n)
+            trace_sep = grow(trace_sep, start + n)
+            trace_a[start : start + n] = fa
+            trace_b[start : start + n] = fb
+            trace_sep[start : start + n] = sep
+            level_start[n_levels + 1] = start + n
+            level_leaves[n_levels] = n_new_leaf
+        n_levels += 1
+        fa = next_a
+        fb = next_b
+    counts = np.array([n_tests, n_overlaps, n_leaf], dtype=np.int64)
+    if record:
+        total = level_start[n_levels]
+        return (leaf_a[:n_leaf], leaf_b[:n_leaf], counts, level_start[: n_levels + 1].copy(),
+                trace_a[:total].copy(), trace_b[:total].copy(), trace_sep[:total].copy(),
+                level_leaves[:n_levels].copy())  # fmt: skip
+    return (leaf_a[:n_leaf], leaf_b[:n_leaf], counts, np.zeros(1, dtype=np.int64),
+            trace_a[:0], trace_b[:0], trace_sep[:0], level_leaves[:0])  # fmt: skip
+
+
+def collide_bv(
+    mesh_a: TriMesh,
+    tree_a: Tree,
+    mesh_b: TriMesh,
+    tree_b: Tree,
+    pose_a: Pose | None = None,
+    pose_b: Pose | None = None,
+    *,
+    bv: str | BVKind = "obb",
+    descend: DescendRule = DescendRule.LARGER_VOLUME,
+    trace: bool = False,
+    tol: Tolerances = DEFAULT_TOLERANCES,
+    volumes_a: np.ndarray | None = None,
+    volumes_b: np.ndarray | None = None,
+) -> CollisionResult:
+    """All contacting triangle pairs of two posed meshes, traversing with one BV kind.
+
+    Parameters
+    ----------
+    mesh_a, mesh_b : TriMesh
+    tree_a, tree_b : Tree
+        Topologies (any split rule); their own AABBs are only used for the round-off margin.
+    pose_a, pose_b : Pose, optional
+    bv : str or BVKind
+        A key of :data:`core.bv.BV_KINDS`.
+    descend : DescendRule
+    trace : bool
+    tol : Tolerances
+    volumes_a, volumes_b : (k, w) float64, optional
+        Volume rows to use instead of :func:`core.bv.fit_volumes` (e.g. refitted ones, or an
+        OBB fit with another :class:`~core.bv.ObbFit`).
+
+    Returns
+    -------
+    CollisionResult
+        Same pairs as :func:`core.collide.collide`; ``timings`` also has ``"fit"``.
+    """
+    kind = get_kind(bv)
+    t_fit = time.perf_counter()
+    vol_a = fit_volumes(tree_a, mesh_a, kind) if volumes_a is None else volumes_a
+    vol_b = fit_volumes(tree_b, mesh_b, kind) if volumes_b is None else volumes_b
+    rel = relative_pose(pose_a, pose_b)
+    rot = np.ascontiguousarray(rel.rotation)
+    trans = np.ascontiguousarray(rel.translation)
+    is_rotated = not np.array_equal(rot, np.eye(3))
+    margin = box_margin(tree_a, tree_b, tol)
+
+    t0 = time.perf_counter()
+    leaf_a, leaf_b, counts, level_start, trace_a, trace_b, trace_sep, level_leaves = traverse_bv(
+        kind.code, tree_a.first, tree_a.count, vol_a, tree_b.first, tree_b.count, vol_b,
+        rot, trans, margin, int(descend), trace, PARALLEL_MIN_PAIRS,
+    )  # fmt: skip
+    t1 = time.perf_counter()
+    tri_pairs = expand_leaf_pairs(
+        leaf_a, leaf_b, tree_a.first, tree_a.count, tree_a.prim_ids,
+        tree_b.first, tree_b.count, tree_b.prim_ids,
+    )  # fmt: skip
+    n_tests = tri_pairs.shape[0]
+    if n_tests:
+        vb = mesh_b.vertices
+        if is_rotated or trans.any():
+            vb = transform_points(vb, rot, trans)
+        kinds = np.empty(n_tests, dtype=np.int8)
+        segs = np.empty((n_tests, 2, 3))
+        tri_tri_batch(mesh_a.vertices, mesh_a.faces, vb, mesh_b.faces, tri_pairs, tol.tri_rel,
+                      kinds, segs)  # fmt: skip
+        hit = kinds != int(ContactKind.DISJOINT)
+        pairs, kinds, segs = tri_pairs[hit], kinds[hit], segs[hit]
+        order = np.lexsort((pairs[:, 1], pairs[:, 0]))
+        pairs, kinds, segs = pairs[order], kinds[order], segs[order]
+        if pose_a is not None and not pose_a.is_identity:
+            segs = pose_a.apply(segs)
+    else:
+        pairs = np.empty((0, 2), dtype=np.int32)
+        kinds = np.empty(0, dtype=np.int8)
+        segs = np.empty((0, 2, 3))
+    t2 = time.perf_counter()
+    counters = Counters(
+        n_bv_tests=int(counts[0]),
+        n_bv_overlaps=int(counts[1]),
+        n_leaf_pairs=int(counts[2]),
+        n_tri_tests=int(n_tests),
+        n_contacts=int(pairs.shape[0]),
+    )
+    record = Trace(level_start, trace_a, trace_b, trace_sep, level_leaves) if trace else None
+    return CollisionResult(
+        pairs=pairs,
+        kinds=kinds,
+        segments=segs,
+        counters=counters,
+        timings={"fit": t0 - t_fit, "traverse": t1 - t0, "tritri": t2 - t1},
+        trace=record,
+    )
