@@ -40,6 +40,12 @@ def _distance_bv_names() -> list[str]:
     return [name for name, kind in BV_KINDS.items() if kind.lower_bound is not None]
 
 
+def _partition_names() -> list[str]:
+    from core.partition import PARTITION_KINDS
+
+    return list(PARTITION_KINDS)
+
+
 def _pose_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--translate-b", nargs=3, type=float, metavar=("X", "Y", "Z"),
                    default=(0.0, 0.0, 0.0), help="translation of B (applied last)")  # fmt: skip
@@ -66,12 +72,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     c.add_argument("mesh_a", help="OBJ, STL, PLY, OFF, VTK or VTP file")
     c.add_argument("mesh_b", help="OBJ, STL, PLY, OFF, VTK or VTP file")
-    c.add_argument("--translate-b", nargs=3, type=float, metavar=("X", "Y", "Z"),
-                   default=(0.0, 0.0, 0.0), help="translation of B (applied last)")  # fmt: skip
-    c.add_argument("--rotate-b", nargs=4, type=float, metavar=("AX", "AY", "AZ", "DEG"),
-                   help="rotation of B about axis (AX, AY, AZ) by DEG degrees")  # fmt: skip
-    c.add_argument("--scale-b", type=float, default=1.0, metavar="S",
-                   help="uniform scale of B about its own origin (applied first)")  # fmt: skip
+    _pose_args(c)
     c.add_argument("--split", choices=_rule_names(SplitRule), default="midpoint",
                    help="split rule of both trees (default: midpoint, van den Bergen)")  # fmt: skip
     c.add_argument("--leaf-size", type=int, default=1, metavar="K",
@@ -81,6 +82,15 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--bv", choices=_bv_names(), default=None, metavar="KIND",
                    help="bounding volume of the traversal: " + " ".join(_bv_names())
                    + " (default: the AABB tree's own boxes)")  # fmt: skip
+    c.add_argument("--partition", choices=_partition_names(), default=None, metavar="KIND",
+                   help="find candidate pairs with a spatial partition instead of trees: "
+                   + " ".join(_partition_names()))  # fmt: skip
+    c.add_argument("--cell-size", type=float, default=None, metavar="H",
+                   help="with --partition grid: cell edge length (default: from triangle size)")
+    c.add_argument("--max-depth", type=int, default=None, metavar="D",
+                   help="with --partition octree/kdtree/bsp: deepest level")
+    c.add_argument("--capacity", type=int, default=None, metavar="N",
+                   help="with --partition octree/kdtree/bsp: triangles a leaf may hold")
     c.add_argument("--json", action="store_true", help="print one JSON object")
     c.add_argument("--max-pairs", type=int, default=20, metavar="N",
                    help="pairs listed in text output (default 20; --json lists all)")  # fmt: skip
@@ -121,20 +131,12 @@ def run_contacts(args) -> dict:
     from core.bvh import SplitRule, build_trees
     from core.collide import DescendRule, collide
     from core.containment import pair_containment
-    from core.io import load_mesh
-    from core.pose import Pose, rotation_matrix
 
-    _check_args(args)
     t0 = time.perf_counter()
-    mesh_a = load_mesh(args.mesh_a)
-    mesh_b = load_mesh(args.mesh_b)
-    if args.scale_b != 1.0:
-        mesh_b = mesh_b.with_vertices(mesh_b.vertices * args.scale_b)
-    rot = np.eye(3)
-    if args.rotate_b is not None:
-        rot = rotation_matrix(args.rotate_b[:3], math.radians(args.rotate_b[3]))
-    pose_b = Pose(rot, np.array(args.translate_b))
+    mesh_a, mesh_b, pose_b = _load_posed(args)
     t1 = time.perf_counter()
+    if args.partition is not None:
+        return _partition_report(args, mesh_a, mesh_b, pose_b, 1e3 * (t1 - t0))
     split = SplitRule[args.split.upper()]
     tree_a, tree_b = build_trees([mesh_a, mesh_b], split, args.leaf_size)
     t2 = time.perf_counter()
@@ -154,20 +156,11 @@ def run_contacts(args) -> dict:
             zip(trace.tested_per_level, trace.overlapping_per_level, trace.leaf_pairs_per_level)
         )
     ]
-    src_a = mesh_a.source_face_ids[result.pairs[:, 0]]
-    src_b = mesh_b.source_face_ids[result.pairs[:, 1]]
     return {
-        "mesh_a": {"path": str(args.mesh_a), "triangles": mesh_a.n_faces,
-                   "degenerate": mesh_a.n_degenerate},
-        "mesh_b": {"path": str(args.mesh_b), "triangles": mesh_b.n_faces,
-                   "degenerate": mesh_b.n_degenerate},
+        **_contacts_common(args, mesh_a, mesh_b, result, containment),
         "split": split.name.lower(),
         "leaf_size": args.leaf_size,
         **({"bv": args.bv} if args.bv is not None else {}),
-        "pairs": result.pairs.tolist(),
-        "source_pairs": np.stack([src_a, src_b], axis=1).tolist(),
-        "kinds": result.kinds.tolist(),
-        "containment": containment.as_dict(),
         "counters": {
             "bv_tests": result.counters.n_bv_tests,
             "bv_overlaps": result.counters.n_bv_overlaps,
@@ -182,6 +175,51 @@ def run_contacts(args) -> dict:
             "traverse": 1e3 * result.timings["traverse"],
             "tritri": 1e3 * result.timings["tritri"],
         },
+    }
+
+
+def _contacts_common(args, mesh_a, mesh_b, result, containment) -> dict:
+    """Meshes, pairs (file ids and source ids), kinds and containment of a contacts report."""
+    src_a = mesh_a.source_face_ids[result.pairs[:, 0]]
+    src_b = mesh_b.source_face_ids[result.pairs[:, 1]]
+    return {
+        "mesh_a": {"path": str(args.mesh_a), "triangles": mesh_a.n_faces,
+                   "degenerate": mesh_a.n_degenerate},
+        "mesh_b": {"path": str(args.mesh_b), "triangles": mesh_b.n_faces,
+                   "degenerate": mesh_b.n_degenerate},
+        "pairs": result.pairs.tolist(),
+        "source_pairs": np.stack([src_a, src_b], axis=1).tolist(),
+        "kinds": result.kinds.tolist(),
+        "containment": containment.as_dict(),
+    }  # fmt: skip
+
+
+def _partition_report(args, mesh_a, mesh_b, pose_b, load_ms: float) -> dict:
+    """The contacts report when candidates come from a spatial partition."""
+    from core.containment import pair_containment
+    from core.partition import partition_contacts
+
+    params = {}
+    if args.cell_size is not None:
+        params["cell_size"] = args.cell_size
+    if args.max_depth is not None:
+        params["max_depth"] = args.max_depth
+    if args.capacity is not None:
+        params["capacity"] = args.capacity
+    result = partition_contacts(mesh_a, mesh_b, None, pose_b, kind=args.partition, **params)
+    containment = pair_containment(mesh_a, mesh_b, None, pose_b, result)
+    return {
+        **_contacts_common(args, mesh_a, mesh_b, result, containment),
+        "partition": args.partition,
+        "counters": {
+            "candidates": int(result.n_candidates),
+            "candidates_before_dedup": int(result.n_raw_candidates),
+            "tri_tests": int(result.n_tri_tests),
+            "contacts": int(result.n_contacts),
+            "multi_cell_triangles": [int(x) for x in result.n_multi_cell_triangles],
+            "shared_cells": int(result.cells.shape[0]),
+        },
+        "timings_ms": {"load": load_ms, **{k: 1e3 * v for k, v in result.timings.items()}},
     }
 
 
@@ -243,11 +281,16 @@ def format_report(report: dict, max_pairs: int) -> str:
     from core.collide.tritri import ContactKind
 
     a, b, c = report["mesh_a"], report["mesh_b"], report["counters"]
+    if "partition" in report:
+        method = f"partition: {report['partition']}"
+    else:
+        method = f"tree: {report['split']} split, leaf size {report['leaf_size']}" + (
+            f", {report['bv']} volumes" if "bv" in report else ""
+        )
     lines = [
         f"A: {a['path']} ({a['triangles']} triangles)",
         f"B: {b['path']} ({b['triangles']} triangles)",
-        f"tree: {report['split']} split, leaf size {report['leaf_size']}"
-        + (f", {report['bv']} volumes" if "bv" in report else ""),
+        method,
         f"contacts: {c['contacts']} triangle pairs",
     ]
     if "containment" in report:
@@ -257,6 +300,15 @@ def format_report(report: dict, max_pairs: int) -> str:
         lines.append(f"  A {ia:>8}  B {ib:>8}  {ContactKind(kind).name.lower()}")
     if len(pairs) > max_pairs:
         lines.append(f"  ... and {len(pairs) - max_pairs} more (--json lists all)")
+    if "partition" in report:
+        t = report["timings_ms"]
+        lines.append(
+            f"candidate pairs {c['candidates']} ({c['candidates_before_dedup']} before removing "
+            f"repeats), cells shared by both meshes {c['shared_cells']}, triangles in several "
+            f"cells A {c['multi_cell_triangles'][0]} B {c['multi_cell_triangles'][1]}"
+        )
+        lines.append("time: " + ", ".join(f"{k} {v:.2f} ms" for k, v in t.items()))
+        return "\n".join(lines)
     lines.append(
         f"BV tests {c['bv_tests']}, overlapping {c['bv_overlaps']}, leaf pairs {c['leaf_pairs']}, "
         f"triangle tests {c['tri_tests']}"

@@ -50,6 +50,16 @@ def _warm_bounding_volumes(a, tree_a, b, tree_b, pose) -> None:
     within_distance(a, tree_a, b, tree_b, None, pose, d=0.1)
 
 
+def _warm_partitions(a, b, pose) -> None:
+    """The spatial partitions and the overlap-region method (Yu et al. 2018)."""
+    from core.partition import PARTITION_KINDS, partition_contacts
+    from core.partition.overlap_region import overlap_region_contacts
+
+    for kind in PARTITION_KINDS:
+        partition_contacts(a, b, None, pose, kind=kind)
+    overlap_region_contacts(a, b, None, pose)
+
+
 def warm_up(verbose: bool = True) -> float:
     """Run every kernel on tiny inputs; return the seconds it took."""
     t0 = time.perf_counter()
@@ -82,6 +92,7 @@ def warm_up(verbose: bool = True) -> float:
         for m, value in zip(modules, saved):
             m.PARALLEL_MIN_PAIRS = value
     _warm_bounding_volumes(a, tree_a, b, tree_b, pose)
+    _warm_partitions(a, b, pose)
     seconds = time.perf_counter() - t0
     if verbose:
         print(f"numba kernels ready in {seconds:.1f} s")

@@ -71,7 +71,11 @@ class BuildStats:
 
 @dataclass(frozen=True, eq=False)
 class Tree:
-    """An AABB tree over the triangles of one mesh, in the mesh's local coordinates.
+    """A binary tree over the triangles of one mesh, with its boxes, in local coordinates.
+
+    The topology (and the boxes, which every split rule needs) is shared by every bounding-
+    volume kind: :func:`core.bv.fit_volumes` fits OBBs, spheres, k-DOPs or swept spheres to
+    the same nodes.
 
     Attributes
     ----------

@@ -32,8 +32,11 @@ class Counters:
     n_contacts: int = 0
 
 
-#: Values of :attr:`Trace.sep_axis`: -1 means the pair overlapped; 0-2 the x, y, z face axis of
-#: A's box separated it; 3-5 a face axis of B's box (only tested under relative rotation).
+#: Values of :attr:`Trace.sep_axis`: -1 means the pair overlapped; otherwise the id of the test
+#: that separated it. For the AABB tree (:mod:`core.collide.tandem`) 0-2 are the x, y, z face
+#: axes of A's box and 3-5 those of B's box (only tested under relative rotation); the other
+#: bounding-volume kinds number their tests in their own modules (up to 14 for the 15-axis box
+#: test, up to 25 for a 26-DOP).
 OVERLAPPED = -1
 
 
@@ -51,7 +54,7 @@ class Trace:
     node_a, node_b : (N,) int32
         Node ids of the pairs, in A's tree and B's tree.
     sep_axis : (N,) int8
-        ``OVERLAPPED`` (-1) or the separating axis that culled the pair (0-5, see above).
+        ``OVERLAPPED`` (-1) or the test that culled the pair (see above).
     leaf_pairs_per_level : (L,) int64
         Overlapping leaf-leaf pairs at each level (they go to the triangle tests).
     """

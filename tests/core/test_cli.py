@@ -104,3 +104,27 @@ def test_module_entry_point_and_help(assets_dir):
         capture_output=True, text=True,
     )  # fmt: skip
     assert bad.returncode == 2 and "Traceback" not in bad.stderr and "nope.ply" in bad.stderr
+
+
+@pytest.mark.parametrize("kind", ["grid", "octree", "kdtree", "bsp"])
+def test_partition_gives_the_tree_contacts(capsys, assets_dir, kind):
+    common = [assets_dir / "spot.obj", assets_dir / "teapot.obj", "--scale-b", 0.22,
+              "--rotate-b", 0, 1, 0, 30, "--translate-b", 0.1, 0.05, 0.2, "--json"]  # fmt: skip
+    _, tree_out, _ = run(capsys, "contacts", *common)
+    code, out, err = run(capsys, "contacts", *common, "--partition", kind)
+    assert code == 0, err
+    report = json.loads(out)
+    assert report["partition"] == kind
+    assert report["pairs"] == json.loads(tree_out)["pairs"]
+    c = report["counters"]
+    assert c["contacts"] == len(report["pairs"]) and c["candidates"] >= c["contacts"]
+    assert c["candidates_before_dedup"] >= c["candidates"] and c["shared_cells"] > 0
+
+
+def test_partition_options_and_text(capsys, assets_dir):
+    spot = assets_dir / "spot.obj"
+    code, out, _ = run(capsys, "contacts", spot, spot, "--translate-b", 0.2, 0, 0,
+                       "--partition", "grid", "--cell-size", 0.05)  # fmt: skip
+    assert code == 0 and "partition: grid" in out and "candidate pairs" in out
+    code, _, err = run(capsys, "contacts", spot, spot, "--partition", "grid", "--capacity", 4)
+    assert code == 2 and err.startswith("error: ") and "capacity" in err
