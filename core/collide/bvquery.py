@@ -19,10 +19,16 @@ from core.bv.registry import BVKind, fit_volumes, get_kind, overlap_by_code, vol
 from core.bvh.tree import Tree
 from core.collide.query import CollisionResult, box_margin, relative_pose
 from core.collide.tandem import (
+    ACTION_CULL,
+    ACTION_LEAVES,
+    ACTION_SPLIT_BOTH,
     PARALLEL_MIN_PAIRS,
     DescendRule,
+    descend_action,
     expand_leaf_pairs,
     grow,
+    scatter_parallel,
+    scatter_serial,
     transform_points,
 )
 from core.collide.trace import Counters, Trace
@@ -31,76 +37,37 @@ from core.mesh import TriMesh
 from core.pose import Pose
 from core.settings import DEFAULT_TOLERANCES, Tolerances
 
-_ACTION_CULL = 0
-_ACTION_LEAVES = 1
-_ACTION_SPLIT_A = 2
-_ACTION_SPLIT_B = 3
-_ACTION_SPLIT_BOTH = 4
+
+@njit(cache=True, nogil=True, inline="always")
+def _classify_pair(i, code, fa, fb, count_a, vol_a, count_b, vol_b, rot, trans, margin, rule,
+                   sep_out, action_out):  # fmt: skip
+    a = fa[i]
+    b = fb[i]
+    sep = overlap_by_code(code, vol_a[a], vol_b[b], rot, trans, margin)
+    sep_out[i] = sep
+    if sep >= 0:
+        action_out[i] = ACTION_CULL
+        return
+    is_a_larger = rule == 0 and volume_by_code(code, vol_a[a]) >= volume_by_code(code, vol_b[b])
+    action_out[i] = descend_action(count_a[a] > 0, count_b[b] > 0, rule, is_a_larger)
 
 
-def _classify_py(code, fa, fb, count_a, vol_a, count_b, vol_b, rot, trans, margin, rule,
-                 sep_out, action_out):  # fmt: skip
+# Two functions rather than one jitted twice: numba's disk cache is keyed by the Python
+# function, and a twice-jitted one hands the parallel code to the serial variant too.
+@njit(cache=True, nogil=True)
+def _classify_serial(code, fa, fb, count_a, vol_a, count_b, vol_b, rot, trans, margin, rule,
+                     sep_out, action_out):  # fmt: skip
+    for i in range(fa.shape[0]):
+        _classify_pair(i, code, fa, fb, count_a, vol_a, count_b, vol_b, rot, trans, margin,
+                       rule, sep_out, action_out)  # fmt: skip
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def _classify_parallel(code, fa, fb, count_a, vol_a, count_b, vol_b, rot, trans, margin, rule,
+                       sep_out, action_out):  # fmt: skip
     for i in prange(fa.shape[0]):
-        a = fa[i]
-        b = fb[i]
-        sep = overlap_by_code(code, vol_a[a], vol_b[b], rot, trans, margin)
-        sep_out[i] = sep
-        if sep >= 0:
-            action_out[i] = _ACTION_CULL
-            continue
-        leaf_a = count_a[a] > 0
-        leaf_b = count_b[b] > 0
-        if leaf_a and leaf_b:
-            action_out[i] = _ACTION_LEAVES
-        elif leaf_a:
-            action_out[i] = _ACTION_SPLIT_B
-        elif leaf_b:
-            action_out[i] = _ACTION_SPLIT_A
-        elif rule == 1:
-            action_out[i] = _ACTION_SPLIT_BOTH
-        elif rule == 2:
-            action_out[i] = _ACTION_SPLIT_A
-        elif volume_by_code(code, vol_a[a]) >= volume_by_code(code, vol_b[b]):
-            action_out[i] = _ACTION_SPLIT_A
-        else:
-            action_out[i] = _ACTION_SPLIT_B
-
-
-def _scatter_py(fa, fb, action, child_offset, leaf_offset, first_a, first_b,
-                next_a, next_b, leaf_a, leaf_b):  # fmt: skip
-    for i in prange(fa.shape[0]):
-        act = action[i]
-        a = fa[i]
-        b = fb[i]
-        o = child_offset[i]
-        if act == _ACTION_LEAVES:
-            leaf_a[leaf_offset[i]] = a
-            leaf_b[leaf_offset[i]] = b
-        elif act == _ACTION_SPLIT_A:
-            c = first_a[a]
-            next_a[o] = c
-            next_b[o] = b
-            next_a[o + 1] = c + 1
-            next_b[o + 1] = b
-        elif act == _ACTION_SPLIT_B:
-            c = first_b[b]
-            next_a[o] = a
-            next_b[o] = c
-            next_a[o + 1] = a
-            next_b[o + 1] = c + 1
-        elif act == _ACTION_SPLIT_BOTH:
-            ca = first_a[a]
-            cb = first_b[b]
-            for u in range(2):
-                for v in range(2):
-                    next_a[o + 2 * u + v] = ca + u
-                    next_b[o + 2 * u + v] = cb + v
-
-
-_classify_serial = njit(cache=True, nogil=True)(_classify_py)
-_classify_parallel = njit(cache=True, nogil=True, parallel=True)(_classify_py)
-_scatter_serial = njit(cache=True, nogil=True)(_scatter_py)
-_scatter_parallel = njit(cache=True, nogil=True, parallel=True)(_scatter_py)
+        _classify_pair(i, code, fa, fb, count_a, vol_a, count_b, vol_b, rot, trans, margin,
+                       rule, sep_out, action_out)  # fmt: skip
 
 
 @njit(cache=True, nogil=True)
@@ -162,13 +129,13 @@ def traverse_bv(code, first_a, count_a, vol_a, first_b, count_b, vol_b, rot, tra
             act = action[i]
             child_offset[i] = n_child
             leaf_offset[i] = n_leaf + n_new_leaf
-            if act == _ACTION_LEAVES:
+            if act == ACTION_LEAVES:
                 n_new_leaf += 1
-            elif act == _ACTION_SPLIT_BOTH:
+            elif act == ACTION_SPLIT_BOTH:
                 n_child += 4
-            elif act != _ACTION_CULL:
+            elif act != ACTION_CULL:
                 n_child += 2
-            if act != _ACTION_CULL:
+            if act != ACTION_CULL:
                 n_overlaps += 1
         n_tests += n
         leaf_a = grow(leaf_a, n_leaf + n_new_leaf)
@@ -176,10 +143,10 @@ def traverse_bv(code, first_a, count_a, vol_a, first_b, count_b, vol_b, rot, tra
         next_a = np.empty(n_child, dtype=np.int32)
         next_b = np.empty(n_child, dtype=np.int32)
         if parallel:
-            _scatter_parallel(fa, fb, action, child_offset, leaf_offset, first_a, first_b,
+            scatter_parallel(fa, fb, action, child_offset, leaf_offset, first_a, first_b,
                               next_a, next_b, leaf_a, leaf_b)  # fmt: skip
         else:
-            _scatter_serial(fa, fb, action, child_offset, leaf_offset, first_a, first_b,
+            scatter_serial(fa, fb, action, child_offset, leaf_offset, first_a, first_b,
                             next_a, next_b, leaf_a, leaf_b)  # fmt: skip
         n_leaf += n_new_leaf
         if record:

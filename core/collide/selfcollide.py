@@ -30,15 +30,15 @@ from numba import njit
 from core.bvh.tree import Tree
 from core.collide.query import CollisionResult
 from core.collide.tandem import (
-    _ACTION_CULL,
-    _ACTION_LEAVES,
-    _ACTION_SPLIT_A,
-    _ACTION_SPLIT_B,
-    _ACTION_SPLIT_BOTH,
+    ACTION_CULL,
+    ACTION_LEAVES,
+    ACTION_SPLIT_A,
+    ACTION_SPLIT_B,
+    ACTION_SPLIT_BOTH,
     PARALLEL_MIN_PAIRS,
     DescendRule,
-    _classify_parallel,
-    _classify_serial,
+    classify_parallel,
+    classify_serial,
     grow,
 )
 from core.collide.trace import Counters, Trace
@@ -50,7 +50,7 @@ from core.settings import DEFAULT_TOLERANCES, Tolerances
 __all__ = ["expand_self_leaf_pairs", "self_collide", "self_traverse", "shared_corner_counts"]
 
 #: A node paired with itself: split into (l, l), (l, r), (r, r).
-_ACTION_SPLIT_SELF = 5
+ACTION_SPLIT_SELF = 5
 
 
 @njit(cache=True, nogil=True)
@@ -103,29 +103,29 @@ def self_traverse(first, count, bmin, bmax, margin, rule, record, parallel_min):
         sep = np.empty(n, dtype=np.int8)
         action = np.empty(n, dtype=np.int8)
         if n >= parallel_min:
-            _classify_parallel(fa, fb, first, count, bmin, bmax, first, count, bmin, bmax,
-                               rot, trans, abs_rot, False, margin, rule, sep, action)
+            classify_parallel(fa, fb, count, bmin, bmax, count, bmin, bmax,
+                              rot, trans, abs_rot, False, margin, rule, sep, action)
         else:
-            _classify_serial(fa, fb, first, count, bmin, bmax, first, count, bmin, bmax,
-                             rot, trans, abs_rot, False, margin, rule, sep, action)
+            classify_serial(fa, fb, count, bmin, bmax, count, bmin, bmax,
+                            rot, trans, abs_rot, False, margin, rule, sep, action)
         n_child = 0
         n_new_leaf = 0
         for i in range(n):
             if fa[i] == fb[i]:
                 sep[i] = -1
-                action[i] = _ACTION_LEAVES if count[fa[i]] > 0 else _ACTION_SPLIT_SELF
+                action[i] = ACTION_LEAVES if count[fa[i]] > 0 else ACTION_SPLIT_SELF
             else:
                 n_tests += 1
             act = action[i]
-            if act == _ACTION_LEAVES:
+            if act == ACTION_LEAVES:
                 n_new_leaf += 1
-            elif act == _ACTION_SPLIT_SELF:
+            elif act == ACTION_SPLIT_SELF:
                 n_child += 3
-            elif act == _ACTION_SPLIT_BOTH:
+            elif act == ACTION_SPLIT_BOTH:
                 n_child += 4
-            elif act != _ACTION_CULL:
+            elif act != ACTION_CULL:
                 n_child += 2
-            if act != _ACTION_CULL:
+            if act != ACTION_CULL:
                 n_overlaps += 1
         leaf_a = grow(leaf_a, n_leaf + n_new_leaf)
         leaf_b = grow(leaf_b, n_leaf + n_new_leaf)
@@ -136,27 +136,27 @@ def self_traverse(first, count, bmin, bmax, margin, rule, record, parallel_min):
             act = action[i]
             a = fa[i]
             b = fb[i]
-            if act == _ACTION_LEAVES:
+            if act == ACTION_LEAVES:
                 leaf_a[n_leaf] = a
                 leaf_b[n_leaf] = b
                 n_leaf += 1
-            elif act == _ACTION_SPLIT_SELF:
+            elif act == ACTION_SPLIT_SELF:
                 c = first[a]
                 next_a[o], next_b[o] = c, c
                 next_a[o + 1], next_b[o + 1] = c, c + 1
                 next_a[o + 2], next_b[o + 2] = c + 1, c + 1
                 o += 3
-            elif act == _ACTION_SPLIT_A:
+            elif act == ACTION_SPLIT_A:
                 c = first[a]
                 next_a[o], next_b[o] = c, b
                 next_a[o + 1], next_b[o + 1] = c + 1, b
                 o += 2
-            elif act == _ACTION_SPLIT_B:
+            elif act == ACTION_SPLIT_B:
                 c = first[b]
                 next_a[o], next_b[o] = a, c
                 next_a[o + 1], next_b[o + 1] = a, c + 1
                 o += 2
-            elif act == _ACTION_SPLIT_BOTH:
+            elif act == ACTION_SPLIT_BOTH:
                 ca = first[a]
                 cb = first[b]
                 for u in range(2):
