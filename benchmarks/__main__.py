@@ -1,0 +1,269 @@
+"""``python -m benchmarks [--quick] [--sizes 10k,100k] [--repeats N]``: run, print, save JSON."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import sys
+import time
+from pathlib import Path
+
+from benchmarks import table, w1_rigid, w2_proximity, w3_deform
+from benchmarks.compare import PairCheck
+from benchmarks.peers import available_peers
+from benchmarks.scenes import SIZES, W3_N_FRAMES, sphere_case
+from benchmarks.timing import PeerHistory, Samples
+
+# Repeats per size for build and query phases: enough for a stable median while the full
+# run stays near 15 minutes on two cores (500k builds of the peers take seconds each).
+DEFAULT_REPEATS = {"10k": 7, "100k": 5, "500k": 3}
+QUICK_REPEATS = {"10k": 5, "100k": 3, "500k": 1}
+# --quick times every fifth W3 frame (10 of the 50), the full run all 50.
+QUICK_FRAME_STRIDE = 5
+# --quick limits on slow peers: skip a phase whose run is predicted above 20 s (with the x4
+# safety: 5 s), give a phase 4 s and the W3 frames of one size 10 s (VTK alone would
+# otherwise take a minute at 100k).
+QUICK_PEER_LIMITS = {"skip_s": 20.0, "phase_budget_s": 4.0, "frames_budget_s": 10.0}
+RESULTS_PATH = Path(__file__).resolve().parent / "results" / "latest.json"
+
+
+def _parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks",
+        description="Time the core against python-fcl, coal and VTK on sphere workloads.",
+    )
+    parser.add_argument("--sizes", help="comma-separated size labels, e.g. 10k,100k")
+    parser.add_argument("--repeats", type=int, help="timed repeats per phase (after warm-up)")
+    parser.add_argument(
+        "--quick", action="store_true", help="10k and 100k only, few repeats, every 5th frame"
+    )
+    parser.add_argument("--frame-stride", type=int, help="time every k-th W3 frame")
+    parser.add_argument(
+        "--skip-peers", default="", help="comma-separated peer names or prefixes to leave out"
+    )
+    parser.add_argument(
+        "--json", type=Path, default=RESULTS_PATH, help="where to write the raw numbers"
+    )
+    parser.add_argument(
+        "--show", type=Path, metavar="JSON", help="print the table of a saved run, run nothing"
+    )
+    args = parser.parse_args(argv)
+    if args.sizes:
+        labels = [s.strip() for s in args.sizes.split(",") if s.strip()]
+        unknown = [s for s in labels if s not in SIZES]
+        if unknown:
+            parser.error(f"unknown sizes {unknown}; known: {', '.join(SIZES)}")
+    elif args.quick:
+        labels = ["10k", "100k"]
+    else:
+        labels = list(SIZES)
+    args.labels = labels
+    if args.repeats is not None and args.repeats < 1:
+        parser.error("--repeats must be at least 1")
+    stride = args.frame_stride or (QUICK_FRAME_STRIDE if args.quick else 1)
+    if not 1 <= stride <= W3_N_FRAMES:
+        parser.error(f"--frame-stride must be in 1..{W3_N_FRAMES}")
+    args.stride = stride
+    return args
+
+
+def _repeats(args, label: str) -> int:
+    if args.repeats is not None:
+        return args.repeats
+    return (QUICK_REPEATS if args.quick else DEFAULT_REPEATS)[label]
+
+
+def _log(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def _jsonable(results: dict) -> dict:
+    def timings(d):
+        return {str(k): {c: s.as_json() for c, s in row.items()} for k, row in d.items()}
+
+    out = {}
+    for label, res in results.items():
+        out[label] = {
+            "info": res["info"],
+            "timings": timings(res["timings"]),
+            "w1": {
+                "counters": res["w1"]["counters"],
+                "checks": {n: c.as_json() for n, c in res["w1"]["checks"].items()},
+            },
+            "w2": {
+                "timings": timings(res["w2"]["timings"]),
+                "bv_tests": {str(k): v for k, v in res["w2"]["bv_tests"].items()},
+                "contacts": {str(k): v for k, v in res["w2"]["contacts"].items()},
+            },
+            "w3": {
+                "frames": res["w3"]["frames"],
+                "n_contacts": res["w3"]["n_contacts"],
+                "checks": {n: (c.as_json() if c else None) for n, c in res["w3"]["checks"].items()},
+            },
+        }
+    return out
+
+
+# Environment variables that change how numba's threads wait and which layer runs them.
+ENV_KEYS = ("OMP_WAIT_POLICY", "NUMBA_THREADING_LAYER", "NUMBA_NUM_THREADS", "OMP_NUM_THREADS")
+
+
+def _threading_layer() -> str:
+    import numba
+
+    try:
+        return numba.threading_layer()
+    except ValueError:  # no parallel kernel has run yet
+        return "not initialised"
+
+
+def _load_results(payload: dict) -> dict:
+    """Inverse of ``_jsonable``: a saved run back into the form ``table`` renders."""
+
+    def samples(d):
+        return Samples(list(d["seconds"]), d["note"])
+
+    def timings(d, key=str):
+        return {key(k): {c: samples(x) for c, x in row.items()} for k, row in d.items()}
+
+    out = {}
+    for label, r in payload["results"].items():
+        out[label] = {
+            "info": r["info"],
+            "timings": timings(r["timings"]),
+            "w1": {
+                "counters": r["w1"]["counters"],
+                "checks": {n: PairCheck(**c) for n, c in r["w1"]["checks"].items()},
+            },
+            "w2": {
+                "timings": timings(r["w2"]["timings"], float),
+                "bv_tests": {float(k): v for k, v in r["w2"]["bv_tests"].items()},
+                "contacts": r["w2"]["contacts"],
+            },
+            "w3": {
+                "frames": r["w3"]["frames"],
+                "n_contacts": r["w3"]["n_contacts"],
+                "checks": {n: PairCheck(**c) if c else None for n, c in r["w3"]["checks"].items()},
+            },
+        }
+    return out
+
+
+def _print_tables(results: dict, peer_names: list[str]) -> None:
+    print(
+        "BVH Lab benchmarks: medians in ms; ours 2T/1T = numba threads; peers single-threaded;"
+        " 2T/best, 1T/best = ours / fastest peer of the row"
+    )
+    print(table.render(results, peer_names))
+    print(table.render_targets(table.targets(results, peer_names)))
+
+
+def _versions(peers) -> dict:
+    import numba
+    import numpy
+
+    versions = {"python": platform.python_version(), "numpy": numpy.__version__}
+    versions["numba"] = numba.__version__
+    for module in ("fcl", "coal", "vtkmodules", "pyvista"):
+        try:
+            mod = __import__(module)
+            versions[module] = str(getattr(mod, "__version__", "?"))
+        except ImportError:
+            pass
+    return versions
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parse_args(argv)
+    if args.show is not None:
+        payload = json.loads(args.show.read_text())
+        _print_tables(_load_results(payload), list(payload["peers"]))
+        return 0
+    import numba
+
+    skip = tuple(s.strip() for s in args.skip_peers.split(",") if s.strip())
+    peers, missing = available_peers(skip)
+    peer_names = [p.name for p in peers]
+    for module, reason in missing.items():
+        _log(f"peer {module} not available: {reason}")
+    _log(
+        f"sizes {args.labels}; peers {peer_names}; numba threads {numba.get_num_threads()} "
+        f"(cpus {os.cpu_count()}); W3 frame stride {args.stride}"
+    )
+    started = time.perf_counter()
+    results: dict = {}
+    history = PeerHistory(**QUICK_PEER_LIMITS) if args.quick else PeerHistory()
+    for label in args.labels:
+        t0 = time.perf_counter()
+        load_start = os.getloadavg()[0]
+        case = sphere_case(label, SIZES[label])
+        repeats = _repeats(args, label)
+        _log(f"{label}: {case.n_tris} triangles per mesh, {repeats} repeats")
+        w1 = w1_rigid.run(case, peers, repeats, _log, history)
+        w2 = w2_proximity.run(
+            case,
+            peers,
+            repeats,
+            _log,
+            history,
+            tree_a=w1.trees[0],
+            peer_models_a={k: m for k, m in w1.peer_models.items()},
+        )
+        w3 = w3_deform.run(
+            case,
+            peers,
+            _log,
+            history,
+            frame_stride=args.stride,
+            trees=w1.trees,
+            peer_models=w1.peer_models,
+        )
+        results[label] = {
+            "info": {
+                "n_tris": case.n_tris,
+                "n_vertices": case.mesh.n_vertices,
+                "theta_resolution": case.theta_resolution,
+                "phi_resolution": case.phi_resolution,
+                "repeats": repeats,
+                "seconds": time.perf_counter() - t0,
+                # Other jobs share the cores: the 1-minute load average says how much.
+                "load_start": load_start,
+                "load_end": os.getloadavg()[0],
+            },
+            "timings": {**w1.timings, **w3.timings},
+            "w1": {"counters": w1.counters, "checks": w1.checks},
+            "w2": {"timings": w2.timings, "bv_tests": w2.bv_tests, "contacts": w2.contacts},
+            "w3": {"frames": w3.frames, "n_contacts": w3.n_contacts, "checks": w3.checks},
+        }
+        _log(f"{label} done in {time.perf_counter() - t0:.1f} s")
+
+    _print_tables(results, peer_names)
+    env = ", ".join(f"{k}={os.environ[k]}" for k in ENV_KEYS if k in os.environ) or "defaults"
+    print(
+        f"total {time.perf_counter() - started:.0f} s; numba threading layer "
+        f"{_threading_layer()}; env {env}"
+    )
+    args.json.parent.mkdir(parents=True, exist_ok=True)
+    payload = {
+        "argv": sys.argv[1:] if argv is None else argv,
+        "versions": _versions(peers),
+        "peers": {p.name: {"refit": p.refit_note} for p in peers},
+        "missing_peers": missing,
+        "cpus": os.cpu_count(),
+        "numba_threading_layer": _threading_layer(),
+        "env": {k: os.environ.get(k) for k in ENV_KEYS},
+        "results": _jsonable(results),
+        "targets": [
+            {"text": t.text, "ratio": t.ratio, "limit": t.limit, "verdict": t.verdict.strip()}
+            for t in table.targets(results, peer_names)
+        ],
+    }
+    args.json.write_text(json.dumps(payload, indent=1))
+    print(f"raw numbers: {args.json}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

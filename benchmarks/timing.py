@@ -1,0 +1,201 @@
+"""Timing helpers: medians over repeats, and the numba thread count for ours."""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import statistics
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+
+# Seconds a peer may spend on one timed phase at one size (see ``measure``).
+PEER_PHASE_BUDGET_S = 8.0
+# A peer phase predicted to take longer than this for ONE run is skipped (VTK's collision
+# filter took 133 s for one W2 query at 500k, eps 0.01, on the 2-core machine).
+PEER_SKIP_S = 60.0
+# Growth exponent assumed when only one smaller size was measured: the measured VTK
+# growth from 10k to 100k was n^1.4 (W1 query) to n^1.7 (W2 query).
+DEFAULT_GROWTH = 1.5
+# The power law underestimates: VTK's W2 query at 500k, eps 0.001, was predicted at 45 s
+# from 10k and 100k and took 161 s. A phase is skipped when PREDICTION_SAFETY times the
+# prediction exceeds the limit.
+PREDICTION_SAFETY = 4.0
+
+
+@dataclass
+class Samples:
+    """Wall-clock seconds of repeated runs of one phase.
+
+    Attributes
+    ----------
+    seconds : list of float
+        One entry per timed repeat (warm-up runs excluded).
+    note : str
+        Why the phase was skipped or how it was measured, when that needs saying.
+    """
+
+    seconds: list[float] = field(default_factory=list)
+    note: str = ""
+
+    @property
+    def median(self) -> float | None:
+        return statistics.median(self.seconds) if self.seconds else None
+
+    @property
+    def n(self) -> int:
+        return len(self.seconds)
+
+    def as_json(self) -> dict:
+        return {"median": self.median, "n": self.n, "seconds": self.seconds, "note": self.note}
+
+
+def measure(
+    run: Callable[[], object],
+    repeats: int,
+    setup: Callable[[], object] | None = None,
+    warmup: int = 1,
+    budget_s: float = math.inf,
+) -> tuple[Samples, object]:
+    """Time ``run`` ``repeats`` times after ``warmup`` untimed runs.
+
+    Parameters
+    ----------
+    run : callable
+        ``run()`` or, with ``setup``, ``run(setup())``; only ``run`` is timed.
+    repeats : int
+    setup : callable, optional
+        Untimed preparation called before every run (e.g. an empty peer model).
+    warmup : int
+        Untimed runs first (JIT compilation, caches, first-touch allocations).
+    budget_s : float
+        Seconds one phase may take: when the last warm-up run shows that ``repeats`` runs
+        would exceed it, fewer repeats are timed (at least one); a single warm-up run longer
+        than the budget is itself the only sample. Keeps very slow peers (VTK in close
+        proximity takes seconds per query at 100k) from dominating the run. Unlimited by
+        default; ours always runs every repeat (its first warm-up run may include the JIT
+        compile, so it must not decide anything).
+
+    Returns
+    -------
+    samples : Samples
+    last : object
+        What the last ``run`` returned.
+    """
+    samples = Samples()
+    last = None
+
+    def once() -> float:
+        nonlocal last
+        arg = setup() if setup is not None else None
+        start = time.perf_counter()
+        last = run(arg) if setup is not None else run()
+        return time.perf_counter() - start
+
+    elapsed = 0.0
+    for _ in range(warmup):
+        elapsed = once()
+    if warmup and elapsed > budget_s:
+        samples.seconds.append(elapsed)
+        samples.note = f"one run of {elapsed:.1f} s (> {budget_s:.0f} s budget), no repeats"
+        return samples, last
+    if warmup and elapsed * repeats > budget_s:
+        n = max(1, int(budget_s / max(elapsed, 1e-9)))
+        samples.note = f"{n} of {repeats} repeats ({elapsed:.1f} s each, {budget_s:.0f} s budget)"
+        repeats = n
+    for _ in range(repeats):
+        samples.seconds.append(once())
+    return samples, last
+
+
+@contextlib.contextmanager
+def numba_threads(n_threads: int) -> Iterator[None]:
+    """Run ours with ``n_threads`` numba threads (restored afterwards)."""
+    import numba
+
+    saved = numba.get_num_threads()
+    numba.set_num_threads(min(n_threads, numba.config.NUMBA_NUM_THREADS))
+    try:
+        yield
+    finally:
+        numba.set_num_threads(saved)
+
+
+class PeerHistory:
+    """Median seconds per run of each (peer, phase) at the sizes already measured.
+
+    Used to predict the cost of a peer phase at a larger size and skip it when a single
+    run would exceed ``skip_s``, instead of finding out by waiting.
+
+    Parameters
+    ----------
+    skip_s : float
+        Skip a peer phase predicted to take longer than this per run.
+    phase_budget_s : float
+        Seconds one timed peer phase may take (``measure``'s ``budget_s``).
+    frames_budget_s : float
+        Seconds a peer may spend on the W3 frames of one size.
+    """
+
+    def __init__(
+        self,
+        skip_s: float = PEER_SKIP_S,
+        phase_budget_s: float = PEER_PHASE_BUDGET_S,
+        frames_budget_s: float = PEER_SKIP_S,
+    ):
+        self.skip_s = skip_s
+        self.phase_budget_s = phase_budget_s
+        self.frames_budget_s = frames_budget_s
+        self._seen: dict[tuple[str, str], list[tuple[int, float]]] = {}
+
+    def record(self, peer: str, phase: str, n_tris: int, seconds: float | None) -> None:
+        if seconds is not None and seconds > 0:
+            self._seen.setdefault((peer, phase), []).append((n_tris, seconds))
+
+    def predict(self, peer: str, phase: str, n_tris: int) -> float | None:
+        """Seconds per run at ``n_tris`` by a power law through the two largest sizes seen."""
+        seen = sorted(p for p in self._seen.get((peer, phase), []) if p[0] < n_tris)
+        if not seen:
+            return None
+        n1, s1 = seen[-1]
+        growth = DEFAULT_GROWTH
+        if len(seen) >= 2:
+            n0, s0 = seen[-2]
+            if n0 < n1 and s0 > 0:
+                growth = min(max(math.log(s1 / s0) / math.log(n1 / n0), 1.0), 2.0)
+        return s1 * (n_tris / n1) ** growth
+
+    def skip_note(self, peer: str, phase: str, n_tris: int, limit_s: float | None = None) -> str:
+        """Why to skip the phase, or ``""`` to run it.
+
+        Parameters
+        ----------
+        limit_s : float, optional
+            Seconds one run may take; ``skip_s`` by default.
+        """
+        limit_s = self.skip_s if limit_s is None else limit_s
+        predicted = self.predict(peer, phase, n_tris)
+        if predicted is not None and PREDICTION_SAFETY * predicted > limit_s:
+            return (
+                f"skipped: one run predicted {predicted:.0f} s "
+                f"(x{PREDICTION_SAFETY:.0f} safety > {limit_s:.0f} s)"
+            )
+        return ""
+
+
+def guarded_measure(
+    history: PeerHistory,
+    peer: str,
+    phase: str,
+    n_tris: int,
+    run: Callable[[], object],
+    repeats: int,
+    setup: Callable[[], object] | None = None,
+) -> tuple[Samples, object]:
+    """``measure`` for a peer: skipped when predicted too slow, budgeted, then recorded."""
+    note = history.skip_note(peer, phase, n_tris)
+    if note:
+        return Samples(note=note), None
+    samples, last = measure(run, repeats, setup=setup, budget_s=history.phase_budget_s)
+    history.record(peer, phase, n_tris, samples.median)
+    return samples, last

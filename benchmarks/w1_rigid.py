@@ -1,0 +1,133 @@
+"""W1, rigid overlap: B is A rotated 0.6 rad about (1, 2, 3) and moved by (0.5, 0, 0).
+
+Times the build of both trees, the query in fast mode (``trace=False``) and in trace mode
+(``trace=True``, ours only), and checks every peer's contact pairs against ours.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from benchmarks import ours
+from benchmarks.compare import PairCheck, compare_pairs
+from benchmarks.peers import PeerAdapter
+from benchmarks.scenes import SphereCase, w1_pose
+from benchmarks.timing import PeerHistory, Samples, guarded_measure, measure, numba_threads
+
+THREAD_COUNTS = (2, 1)
+
+
+def _ms(samples: Samples) -> str:
+    """Median in ms for the log, or the reason there is none."""
+    return f"{samples.median * 1e3:.2f} ms" if samples.median is not None else samples.note
+
+
+def ours_column(n_threads: int) -> str:
+    return f"{ours.NAME} {n_threads}T"
+
+
+@dataclass
+class W1Result:
+    """Timings and checks of W1 at one size.
+
+    Attributes
+    ----------
+    timings : dict of phase -> column -> Samples
+        Phases ``"build"`` (two trees), ``"w1_query"``, ``"w1_trace"``.
+    checks : dict of peer name -> PairCheck
+    counters : dict
+        Our counters of the fast query.
+    trees : tuple
+        Our trees of A and B (re-used by W3).
+    peer_models : dict of peer name -> (model A, model B)
+    """
+
+    timings: dict[str, dict[str, Samples]] = field(default_factory=dict)
+    checks: dict[str, PairCheck] = field(default_factory=dict)
+    counters: dict = field(default_factory=dict)
+    ours_pairs: np.ndarray | None = None
+    trees: tuple = ()
+    peer_models: dict = field(default_factory=dict)
+
+
+def run(
+    case: SphereCase,
+    peers: list[PeerAdapter],
+    repeats: int,
+    log: Callable[[str], None],
+    history: PeerHistory,
+) -> W1Result:
+    mesh = case.mesh
+    pose_b = w1_pose()
+    out = W1Result()
+    for phase in ("build", "w1_query", "w1_trace"):
+        out.timings[phase] = {}
+
+    for n_threads in THREAD_COUNTS:
+        col = ours_column(n_threads)
+        with numba_threads(n_threads):
+            out.timings["build"][col], trees = measure(
+                lambda nt=n_threads: ours.build_two(mesh, mesh, nt), repeats
+            )
+            tree_a, tree_b = trees
+            for phase, is_trace in (("w1_query", False), ("w1_trace", True)):
+                out.timings[phase][col], result = measure(
+                    lambda t=is_trace, ta=tree_a, tb=tree_b: ours.query(
+                        mesh, ta, mesh, tb, pose_b, trace=t
+                    ),
+                    repeats,
+                )
+        if n_threads == THREAD_COUNTS[0]:
+            out.trees = (tree_a, tree_b)
+            out.ours_pairs = ours.pairs(result)
+            c = result.counters
+            out.counters = {
+                "n_bv_tests": int(c.n_bv_tests),
+                "n_bv_overlaps": int(c.n_bv_overlaps),
+                "n_leaf_pairs": int(c.n_leaf_pairs),
+                "n_tri_tests": int(c.n_tri_tests),
+                "n_contacts": int(c.n_contacts),
+            }
+        log(
+            f"  W1 {case.label} {col}: build {out.timings['build'][col].median * 1e3:.1f} ms, "
+            f"query {out.timings['w1_query'][col].median * 1e3:.2f} ms, "
+            f"trace {out.timings['w1_trace'][col].median * 1e3:.2f} ms"
+        )
+
+    v, f = mesh.vertices, mesh.faces
+    pose_a_m, pose_b_m = np.eye(4), pose_b.as_matrix()
+    tris_a, tris_b = mesh.triangles, pose_b.apply(mesh.triangles)
+    for peer in peers:
+        out.timings["build"][peer.name], models = guarded_measure(
+            history,
+            peer.name,
+            "build",
+            case.n_tris,
+            lambda pair, p=peer: (p.build(v, f, pair[0]), p.build(v, f, pair[1])),
+            repeats,
+            setup=lambda p=peer: (p.new_model(), p.new_model()),
+        )
+        if models is None:
+            log(f"  W1 {case.label} {peer.name}: {out.timings['build'][peer.name].note}")
+            continue
+        model_a, model_b = models
+        out.peer_models[peer.name] = (model_a, model_b)
+        out.timings["w1_query"][peer.name], raw = guarded_measure(
+            history,
+            peer.name,
+            "w1_query",
+            case.n_tris,
+            lambda ma=model_a, mb=model_b, p=peer: p.query(ma, pose_a_m, mb, pose_b_m),
+            repeats,
+        )
+        if raw is not None:
+            out.checks[peer.name] = compare_pairs(out.ours_pairs, peer.pairs(raw), tris_a, tris_b)
+        log(
+            f"  W1 {case.label} {peer.name}: build {_ms(out.timings['build'][peer.name])}, "
+            f"query {_ms(out.timings['w1_query'][peer.name])}, pairs "
+            + (out.checks[peer.name].short() if peer.name in out.checks else "-")
+        )
+    return out

@@ -1,0 +1,98 @@
+"""W2, parallel close proximity: B is A scaled by 1 + eps about the centre, no contacts.
+
+Two concentric spheres with the same tessellation, a gap of ``eps`` apart: the smaller
+``eps``, the deeper both trees must be descended before the boxes separate (Gottschalk et
+al. 1996 use this case to compare box kinds). Reports our BV tests and the query time per
+eps, and the peers' query times; every query must report no contact.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from benchmarks import ours
+from benchmarks.peers import PeerAdapter
+from benchmarks.scenes import W2_EPS, SphereCase, scaled_about_centre
+from benchmarks.timing import PeerHistory, Samples, guarded_measure, measure, numba_threads
+from benchmarks.w1_rigid import THREAD_COUNTS, ours_column
+from core.bvh import build_tree
+from core.pose import Pose
+
+
+@dataclass
+class W2Result:
+    """Per eps: timings (column -> Samples), our BV tests, contacts found by each side.
+
+    Attributes
+    ----------
+    timings : dict of eps -> column -> Samples
+    bv_tests : dict of eps -> int
+    contacts : dict of eps -> column -> int
+        Must all be 0.
+    """
+
+    timings: dict[float, dict[str, Samples]] = field(default_factory=dict)
+    bv_tests: dict[float, int] = field(default_factory=dict)
+    contacts: dict[float, dict[str, int]] = field(default_factory=dict)
+
+
+def run(
+    case: SphereCase,
+    peers: list[PeerAdapter],
+    repeats: int,
+    log: Callable[[str], None],
+    history: PeerHistory,
+    tree_a=None,
+    peer_models_a: dict | None = None,
+) -> W2Result:
+    mesh_a = case.mesh
+    tree_a = tree_a if tree_a is not None else build_tree(mesh_a)
+    identity = Pose()
+    eye = np.eye(4)
+    out = W2Result()
+    for eps in W2_EPS:
+        mesh_b = scaled_about_centre(mesh_a, 1.0 + eps)
+        tree_b = build_tree(mesh_b)
+        out.timings[eps] = {}
+        out.contacts[eps] = {}
+        for n_threads in THREAD_COUNTS:
+            col = ours_column(n_threads)
+            with numba_threads(n_threads):
+                out.timings[eps][col], result = measure(
+                    lambda tb=tree_b, mb=mesh_b: ours.query(mesh_a, tree_a, mb, tb, identity),
+                    repeats,
+                )
+            out.contacts[eps][col] = int(result.counters.n_contacts)
+            out.bv_tests[eps] = int(result.counters.n_bv_tests)
+        for peer in peers:
+            phase = f"w2_query_{eps:g}"
+            note = history.skip_note(peer.name, phase, case.n_tris)
+            if note:
+                out.timings[eps][peer.name] = Samples(note=note)
+                continue
+            model_a = (peer_models_a or {}).get(peer.name, (None,))[0]
+            if model_a is None:
+                model_a = peer.build(mesh_a.vertices, mesh_a.faces, peer.new_model())
+            model_b = peer.build(mesh_b.vertices, mesh_b.faces, peer.new_model())
+            out.timings[eps][peer.name], raw = guarded_measure(
+                history,
+                peer.name,
+                phase,
+                case.n_tris,
+                lambda mb=model_b, ma=model_a, p=peer: p.query(ma, eye, mb, eye),
+                repeats,
+            )
+            if raw is not None:
+                out.contacts[eps][peer.name] = int(len(peer.pairs(raw)))
+        cols = out.timings[eps]
+        log(
+            f"  W2 {case.label} eps={eps:g}: ours BV tests {out.bv_tests[eps]}, "
+            + ", ".join(
+                f"{k} " + (f"{s.median * 1e3:.2f} ms" if s.median is not None else s.note)
+                for k, s in cols.items()
+            )
+        )
+    return out
