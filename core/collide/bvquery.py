@@ -21,10 +21,11 @@ from core.collide.query import CollisionResult, box_margin, relative_pose
 from core.collide.tandem import (
     ACTION_CULL,
     ACTION_LEAVES,
+    ACTION_SPLIT_A,
+    ACTION_SPLIT_B,
     ACTION_SPLIT_BOTH,
     PARALLEL_MIN_PAIRS,
     DescendRule,
-    descend_action,
     expand_leaf_pairs,
     grow,
     scatter_parallel,
@@ -38,36 +39,38 @@ from core.pose import Pose
 from core.settings import DEFAULT_TOLERANCES, Tolerances
 
 
-@njit(cache=True, nogil=True, inline="always")
-def _classify_pair(i, code, fa, fb, count_a, vol_a, count_b, vol_b, rot, trans, margin, rule,
-                   sep_out, action_out):  # fmt: skip
-    a = fa[i]
-    b = fb[i]
-    sep = overlap_by_code(code, vol_a[a], vol_b[b], rot, trans, margin)
-    sep_out[i] = sep
-    if sep >= 0:
-        action_out[i] = ACTION_CULL
-        return
-    is_a_larger = rule == 0 and volume_by_code(code, vol_a[a]) >= volume_by_code(code, vol_b[b])
-    action_out[i] = descend_action(count_a[a] > 0, count_b[b] > 0, rule, is_a_larger)
-
-
-# Two functions rather than one jitted twice: numba's disk cache is keyed by the Python
-# function, and a twice-jitted one hands the parallel code to the serial variant too.
-@njit(cache=True, nogil=True)
-def _classify_serial(code, fa, fb, count_a, vol_a, count_b, vol_b, rot, trans, margin, rule,
-                     sep_out, action_out):  # fmt: skip
-    for i in range(fa.shape[0]):
-        _classify_pair(i, code, fa, fb, count_a, vol_a, count_b, vol_b, rot, trans, margin,
-                       rule, sep_out, action_out)  # fmt: skip
-
-
-@njit(cache=True, nogil=True, parallel=True)
-def _classify_parallel(code, fa, fb, count_a, vol_a, count_b, vol_b, rot, trans, margin, rule,
-                       sep_out, action_out):  # fmt: skip
+def _classify_py(code, fa, fb, count_a, vol_a, count_b, vol_b, rot, trans, margin, rule,
+                 sep_out, action_out):  # fmt: skip
     for i in prange(fa.shape[0]):
-        _classify_pair(i, code, fa, fb, count_a, vol_a, count_b, vol_b, rot, trans, margin,
-                       rule, sep_out, action_out)  # fmt: skip
+        a = fa[i]
+        b = fb[i]
+        sep = overlap_by_code(code, vol_a[a], vol_b[b], rot, trans, margin)
+        sep_out[i] = sep
+        if sep >= 0:
+            action_out[i] = ACTION_CULL
+            continue
+        leaf_a = count_a[a] > 0
+        leaf_b = count_b[b] > 0
+        if leaf_a and leaf_b:
+            action_out[i] = ACTION_LEAVES
+        elif leaf_a:
+            action_out[i] = ACTION_SPLIT_B
+        elif leaf_b:
+            action_out[i] = ACTION_SPLIT_A
+        elif rule == 1:
+            action_out[i] = ACTION_SPLIT_BOTH
+        elif rule == 2:
+            action_out[i] = ACTION_SPLIT_A
+        elif volume_by_code(code, vol_a[a]) >= volume_by_code(code, vol_b[b]):
+            action_out[i] = ACTION_SPLIT_A
+        else:
+            action_out[i] = ACTION_SPLIT_B
+
+
+# As in tandem.py: the serial variant is not cached, or it would share the parallel one's
+# cache entry (same Python function) and launch threads for every small level.
+_classify_serial = njit(nogil=True)(_classify_py)
+_classify_parallel = njit(cache=True, nogil=True, parallel=True)(_classify_py)
 
 
 @njit(cache=True, nogil=True)
