@@ -140,4 +140,5 @@ $(BENCH_STAMP): pyproject.toml | $(PY)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis build dist *.egg-info
+	rm -rf "$${XDG_CACHE_HOME:-$$HOME/.cache}/bvh-lab"
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +

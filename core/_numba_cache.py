@@ -1,0 +1,65 @@
+"""Where numba keeps the compiled kernels: one directory per version of the core's sources.
+
+numba's on-disk cache checks only the source file of the function it loads, not the files of
+the functions it calls. A kernel in ``selfcollide.py`` that calls one in ``tandem.py`` keeps
+the old machine code after ``tandem.py`` changes, with old argument layouts: it crashed the
+process (segmentation fault) when the two got out of step. Keying the whole cache on a hash of
+every source file of the core makes a change anywhere recompile everything once (about 90 s
+on two cores), which is the only safe rule.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import sys
+from pathlib import Path
+
+_CORE_DIR = Path(__file__).resolve().parent
+
+
+def sources_digest() -> str:
+    """Hash of every ``.py`` file under ``core/``, the Python version and numba's version."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    h = hashlib.sha256()
+    try:
+        h.update(version("numba").encode())
+    except PackageNotFoundError:
+        pass
+    h.update(sys.version.encode())
+    for path in sorted(_CORE_DIR.rglob("*.py")):
+        h.update(str(path.relative_to(_CORE_DIR)).encode())
+        h.update(path.read_bytes())
+    return h.hexdigest()[:16]
+
+
+def cache_root() -> Path:
+    """``$XDG_CACHE_HOME/bvh-lab/numba`` (``~/.cache/...`` by default)."""
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "bvh-lab" / "numba"
+
+
+def configure() -> None:
+    """Point numba's cache at the directory of the current sources, unless the user chose one.
+
+    Must run before any kernel of the core is decorated (numba fixes a function's cache
+    location at decoration time). Directories of older sources are removed.
+    """
+    if os.environ.get("NUMBA_CACHE_DIR"):
+        return
+    root = cache_root()
+    target = root / sources_digest()
+    try:
+        target.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return  # read-only home: numba falls back to its default places
+    for old in root.iterdir():
+        if old != target and old.is_dir():
+            shutil.rmtree(old, ignore_errors=True)
+    os.environ["NUMBA_CACHE_DIR"] = str(target)
+    if "numba" in sys.modules:
+        import numba
+
+        numba.config.CACHE_DIR = str(target)
