@@ -20,12 +20,21 @@ def _parser() -> argparse.ArgumentParser:
                         help="benchmark tree update mode (default refit)")
     parser.add_argument("--full-resolution", action="store_true",
                         help="benchmark: draw big meshes with every triangle")
+    parser.add_argument("--soak", type=int, metavar="N",
+                        help="run N frames of a deforming scene (--scene, default cloth-sphere) "
+                             "off-screen; exit 1 if memory grows > 5 %% or VTK counts grow")
     return parser
 
 
 def main(argv=None) -> int:
     """Entry point of ``bvh-lab`` and ``python -m viewer``."""
     args = _parser().parse_args(argv)
+    if args.soak is not None:
+        from viewer.soak import DEFAULT_SCENE, format_soak, run_soak
+
+        report = run_soak(args.scene or DEFAULT_SCENE, args.soak)
+        print(format_soak(report), flush=True)
+        return 0 if report.is_ok else 1
     if args.benchmark:
         from viewer.benchmark import format_report, run_benchmark
 

@@ -26,7 +26,9 @@ from core.mesh import TriMesh
 from core.pipeline import BodyInput, FramePipeline, PipelineSettings, UpdateMode
 from core.pose import Pose
 from core.warmup import warm_up
+from viewer.frame_extras import annotate
 from viewer.model import Body, UpdateChoice, ViewerModel
+from viewer.render.scene import DISPLAY_MAX_TRIANGLES, prepare_display_copy
 from viewer.scenes import ASSETS_DIR, SCENES, BodySpec, SceneSpec, default_color
 
 _kernels_ready = False
@@ -43,6 +45,17 @@ def _ensure_kernels() -> None:
     if not _kernels_ready:
         warm_up(verbose=False)
         _kernels_ready = True
+
+MAX_TRIANGLES = 5_000_000
+"""Largest mesh File > Open accepts. A tree of 5M triangles holds 10M nodes (about 1 GB of
+boxes and indices with the trace arrays), near what a 24 GiB machine runs beside the app."""
+
+WARN_TRIANGLES = 500_000
+"""Above this a warning says the frame rate will drop: the 15 frames-per-second target is set
+for two 69k-triangle bunnies, and refit, traversal and drawing grow with the triangle count."""
+
+MAX_FILE_BYTES = 2 * 2**30
+"""Largest mesh file read (2 GiB): the parsers hold the whole file in memory."""
 
 PLAY_INTERVAL_MS = 15
 """Animation tick. Each tick asks for a frame; ticks while a frame is running coalesce."""
@@ -84,6 +97,8 @@ class _Relay(QObject):
     """Carries a finished frame from the worker thread to the GUI thread (queued signal)."""
 
     done = pyqtSignal(object, int, object, float)  # frame, generation, error, wall seconds
+    loaded = pyqtSignal(object, object, object, bool)  # paths, meshes, error, replace_scene
+    progress = pyqtSignal(str)  # what the file loader is doing
 
 
 class Controller(QObject):
@@ -104,6 +119,10 @@ class Controller(QObject):
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="frame")
         self._relay = _Relay()
         self._relay.done.connect(self._on_done)
+        self._relay.loaded.connect(self._on_loaded)
+        self._relay.progress.connect(self.model.set_loading)
+        self._loader = ThreadPoolExecutor(max_workers=1, thread_name_prefix="load")
+        self.last_load_note = ""
         self._generation = 0
         self._is_busy = False
         self._is_pending = False
@@ -134,6 +153,9 @@ class Controller(QObject):
             drift_threshold=float(choice.drift_threshold),
             descend=DescendRule[choice.descend],
             trace=True,
+            bv=choice.bv,
+            self_collision=self.model.is_self_collision,
+            containment=True,
         )
 
     @staticmethod
@@ -178,6 +200,7 @@ class Controller(QObject):
         except (BVHLabError, OSError, ValueError) as exc:
             self.model.error.emit("Cannot load scene", f"Scene '{spec.title}': {exc}")
             return False
+        self.model.is_self_collision = spec.self_collision
         self._replace_scene(bodies, key, spec.title, spec.description, spec.param)
         if spec.param is not None:
             self._on_scene_param(spec.param.default)
@@ -192,22 +215,75 @@ class Controller(QObject):
         self.model.set_time(0.0)
         self.model.set_scene(bodies, key, title, description, param)
 
+    @staticmethod
+    def read_files(paths) -> tuple[list, str | None]:
+        """Read mesh files (any thread: no Qt, no model).
+
+        Returns
+        -------
+        meshes : list of TriMesh
+            Empty when one file failed.
+        error : str or None
+            "file name: reason" of the first file that could not be used.
+        """
+        meshes = []
+        for path in paths:
+            name = Path(path).name
+            try:
+                size = Path(path).stat().st_size if Path(path).is_file() else 0
+                if size > MAX_FILE_BYTES:
+                    return [], (f"{name}: the file is {size / 2**20:,.0f} MiB; BVH Lab opens "
+                                f"mesh files of up to {MAX_FILE_BYTES / 2**20:,.0f} MiB")
+                mesh = load_mesh(path)
+            except (MeshError, BVHLabError, OSError, ValueError) as exc:
+                reason = str(getattr(exc, "reason", exc))
+                # The counted errors already start with the file's path: name it once.
+                reason = reason.removeprefix(f"{path}: ").removeprefix(f"{Path(path)}: ")
+                return [], f"{name}: {reason}"
+            if mesh.n_faces > MAX_TRIANGLES:
+                return [], (f"{name}: {mesh.n_faces:,} triangles; BVH Lab opens meshes of up "
+                            f"to {MAX_TRIANGLES:,} triangles")
+            meshes.append(mesh)
+        return meshes, None
+
     def load_files(self, paths, replace_scene: bool = True) -> bool:
         """Load mesh files; as a new scene, or added to the current one (scaled to fit).
 
         Every file is read before anything changes: if one fails, a message names it and the
-        scene stays exactly as it was.
+        scene stays exactly as it was. Reads on the calling thread (see
+        :meth:`load_files_async` for the window's File > Open).
         """
-        meshes = []
-        for path in paths:
-            try:
-                mesh = load_mesh(path)
-            except (MeshError, BVHLabError, OSError, ValueError) as exc:
-                self.model.error.emit(
-                    "Cannot open mesh", f"{Path(path).name}: {getattr(exc, 'reason', exc)}"
-                )
-                return False
-            meshes.append(mesh)
+        meshes, error = self.read_files(paths)
+        return self._apply_loaded(list(paths), meshes, error, replace_scene)
+
+    def load_files_async(self, paths, replace_scene: bool = True) -> None:
+        """Read mesh files in a worker thread, then replace or extend the scene on the GUI
+        thread. ``model.loading_changed`` carries a progress text while the files are read
+        (and "" when done); the first frame, which builds the trees, already runs off the GUI
+        thread."""
+        paths = list(paths)
+        names = ", ".join(Path(p).name for p in paths)
+        self.model.set_loading(f"Reading {names}…")
+
+        def work():
+            meshes, error = self.read_files(paths)
+            if error is None and any(m.n_faces > DISPLAY_MAX_TRIANGLES for m in meshes):
+                self._relay.progress.emit(f"Reading {names}: done. Making a lighter copy for "
+                                          "drawing…")
+                for mesh in meshes:
+                    prepare_display_copy(mesh)
+            self._relay.loaded.emit(paths, meshes, error, replace_scene)
+
+        self._loader.submit(work)
+
+    def _on_loaded(self, paths, meshes, error, replace_scene) -> None:
+        self.model.set_loading("")
+        self._apply_loaded(paths, meshes, error, replace_scene)
+
+    def _apply_loaded(self, paths, meshes, error, replace_scene: bool) -> bool:
+        if error is not None:
+            self.model.error.emit("Cannot open mesh", error)
+            return False
         start = 0 if replace_scene else len(self.model.bodies)
         bodies = []
         for i, mesh in enumerate(meshes):
@@ -217,6 +293,7 @@ class Controller(QObject):
             bodies.append(Body(_new_key(name), name, mesh, mesh, np.eye(4),
                                default_color(start + i)))
         if replace_scene:
+            self.model.is_self_collision = False
             names = ", ".join(b.name for b in bodies)
             self._replace_scene(bodies, None, names, "Meshes opened from files.", None)
             self.model.set_playing(False)
@@ -225,7 +302,21 @@ class Controller(QObject):
             for body in bodies:
                 self.model.add_body(body)
         n_tris = sum(b.rest.n_faces for b in bodies)
-        self.model.message.emit(f"Opened {len(bodies)} mesh(es), {n_tris} triangles")
+        text = f"Opened {len(bodies)} mesh(es), {n_tris:,} triangles"
+        n_degenerate = sum(b.rest.n_degenerate for b in bodies)
+        if n_degenerate:
+            text += (f"; {n_degenerate:,} degenerate (zero-area) triangles kept: they never "
+                     "count as contacts")
+        self.model.message.emit(text)
+        self.last_load_note = text
+        big = [b for b in bodies if b.rest.n_faces > WARN_TRIANGLES]
+        if big:
+            self.model.error.emit(
+                "Large mesh",
+                f"{', '.join(f'{b.name} has {b.rest.n_faces:,}' for b in big)} triangles. "
+                f"Above {WARN_TRIANGLES:,} triangles the first tree build takes seconds and "
+                "the frame rate drops well below 15 frames per second; big meshes are drawn "
+                f"decimated. The limit is {MAX_TRIANGLES:,} triangles per mesh.")
         self.request_frame()
         return True
 
@@ -342,13 +433,14 @@ class Controller(QObject):
         self._is_pending = False
         self.pipe.settings = self._settings()
         inputs, t, generation = self._inputs(), self.model.t, self._generation
-        self._executor.submit(self._run, inputs, t, generation)
+        self._executor.submit(self._run, inputs, t, generation, self.model.pipeline.partition)
 
-    def _run(self, inputs, t, generation) -> None:
+    def _run(self, inputs, t, generation, partition: str = "none") -> None:
         start = time.perf_counter()
         try:
             _ensure_kernels()
-            frame, error = self.pipe.step(inputs, t), None
+            frame = self.pipe.step(inputs, t)
+            frame, error = annotate(frame, self.pipe.settings.bv, partition), None
         except Exception as exc:  # noqa: BLE001 - any failure becomes a message, not a crash
             frame, error = None, exc
         self._relay.done.emit(frame, generation, error, time.perf_counter() - start)
@@ -378,6 +470,7 @@ class Controller(QObject):
         self.pipe.settings = self._settings()
         _ensure_kernels()
         frame = self.pipe.step(self._inputs(), self.model.t)
+        frame = annotate(frame, self.pipe.settings.bv, self.model.pipeline.partition)
         self._deliver(frame)
         return frame
 
@@ -407,3 +500,4 @@ class Controller(QObject):
     def shutdown(self) -> None:
         self._play_timer.stop()
         self._executor.shutdown(wait=True, cancel_futures=True)
+        self._loader.shutdown(wait=True, cancel_futures=True)

@@ -116,12 +116,20 @@ class PipelineChoice:
         Name of a ``core.bvh.SplitRule`` member.
     descend : str
         Name of a ``core.collide.DescendRule`` member.
+    bv : str
+        Key of ``core.bv.BV_KINDS``: the bounding volume the traversal tests and the overlays
+        draw.
+    partition : str
+        ``"none"`` or a key of ``core.partition.PARTITION_KINDS``: a spatial partition run
+        on the same frame, its cells and planes drawn.
     """
 
     update: UpdateChoice = UpdateChoice.REFIT
     drift_threshold: float = 0.25
     split: str = "MIDPOINT"
     descend: str = "LARGER_VOLUME"
+    bv: str = "aabb"
+    partition: str = "none"
 
 
 @dataclass(frozen=True)
@@ -152,6 +160,7 @@ class ViewerModel(QObject):
     message = pyqtSignal(str)
     error = pyqtSignal(str, str)  # title, text
     scene_param_changed = pyqtSignal(float)
+    loading_changed = pyqtSignal(str)  # progress text while files are read; "" when done
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -175,6 +184,8 @@ class ViewerModel(QObject):
         self.brush_strength: float = 1.0
         self.inspect: dict | None = None
         self.fps: float = 0.0
+        self.loading: str = ""  # what is being read in the background, or ""
+        self.is_self_collision: bool = False  # the scene tests its first body against itself
 
     # -- scene ------------------------------------------------------------------------------
     def set_scene(self, bodies: list[Body], key: str | None, title: str, description: str,
@@ -282,13 +293,29 @@ class ViewerModel(QObject):
             self.brush_strength = float(strength)
         self.brush_changed.emit()
 
+    def set_loading(self, text: str) -> None:
+        self.loading = text
+        self.loading_changed.emit(text)
+
     def set_inspect(self, info: dict | None) -> None:
         self.inspect = info
         self.inspect_changed.emit(info)
 
+    def shown_result(self):
+        """The collision result on display: bodies 0 and 1, or with one body and
+        self-collision on, the body against itself (same rule as
+        ``viewer.render.overlays.shown_result``); None without a frame."""
+        frame = self.frame
+        if frame is None:
+            return None
+        if frame.result is not None:
+            return frame.result
+        self_results = getattr(frame, "self_results", None)
+        return self_results[0] if self_results else None
+
     def n_levels(self) -> int:
         """Levels of the last frame's traversal trace (0 when there is none)."""
-        frame = self.frame
-        if frame is None or frame.result is None or frame.result.trace is None:
+        result = self.shown_result()
+        if result is None or result.trace is None:
             return 0
-        return int(frame.result.trace.n_levels)
+        return int(result.trace.n_levels)

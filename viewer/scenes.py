@@ -88,6 +88,49 @@ def sheet(size: float = 3.0, resolution: int = 64) -> ShapeFn:
     return make
 
 
+def tube(length: float = 4.0, radius: float = 1.0, n_around: int = 48,
+         n_along: int = 96) -> ShapeFn:
+    """A closed tube along the local x axis: a cylinder wall of ``2 * n_around * n_along``
+    triangles and two fan caps, centred at the origin, outward wound."""
+
+    def make():
+        angles = np.linspace(0.0, 2.0 * np.pi, n_around, endpoint=False)
+        xs = np.linspace(-0.5 * length, 0.5 * length, n_along + 1)
+        ring = np.stack([np.zeros(n_around), radius * np.cos(angles),
+                         radius * np.sin(angles)], axis=1)
+        wall = np.repeat(ring[None], n_along + 1, axis=0)
+        wall[:, :, 0] = xs[:, None]
+        vertices = np.concatenate([wall.reshape(-1, 3),
+                                   [[xs[0], 0.0, 0.0], [xs[-1], 0.0, 0.0]]])
+        i = np.arange(n_along)[:, None] * n_around
+        j = np.arange(n_around)[None, :]
+        a, b = i + j, i + (j + 1) % n_around
+        c, d = a + n_around, b + n_around
+        quads = np.stack([a, b, c, d], axis=-1).reshape(-1, 4)
+        faces = [quads[:, [0, 1, 3]], quads[:, [0, 3, 2]]]
+        start, end = len(vertices) - 2, len(vertices) - 1
+        last = n_along * n_around
+        faces.append(np.stack([np.full(n_around, start), (j[0] + 1) % n_around, j[0]], axis=1))
+        faces.append(np.stack([np.full(n_around, end), last + j[0],
+                               last + (j[0] + 1) % n_around], axis=1))
+        return vertices, np.concatenate(faces).astype(np.int64)
+
+    return make
+
+
+def hollow_ball(outer: float = 1.0, inner: float = 0.9, resolution: int = 32) -> ShapeFn:
+    """One closed mesh with two walls: a sphere of radius ``outer`` and, inside it, a sphere
+    of radius ``inner`` wound inward (a thick hollow shell)."""
+
+    def make():
+        v_out, f_out = sphere(outer, resolution)()
+        v_in, f_in = sphere(inner, resolution)()
+        return (np.concatenate([v_out, v_in]),
+                np.concatenate([f_out, f_in[:, ::-1] + v_out.shape[0]]))
+
+    return make
+
+
 def pose_matrix(translation=(0.0, 0.0, 0.0), axis=(0.0, 0.0, 1.0), angle_deg: float = 0.0):
     """A ``(4, 4) float64`` rigid transform: rotate about ``axis`` then translate (Rodrigues)."""
     a = np.asarray(axis, dtype=np.float64)
@@ -166,6 +209,9 @@ class SceneSpec:
     param : SceneParam or None
     playing : bool
         Start with the deformers running.
+    self_collision : bool
+        Test the first body against itself (a one-body scene: its self-traversal is what
+        the level slider and overlays show).
     """
 
     key: str
@@ -174,6 +220,7 @@ class SceneSpec:
     bodies: tuple[BodySpec, ...]
     param: SceneParam | None = None
     playing: bool = False
+    self_collision: bool = False
 
 
 def _scale_about_origin(base: np.ndarray, radius: float) -> np.ndarray:
@@ -289,6 +336,42 @@ _register(
             ),
         ),
         playing=True,
+    )
+)
+
+_register(
+    SceneSpec(
+        "folding-tube",
+        "A tube folding into itself (self-collision)",
+        "One thick tube is bent back and forth. Once the bend is tighter than the tube is thick, "
+        "its inner wall folds through itself: the red triangles are the tube meeting itself, "
+        "and the orange boxes are pairs of boxes of the same tree.",
+        (
+            BodySpec(
+                "tube", tube(4.0, 1.0, 40, 80), deformer="bend",
+                deformer_params={"amplitude": 2.0 * np.pi, "speed": 0.25},
+            ),
+        ),
+        playing=True,
+        self_collision=True,
+    )
+)
+
+_register(
+    SceneSpec(
+        "rippling-shell",
+        "A hollow ball rippling through itself (self-collision)",
+        "One mesh with two walls, a ball inside a slightly larger ball. Ripples run up both "
+        "walls out of step, so bands of the inner wall pass through the outer one: the red "
+        "rings are the mesh crossing itself.",
+        (
+            BodySpec(
+                "hollow ball", hollow_ball(1.0, 0.9, 32), deformer="radial_wave",
+                deformer_params={"amplitude": 0.15, "z_frequency": 2.0, "speed": 0.3},
+            ),
+        ),
+        playing=True,
+        self_collision=True,
     )
 )
 

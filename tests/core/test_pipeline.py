@@ -130,3 +130,71 @@ def test_mesh_is_read_only_after_deformation(bodies):
     assert isinstance(frame.meshes[0], TriMesh)
     with pytest.raises(ValueError):
         frame.meshes[0].vertices[0, 0] = 1.0
+
+
+def _two_sphere_union(offset: float) -> TriMesh:
+    """One mesh made of two spheres of radius 1, ``offset`` apart on x (they cross if < 2)."""
+    s = sphere_mesh(12)
+    vertices = np.concatenate([s.vertices, s.vertices + (offset, 0.0, 0.0)])
+    faces = np.concatenate([s.faces, s.faces + s.n_vertices])
+    return TriMesh.from_arrays(vertices, faces, name="union")
+
+
+def test_self_collision_finds_the_crossing_of_two_halves_of_one_mesh():
+    mesh = _two_sphere_union(1.2)
+    pipe = FramePipeline(PipelineSettings(self_collision=True))
+    frame = pipe.step([BodyInput("one", mesh)], 0.0)
+    assert frame.result is None and len(frame.self_results) == 1
+    got = frame.self_results[0]
+    n = mesh.n_faces // 2
+    half = mesh.vertices[: mesh.n_vertices // 2]
+    expected = brute_force_pairs(half, mesh.faces[:n], half + (1.2, 0.0, 0.0), mesh.faces[:n])
+    expected[:, 1] += n
+    # Neighbouring triangles of one sphere never count; the two spheres' crossings all do.
+    assert np.array_equal(got.pairs, expected)
+    assert got.trace is not None and got.trace.n_levels > 3
+    assert "self" in frame.timings
+    apart = pipe.step([BodyInput("one", _two_sphere_union(3.0))], 0.0)
+    assert apart.self_results[0].n_contacts == 0
+
+
+def test_self_collision_off_by_default(bodies):
+    frame = FramePipeline().step(bodies, 0.0)
+    assert frame.self_results is None and frame.containment is None
+
+
+@pytest.mark.parametrize(
+    ("radius_b", "shift", "text"),
+    [(3.0, 0.0, "A is inside B"), (0.3, 0.0, "B is inside A"), (1.0, 5.0, "apart")],
+)
+def test_containment_when_the_meshes_do_not_touch(radius_b, shift, text):
+    a = BodyInput("a", sphere_mesh(12))
+    b = BodyInput("b", sphere_mesh(12, radius=radius_b), Pose(np.eye(3), (shift, 0.0, 0.0)))
+    frame = FramePipeline(PipelineSettings(containment=True)).step([a, b], 0.0)
+    assert frame.result.n_contacts == 0
+    assert frame.containment.text == text
+
+
+def test_containment_is_none_in_contact_and_undefined_for_open_meshes(bodies):
+    pipe = FramePipeline(PipelineSettings(containment=True))
+    touching = pipe.step([bodies[0], BodyInput("b", sphere_mesh(12), Pose(np.eye(3), (1.0, 0, 0)))])
+    assert touching.result.n_contacts > 0 and touching.containment is None
+    big = sphere_mesh(12, radius=3.0)
+    keep = big.vertices[big.faces].mean(axis=1)[:, 2] < 2.5  # cut the cap off: open
+    open_big = TriMesh.from_arrays(big.vertices, big.faces[keep], name="open")
+    frame = pipe.step([BodyInput("a", sphere_mesh(8, radius=0.5)), BodyInput("o", open_big)])
+    assert frame.containment.text.startswith("undefined: B is open (")
+    assert "boundary edges" in frame.containment.text
+
+
+@pytest.mark.parametrize("bv", ["obb", "sphere", "kdop14", "rss"])
+def test_bv_setting_traverses_that_kind_with_the_same_contacts(bodies, bv):
+    aabb = FramePipeline(PipelineSettings()).step(bodies, 0.3)
+    other = FramePipeline(PipelineSettings(bv=bv)).step(bodies, 0.3)
+    assert np.array_equal(other.result.pairs, aabb.result.pairs)
+    assert np.array_equal(other.result.pairs, expected_pairs(other))
+    # Another kind prunes differently: its box-test count is its own, and the trace has
+    # one entry per test as for AABBs.
+    assert other.result.trace is not None
+    assert int(other.result.trace.tested_per_level.sum()) == other.result.counters.n_bv_tests
+    assert other.timings["fit"] >= 0.0 and "fit" not in aabb.timings

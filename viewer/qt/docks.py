@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import enum
 
+import numpy as np
 from PyQt6.QtCore import Qt
 from PyQt6.QtGui import QColor
 from PyQt6.QtWidgets import (
@@ -36,7 +37,9 @@ from PyQt6.QtWidgets import (
 
 from viewer.controller import deformer_description, deformer_fields, deformer_names
 from viewer.model import UpdateChoice
+from viewer.qt.volume_choice import VolumeChoice
 from viewer.qt.widgets import FloatSlider
+from viewer.render.overlays import KIND_LABELS, shown_result
 from viewer.scenes import SCENES
 
 
@@ -292,8 +295,8 @@ class LevelsPanel(QWidget):
     def current_sentence(self) -> str:
         from viewer.render.overlays import level_sentence
 
-        frame = self.model.frame
-        trace = frame.result.trace if frame is not None and frame.result is not None else None
+        result = self.model.shown_result()
+        trace = result.trace if result is not None else None
         if trace is None:
             return ""
         if self.model.level is None:
@@ -530,6 +533,8 @@ class PipelinePanel(QWidget):
         form.addRow("drift threshold", self.threshold)
         form.addRow("split rule", self.split)
         form.addRow("descend rule", self.descend)
+        self.volume_choice = VolumeChoice(model)
+        form.addRow(self.volume_choice)
         form.addRow(self.drift)
         model.pipeline_changed.connect(lambda _p: self.refresh())
         model.frame_ready.connect(self._on_frame)
@@ -578,8 +583,10 @@ class StatsPanel(QWidget):
         self.totals = _wrap(QLabel())
         self.phases = _wrap(QLabel())
         self.trees = _wrap(QLabel())
+        self.relation = _wrap(QLabel())  # contact kinds, or containment when apart
         layout = QVBoxLayout(self)
         layout.addWidget(self.table, 1)
+        layout.addWidget(self.relation)
         layout.addWidget(self.totals)
         layout.addWidget(self.phases)
         layout.addWidget(self.trees)
@@ -588,12 +595,13 @@ class StatsPanel(QWidget):
         model.level_changed.connect(lambda _l: self._highlight_level())
 
     def refresh(self, frame) -> None:
-        if frame is None or frame.result is None:
+        result = shown_result(frame)
+        self.relation.setText(relation_text(frame, result))
+        if frame is None or result is None:
             self.table.setRowCount(0)
             self.totals.setText("")
             self.trees.setText("")
             return
-        result = frame.result
         trace = result.trace
         if trace is not None:
             tested = trace.tested_per_level
@@ -614,6 +622,8 @@ class StatsPanel(QWidget):
             f"triangle tests N<sub>p</sub> = {c.n_tri_tests:,}; contacts = {c.n_contacts:,}")
         rows = []
         for i, tree in enumerate(frame.trees[:2]):
+            if len(frame.trees) == 1:
+                i = 0  # one body against itself: its one tree
             s = tree.stats
             rows.append(
                 f"{'AB'[i]}: {tree.n_nodes:,} nodes, depth {s.depth_min}–{s.depth_max}, "
@@ -626,6 +636,8 @@ class StatsPanel(QWidget):
             return
         view = self.model.view_timings
         parts = [f"{label} {1e3 * frame.timings.get(key, 0.0):.2f}" for key, label in self.PHASES]
+        if "self" in frame.timings:
+            parts.append(f"self-collision {1e3 * frame.timings['self']:.2f}")
         parts.append(f"overlay update {1e3 * view.overlay:.2f}")
         parts.append(f"render {1e3 * view.render:.2f}")
         self.phases.setText("<b>Phase times (ms)</b>: " + ", ".join(parts))
@@ -635,6 +647,24 @@ class StatsPanel(QWidget):
         self.table.clearSelection()
         if level is not None and level < self.table.rowCount():
             self.table.selectRow(level)
+
+
+def relation_text(frame, result) -> str:
+    """Stats line about how the tested meshes meet: contacts per kind, or, with no contact,
+    containment ("A is inside B", "apart", "undefined: B is open (N boundary edges)")."""
+    if frame is None or result is None:
+        return ""
+    is_self = frame.result is None
+    who = "Self-collision" if is_self else "A and B"
+    if result.n_contacts:
+        kinds = np.asarray(result.kinds)
+        parts = [f"{int(np.count_nonzero(kinds == k)):,} {label}"
+                 for k, label in KIND_LABELS.items() if np.any(kinds == k)]
+        return f"<b>{who}</b>: {result.n_contacts:,} contact pairs ({', '.join(parts)})"
+    containment = getattr(frame, "containment", None)
+    if containment is not None:
+        return f"<b>No contact</b>: {containment.text}"
+    return f"<b>{who}</b>: no contact"
 
 
 def make_docks(model, controller) -> dict[str, QDockWidget]:

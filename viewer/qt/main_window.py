@@ -17,6 +17,7 @@ from PyQt6.QtWidgets import (
 )
 from pyvistaqt import QtInteractor
 
+from viewer.controller import MAX_TRIANGLES, WARN_TRIANGLES
 from viewer.model import Mode, UpdateChoice, ViewTimings
 from viewer.qt.docks import make_docks
 from viewer.qt.interaction import CanvasInteraction
@@ -39,8 +40,13 @@ two boxes overlap, splits one of them and tests the children: that is one <i>lev
 blue, dark green) and, in <b>orange</b>, both boxes of every pair the traversal found
 overlapping at level <i>d</i>. Turn on <i>culled pairs</i> to see, in grey, the pairs tested
 and rejected there. The last position, <i>all</i>, shows every level at once.</li>
-<li><b>Red</b> triangles are the triangles of A and B that really intersect; the <b>black</b>
-lines are where they cross.</li>
+<li>Filled triangles are the triangles of A and B that really meet: <b>red</b> where they
+cross, <b>light orange</b> where they only touch (a corner or an edge on the other surface),
+<b>purple</b> where they lie on each other in one plane. The <b>black</b> lines are where
+they meet. With no contact, the Stats dock and the canvas say whether one mesh is inside the
+other, or that this is undefined because a mesh is open.</li>
+<li>The <i>self-collision</i> scenes test one mesh against itself: the orange pairs are two
+boxes of the same tree.</li>
 <li><b>Step mode</b> pauses and walks through the levels one at a time with a sentence each.</li>
 <li><b>Click</b> a mesh in Camera mode to inspect the box under the cursor: its id, depth,
 triangle count and its partners at this level (drawn in purple).</li>
@@ -72,6 +78,7 @@ class MainWindow(QMainWindow):
         self._has_frame = False
         self._drawn_full_resolution = False
         self._progress: QProgressDialog | None = None
+        self._loading_dialog: QProgressDialog | None = None
         self.setWindowTitle("BVH Lab")
         screen = self.screen().availableGeometry() if self.screen() is not None else None
         if screen is not None:
@@ -108,6 +115,7 @@ class MainWindow(QMainWindow):
         model.mode_changed.connect(self._on_mode)
         model.message.connect(lambda text: self.statusBar().showMessage(text, 5000))
         model.error.connect(self.show_error)
+        model.loading_changed.connect(self._on_loading)
         model.step_mode_changed.connect(lambda _s: self.redraw())
         self._restore_settings()
 
@@ -137,6 +145,10 @@ class MainWindow(QMainWindow):
 
         view_menu = menu.addMenu("&View")
         view_menu.addAction(self._action("&Reset camera", self.reset_camera, "R"))
+        view_menu.addAction(self._action("&Compare bounding volumes…", self.open_compare,
+                                         "Ctrl+K"))
+        view_menu.addAction(self._action("Scene &octree demo (Zhou 2009)…",
+                                         self.open_scene_octree, "Ctrl+J"))
         view_menu.addSeparator()
         for dock in self.docks.values():
             view_menu.addAction(dock.toggleViewAction())
@@ -244,6 +256,22 @@ class MainWindow(QMainWindow):
             self._progress.setMinimumDuration(0)
         self._progress.show()
 
+    def _on_loading(self, text: str) -> None:
+        """A busy dialog while files are read in the background (the tree build that
+        follows has its own, :meth:`_show_progress_if_waiting`)."""
+        if not text:
+            if self._loading_dialog is not None:
+                self._loading_dialog.hide()
+            return
+        if self._loading_dialog is None:
+            self._loading_dialog = QProgressDialog("", None, 0, 0, self)
+            self._loading_dialog.setWindowTitle("BVH Lab: opening meshes")
+            self._loading_dialog.setMinimumDuration(0)
+        self._loading_dialog.setLabelText(
+            f"{text}\nThen the trees are built. Meshes of up to {MAX_TRIANGLES:,} triangles"
+            f" open; above {WARN_TRIANGLES:,} expect a low frame rate.")
+        self._loading_dialog.show()
+
     def _on_frame(self, frame) -> None:
         if self._progress is not None:
             self._progress.hide()
@@ -294,13 +322,34 @@ class MainWindow(QMainWindow):
         self.model.set_view_timings(ViewTimings(overlay_s, render_s))
         if frame is not None:
             ms = {k: 1e3 * v for k, v in frame.timings.items()}
-            contacts = frame.result.counters.n_contacts if frame.result is not None else 0
+            shown = self.model.shown_result()  # bodies A and B, or one body against itself
+            contacts = shown.counters.n_contacts if shown is not None else 0
             self.timing_label.setText(
                 f"contacts {contacts:,} | deform {ms.get('deform', 0):.1f} · update "
                 f"{ms.get('update', 0):.1f} · traverse {ms.get('traverse', 0):.1f} · tri "
                 f"{ms.get('tritri', 0):.1f} · overlay {1e3 * overlay_s:.1f} · render "
                 f"{1e3 * render_s:.1f} ms")
             self.fps_label.setText(f"{self.model.fps:.1f} FPS")
+
+    def open_compare(self):
+        """Show the compare view (created once, kept between openings)."""
+        from viewer.qt.compare import CompareDialog
+
+        if getattr(self, "compare_dialog", None) is None:
+            self.compare_dialog = CompareDialog(self.model, self)
+        self.compare_dialog.show()
+        self.compare_dialog.raise_()
+        return self.compare_dialog
+
+    def open_scene_octree(self):
+        """Show the many-objects scene octree demo (Zhou et al. 2009) in its own window."""
+        from viewer.qt.scene_octree import SceneOctreeWindow
+
+        if getattr(self, "octree_window", None) is None:
+            self.octree_window = SceneOctreeWindow(self)
+        self.octree_window.show()
+        self.octree_window.raise_()
+        return self.octree_window
 
     def toggle_play(self) -> None:
         if self.model.is_step_mode and not self.model.is_playing:
@@ -322,12 +371,12 @@ class MainWindow(QMainWindow):
     def open_mesh(self) -> None:
         paths = self._ask_files("Add meshes to the scene")
         if paths:
-            self.controller.load_files(paths, replace_scene=False)
+            self.controller.load_files_async(paths, replace_scene=False)
 
     def open_new_scene(self) -> None:
         paths = self._ask_files("Open meshes as a new scene")
         if paths:
-            self.controller.load_files(paths, replace_scene=True)
+            self.controller.load_files_async(paths, replace_scene=True)
 
     def save_screenshot(self, path: str | None = None) -> str | None:
         if not path:

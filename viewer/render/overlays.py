@@ -9,9 +9,14 @@ What is drawn for a chosen traversal level ``d`` (``None`` = every level):
   B's box (``2 * 12`` line cells per pair, so the cell count is exactly
   ``24 * trace.overlapping_per_level[d]`` when not capped);
 - ``culled``: the same for pairs tested and culled at level ``d``;
-- ``contact_tris``: every contacting triangle of A and of B once, filled;
+- ``contact_tris``: every contacting triangle of A and of B once, filled, coloured by how it
+  meets the other mesh (cell array ``"rgb"``, see :data:`KIND_COLORS`; cell array ``"kind"``);
 - ``contact_segments``: the intersection segment of every contacting pair;
 - ``inspect``: the box the user clicked and its partners at that level.
+
+A frame of one body with self-collision (``frame.self_results``) is drawn the same way with
+both columns of every pair in the one tree: the self-traversal's box pairs at level ``d`` and
+the triangles of the mesh that meet other triangles of it.
 """
 
 from __future__ import annotations
@@ -23,10 +28,91 @@ import pyvista as pv
 
 from viewer.render.geometry import (
     boxes_groups_polydata,
-    boxes_polydata,
     segments_polydata,
     triangles_polydata,
 )
+from viewer.render.volumes import (
+    MAX_POLYTOPES,
+    cells_polydata,
+    distance_polydata,
+    planes_polydata,
+    volumes_groups_polydata,
+)
+
+# Mirrors of ``core.collide.tritri.ContactKind`` (the render layer does not call the core; a
+# test checks the values are the same).
+KIND_CROSSING = 1
+KIND_TOUCHING = 2
+KIND_COPLANAR = 3
+
+KIND_COLORS = {
+    KIND_CROSSING: (230, 0, 0),
+    KIND_TOUCHING: (255, 150, 40),
+    KIND_COPLANAR: (150, 60, 220),
+}
+"""RGB of a contacting triangle by contact kind: crossing red, touching orange, coplanar
+overlap purple. Touching is lighter than the orange of the overlapping boxes (which are
+lines, not filled triangles); none of the three is a mesh or tree colour."""
+
+KIND_LABELS = {
+    KIND_CROSSING: "crossing",
+    KIND_TOUCHING: "touching",
+    KIND_COPLANAR: "coplanar overlap",
+}
+
+# A triangle in several contact pairs shows the strongest kind: a crossing hides a touch,
+# and a coplanar overlap (two faces lying on each other) outranks a mere touch.
+_KIND_RANK = np.zeros(4, dtype=np.int8)
+_KIND_RANK[[KIND_TOUCHING, KIND_COPLANAR, KIND_CROSSING]] = (1, 2, 3)
+_RANK_KIND = np.array([0, KIND_TOUCHING, KIND_COPLANAR, KIND_CROSSING], dtype=np.int8)
+
+
+def triangle_kinds(tri_ids: np.ndarray, kinds: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct triangles of a list of contacts, each with its strongest contact kind.
+
+    Parameters
+    ----------
+    tri_ids : (c,) int
+        One triangle id per contact pair (a triangle may repeat).
+    kinds : (c,) int8
+        Contact kind of each pair.
+
+    Returns
+    -------
+    ids : (u,) int64
+        Sorted distinct triangle ids.
+    tri_kinds : (u,) int8
+        Crossing if any of its pairs crosses, else coplanar if any is coplanar, else touching.
+    """
+    ids, inverse = np.unique(np.asarray(tri_ids), return_inverse=True)
+    best = np.zeros(ids.shape[0], dtype=np.int8)
+    np.maximum.at(best, inverse.ravel(), _KIND_RANK[np.asarray(kinds, dtype=np.int64)])
+    return ids.astype(np.int64), _RANK_KIND[best]
+
+
+def kind_colors(tri_kinds: np.ndarray) -> np.ndarray:
+    """``(u, 3) uint8`` RGB of each kind in ``tri_kinds`` (:data:`KIND_COLORS`)."""
+    table = np.zeros((4, 3), dtype=np.uint8)
+    for kind, rgb in KIND_COLORS.items():
+        table[kind] = rgb
+    return table[np.asarray(tri_kinds, dtype=np.int64)]
+
+
+def shown_result(frame):
+    """The collision result the overlays, level slider and stats show for ``frame``.
+
+    Bodies 0 and 1 when there are two; the first body against itself when the frame has
+    self-collision results and only one body; else None.
+    """
+    if frame is None:
+        return None
+    if frame.result is not None:
+        return frame.result
+    self_results = getattr(frame, "self_results", None)
+    if self_results:
+        return self_results[0]
+    return None
+
 
 OVERLAY_NAMES = (
     "tree_a",
@@ -37,6 +123,9 @@ OVERLAY_NAMES = (
     "contact_tris",
     "contact_segments",
     "inspect",
+    "partition_cells",
+    "partition_planes",
+    "distance",
 )
 """Every overlay kind, in drawing order; each is one actor with this name."""
 
@@ -53,11 +142,14 @@ class Overlays:
         Lines for the canvas, e.g. that an overlay was capped.
     n_contact_tris : int
         Distinct contacting triangles of A plus those of B (cells of ``contact_tris``).
+    n_by_kind : dict[int, int]
+        Of those, how many per contact kind (:data:`KIND_LABELS` keys).
     """
 
     polys: dict[str, pv.PolyData] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     n_contact_tris: int = 0
+    n_by_kind: dict = field(default_factory=dict)
 
 
 def trace_pairs(trace, level: int | None) -> tuple[np.ndarray, np.ndarray]:
@@ -90,12 +182,69 @@ def _capped(ids: np.ndarray, cap: int, what: str, notes: list[str]) -> np.ndarra
     return ids
 
 
-def _pair_boxes(pairs: np.ndarray, tree_a, tree_b, pose_a, pose_b) -> pv.PolyData:
-    """A's box then B's box of every pair, as one PolyData of ``24 p`` line cells."""
-    ia, ib = pairs[:, 0], pairs[:, 1]
-    return boxes_groups_polydata(
-        [(tree_a.bmin[ia], tree_a.bmax[ia], pose_a), (tree_b.bmin[ib], tree_b.bmax[ib], pose_b)]
-    )
+def node_volumes(frame, trees, groups) -> pv.PolyData:
+    """Volumes of some nodes, drawn as the kind the frame's traversal tested.
+
+    Parameters
+    ----------
+    frame : Frame or viewer.frame_extras.ViewFrame
+        A frame with ``volumes`` of a kind other than the AABBs draws that kind
+        (:mod:`viewer.render.volumes`); otherwise the trees' own boxes.
+    trees : sequence of two trees
+    groups : sequence of (body 0 or 1, node ids (j,) int, pose (4, 4) float64)
+    """
+    if len(getattr(frame, "trees", ())) == 1:
+        # One body against itself (self-collision): both columns are the one tree.
+        groups = [(0, ids, pose) for _body, ids, pose in groups]
+    volumes = getattr(frame, "volumes", None)
+    if volumes is None or volumes.name in ("aabb", "aabb15"):
+        return boxes_groups_polydata(
+            [(trees[b].bmin[ids], trees[b].bmax[ids], pose) for b, ids, pose in groups])
+    return volumes_groups_polydata(volumes, groups)
+
+
+def _pair_volumes(frame, trees, pairs: np.ndarray, poses) -> pv.PolyData:
+    """A's volume then B's volume of every pair (``24 p`` line cells for boxes)."""
+    return node_volumes(frame, trees, [(0, pairs[:, 0], poses[0]), (1, pairs[:, 1], poses[1])])
+
+
+def _add_extras(frame, poses, out: Overlays, level: int | None) -> None:
+    """Partition cells and planes, and the closest points, of a ``ViewFrame``.
+
+    BSP planes are drawn down to depth ``level`` (all when None), so the level slider
+    reveals the splits one depth at a time; only planes of nodes holding both meshes.
+    """
+    part = getattr(frame, "partition", None)
+    if part is not None:
+        cells = part.cells
+        if cells.shape[0] > MAX_PARTITION_CELLS:
+            out.notes.append(f"cells: drawing {MAX_PARTITION_CELLS} of {cells.shape[0]} (cap)")
+            cells = cells[:MAX_PARTITION_CELLS]
+        out.polys["partition_cells"] = cells_polydata(cells, poses[0])
+        planes = part.planes
+        if planes.n_planes:
+            is_shown = planes.has_both & (planes.depth <= (np.inf if level is None else level))
+            keep = np.flatnonzero(is_shown)[:MAX_PARTITION_CELLS]
+            out.polys["partition_planes"] = planes_polydata(
+                planes.center[keep], planes.normal[keep], planes.extent[keep], poses[0])
+        multi_a, multi_b = part.n_multi_cell_triangles
+        # Short lines: the canvas note shrinks its font to fit its longest line.
+        out.notes.append(f"partition: {part.cells.shape[0]:,} cells hold both meshes, "
+                         f"{part.n_candidates:,} candidate pairs")
+        out.notes.append(f"  triangles in several cells: {multi_a:,} of A, {multi_b:,} of B")
+        if planes.n_planes:
+            depth = "all depths" if level is None else f"depth <= {level}"
+            out.notes.append(f"  splitting planes drawn: {keep.shape[0]} ({depth})")
+    dist = getattr(frame, "distance", None)
+    if dist is not None:
+        out.polys["distance"] = distance_polydata(dist.point_a, dist.point_b)
+        out.notes.append(f"minimum distance {dist.distance:.4g} (gold line)")
+        out.notes.append(f"  closest: triangle {int(dist.pair[0])} of A, {int(dist.pair[1])} of "
+                         f"B; {dist.counters.n_bv_tests:,} RSS pairs bounded")
+
+
+MAX_PARTITION_CELLS = 20_000
+"""Most partition cells (and BSP planes) drawn; above it the canvas says so."""
 
 
 def _matrix(pose) -> np.ndarray:
@@ -152,60 +301,90 @@ def build_overlays(frame, display, level: int | None, inspect: dict | None = Non
     Overlays
     """
     out = Overlays(polys={name: pv.PolyData() for name in OVERLAY_NAMES})
-    if frame is None or len(frame.trees) < 2:
+    if frame is None:
+        return out
+    containment = getattr(frame, "containment", None)
+    if containment is not None:
+        out.notes.append(f"no contact: {containment.text}")
+    is_self = len(frame.trees) == 1 and shown_result(frame) is not None
+    if len(frame.trees) < 2 and not is_self:
         return out
     cap = int(display.box_cap)
-    trees = frame.trees
+    volumes = getattr(frame, "volumes", None)
+    if volumes is not None and volumes.dirs is not None:
+        cap = min(cap, MAX_POLYTOPES)  # k-DOP faces cost about 0.5 ms per volume to build
+    # A self-traversal pairs boxes of one tree: both columns index tree 0.
+    trees = [frame.trees[0], frame.trees[0]] if is_self else frame.trees
     poses = [_matrix(p) for p in frame.poses]
-    result = frame.result
+    if is_self:
+        poses = [poses[0], poses[0]]
+    result = shown_result(frame)
     trace = result.trace if result is not None else None
 
     for i, name in ((0, "tree_a"), (1, "tree_b")):
         is_shown = display.show_tree_a if i == 0 else display.show_tree_b
-        if not is_shown:
+        if not is_shown or (is_self and i == 1):
             continue
         ids = _capped(tree_nodes(trees[i], level), cap, f"boxes of {'AB'[i]}", out.notes)
-        out.polys[name] = boxes_polydata(trees[i].bmin[ids], trees[i].bmax[ids], poses[i])
+        out.polys[name] = node_volumes(frame, trees, [(i, ids, poses[i])])
 
     if display.show_parents and level is not None and level > 0:
         groups = []
-        for i in range(2):
+        for i in range(1 if is_self else 2):
             if not (display.show_tree_a if i == 0 else display.show_tree_b):
                 continue
             depth = min(level, trees[i].max_depth) - 1
             ids = _capped(np.asarray(trees[i].nodes_at_depth(depth)), cap, "parents", out.notes)
-            groups.append((trees[i].bmin[ids], trees[i].bmax[ids], poses[i]))
-        out.polys["parents"] = boxes_groups_polydata(groups)
+            groups.append((i, ids, poses[i]))
+        out.polys["parents"] = node_volumes(frame, trees, groups)
 
     if trace is not None and (display.show_overlap or display.show_culled):
         pairs, overlapped = trace_pairs(trace, level)
+        if is_self:
+            # A box paired with itself is split without a test (it always overlaps itself):
+            # drawing it would paint every box of the level orange. Only pairs of two
+            # different boxes of the tree are drawn.
+            is_other = pairs[:, 0] != pairs[:, 1]
+            if display.show_overlap and not is_other.all():
+                out.notes.append(f"{int(np.count_nonzero(~is_other))} pairs of a box with "
+                                 "itself not drawn")
+            pairs, overlapped = pairs[is_other], overlapped[is_other]
         if display.show_overlap:
             hit = _capped(pairs[overlapped], cap // 2, "overlapping pairs", out.notes)
-            out.polys["overlap"] = _pair_boxes(hit, trees[0], trees[1], poses[0], poses[1])
+            out.polys["overlap"] = _pair_volumes(frame, trees, hit, poses)
         if display.show_culled:
             miss = _capped(pairs[~overlapped], cap // 2, "culled pairs", out.notes)
-            out.polys["culled"] = _pair_boxes(miss, trees[0], trees[1], poses[0], poses[1])
+            out.polys["culled"] = _pair_volumes(frame, trees, miss, poses)
 
     if result is not None and display.show_contacts and result.pairs.shape[0]:
         meshes = frame.meshes
-        corners = []
-        for i in range(2):
-            tri_ids = np.unique(result.pairs[:, i])
+        corners, all_kinds = [], []
+        # One body: both columns are its own triangles, each drawn once.
+        columns = ([(0, np.concatenate([result.pairs[:, 0], result.pairs[:, 1]]),
+                     np.concatenate([result.kinds, result.kinds]))] if is_self else
+                   [(i, result.pairs[:, i], result.kinds) for i in range(2)])
+        for i, column, kinds in columns:
+            tri_ids, tri_kinds = triangle_kinds(column, kinds)
             local = meshes[i].vertices[meshes[i].faces[tri_ids]]
             corners.append(local @ poses[i][:3, :3].T + poses[i][:3, 3])
+            all_kinds.append(tri_kinds)
         all_corners = np.concatenate(corners)
+        tri_kinds = np.concatenate(all_kinds)
         out.n_contact_tris = int(all_corners.shape[0])
-        out.polys["contact_tris"] = triangles_polydata(all_corners)
+        out.n_by_kind = {k: int(np.count_nonzero(tri_kinds == k)) for k in KIND_COLORS}
+        poly = triangles_polydata(all_corners)
+        poly.cell_data["kind"] = tri_kinds
+        poly.cell_data["rgb"] = kind_colors(tri_kinds)
+        poly.cell_data.active_scalars_name = "rgb"
+        out.polys["contact_tris"] = poly
         out.polys["contact_segments"] = segments_polydata(np.asarray(result.segments))
 
     if inspect is not None and trace is not None:
         body, node = int(inspect["body"]), int(inspect["node"])
-        tree, other = trees[body], trees[1 - body]
         partners = np.asarray(inspect.get("partners", []), dtype=np.int64)
-        out.polys["inspect"] = boxes_groups_polydata(
-            [(tree.bmin[[node]], tree.bmax[[node]], poses[body]),
-             (other.bmin[partners], other.bmax[partners], poses[1 - body])]
-        )
+        out.polys["inspect"] = node_volumes(
+            frame, trees, [(body, [node], poses[body]), (1 - body, partners, poses[1 - body])])
+    _add_extras(frame, poses, out, level)
     return out
 
 
@@ -220,9 +399,11 @@ def inspect_node(frame, body: int, tri_id: int, level: int | None) -> dict | Non
     dict or None
         ``body, node, depth, n_prims, triangle, level, partners (list of int),
         partner_overlaps (list of bool), levels_tested (traversal levels where the box was
-        in a tested pair)``; None when there is no frame or no tree.
+        in a tested pair)``; None when there is no frame or no tree. With one body and
+        self-collision, the partners are the boxes of the same tree it was paired with.
     """
-    if frame is None or body > 1 or len(frame.trees) < 2:
+    is_self = frame is not None and len(frame.trees) == 1 and shown_result(frame) is not None
+    if frame is None or body > 1 or (len(frame.trees) < 2 and not (is_self and body == 0)):
         return None
     tree = frame.trees[body]
     where = np.flatnonzero(np.asarray(tree.prim_ids) == tri_id)
@@ -237,19 +418,31 @@ def inspect_node(frame, body: int, tri_id: int, level: int | None) -> dict | Non
     if level is not None:
         while int(tree.depth[node]) > level and int(tree.parent[node]) >= 0:
             node = int(tree.parent[node])
-    trace = frame.result.trace if frame.result is not None else None
+    result = shown_result(frame)
+    trace = result.trace if result is not None else None
     partners: list[int] = []
     overlaps: list[bool] = []
     levels_tested: list[int] = []
     if trace is not None and trace.n_levels:
         pairs, overlapped = trace_pairs(trace, level)
-        mine = pairs[:, body] == node
-        partners = [int(p) for p in pairs[mine, 1 - body]]
-        overlaps = [bool(o) for o in overlapped[mine]]
+        if is_self:
+            # Either column may hold the box; its partner is the other one of the pair.
+            first, second = pairs[:, 0] == node, pairs[:, 1] == node
+            partners = ([int(p) for p in pairs[first, 1]]
+                        + [int(p) for p in pairs[second & ~first, 0]])
+            overlaps = ([bool(o) for o in overlapped[first]]
+                        + [bool(o) for o in overlapped[second & ~first]])
+        else:
+            mine = pairs[:, body] == node
+            partners = [int(p) for p in pairs[mine, 1 - body]]
+            overlaps = [bool(o) for o in overlapped[mine]]
         # With the larger-volume rule a box is not always tested at the level equal to its
         # depth: list every level where it was.
         column = trace.node_a if body == 0 else trace.node_b
         rows = np.flatnonzero(np.asarray(column) == node)
+        if is_self:
+            rows = np.flatnonzero((np.asarray(trace.node_a) == node)
+                                  | (np.asarray(trace.node_b) == node))
         levels_tested = sorted({int(d) for d in
                                 np.searchsorted(trace.level_start, rows, side="right") - 1})
     return {

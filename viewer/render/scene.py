@@ -10,23 +10,37 @@ from __future__ import annotations
 
 import textwrap
 import time
+import weakref
 
 import numpy as np
 import pyvista as pv
 from vtkmodules.vtkRenderingCore import vtkCellPicker, vtkMapper
 
 from viewer.render.geometry import mesh_polydata, ring_polydata
-from viewer.render.overlays import OVERLAY_NAMES, Overlays, build_overlays
+from viewer.render.overlays import (
+    KIND_COLORS,
+    KIND_COPLANAR,
+    KIND_CROSSING,
+    KIND_TOUCHING,
+    OVERLAY_NAMES,
+    Overlays,
+    build_overlays,
+)
 
 TREE_A_COLOR = "#1f4fa8"
 TREE_B_COLOR = "#2e7d32"
 OVERLAP_COLOR = "#ff8c00"
 CULLED_COLOR = "#8a8a8a"
 CONTACT_COLOR = "#ff0000"
+"""Fallback colour of the contact triangles; each is drawn in its kind's colour
+(``overlays.KIND_COLORS``)."""
 SEGMENT_COLOR = "#000000"
 INSPECT_COLOR = "#d000d0"
 SELECTION_COLOR = "#00a3b4"
 BRUSH_COLOR = "#7b1fa2"
+PARTITION_COLOR = "#795548"
+PLANE_COLOR = "#5c6bc0"
+DISTANCE_COLOR = "#b8860b"
 BACKGROUND = "#f4f6f9"
 BACKGROUND_TOP = "#d9e1ea"
 
@@ -45,14 +59,23 @@ _STYLE = {
     "inspect": (INSPECT_COLOR, 4.0, 1.0),
     "selection": (SELECTION_COLOR, 2.5, 1.0),
     "brush": (BRUSH_COLOR, 3.0, 1.0),
+    "partition_cells": (PARTITION_COLOR, 1.5, 0.9),
+    "partition_planes": (PLANE_COLOR, 2.0, 0.9),
+    "distance": (DISTANCE_COLOR, 4.0, 1.0),
 }
+
+def _hex(rgb) -> str:
+    return "#" + "".join(f"{c:02x}" for c in rgb)
+
 
 LEGEND = [
     ["mesh A and its boxes", TREE_A_COLOR],
     ["mesh B and its boxes", TREE_B_COLOR],
     ["box pairs overlapping at this level", OVERLAP_COLOR],
     ["box pairs culled at this level", CULLED_COLOR],
-    ["contacting triangles", CONTACT_COLOR],
+    ["contact: crossing triangles", _hex(KIND_COLORS[KIND_CROSSING])],
+    ["contact: touching triangles", _hex(KIND_COLORS[KIND_TOUCHING])],
+    ["contact: coplanar overlap", _hex(KIND_COLORS[KIND_COPLANAR])],
     ["intersection segments", SEGMENT_COLOR],
     ["clicked box and its partners", INSPECT_COLOR],
     ["selected mesh (Move mode)", SELECTION_COLOR],
@@ -87,6 +110,40 @@ def decimated(poly: pv.PolyData, max_triangles: int) -> tuple[pv.PolyData, np.nd
     ids = np.asarray(reduced.point_data["source_id"], dtype=np.int64)
     out = pv.PolyData(np.array(reduced.points), faces=reduced.faces)
     return out, ids
+
+
+# Drawing copies made ahead of time (e.g. by the file loader's worker thread: vtkDecimatePro
+# measured 28 s on a 2M-triangle sphere), keyed by the id of the mesh's faces array, which
+# TriMesh.with_vertices shares: a moved or deformed mesh reuses its copy.
+_DISPLAY_COPIES: dict[int, tuple[weakref.ref, np.ndarray, np.ndarray]] = {}
+
+
+def prepare_display_copy(mesh, max_triangles: int = DISPLAY_MAX_TRIANGLES) -> bool:
+    """Make the decimated drawing copy of a big mesh now (any thread, no rendering).
+
+    Returns
+    -------
+    bool
+        True if a copy was made (the mesh has more than ``max_triangles`` triangles).
+    """
+    if mesh.n_faces <= max_triangles:
+        return False
+    faces = mesh.faces
+    key = id(faces)
+    entry = _DISPLAY_COPIES.get(key)
+    if entry is not None and entry[0]() is faces:
+        return True
+    poly, ids = decimated(mesh_polydata(mesh.vertices, faces), max_triangles)
+    _DISPLAY_COPIES[key] = (weakref.ref(faces, lambda _r, k=key: _DISPLAY_COPIES.pop(k, None)),
+                            np.asarray(poly.faces).copy(), ids)
+    return True
+
+
+def display_copy(mesh) -> tuple[pv.PolyData, np.ndarray]:
+    """The decimated drawing copy of ``mesh`` and its vertex ids (made now if not prepared)."""
+    prepare_display_copy(mesh)
+    _ref, cells, ids = _DISPLAY_COPIES[id(mesh.faces)]
+    return pv.PolyData(np.array(mesh.vertices[ids]), faces=cells), ids
 
 
 VIEW_DIRECTION = (1.0, 0.8, 1.7)
@@ -133,7 +190,7 @@ class SceneRenderer:
         for name in (*OVERLAY_NAMES, "selection", "brush"):
             self._add_overlay_actor(name)
         self.legend = plotter.add_legend(
-            labels=LEGEND, bcolor="white", size=(0.26, 0.24), loc="upper right",
+            labels=LEGEND, bcolor="white", size=(0.26, 0.29), loc="upper right",
             face="rectangle", name="legend", background_opacity=0.9,
         )
         self.note = plotter.add_text("", position="lower_left", font_size=9, color="black",
@@ -152,6 +209,10 @@ class SceneRenderer:
         if name == "contact_tris":
             # Pull the red triangles towards the camera (see the module-level offset note).
             mapper.SetRelativeCoincidentTopologyPolygonOffsetParameters(-2.0, -4.0)
+            # Each triangle carries its contact kind's colour as a uint8 RGB cell array.
+            mapper.scalar_visibility = True
+            mapper.SetScalarModeToUseCellData()
+            mapper.SetColorModeToDirectScalars()
         if name == "contact_segments":
             # The segments lie on the red triangles: pull them further forward still.
             mapper.SetRelativeCoincidentTopologyLineOffsetParameters(-4.0, -16.0)
@@ -162,6 +223,9 @@ class SceneRenderer:
         actor.prop.opacity = opacity
         # Flat colours: the legend's colours are exactly what is drawn.
         actor.prop.lighting = False
+        if name == "distance":
+            # The two closest points as dots at the ends of the distance segment.
+            actor.prop.point_size = 12
         self.plotter.add_actor(actor, name=name, reset_camera=False, pickable=False, render=False)
         self.polys[name] = poly
         self.actors[name] = actor
@@ -195,7 +259,7 @@ class SceneRenderer:
             poly = mesh_polydata(mesh.vertices, mesh.faces)
             ids = None
             if not is_full_resolution and mesh.n_faces > DISPLAY_MAX_TRIANGLES:
-                poly, ids = decimated(poly, DISPLAY_MAX_TRIANGLES)
+                poly, ids = display_copy(mesh)
                 self.display_notes.append(
                     f"{body.name}: drawn with {poly.n_cells:,} of {mesh.n_faces:,} triangles"
                     " (display only; collision uses all)")

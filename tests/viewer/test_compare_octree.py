@@ -1,0 +1,115 @@
+"""The compare view (table and pictures) and the scene-octree demo, on real frames."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tests.viewer.conftest import settle
+from viewer.render.octree_demo import ROLE_COLORS, ROLE_FOCUS, ROLE_OVERLAPPING, ROLE_TESTED
+
+
+def test_compare_table_has_one_row_per_kind_with_the_core_counters(qtbot, window):
+    from core.bv import get_kind
+    from core.collide import DescendRule
+    from core.collide.bvquery import collide_bv
+
+    window.model.set_level(3)
+    dialog = window.open_compare()
+    qtbot.waitExposed(dialog)
+    for key, box in dialog.checks.items():
+        box.setChecked(key in ("aabb", "obb", "kdop18", "rss"))
+    dialog.level.setValue(3)
+    dialog.run()
+    table = dialog.table
+    assert table.rowCount() == 4
+    frame = window.model.frame
+    for row, key in enumerate(("aabb", "obb", "kdop18", "rss")):
+        assert table.item(row, 0).text() == get_kind(key).label
+        expected = collide_bv(frame.meshes[0], frame.trees[0], frame.meshes[1], frame.trees[1],
+                              frame.poses[0], frame.poses[1], bv=key,
+                              descend=DescendRule.LARGER_VOLUME).counters  # fmt: skip
+        numbers = [int(table.item(row, c).text().replace(",", "")) for c in (2, 3, 4, 5)]
+        assert numbers == [expected.n_bv_tests, expected.n_bv_overlaps, expected.n_tri_tests,
+                           expected.n_contacts]  # fmt: skip
+        assert float(table.item(row, 1).text()) > 0
+    # The OBBs hug the sphere patches better than the AABBs: smaller total volume.
+    volumes = {r.kind: r.total_volume for r in dialog.rows}
+    assert volumes["obb"] < volumes["aabb"]
+    # Side by side pictures of the first four kinds, not blank.
+    assert len(dialog.images) == 4
+    for image in dialog.images:
+        assert image.ndim == 3 and np.unique(image.reshape(-1, 3), axis=0).shape[0] > 50
+    assert len(dialog.picture_labels) == 4
+    dialog.close()
+
+
+def test_choosing_a_kind_in_the_pipeline_dock_redraws_with_it(qtbot, window):
+    choice = window.docks["pipeline_dock"].panel.volume_choice
+    choice.bv.setCurrentIndex(choice.bv.findData("sphere"))
+    assert window.model.pipeline.bv == "sphere"
+    settle(qtbot, window)
+    frame = window.model.frame
+    assert frame.volumes.name == "sphere"
+    window.model.set_level(3)
+    window.redraw()
+    n_nodes = frame.trees[0].nodes_at_depth(3).shape[0]
+    assert window.renderer.cell_count("tree_a") == 3 * n_nodes
+    choice.partition.setCurrentIndex(choice.partition.findData("bsp"))
+    settle(qtbot, window)
+    window.redraw()
+    part = window.model.frame.partition
+    assert part is not None
+    assert window.renderer.cell_count("partition_cells") == 12 * part.cells.shape[0]
+    assert window.renderer.cell_count("partition_planes") > 0
+
+
+@pytest.fixture(scope="module")
+def demo():
+    from viewer.scene_octree_demo import SceneOctreeDemo
+
+    return SceneOctreeDemo()
+
+
+def test_octree_demo_objects_move_and_the_search_finds_every_overlap(demo):
+    from core.partition.scene_octree import brute_force_obb_pairs
+
+    assert demo.n_objects >= 50
+    first = demo.step(0.0)
+    second = demo.step(1.5)
+    moved = [np.linalg.norm(a.translation - b.translation)
+             for a, b in zip(first.poses, second.poses)]  # fmt: skip
+    assert min(moved) > 0.05
+    for frame in (first, second):
+        expected = brute_force_obb_pairs(demo.obbs(frame.poses))
+        np.testing.assert_array_equal(frame.record.pairs, expected)
+        assert frame.visited_nodes.shape[0] > 0
+    # Starting from last frame's nodes costs fewer node tests than starting at the root.
+    assert second.record.n_node_tests < second.n_root_node_tests
+
+
+def test_octree_demo_window_draws_visited_nodes_and_tested_objects(qtbot, demo):
+    from viewer.qt.scene_octree import SceneOctreeWindow
+
+    window = SceneOctreeWindow(demo=demo)
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitExposed(window)
+    window.focus.setValue(4)
+    frame = window.frame
+    assert frame.focus == 4
+    assert window._nodes.n_cells == 12 * frame.visited_nodes.shape[0]
+    roles = window._objects.cell_data["role"]
+    n_faces = [m.n_faces for m in demo.meshes]
+    per_object = np.repeat(np.arange(demo.n_objects), n_faces)
+    assert set(per_object[roles == ROLE_FOCUS]) == {4}
+    tested = set(per_object[(roles == ROLE_TESTED) | (roles == ROLE_OVERLAPPING)])
+    assert tested == set(int(j) for j in frame.tested_objects)
+    mine = frame.record.pairs[(frame.record.pairs == 4).any(axis=1)]
+    assert set(per_object[roles == ROLE_OVERLAPPING]) == set(int(j) for j in mine[mine != 4])
+    np.testing.assert_array_equal(window._objects.cell_data["rgb"][roles == ROLE_FOCUS][0],
+                                  ROLE_COLORS[ROLE_FOCUS])
+    before = frame.t
+    window.advance(0.5)
+    assert window.frame.t == pytest.approx(before + 0.5)
+    window.close()

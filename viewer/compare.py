@@ -1,0 +1,126 @@
+"""Run one frame through several bounding-volume kinds and tabulate the cost (headless).
+
+The compare view (``viewer.qt.compare``) shows these rows; tests check them against the
+core. Same trees (topology) for every kind, so the differences are the volumes' alone: their
+tightness (total volume of the nodes at one depth), the volume pairs the traversal tested,
+the triangle pairs it sent to the exact test, and the time to fit, refit and query.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from core.bv import get_kind, refit_volumes
+from core.bv.kdop import DIRECTIONS
+from core.collide import DescendRule
+from core.collide.bvquery import collide_bv
+from viewer.render.volumes import kdop_faces, polytope_volume
+
+DEFAULT_KINDS = ("aabb", "obb", "sphere", "kdop14", "rss")
+"""Kinds ticked when the compare view opens: one of each family."""
+
+
+@dataclass(frozen=True)
+class CompareRow:
+    """One kind on one frame.
+
+    Attributes
+    ----------
+    kind, label : str
+    level : int
+        Tree depth the volume total is taken at (clamped to each tree's depth).
+    total_volume : float
+        Sum of the volumes of A's and B's nodes at that depth (smaller = tighter). For the
+        k-DOPs this is the polytope's own volume, computed here from its faces: the core's
+        k-DOP ``volume`` is that of its axis slabs (an upper bound for the descend rule),
+        which would show every k-DOP as loose as the AABB.
+    n_bv_tests, n_bv_overlaps, n_tri_tests, n_contacts : int
+        The core's counters of the query.
+    fit_ms : float
+        Fitting both trees' volumes from their triangles.
+    refit_ms : float
+        The kind's refit of both trees (bottom-up merge, or from primitives where the kind
+        has no exact merge; see ``BVKind.refit_exact``).
+    query_ms : float
+        Traversal plus triangle tests.
+    refit_exact : bool
+    """
+
+    kind: str
+    label: str
+    level: int
+    total_volume: float
+    n_bv_tests: int
+    n_bv_overlaps: int
+    n_tri_tests: int
+    n_contacts: int
+    fit_ms: float
+    refit_ms: float
+    query_ms: float
+    refit_exact: bool
+
+
+def _fit(kind, tree, mesh) -> np.ndarray:
+    out = np.empty((tree.n_nodes, kind.width))
+    kind.fit(mesh.vertices, mesh.faces, tree.prim_ids, tree.prim_start, tree.n_prims, out)
+    # Read-only like core.bv.fit_volumes' rows: numba types read-only arrays apart, and the
+    # traversal compiled for writable ones is not in the warmed cache (measured: a 28 s
+    # compile on the first compare).
+    out.flags.writeable = False
+    return out
+
+
+def total_volume(kind, rows: np.ndarray, node_ids: np.ndarray) -> float:
+    """Sum of the volumes of rows ``node_ids`` of ``(k, w) float64`` volume rows: the kind's
+    ``volume``, or for a k-DOP the exact polytope volume."""
+    if kind.name.startswith("kdop"):
+        dirs = DIRECTIONS[int(kind.name[4:])]
+        return float(sum(polytope_volume(kdop_faces(rows[int(i)], dirs)) for i in node_ids))
+    return float(sum(kind.volume(rows[int(i)]) for i in node_ids))
+
+
+def compare_kinds(frame, kinds, level: int, descend: str = "LARGER_VOLUME") -> list[CompareRow]:
+    """Run the frame's two posed meshes through each kind.
+
+    Parameters
+    ----------
+    frame : core.pipeline.Frame (or a ViewFrame)
+        Uses its first two meshes, trees and poses.
+    kinds : sequence of str
+        Keys of ``core.bv.BV_KINDS``.
+    level : int
+        Depth for the tightness column.
+    descend : str
+        Name of a ``DescendRule``.
+
+    Returns
+    -------
+    list of CompareRow
+        One per kind, in the order given.
+    """
+    meshes, trees, poses = frame.meshes[:2], frame.trees[:2], frame.poses[:2]
+    rows_out = []
+    for name in kinds:
+        kind = get_kind(name)
+        t0 = time.perf_counter()
+        rows = [_fit(kind, t, m) for t, m in zip(trees, meshes)]
+        t1 = time.perf_counter()
+        for t, m in zip(trees, meshes):
+            refit_volumes(t, m, kind)
+        t2 = time.perf_counter()
+        result = collide_bv(meshes[0], trees[0], meshes[1], trees[1], poses[0], poses[1],
+                            bv=kind, descend=DescendRule[descend], volumes_a=rows[0],
+                            volumes_b=rows[1])  # fmt: skip
+        t3 = time.perf_counter()
+        volume = sum(total_volume(kind, r, t.nodes_at_depth(min(level, t.max_depth)))
+                     for r, t in zip(rows, trees))  # fmt: skip
+        c = result.counters
+        rows_out.append(CompareRow(
+            kind.name, kind.label, int(level), volume, c.n_bv_tests, c.n_bv_overlaps,
+            c.n_tri_tests, c.n_contacts, 1e3 * (t1 - t0), 1e3 * (t2 - t1), 1e3 * (t3 - t2),
+            kind.refit_exact,
+        ))  # fmt: skip
+    return rows_out
