@@ -198,3 +198,24 @@ def test_bv_setting_traverses_that_kind_with_the_same_contacts(bodies, bv):
     assert other.result.trace is not None
     assert int(other.result.trace.tested_per_level.sum()) == other.result.counters.n_bv_tests
     assert other.timings["fit"] >= 0.0 and "fit" not in aabb.timings
+
+
+def test_undeformed_body_keeps_its_tree_without_refit(bodies, monkeypatch):
+    import core.pipeline as pipeline
+
+    calls = []
+    real_refit = pipeline.refit_tree
+
+    def counting_refit(tree, mesh, leaves=None):
+        calls.append(mesh.n_faces)
+        return real_refit(tree, mesh, leaves)
+
+    monkeypatch.setattr(pipeline, "refit_tree", counting_refit)
+    pipe = FramePipeline(PipelineSettings(update=UpdateMode.REFIT))
+    first = pipe.step(bodies, 0.0)
+    moved = [bodies[0], dataclasses.replace(bodies[1], pose=Pose(np.eye(3), (1.1, 0.0, 0.0)))]
+    second = pipe.step(moved, 0.5)
+    # Only A (deformed) was refitted; B's tree object is the one built on frame 0.
+    assert calls == [bodies[0].mesh.n_faces]
+    assert second.trees[1] is first.trees[1] and second.rebuilt == [False, False]
+    assert np.array_equal(second.result.pairs, expected_pairs(second))
