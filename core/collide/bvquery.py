@@ -28,9 +28,13 @@ from core.collide.tandem import (
     DescendRule,
     expand_leaf_pairs,
     grow,
+    level_offsets,
+    new_trace_buffers,
+    record_level,
     scatter_parallel,
     scatter_serial,
     transform_points,
+    traversal_output,
 )
 from core.collide.trace import Counters, Trace
 from core.collide.tritri import ContactKind, tri_tri_batch
@@ -105,11 +109,7 @@ def traverse_bv(code, first_a, count_a, vol_a, first_b, count_b, vol_b, rot, tra
     leaf_a = np.empty(1024, dtype=np.int32)
     leaf_b = np.empty(1024, dtype=np.int32)
     n_leaf = 0
-    trace_a = np.empty(1024 if record else 0, dtype=np.int32)
-    trace_b = np.empty(1024 if record else 0, dtype=np.int32)
-    trace_sep = np.empty(1024 if record else 0, dtype=np.int8)
-    level_start = np.zeros(256, dtype=np.int64)
-    level_leaves = np.zeros(256, dtype=np.int64)
+    level_start, level_leaves, trace_a, trace_b, trace_sep = new_trace_buffers(record)
     n_levels = 0
     n_tests = 0
     n_overlaps = 0
@@ -124,22 +124,8 @@ def traverse_bv(code, first_a, count_a, vol_a, first_b, count_b, vol_b, rot, tra
         else:
             _classify_serial(code, fa, fb, count_a, vol_a, count_b, vol_b, rot, trans, margin,
                              rule, sep, action)  # fmt: skip
-        child_offset = np.empty(n, dtype=np.int64)
-        leaf_offset = np.empty(n, dtype=np.int64)
-        n_child = 0
-        n_new_leaf = 0
-        for i in range(n):
-            act = action[i]
-            child_offset[i] = n_child
-            leaf_offset[i] = n_leaf + n_new_leaf
-            if act == ACTION_LEAVES:
-                n_new_leaf += 1
-            elif act == ACTION_SPLIT_BOTH:
-                n_child += 4
-            elif act != ACTION_CULL:
-                n_child += 2
-            if act != ACTION_CULL:
-                n_overlaps += 1
+        child_offset, leaf_offset, n_child, n_new_leaf, n_overlap = level_offsets(action, n_leaf)
+        n_overlaps += n_overlap
         n_tests += n
         leaf_a = grow(leaf_a, n_leaf + n_new_leaf)
         leaf_b = grow(leaf_b, n_leaf + n_new_leaf)
@@ -153,28 +139,14 @@ def traverse_bv(code, first_a, count_a, vol_a, first_b, count_b, vol_b, rot, tra
                             next_a, next_b, leaf_a, leaf_b)  # fmt: skip
         n_leaf += n_new_leaf
         if record:
-            level_start = grow(level_start, n_levels + 2)
-            level_leaves = grow(level_leaves, n_levels + 1)
-            start = level_start[n_levels]
-            trace_a = grow(trace_a, start + n)
-            trace_b = grow(trace_b, start + n)
-            trace_sep = grow(trace_sep, start + n)
-            trace_a[start : start + n] = fa
-            trace_b[start : start + n] = fb
-            trace_sep[start : start + n] = sep
-            level_start[n_levels + 1] = start + n
-            level_leaves[n_levels] = n_new_leaf
+            level_start, level_leaves, trace_a, trace_b, trace_sep = record_level(
+                level_start, level_leaves, trace_a, trace_b, trace_sep, n_levels, fa, fb, sep,
+                n_new_leaf)
         n_levels += 1
         fa = next_a
         fb = next_b
-    counts = np.array([n_tests, n_overlaps, n_leaf], dtype=np.int64)
-    if record:
-        total = level_start[n_levels]
-        return (leaf_a[:n_leaf], leaf_b[:n_leaf], counts, level_start[: n_levels + 1].copy(),
-                trace_a[:total].copy(), trace_b[:total].copy(), trace_sep[:total].copy(),
-                level_leaves[:n_levels].copy())  # fmt: skip
-    return (leaf_a[:n_leaf], leaf_b[:n_leaf], counts, np.zeros(1, dtype=np.int64),
-            trace_a[:0], trace_b[:0], trace_sep[:0], level_leaves[:0])  # fmt: skip
+    return traversal_output(leaf_a, leaf_b, n_leaf, n_tests, n_overlaps, record, n_levels,
+                            level_start, level_leaves, trace_a, trace_b, trace_sep)
 
 
 def collide_bv(

@@ -30,16 +30,18 @@ from numba import njit
 from core.bvh.tree import Tree
 from core.collide.query import CollisionResult
 from core.collide.tandem import (
-    ACTION_CULL,
     ACTION_LEAVES,
-    ACTION_SPLIT_A,
-    ACTION_SPLIT_B,
-    ACTION_SPLIT_BOTH,
+    ACTION_SPLIT_SELF,
     PARALLEL_MIN_PAIRS,
     DescendRule,
     classify_parallel,
     classify_serial,
     grow,
+    level_offsets,
+    new_trace_buffers,
+    record_level,
+    scatter_serial,
+    traversal_output,
 )
 from core.collide.trace import Counters, Trace
 from core.collide.tritri import ContactKind, tri_tri_batch
@@ -48,10 +50,6 @@ from core.pose import Pose
 from core.settings import DEFAULT_TOLERANCES, Tolerances
 
 __all__ = ["expand_self_leaf_pairs", "self_collide", "self_traverse", "shared_corner_counts"]
-
-#: A node paired with itself: split into (l, l), (l, r), (r, r).
-ACTION_SPLIT_SELF = 5
-
 
 @njit(cache=True, nogil=True)
 def self_traverse(first, count, bmin, bmax, margin, rule, record, parallel_min):
@@ -90,11 +88,7 @@ def self_traverse(first, count, bmin, bmax, margin, rule, record, parallel_min):
     leaf_a = np.empty(1024, dtype=np.int32)
     leaf_b = np.empty(1024, dtype=np.int32)
     n_leaf = 0
-    trace_a = np.empty(1024 if record else 0, dtype=np.int32)
-    trace_b = np.empty(1024 if record else 0, dtype=np.int32)
-    trace_sep = np.empty(1024 if record else 0, dtype=np.int8)
-    level_start = np.zeros(256, dtype=np.int64)
-    level_leaves = np.zeros(256, dtype=np.int64)
+    level_start, level_leaves, trace_a, trace_b, trace_sep = new_trace_buffers(record)
     n_levels = 0
     n_tests = 0
     n_overlaps = 0
@@ -108,85 +102,39 @@ def self_traverse(first, count, bmin, bmax, margin, rule, record, parallel_min):
         else:
             classify_serial(fa, fb, count, bmin, bmax, count, bmin, bmax,
                             rot, trans, abs_rot, False, margin, rule, sep, action)
-        n_child = 0
-        n_new_leaf = 0
+        # A node against itself always "overlaps" and is not a box test: it becomes a leaf
+        # against itself, or the three pairs of its children.
         for i in range(n):
             if fa[i] == fb[i]:
                 sep[i] = -1
                 action[i] = ACTION_LEAVES if count[fa[i]] > 0 else ACTION_SPLIT_SELF
             else:
                 n_tests += 1
-            act = action[i]
-            if act == ACTION_LEAVES:
-                n_new_leaf += 1
-            elif act == ACTION_SPLIT_SELF:
-                n_child += 3
-            elif act == ACTION_SPLIT_BOTH:
-                n_child += 4
-            elif act != ACTION_CULL:
-                n_child += 2
-            if act != ACTION_CULL:
-                n_overlaps += 1
+        child_offset, leaf_offset, n_child, n_new_leaf, n_overlap = level_offsets(action, n_leaf)
+        n_overlaps += n_overlap
         leaf_a = grow(leaf_a, n_leaf + n_new_leaf)
         leaf_b = grow(leaf_b, n_leaf + n_new_leaf)
         next_a = np.empty(n_child, dtype=np.int32)
         next_b = np.empty(n_child, dtype=np.int32)
-        o = 0
+        scatter_serial(fa, fb, action, child_offset, leaf_offset, first, first,
+                       next_a, next_b, leaf_a, leaf_b)
         for i in range(n):
-            act = action[i]
-            a = fa[i]
-            b = fb[i]
-            if act == ACTION_LEAVES:
-                leaf_a[n_leaf] = a
-                leaf_b[n_leaf] = b
-                n_leaf += 1
-            elif act == ACTION_SPLIT_SELF:
-                c = first[a]
+            if action[i] == ACTION_SPLIT_SELF:
+                c = first[fa[i]]
+                o = child_offset[i]
                 next_a[o], next_b[o] = c, c
                 next_a[o + 1], next_b[o + 1] = c, c + 1
                 next_a[o + 2], next_b[o + 2] = c + 1, c + 1
-                o += 3
-            elif act == ACTION_SPLIT_A:
-                c = first[a]
-                next_a[o], next_b[o] = c, b
-                next_a[o + 1], next_b[o + 1] = c + 1, b
-                o += 2
-            elif act == ACTION_SPLIT_B:
-                c = first[b]
-                next_a[o], next_b[o] = a, c
-                next_a[o + 1], next_b[o + 1] = a, c + 1
-                o += 2
-            elif act == ACTION_SPLIT_BOTH:
-                ca = first[a]
-                cb = first[b]
-                for u in range(2):
-                    for v in range(2):
-                        next_a[o] = ca + u
-                        next_b[o] = cb + v
-                        o += 1
+        n_leaf += n_new_leaf
         if record:
-            level_start = grow(level_start, n_levels + 2)
-            level_leaves = grow(level_leaves, n_levels + 1)
-            start = level_start[n_levels]
-            trace_a = grow(trace_a, start + n)
-            trace_b = grow(trace_b, start + n)
-            trace_sep = grow(trace_sep, start + n)
-            trace_a[start : start + n] = fa
-            trace_b[start : start + n] = fb
-            trace_sep[start : start + n] = sep
-            level_start[n_levels + 1] = start + n
-            level_leaves[n_levels] = n_new_leaf
+            level_start, level_leaves, trace_a, trace_b, trace_sep = record_level(
+                level_start, level_leaves, trace_a, trace_b, trace_sep, n_levels, fa, fb, sep,
+                n_new_leaf)
         n_levels += 1
         fa = next_a
         fb = next_b
-    counts = np.array([n_tests, n_overlaps, n_leaf], dtype=np.int64)
-    if record:
-        total = level_start[n_levels]
-        return (leaf_a[:n_leaf], leaf_b[:n_leaf], counts, level_start[: n_levels + 1].copy(),
-                trace_a[:total].copy(), trace_b[:total].copy(), trace_sep[:total].copy(),
-                level_leaves[:n_levels].copy())
-    return (leaf_a[:n_leaf], leaf_b[:n_leaf], counts, np.zeros(1, dtype=np.int64),
-            trace_a[:0], trace_b[:0], trace_sep[:0], level_leaves[:0])
+    return traversal_output(leaf_a, leaf_b, n_leaf, n_tests, n_overlaps, record, n_levels,
+                            level_start, level_leaves, trace_a, trace_b, trace_sep)
 
 
 @njit(cache=True, nogil=True)

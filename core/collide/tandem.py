@@ -41,6 +41,7 @@ ACTION_LEAVES = 1
 ACTION_SPLIT_A = 2
 ACTION_SPLIT_B = 3
 ACTION_SPLIT_BOTH = 4
+ACTION_SPLIT_SELF = 5  # self-traversal: (n, n) -> (l, l), (l, r), (r, r)
 
 #: Frontiers smaller than this are processed on one thread: a parallel launch costs about
 #: 20 microseconds, the work ~10 ns a pair.
@@ -190,6 +191,89 @@ def grow(buffer, needed):
     out[: buffer.shape[0]] = buffer
     return out
 
+@njit(cache=True, nogil=True)
+def level_offsets(action, n_leaf):
+    """Where each pair of a level writes its children and its leaf pair.
+
+    Parameters
+    ----------
+    action : (n,) int8
+        ``ACTION_*`` of each pair (``ACTION_SPLIT_SELF`` gives three children pairs).
+    n_leaf : int
+        Leaf pairs found before this level.
+
+    Returns
+    -------
+    child_offset, leaf_offset : (n,) int64
+        Exclusive prefix sums (``leaf_offset`` starts at ``n_leaf``).
+    n_child, n_new_leaf, n_overlap : int
+        Pairs of the next level, leaf pairs and overlapping pairs of this level.
+    """
+    n = action.shape[0]
+    child_offset = np.empty(n, dtype=np.int64)
+    leaf_offset = np.empty(n, dtype=np.int64)
+    n_child = 0
+    n_new_leaf = 0
+    n_overlap = 0
+    for i in range(n):
+        act = action[i]
+        child_offset[i] = n_child
+        leaf_offset[i] = n_leaf + n_new_leaf
+        if act == ACTION_LEAVES:
+            n_new_leaf += 1
+        elif act == ACTION_SPLIT_BOTH:
+            n_child += 4
+        elif act == ACTION_SPLIT_SELF:
+            n_child += 3
+        elif act != ACTION_CULL:
+            n_child += 2
+        if act != ACTION_CULL:
+            n_overlap += 1
+    return child_offset, leaf_offset, n_child, n_new_leaf, n_overlap
+
+
+@njit(cache=True, nogil=True)
+def record_level(level_start, level_leaves, trace_a, trace_b, trace_sep, n_levels, fa, fb, sep,
+                 n_new_leaf):
+    """Append one level to the trace buffers (growing them); returns the five buffers."""
+    n = fa.shape[0]
+    level_start = grow(level_start, n_levels + 2)
+    level_leaves = grow(level_leaves, n_levels + 1)
+    start = level_start[n_levels]
+    trace_a = grow(trace_a, start + n)
+    trace_b = grow(trace_b, start + n)
+    trace_sep = grow(trace_sep, start + n)
+    trace_a[start : start + n] = fa
+    trace_b[start : start + n] = fb
+    trace_sep[start : start + n] = sep
+    level_start[n_levels + 1] = start + n
+    level_leaves[n_levels] = n_new_leaf
+    return level_start, level_leaves, trace_a, trace_b, trace_sep
+
+
+@njit(cache=True, nogil=True)
+def new_trace_buffers(record):
+    """Empty trace buffers: level_start, level_leaves, trace_a, trace_b, trace_sep."""
+    size = 1024 if record else 0
+    return (np.zeros(256, dtype=np.int64), np.zeros(256, dtype=np.int64),
+            np.empty(size, dtype=np.int32), np.empty(size, dtype=np.int32),
+            np.empty(size, dtype=np.int8))
+
+
+@njit(cache=True, nogil=True)
+def traversal_output(leaf_a, leaf_b, n_leaf, n_tests, n_overlaps, record, n_levels,
+                     level_start, level_leaves, trace_a, trace_b, trace_sep):
+    """The tuple every traversal returns (see :func:`traverse`), buffers trimmed."""
+    counts = np.array([n_tests, n_overlaps, n_leaf], dtype=np.int64)
+    if record:
+        total = level_start[n_levels]
+        return (leaf_a[:n_leaf], leaf_b[:n_leaf], counts, level_start[: n_levels + 1].copy(),
+                trace_a[:total].copy(), trace_b[:total].copy(), trace_sep[:total].copy(),
+                level_leaves[:n_levels].copy())
+    return (leaf_a[:n_leaf], leaf_b[:n_leaf], counts, np.zeros(1, dtype=np.int64),
+            trace_a[:0], trace_b[:0], trace_sep[:0], level_leaves[:0])
+
+
 
 @njit(cache=True, nogil=True)
 def traverse(first_a, count_a, bmin_a, bmax_a, first_b, count_b, bmin_b, bmax_b,
@@ -236,11 +320,7 @@ def traverse(first_a, count_a, bmin_a, bmax_a, first_b, count_b, bmin_b, bmax_b,
     leaf_a = np.empty(1024, dtype=np.int32)
     leaf_b = np.empty(1024, dtype=np.int32)
     n_leaf = 0
-    trace_a = np.empty(1024 if record else 0, dtype=np.int32)
-    trace_b = np.empty(1024 if record else 0, dtype=np.int32)
-    trace_sep = np.empty(1024 if record else 0, dtype=np.int8)
-    level_start = np.zeros(256, dtype=np.int64)
-    level_leaves = np.zeros(256, dtype=np.int64)
+    level_start, level_leaves, trace_a, trace_b, trace_sep = new_trace_buffers(record)
     n_levels = 0
     n_tests = 0
     n_overlaps = 0
@@ -255,22 +335,8 @@ def traverse(first_a, count_a, bmin_a, bmax_a, first_b, count_b, bmin_b, bmax_b,
         else:
             classify_serial(fa, fb, count_a, bmin_a, bmax_a, count_b, bmin_b, bmax_b,
                             rot, trans, abs_rot, is_rotated, margin, rule, sep, action)
-        child_offset = np.empty(n, dtype=np.int64)
-        leaf_offset = np.empty(n, dtype=np.int64)
-        n_child = 0
-        n_new_leaf = 0
-        for i in range(n):
-            act = action[i]
-            child_offset[i] = n_child
-            leaf_offset[i] = n_leaf + n_new_leaf
-            if act == ACTION_LEAVES:
-                n_new_leaf += 1
-            elif act == ACTION_SPLIT_BOTH:
-                n_child += 4
-            elif act != ACTION_CULL:
-                n_child += 2
-            if act != ACTION_CULL:
-                n_overlaps += 1
+        child_offset, leaf_offset, n_child, n_new_leaf, n_overlap = level_offsets(action, n_leaf)
+        n_overlaps += n_overlap
         n_tests += n
         leaf_a = grow(leaf_a, n_leaf + n_new_leaf)
         leaf_b = grow(leaf_b, n_leaf + n_new_leaf)
@@ -284,28 +350,14 @@ def traverse(first_a, count_a, bmin_a, bmax_a, first_b, count_b, bmin_b, bmax_b,
                             next_a, next_b, leaf_a, leaf_b)
         n_leaf += n_new_leaf
         if record:
-            level_start = grow(level_start, n_levels + 2)
-            level_leaves = grow(level_leaves, n_levels + 1)
-            start = level_start[n_levels]
-            trace_a = grow(trace_a, start + n)
-            trace_b = grow(trace_b, start + n)
-            trace_sep = grow(trace_sep, start + n)
-            trace_a[start : start + n] = fa
-            trace_b[start : start + n] = fb
-            trace_sep[start : start + n] = sep
-            level_start[n_levels + 1] = start + n
-            level_leaves[n_levels] = n_new_leaf
+            level_start, level_leaves, trace_a, trace_b, trace_sep = record_level(
+                level_start, level_leaves, trace_a, trace_b, trace_sep, n_levels, fa, fb, sep,
+                n_new_leaf)
         n_levels += 1
         fa = next_a
         fb = next_b
-    counts = np.array([n_tests, n_overlaps, n_leaf], dtype=np.int64)
-    if record:
-        total = level_start[n_levels]
-        return (leaf_a[:n_leaf], leaf_b[:n_leaf], counts, level_start[: n_levels + 1].copy(),
-                trace_a[:total].copy(), trace_b[:total].copy(), trace_sep[:total].copy(),
-                level_leaves[:n_levels].copy())
-    return (leaf_a[:n_leaf], leaf_b[:n_leaf], counts, np.zeros(1, dtype=np.int64),
-            trace_a[:0], trace_b[:0], trace_sep[:0], level_leaves[:0])
+    return traversal_output(leaf_a, leaf_b, n_leaf, n_tests, n_overlaps, record, n_levels,
+                            level_start, level_leaves, trace_a, trace_b, trace_sep)
 
 
 @njit(cache=True, nogil=True)
