@@ -18,6 +18,9 @@ from pathlib import Path
 
 _CORE_DIR = Path(__file__).resolve().parent
 
+#: Cache directories kept (each about 20 MB): the current sources and a few recent ones.
+KEEP_DIRECTORIES = 4
+
 
 def sources_digest() -> str:
     """Hash of every ``.py`` file under ``core/``, the Python version and numba's version."""
@@ -45,7 +48,8 @@ def configure() -> None:
     """Point numba's cache at the directory of the current sources, unless the user chose one.
 
     Must run before any kernel of the core is decorated (numba fixes a function's cache
-    location at decoration time). Directories of older sources are removed.
+    location at decoration time). Only the few most recently used directories are kept, so
+    two checkouts of different versions on one machine do not delete each other's cache.
     """
     if os.environ.get("NUMBA_CACHE_DIR"):
         return
@@ -55,9 +59,14 @@ def configure() -> None:
         target.mkdir(parents=True, exist_ok=True)
     except OSError:
         return  # read-only home: numba falls back to its default places
-    for old in root.iterdir():
-        if old != target and old.is_dir():
-            shutil.rmtree(old, ignore_errors=True)
+    os.utime(target)
+    others = sorted(
+        (d for d in root.iterdir() if d.is_dir() and d != target),
+        key=lambda d: d.stat().st_mtime,
+        reverse=True,
+    )
+    for old in others[KEEP_DIRECTORIES - 1 :]:
+        shutil.rmtree(old, ignore_errors=True)
     os.environ["NUMBA_CACHE_DIR"] = str(target)
     if "numba" in sys.modules:
         import numba

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
+import numba
 import numpy as np
 
 from core.bvh.tree import Tree
@@ -13,13 +15,83 @@ from core.collide.tandem import (
     DescendRule,
     expand_leaf_pairs,
     transform_points,
-    traverse,
+    traverse_from,
 )
 from core.collide.trace import Counters, Trace
 from core.collide.tritri import ContactKind, tri_tri_batch
 from core.mesh import TriMesh
 from core.pose import Pose
 from core.settings import DEFAULT_TOLERANCES, Tolerances
+
+#: A frontier this large is split between two threads, each walking its half to the leaves
+#: on its own (the kernels release the GIL). One hand-off per query instead of a parallel
+#: launch per level: with idle OpenMP threads asleep (see core/__init__.py) each launch pays a
+#: wake-up, and per-level parallelism measured no faster than one thread on W1.
+SPLIT_FRONTIER = 2048
+
+_split_pool: ThreadPoolExecutor | None = None
+
+
+def _pool() -> ThreadPoolExecutor:
+    global _split_pool
+    if _split_pool is None:
+        _split_pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="bvh-traverse")
+    return _split_pool
+
+
+def _zip_levels(parts):
+    """Merge the traces of frontier halves walked apart: level d is both halves' level d."""
+    n_levels = max(len(p[3]) - 1 for p in parts)
+    a, b, sep, starts, leaves = [], [], [], [0], []
+    for d in range(n_levels):
+        n_level, n_leaves = 0, 0
+        for p in parts:
+            ls = p[3]
+            if d < len(ls) - 1:
+                rows = slice(ls[d], ls[d + 1])
+                a.append(p[4][rows])
+                b.append(p[5][rows])
+                sep.append(p[6][rows])
+                n_level += ls[d + 1] - ls[d]
+                n_leaves += p[7][d]
+        starts.append(starts[-1] + n_level)
+        leaves.append(n_leaves)
+    return (np.asarray(starts, dtype=np.int64), np.concatenate(a), np.concatenate(b),
+            np.concatenate(sep), np.asarray(leaves, dtype=np.int64))  # fmt: skip
+
+
+def _traverse(tree_a, tree_b, rot, trans, is_rotated, margin, rule, record):
+    """The tandem traversal, on two threads once the frontier is wide enough.
+
+    Returns the same eight items as :func:`core.collide.tandem.traverse`.
+    """
+    args = (tree_a.first, tree_a.count, tree_a.bmin, tree_a.bmax,
+            tree_b.first, tree_b.count, tree_b.bmin, tree_b.bmax,
+            rot, trans, is_rotated, margin, rule, record)  # fmt: skip
+    roots = np.zeros(1, dtype=np.int32)
+    split = SPLIT_FRONTIER if numba.get_num_threads() > 1 else np.iinfo(np.int64).max
+    head = traverse_from(*args, PARALLEL_MIN_PAIRS, roots, roots, split)
+    rest_a, rest_b = head[8], head[9]
+    if rest_a.shape[0] == 0:
+        return head[:8]
+    # Interleaved halves: neighbouring pairs are neighbours in space, so every other pair
+    # spreads the dense regions over both threads.
+    halves = [(np.ascontiguousarray(rest_a[k::2]), np.ascontiguousarray(rest_b[k::2]))
+              for k in range(2)]  # fmt: skip
+    no_split = np.iinfo(np.int64).max
+    futures = [_pool().submit(traverse_from, *args, no_split, ha, hb, no_split)
+               for ha, hb in halves]  # fmt: skip
+    tails = [f.result() for f in futures]
+    leaf_a = np.concatenate([head[0]] + [t[0] for t in tails])
+    leaf_b = np.concatenate([head[1]] + [t[1] for t in tails])
+    counts = head[2] + sum(t[2] for t in tails)
+    if not record:
+        return leaf_a, leaf_b, counts, head[3], head[4], head[5], head[6], head[7]
+    starts, a, b, sep, leaves = _zip_levels(tails)
+    n_head = head[3][-1]
+    return (leaf_a, leaf_b, counts, np.concatenate([head[3], starts[1:] + n_head]),
+            np.concatenate([head[4], a]), np.concatenate([head[5], b]),
+            np.concatenate([head[6], sep]), np.concatenate([head[7], leaves]))  # fmt: skip
 
 
 @dataclass(frozen=True, eq=False)
@@ -122,11 +194,9 @@ def collide(
     margin = box_margin(tree_a, tree_b, tol)
 
     t0 = time.perf_counter()
-    leaf_a, leaf_b, counts, level_start, trace_a, trace_b, trace_sep, level_leaves = traverse(
-        tree_a.first, tree_a.count, tree_a.bmin, tree_a.bmax,
-        tree_b.first, tree_b.count, tree_b.bmin, tree_b.bmax,
-        rot, trans, is_rotated, margin, int(descend), trace, PARALLEL_MIN_PAIRS,
-    )  # fmt: skip
+    leaf_a, leaf_b, counts, level_start, trace_a, trace_b, trace_sep, level_leaves = _traverse(
+        tree_a, tree_b, rot, trans, is_rotated, margin, int(descend), trace
+    )
     t1 = time.perf_counter()
 
     tri_pairs = expand_leaf_pairs(

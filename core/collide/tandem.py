@@ -278,7 +278,22 @@ def traversal_output(leaf_a, leaf_b, n_leaf, n_tests, n_overlaps, record, n_leve
 @njit(cache=True, nogil=True)
 def traverse(first_a, count_a, bmin_a, bmax_a, first_b, count_b, bmin_b, bmax_b,
              rot, trans, is_rotated, margin, rule, record, parallel_min):
-    """Tandem traversal from the pair of roots.
+    """Tandem traversal from the pair of roots; see :func:`traverse_from` for the arguments.
+
+    Returns the first eight items of :func:`traverse_from` (everything but the frontier).
+    """
+    roots = np.zeros(1, dtype=np.int32)
+    out = traverse_from(first_a, count_a, bmin_a, bmax_a, first_b, count_b, bmin_b, bmax_b,
+                        rot, trans, is_rotated, margin, rule, record, parallel_min,
+                        roots, roots, np.iinfo(np.int64).max)
+    return out[0], out[1], out[2], out[3], out[4], out[5], out[6], out[7]
+
+
+@njit(cache=True, nogil=True)
+def traverse_from(first_a, count_a, bmin_a, bmax_a, first_b, count_b, bmin_b, bmax_b,
+                  rot, trans, is_rotated, margin, rule, record, parallel_min,
+                  start_a, start_b, stop_at):
+    """Tandem traversal from a frontier of node pairs, level by level.
 
     Parameters
     ----------
@@ -301,6 +316,11 @@ def traverse(first_a, count_a, bmin_a, bmax_a, first_b, count_b, bmin_b, bmax_b,
         Keep every level's pairs (trace mode).
     parallel_min : int
         Smallest frontier processed in parallel.
+    start_a, start_b : (f,) int32
+        The first level's pairs (the roots for a whole traversal).
+    stop_at : int
+        Return before testing a level of at least this many pairs (the caller then splits it
+        between threads); levels are numbered from the start frontier.
 
     Returns
     -------
@@ -313,10 +333,12 @@ def traverse(first_a, count_a, bmin_a, bmax_a, first_b, count_b, bmin_b, bmax_b,
     trace_sep : (N,) int8
     level_leaves : (L,) int64
         (The last four are empty unless ``record``.)
+    rest_a, rest_b : (r,) int32
+        The untested frontier where ``stop_at`` stopped the walk (empty otherwise).
     """
     abs_rot = np.abs(rot)
-    fa = np.zeros(1, dtype=np.int32)
-    fb = np.zeros(1, dtype=np.int32)
+    fa = start_a
+    fb = start_b
     leaf_a = np.empty(1024, dtype=np.int32)
     leaf_b = np.empty(1024, dtype=np.int32)
     n_leaf = 0
@@ -324,7 +346,7 @@ def traverse(first_a, count_a, bmin_a, bmax_a, first_b, count_b, bmin_b, bmax_b,
     n_levels = 0
     n_tests = 0
     n_overlaps = 0
-    while fa.shape[0] > 0:
+    while fa.shape[0] > 0 and fa.shape[0] < stop_at:
         n = fa.shape[0]
         sep = np.empty(n, dtype=np.int8)
         action = np.empty(n, dtype=np.int8)
@@ -356,8 +378,9 @@ def traverse(first_a, count_a, bmin_a, bmax_a, first_b, count_b, bmin_b, bmax_b,
         n_levels += 1
         fa = next_a
         fb = next_b
-    return traversal_output(leaf_a, leaf_b, n_leaf, n_tests, n_overlaps, record, n_levels,
-                            level_start, level_leaves, trace_a, trace_b, trace_sep)
+    out = traversal_output(leaf_a, leaf_b, n_leaf, n_tests, n_overlaps, record, n_levels,
+                           level_start, level_leaves, trace_a, trace_b, trace_sep)
+    return out[0], out[1], out[2], out[3], out[4], out[5], out[6], out[7], fa, fb
 
 
 @njit(cache=True, nogil=True)

@@ -198,3 +198,26 @@ def test_touching_cubes_share_a_face():
     expected = oracle(cube, cube, None, Pose(np.eye(3), (1.0, 0, 0)))
     assert len(expected) > 0
     assert np.array_equal(result.pairs, expected)
+
+
+def _level_sets(trace):
+    return [
+        sorted(zip(*(x.tolist() for x in (trace.level(d)[0][:, 0], trace.level(d)[0][:, 1],
+                                           trace.separating_axis(d))), strict=True))
+        for d in range(trace.n_levels)
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize("descend", DESCENDS, ids=lambda r: r.name.lower())
+def test_frontier_split_between_threads_changes_nothing(spot_teapot, monkeypatch, descend):
+    spot, teapot, pose_b, expected = spot_teapot
+    monkeypatch.setattr(query, "SPLIT_FRONTIER", 10**12)
+    whole = contacts(spot, teapot, None, pose_b, trace=True, descend=descend)
+    monkeypatch.setattr(query, "SPLIT_FRONTIER", 3)
+    split = contacts(spot, teapot, None, pose_b, trace=True, descend=descend)
+    assert np.array_equal(split.pairs, expected) and np.array_equal(whole.pairs, expected)
+    assert split.counters == whole.counters
+    assert np.array_equal(split.trace.level_start, whole.trace.level_start)
+    assert np.array_equal(split.trace.leaf_pairs_per_level, whole.trace.leaf_pairs_per_level)
+    # Within a level the two halves' pairs are concatenated, so compare levels as sets.
+    assert _level_sets(split.trace) == _level_sets(whole.trace)
