@@ -17,7 +17,7 @@ from numba import njit, prange
 
 from core.bv.registry import BVKind, fit_volumes, get_kind, overlap_by_code, volume_by_code
 from core.bvh.tree import Tree
-from core.collide.query import CollisionResult, box_margin, relative_pose
+from core.collide.query import CollisionResult, box_margin, exact_contacts, relative_pose
 from core.collide.tandem import (
     ACTION_CULL,
     ACTION_LEAVES,
@@ -33,11 +33,9 @@ from core.collide.tandem import (
     record_level,
     scatter_parallel,
     scatter_serial,
-    transform_points,
     traversal_output,
 )
 from core.collide.trace import Counters, Trace
-from core.collide.tritri import ContactKind, tri_tri_batch
 from core.mesh import TriMesh
 from core.pose import Pose
 from core.settings import DEFAULT_TOLERANCES, Tolerances
@@ -193,7 +191,6 @@ def collide_bv(
     rel = relative_pose(pose_a, pose_b)
     rot = np.ascontiguousarray(rel.rotation)
     trans = np.ascontiguousarray(rel.translation)
-    is_rotated = not np.array_equal(rot, np.eye(3))
     margin = box_margin(tree_a, tree_b, tol)
 
     t0 = time.perf_counter()
@@ -207,24 +204,7 @@ def collide_bv(
         tree_b.first, tree_b.count, tree_b.prim_ids,
     )  # fmt: skip
     n_tests = tri_pairs.shape[0]
-    if n_tests:
-        vb = mesh_b.vertices
-        if is_rotated or trans.any():
-            vb = transform_points(vb, rot, trans)
-        kinds = np.empty(n_tests, dtype=np.int8)
-        segs = np.empty((n_tests, 2, 3))
-        tri_tri_batch(mesh_a.vertices, mesh_a.faces, vb, mesh_b.faces, tri_pairs, tol.tri_rel,
-                      kinds, segs)  # fmt: skip
-        hit = kinds != int(ContactKind.DISJOINT)
-        pairs, kinds, segs = tri_pairs[hit], kinds[hit], segs[hit]
-        order = np.lexsort((pairs[:, 1], pairs[:, 0]))
-        pairs, kinds, segs = pairs[order], kinds[order], segs[order]
-        if pose_a is not None and not pose_a.is_identity:
-            segs = pose_a.apply(segs)
-    else:
-        pairs = np.empty((0, 2), dtype=np.int32)
-        kinds = np.empty(0, dtype=np.int8)
-        segs = np.empty((0, 2, 3))
+    pairs, kinds, segs = exact_contacts(mesh_a, mesh_b, tri_pairs, rot, trans, pose_a, tol)
     t2 = time.perf_counter()
     counters = Counters(
         n_bv_tests=int(counts[0]),

@@ -156,6 +156,56 @@ def box_margin(tree_a: Tree, tree_b: Tree, tol: Tolerances) -> float:
     return tol.box_rel * scale
 
 
+def exact_contacts(
+    mesh_a: TriMesh,
+    mesh_b: TriMesh,
+    tri_pairs: np.ndarray,
+    rot: np.ndarray,
+    trans: np.ndarray,
+    pose_a: Pose | None,
+    tol: Tolerances,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Run the exact triangle test on candidate pairs and keep the contacts.
+
+    Parameters
+    ----------
+    mesh_a, mesh_b : TriMesh
+    tri_pairs : (q, 2) int32
+        Candidate face pairs (A, B).
+    rot : (3, 3) float64
+    trans : (3,) float64
+        Pose of B in A's frame.
+    pose_a : Pose or None
+        A's world pose, to put the segments in world coordinates.
+    tol : Tolerances
+
+    Returns
+    -------
+    pairs : (c, 2) int32
+        Sorted lexicographically.
+    kinds : (c,) int8
+    segments : (c, 2, 3) float64
+        World coordinates.
+    """
+    n_tests = tri_pairs.shape[0]
+    if n_tests == 0:
+        return np.empty((0, 2), dtype=np.int32), np.empty(0, dtype=np.int8), np.empty((0, 2, 3))
+    vb = mesh_b.vertices
+    if not np.array_equal(rot, np.eye(3)) or trans.any():
+        vb = transform_points(vb, rot, trans)
+    kinds = np.empty(n_tests, dtype=np.int8)
+    segs = np.empty((n_tests, 2, 3))
+    tri_tri_batch(mesh_a.vertices, mesh_a.faces, vb, mesh_b.faces, tri_pairs, tol.tri_rel,
+                  kinds, segs)  # fmt: skip
+    hit = kinds != int(ContactKind.DISJOINT)
+    pairs, kinds, segs = tri_pairs[hit], kinds[hit], segs[hit]
+    order = np.lexsort((pairs[:, 1], pairs[:, 0]))
+    pairs, kinds, segs = pairs[order], kinds[order], segs[order]
+    if pose_a is not None and not pose_a.is_identity:
+        segs = pose_a.apply(segs)
+    return pairs, kinds, segs
+
+
 def collide(
     mesh_a: TriMesh,
     tree_a: Tree,
@@ -204,26 +254,7 @@ def collide(
         tree_b.first, tree_b.count, tree_b.prim_ids,
     )  # fmt: skip
     n_tests = tri_pairs.shape[0]
-    if n_tests:
-        vb = mesh_b.vertices
-        if is_rotated or trans.any():
-            vb = transform_points(vb, rot, trans)
-        kinds = np.empty(n_tests, dtype=np.int8)
-        segs = np.empty((n_tests, 2, 3))
-        tri_tri_batch(mesh_a.vertices, mesh_a.faces, vb, mesh_b.faces, tri_pairs, tol.tri_rel,
-                      kinds, segs)  # fmt: skip
-        hit = kinds != int(ContactKind.DISJOINT)
-        pairs = tri_pairs[hit]
-        kinds = kinds[hit]
-        segs = segs[hit]
-        order = np.lexsort((pairs[:, 1], pairs[:, 0]))
-        pairs, kinds, segs = pairs[order], kinds[order], segs[order]
-        if pose_a is not None and not pose_a.is_identity:
-            segs = pose_a.apply(segs)
-    else:
-        pairs = np.empty((0, 2), dtype=np.int32)
-        kinds = np.empty(0, dtype=np.int8)
-        segs = np.empty((0, 2, 3))
+    pairs, kinds, segs = exact_contacts(mesh_a, mesh_b, tri_pairs, rot, trans, pose_a, tol)
     t2 = time.perf_counter()
 
     counters = Counters(

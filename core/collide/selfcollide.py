@@ -51,6 +51,7 @@ from core.settings import DEFAULT_TOLERANCES, Tolerances
 
 __all__ = ["expand_self_leaf_pairs", "self_collide", "self_traverse", "shared_corner_counts"]
 
+
 @njit(cache=True, nogil=True)
 def self_traverse(first, count, bmin, bmax, margin, rule, record, parallel_min):
     """Self-traversal of one tree from ``(root, root)``, level by level.
