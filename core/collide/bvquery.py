@@ -17,7 +17,7 @@ from numba import njit, prange
 
 from core.bv.registry import BVKind, fit_volumes, get_kind, overlap_by_code, volume_by_code
 from core.bvh.tree import Tree
-from core.collide.query import CollisionResult, box_margin, exact_contacts, relative_pose
+from core.collide.query import CollisionResult, box_margin, finish_query, relative_pose
 from core.collide.tandem import (
     ACTION_CULL,
     ACTION_LEAVES,
@@ -26,7 +26,6 @@ from core.collide.tandem import (
     ACTION_SPLIT_BOTH,
     PARALLEL_MIN_PAIRS,
     DescendRule,
-    expand_leaf_pairs,
     grow,
     level_offsets,
     new_trace_buffers,
@@ -35,7 +34,6 @@ from core.collide.tandem import (
     scatter_serial,
     traversal_output,
 )
-from core.collide.trace import Counters, Trace
 from core.mesh import TriMesh
 from core.pose import Pose
 from core.settings import DEFAULT_TOLERANCES, Tolerances
@@ -194,31 +192,10 @@ def collide_bv(
     margin = box_margin(tree_a, tree_b, tol)
 
     t0 = time.perf_counter()
-    leaf_a, leaf_b, counts, level_start, trace_a, trace_b, trace_sep, level_leaves = traverse_bv(
+    traversal = traverse_bv(
         kind.code, tree_a.first, tree_a.count, vol_a, tree_b.first, tree_b.count, vol_b,
         rot, trans, margin, int(descend), trace, PARALLEL_MIN_PAIRS,
     )  # fmt: skip
-    t1 = time.perf_counter()
-    tri_pairs = expand_leaf_pairs(
-        leaf_a, leaf_b, tree_a.first, tree_a.count, tree_a.prim_ids,
-        tree_b.first, tree_b.count, tree_b.prim_ids,
-    )  # fmt: skip
-    n_tests = tri_pairs.shape[0]
-    pairs, kinds, segs = exact_contacts(mesh_a, mesh_b, tri_pairs, rot, trans, pose_a, tol)
-    t2 = time.perf_counter()
-    counters = Counters(
-        n_bv_tests=int(counts[0]),
-        n_bv_overlaps=int(counts[1]),
-        n_leaf_pairs=int(counts[2]),
-        n_tri_tests=int(n_tests),
-        n_contacts=int(pairs.shape[0]),
-    )
-    record = Trace(level_start, trace_a, trace_b, trace_sep, level_leaves) if trace else None
-    return CollisionResult(
-        pairs=pairs,
-        kinds=kinds,
-        segments=segs,
-        counters=counters,
-        timings={"fit": t0 - t_fit, "traverse": t1 - t0, "tritri": t2 - t1},
-        trace=record,
-    )
+    timings = {"fit": t0 - t_fit, "traverse": time.perf_counter() - t0}
+    return finish_query(mesh_a, tree_a, mesh_b, tree_b, traversal, rot, trans, pose_a, tol,
+                        trace, timings)  # fmt: skip

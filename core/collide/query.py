@@ -247,31 +247,45 @@ def collide(
     leaf_a, leaf_b, counts, level_start, trace_a, trace_b, trace_sep, level_leaves = _traverse(
         tree_a, tree_b, rot, trans, is_rotated, margin, int(descend), trace
     )
-    t1 = time.perf_counter()
+    timings = {"traverse": time.perf_counter() - t0}
+    traversal = (leaf_a, leaf_b, counts, level_start, trace_a, trace_b, trace_sep, level_leaves)
+    return finish_query(mesh_a, tree_a, mesh_b, tree_b, traversal, rot, trans, pose_a, tol,
+                        trace, timings)  # fmt: skip
 
+
+def finish_query(mesh_a, tree_a, mesh_b, tree_b, traversal, rot, trans, pose_a, tol, trace,
+                 timings) -> CollisionResult:  # fmt: skip
+    """Triangle pairs of the overlapping leaves, their exact test, and the result.
+
+    Parameters
+    ----------
+    traversal : tuple
+        The eight items a traversal returns (see :func:`core.collide.tandem.traverse`).
+    rot, trans : (3, 3), (3,) float64
+        Pose of B in A's frame.
+    trace : bool
+        Whether the traversal recorded its levels.
+    timings : dict[str, float]
+        Phases timed so far; ``"tritri"`` is added.
+    """
+    leaf_a, leaf_b, counts, level_start, trace_a, trace_b, trace_sep, level_leaves = traversal
+    t0 = time.perf_counter()
     tri_pairs = expand_leaf_pairs(
         leaf_a, leaf_b, tree_a.first, tree_a.count, tree_a.prim_ids,
         tree_b.first, tree_b.count, tree_b.prim_ids,
     )  # fmt: skip
-    n_tests = tri_pairs.shape[0]
     pairs, kinds, segs = exact_contacts(mesh_a, mesh_b, tri_pairs, rot, trans, pose_a, tol)
-    t2 = time.perf_counter()
-
+    timings["tritri"] = time.perf_counter() - t0
     counters = Counters(
         n_bv_tests=int(counts[0]),
         n_bv_overlaps=int(counts[1]),
         n_leaf_pairs=int(counts[2]),
-        n_tri_tests=int(n_tests),
+        n_tri_tests=int(tri_pairs.shape[0]),
         n_contacts=int(pairs.shape[0]),
     )
     record = None
     if trace:
         record = Trace(level_start, trace_a, trace_b, trace_sep, level_leaves)
     return CollisionResult(
-        pairs=pairs,
-        kinds=kinds,
-        segments=segs,
-        counters=counters,
-        timings={"traverse": t1 - t0, "tritri": t2 - t1},
-        trace=record,
+        pairs=pairs, kinds=kinds, segments=segs, counters=counters, timings=timings, trace=record
     )
