@@ -141,7 +141,7 @@ def branch_and_bound(code, first_a, count_a, prim_ids_a, vol_a, va, fa, first_b,
                 break
             continue
         split_a = not leaf_a and (
-            leaf_b or volume_by_code(code, vol_a[a]) >= volume_by_code(code, vol_b[b])
+            leaf_b or volume_by_code(code, vol_a, a) >= volume_by_code(code, vol_b, b)
         )
         for c in range(2):
             if split_a:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from core.bv.obb import ObbFit
 from core.bvh.build import build_tree
 from core.bvh.quality import tree_drift
 from core.bvh.refit import leaf_nodes, refit_tree, same_topology
@@ -73,6 +74,8 @@ class PipelineSettings:
         Key of :data:`core.bv.BV_KINDS` the traversal tests. ``"aabb"`` traverses the tree's
         own refitted boxes; any other kind fits its volumes on the same topology each frame
         (:func:`core.collide.bvquery.collide_bv`; timed as ``"fit"``).
+    obb_fit : ObbFit
+        How the ``"obb"`` kind chooses each box's axes (:class:`core.bv.ObbFit`).
     """
 
     split: SplitRule = SplitRule.MIDPOINT
@@ -85,6 +88,7 @@ class PipelineSettings:
     self_collision: bool = False
     containment: bool = False
     bv: str = "aabb"
+    obb_fit: ObbFit = ObbFit.SURFACE
 
 
 Deformer = Callable[[np.ndarray, float], np.ndarray]
@@ -259,7 +263,7 @@ class FramePipeline:
             else:
                 result = collide_bv(
                     meshes[0], trees[0], meshes[1], trees[1], bodies[0].pose, bodies[1].pose,
-                    bv=s.bv, descend=s.descend, trace=s.trace, tol=s.tol,
+                    bv=s.bv, descend=s.descend, trace=s.trace, tol=s.tol, obb_fit=s.obb_fit,
                 )  # fmt: skip
         t_pair = time.perf_counter()
 

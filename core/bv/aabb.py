@@ -6,7 +6,7 @@ Two overlap tests for a rotated B, both over B's box seen in A's frame:
   the two boxes. It never misses an overlap but reports some pairs that the full test would
   cull: that costs extra box tests lower in the tree, against 9 cross-axis tests saved here.
 * ``overlap15`` -- the full 15-axis separating axis test (Gottschalk et al. 1996), through
-  :func:`core.bv.obb.box_overlap15` with identity axes.
+  :func:`core.bv.obb.sat15` with identity axes.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from core.bv.obb import box_gap, box_overlap15
+from core.bv.obb import gap15, sat15
 
 #: Row layout: ``bmin`` (3) then ``bmax`` (3).
 WIDTH = 6
@@ -133,19 +133,26 @@ def overlap(ra, rb, rot, trans, margin):
 
 
 @njit(cache=True, nogil=True)
+def _relative_frame(ra, rb, rot, trans):
+    """B's box in A's (axis-aligned) frame as :func:`core.bv.obb.relative_frame` gives it:
+    ``R = rot``, ``T = rot c_B + trans - c_A``; no allocation."""
+    cb0 = 0.5 * (rb[0] + rb[3])
+    cb1 = 0.5 * (rb[1] + rb[4])
+    cb2 = 0.5 * (rb[2] + rb[5])
+    t0 = rot[0, 0] * cb0 + rot[0, 1] * cb1 + rot[0, 2] * cb2 + trans[0] - 0.5 * (ra[0] + ra[3])
+    t1 = rot[1, 0] * cb0 + rot[1, 1] * cb1 + rot[1, 2] * cb2 + trans[1] - 0.5 * (ra[1] + ra[4])
+    t2 = rot[2, 0] * cb0 + rot[2, 1] * cb1 + rot[2, 2] * cb2 + trans[2] - 0.5 * (ra[2] + ra[5])
+    return (rot[0, 0], rot[0, 1], rot[0, 2], rot[1, 0], rot[1, 1], rot[1, 2],
+            rot[2, 0], rot[2, 1], rot[2, 2], t0, t1, t2)  # fmt: skip
+
+
+@njit(cache=True, nogil=True)
 def overlap15(ra, rb, rot, trans, margin):
-    """Full 15-axis test of two boxes (ids as :func:`core.bv.obb.box_overlap15`)."""
-    ca = np.empty(3)
-    ha = np.empty(3)
-    cb = np.empty(3)
-    hb = np.empty(3)
-    for k in range(3):
-        ca[k] = 0.5 * (ra[3 + k] + ra[k])
-        ha[k] = 0.5 * (ra[3 + k] - ra[k])
-        cb[k] = 0.5 * (rb[3 + k] + rb[k])
-        hb[k] = 0.5 * (rb[3 + k] - rb[k])
-    eye = np.eye(3)
-    return box_overlap15(ca, eye, ha, cb, eye, hb, rot, trans, margin)
+    """Full 15-axis test of two boxes (ids as :func:`core.bv.obb.sat15`)."""
+    return sat15(_relative_frame(ra, rb, rot, trans),
+                 0.5 * (ra[3] - ra[0]) + margin, 0.5 * (ra[4] - ra[1]) + margin,
+                 0.5 * (ra[5] - ra[2]) + margin,
+                 0.5 * (rb[3] - rb[0]), 0.5 * (rb[4] - rb[1]), 0.5 * (rb[5] - rb[2]))  # fmt: skip
 
 
 @njit(cache=True, nogil=True)
@@ -157,18 +164,10 @@ def volume(row):
 @njit(cache=True, nogil=True)
 def lower_bound(ra, rb, rot, trans):
     """A lower bound of the distance between the contents of two boxes: the largest gap
-    along the six face axes (0 when they overlap on all of them)."""
-    ca = np.empty(3)
-    ha = np.empty(3)
-    cb = np.empty(3)
-    hb = np.empty(3)
-    for k in range(3):
-        ca[k] = 0.5 * (ra[3 + k] + ra[k])
-        ha[k] = 0.5 * (ra[3 + k] - ra[k])
-        cb[k] = 0.5 * (rb[3 + k] + rb[k])
-        hb[k] = 0.5 * (rb[3 + k] - rb[k])
-    eye = np.eye(3)
-    return box_gap(ca, eye, ha, cb, eye, hb, rot, trans)
+    over the 15 axes (:func:`core.bv.obb.gap15`; 0 when they overlap on all of them)."""
+    return gap15(_relative_frame(ra, rb, rot, trans),
+                 0.5 * (ra[3] - ra[0]), 0.5 * (ra[4] - ra[1]), 0.5 * (ra[5] - ra[2]),
+                 0.5 * (rb[3] - rb[0]), 0.5 * (rb[4] - rb[1]), 0.5 * (rb[5] - rb[2]))
 
 
 def corners(rows: np.ndarray) -> np.ndarray:

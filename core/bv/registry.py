@@ -125,14 +125,21 @@ def get_kind(bv: str | BVKind) -> BVKind:
 
 
 @njit(cache=True, nogil=True)
-def overlap_by_code(code, ra, rb, rot, trans, margin):
-    """The ``overlap`` of kind ``code`` (see :class:`BVKind`)."""
+def overlap_by_code(code, vol_a, a, vol_b, b, rot, trans, margin):
+    """The ``overlap`` of kind ``code`` (see :class:`BVKind`) of row ``a`` of ``vol_a`` and row
+    ``b`` of ``vol_b``.
+
+    The OBB test reads the rows by index: a row view costs two atomic reference counts, which
+    doubled the time of a serial 15-axis test (measured, 150 vs 67 ns per pair).
+    """
+    if code == 2:
+        return obb.overlap_at(vol_a, a, vol_b, b, rot, trans, margin)
+    ra = vol_a[a]
+    rb = vol_b[b]
     if code == 0:
         return aabb.overlap(ra, rb, rot, trans, margin)
     if code == 1:
         return aabb.overlap15(ra, rb, rot, trans, margin)
-    if code == 2:
-        return obb.overlap(ra, rb, rot, trans, margin)
     if code == 3:
         return sphere.overlap(ra, rb, rot, trans, margin)
     if code == 4:
@@ -151,12 +158,14 @@ def overlap_by_code(code, ra, rb, rot, trans, margin):
 
 
 @njit(cache=True, nogil=True)
-def volume_by_code(code, row):
-    """The ``volume`` of kind ``code``."""
+def volume_by_code(code, vol, i):
+    """The ``volume`` of kind ``code`` of row ``i`` of ``vol`` (the OBB's read by index, as in
+    :func:`overlap_by_code`)."""
+    if code == 2:
+        return 8.0 * vol[i, 12] * vol[i, 13] * vol[i, 14]
+    row = vol[i]
     if code <= 1:
         return aabb.volume(row)
-    if code == 2:
-        return obb.volume(row)
     if code == 3:
         return sphere.volume(row)
     if code == 4:

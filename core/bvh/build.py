@@ -13,6 +13,8 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 from numba import njit
 
+from core.bv._geom import jacobi_eigenvectors
+from core.bv.obb import node_corner_ids, point_covariance, surface_covariance
 from core.bvh.quality import sah_cost, volume_sum
 from core.bvh.tree import BuildStats, SplitRule, Tree
 from core.mesh import TriMesh
@@ -26,6 +28,7 @@ _MEDIAN = int(SplitRule.MEDIAN)
 _MEAN = int(SplitRule.MEAN)
 _SAH = int(SplitRule.SAH)
 _LBVH = int(SplitRule.LBVH)
+_OBB = int(SplitRule.OBB)
 
 
 @njit(cache=True, nogil=True)
@@ -221,7 +224,53 @@ def _lbvh_cut(order, start, end, codes):
 
 
 @njit(cache=True, nogil=True)
-def build_topology(pmin, pmax, rule, leaf_size):
+def _obb_split(order, start, end, vertices, faces, keys):
+    """OBBTree cut (Gottschalk et al. 1996, section 4): across the longest axis of the node's
+    oriented box at the mean of the triangle centres, falling back to the next longest axis.
+
+    The box axes are the eigenvectors of the area-weighted covariance of the node's
+    triangles (the "surface" fit of :mod:`core.bv.obb`); zero-area nodes use the corners.
+
+    Returns
+    -------
+    int
+        The cut in ``order[start:end]``; ``start`` when no axis separates the centres.
+    """
+    ids = node_corner_ids(faces, order, start, end - start)
+    ref = vertices[ids[0]].copy()
+    cov = np.empty((3, 3))
+    if surface_covariance(vertices, faces, order, start, end - start, ref, cov) <= 0.0:
+        point_covariance(vertices, np.unique(ids), ref, cov)
+    axes, _ = jacobi_eigenvectors(cov)
+    lo = np.full(3, np.inf)
+    hi = np.full(3, -np.inf)
+    for v in ids:
+        for j in range(3):
+            proj = ((vertices[v, 0] - ref[0]) * axes[0, j] + (vertices[v, 1] - ref[1]) * axes[1, j]
+                    + (vertices[v, 2] - ref[2]) * axes[2, j])  # fmt: skip
+            lo[j] = min(lo[j], proj)
+            hi[j] = max(hi[j], proj)
+    by_extent = np.argsort(lo - hi)  # longest first
+    for q in range(3):
+        j = by_extent[q]
+        centre_mean = 0.0
+        for p in range(start, end):
+            t = order[p]
+            proj = 0.0
+            for k in range(3):
+                for i in range(3):
+                    proj += (vertices[faces[t, k], i] - ref[i]) * axes[i, j]
+            proj /= 3.0
+            keys[t] = proj
+            centre_mean += proj
+        cut = _partition(order, start, end, keys, centre_mean / (end - start))
+        if start < cut < end:
+            return cut
+    return start
+
+
+@njit(cache=True, nogil=True)
+def build_topology(pmin, pmax, rule, leaf_size, vertices, faces):
     """Build the node arrays.
 
     Parameters
@@ -232,6 +281,9 @@ def build_topology(pmin, pmax, rule, leaf_size):
         A :class:`SplitRule` value.
     leaf_size : int
         A node with at most this many triangles becomes a leaf.
+    vertices : (n, 3) float64
+    faces : (m, 3) int32
+        The triangles themselves (only the OBB rule reads them).
 
     Returns
     -------
@@ -309,6 +361,8 @@ def build_topology(pmin, pmax, rule, leaf_size):
             cut = _sah_split(order, s, e, centers, pmin, pmax, cmin, cmax)
         elif rule == _LBVH:
             cut = _lbvh_cut(order, s, e, codes)
+        elif rule == _OBB:
+            cut = _obb_split(order, s, e, vertices, faces, keys)
         if cut <= s or cut >= e:
             # Equal split: always for MEDIAN, and the fallback of every rule when one side
             # would be empty (van den Bergen 1997, section 3.1). LBVH runs stay in Morton
@@ -385,7 +439,7 @@ def build_tree(
     t0 = time.perf_counter()
     pmin, pmax = triangle_boxes(mesh.vertices, mesh.faces)
     first, count, parent, depth, prim_start, n_prims, prim_ids, bmin, bmax = build_topology(
-        pmin, pmax, int(split), leaf_size
+        pmin, pmax, int(split), leaf_size, mesh.vertices, mesh.faces
     )
     level_nodes, level_start = _levels(depth)
     seconds = time.perf_counter() - t0

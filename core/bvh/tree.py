@@ -30,6 +30,11 @@ class SplitRule(enum.IntEnum):
         Surface-area heuristic over 16 bins per axis (Wald 2007, binned SAH).
     LBVH
         Morton order of the centres, split at the highest differing bit (Karras 2012).
+    OBB
+        Gottschalk, Lin and Manocha (1996), section 4: the node's oriented box (principal
+        axes of its area-weighted triangles), cut across the box's longest axis at the mean of
+        the triangle centres; if every centre falls on one side, the next longest box axis.
+        The tree for OBB volumes (``--bv obb``): its cuts follow the boxes that will be tested.
     """
 
     MIDPOINT = 0
@@ -37,6 +42,7 @@ class SplitRule(enum.IntEnum):
     MEAN = 2
     SAH = 3
     LBVH = 4
+    OBB = 5
 
 
 @dataclass(frozen=True)

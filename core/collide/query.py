@@ -68,6 +68,27 @@ def _traverse(tree_a, tree_b, rot, trans, is_rotated, margin, rule, record):
     args = (tree_a.first, tree_a.count, tree_a.bmin, tree_a.bmax,
             tree_b.first, tree_b.count, tree_b.bmin, tree_b.bmax,
             rot, trans, is_rotated, margin, rule, record)  # fmt: skip
+    return split_traversal(traverse_from, args, record)
+
+
+def split_traversal(traverse_from, args, record):
+    """Run a breadth-first traversal, on two threads once its frontier is wide enough.
+
+    Parameters
+    ----------
+    traverse_from : numba function
+        :func:`core.collide.tandem.traverse_from` or a traversal with its last four
+        parameters (``parallel_min, start_a, start_b, stop_at``) and its ten results.
+    args : tuple
+        Its other arguments, in order.
+    record : bool
+        Whether the traversal records its levels (they are then zipped back together).
+
+    Returns
+    -------
+    tuple
+        The first eight results of ``traverse_from`` for the whole traversal.
+    """
     roots = np.zeros(1, dtype=np.int32)
     split = SPLIT_FRONTIER if numba.get_num_threads() > 1 else np.iinfo(np.int64).max
     head = traverse_from(*args, PARALLEL_MIN_PAIRS, roots, roots, split)

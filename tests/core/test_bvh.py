@@ -194,3 +194,31 @@ def test_triangle_boxes_match_numpy():
 def test_leaf_size_must_be_positive():
     with pytest.raises(ValueError, match="leaf_size"):
         build_tree(sphere_mesh(8), leaf_size=0)
+
+
+def test_obb_rule_cuts_across_the_long_axis_of_a_rotated_rod():
+    """A rod along a diagonal direction: its AABB's longest axis is a coordinate axis, but the
+    OBB rule (Gottschalk et al. 1996) must cut across the rod itself, at the mean."""
+    rng = np.random.default_rng(5)
+    base = sphere_mesh(400)
+    stretched = base.vertices * np.array([6.0, 0.4, 0.4])
+    axis = np.array([1.0, 1.0, 0.3]) / np.linalg.norm([1.0, 1.0, 0.3])
+    # Rotation taking x onto the rod direction.
+    v = np.cross([1.0, 0.0, 0.0], axis)
+    c = axis[0]
+    vx = np.array([[0, -v[2], v[1]], [v[2], 0, -v[0]], [-v[1], v[0], 0]])
+    rot = np.eye(3) + vx + vx @ vx / (1.0 + c)
+    mesh = TriMesh.from_arrays(stretched @ rot.T + rng.normal(size=3), base.faces)
+    tree = build_tree(mesh, SplitRule.OBB)
+    check_invariants(tree, mesh)
+    centres = mesh.vertices[mesh.faces].mean(axis=1)
+    proj = (centres - centres.mean(axis=0)) @ axis
+    left = tree.triangles_under(tree.first[0])
+    right = tree.triangles_under(tree.first[0] + 1)
+    # Every triangle of one child lies before every triangle of the other along the rod.
+    lo, hi = sorted([proj[left], proj[right]], key=np.mean)
+    assert lo.max() <= hi.min() + 1e-9
+    # Cut at the mean of the centres: the mean falls between the two sides.
+    assert lo.max() <= proj.mean() <= hi.min() + 1e-9
+    # The rod is 15 times longer than wide: far fewer levels than a bad split would need.
+    assert tree.stats.depth_max <= 3 * np.log2(mesh.n_faces)

@@ -12,7 +12,7 @@ from core.pose import Pose
 from tests.core.meshgen import sphere_mesh, triangle_soup
 
 KINDS = list(BV_KINDS)
-RULES = [SplitRule.MIDPOINT, SplitRule.MEAN, SplitRule.SAH]
+RULES = [SplitRule.MIDPOINT, SplitRule.MEAN, SplitRule.SAH, SplitRule.OBB]
 ROTATED = Pose.from_axis_angle((1, 2, 3), 0.6, (0.05, -0.02, 0.03))
 SHIFTED = Pose(np.eye(3), (0.03, 0.02, -0.01))
 
