@@ -96,6 +96,8 @@ test: system-test $(TEST_STAMP) warmup
 bench: $(BENCH_STAMP) warmup
 	$(PY) -m benchmarks
 	$(PY) -m benchmarks.w2_kinds --sizes 100k,500k
+	$(PY) -m benchmarks.bv_refit --sizes 100k,500k
+	$(PY) -m benchmarks.yu2018
 	$(PY) -m core.collide.exact --pairs 1000000
 	QT_QPA_PLATFORM=offscreen $(PY) -m viewer --soak 10000
 

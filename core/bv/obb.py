@@ -42,10 +42,78 @@ class ObbFit(enum.IntEnum):
 
 
 @njit(cache=True, nogil=True)
+def surface_moments(vertices, i, j, k, origin, row):
+    """Area moments of one triangle about ``origin`` (Gottschalk et al. 1996, section 4.1: the
+    second moment of a triangle with centroid m is ``A/12 (9 m m^T + a a^T + b b^T + c c^T)``).
+
+    Parameters
+    ----------
+    vertices : (n, 3) float64
+    i, j, k : int
+        The corners.
+    origin : (3,) float64
+    row : (10,) float64
+        Written: area, area times centroid (3), second moment ``xx xy xz yy yz zz`` (6).
+
+    Returns
+    -------
+    float
+        The area.
+    """
+    # Scalars, not small arrays: this runs for every triangle at every refit.
+    a0, a1, a2 = vertices[i, 0] - origin[0], vertices[i, 1] - origin[1], vertices[i, 2] - origin[2]
+    b0, b1, b2 = vertices[j, 0] - origin[0], vertices[j, 1] - origin[1], vertices[j, 2] - origin[2]
+    d0, d1, d2 = vertices[k, 0] - origin[0], vertices[k, 1] - origin[1], vertices[k, 2] - origin[2]
+    e0, e1, e2 = b0 - a0, b1 - a1, b2 - a2
+    f0, f1, f2 = d0 - a0, d1 - a1, d2 - a2
+    x0, x1, x2 = e1 * f2 - e2 * f1, e2 * f0 - e0 * f2, e0 * f1 - e1 * f0
+    area = 0.5 * np.sqrt(x0 * x0 + x1 * x1 + x2 * x2)
+    m0, m1, m2 = (a0 + b0 + d0) / 3.0, (a1 + b1 + d1) / 3.0, (a2 + b2 + d2) / 3.0
+    q = area / 12.0
+    row[0] = area
+    row[1] = area * m0
+    row[2] = area * m1
+    row[3] = area * m2
+    row[4] = q * (9.0 * m0 * m0 + a0 * a0 + b0 * b0 + d0 * d0)
+    row[5] = q * (9.0 * m0 * m1 + a0 * a1 + b0 * b1 + d0 * d1)
+    row[6] = q * (9.0 * m0 * m2 + a0 * a2 + b0 * b2 + d0 * d2)
+    row[7] = q * (9.0 * m1 * m1 + a1 * a1 + b1 * b1 + d1 * d1)
+    row[8] = q * (9.0 * m1 * m2 + a1 * a2 + b1 * b2 + d1 * d2)
+    row[9] = q * (9.0 * m2 * m2 + a2 * a2 + b2 * b2 + d2 * d2)
+    return area
+
+
+@njit(cache=True, nogil=True)
+def covariance_from_moments(total, cov):
+    """Covariance about the area-weighted mean from summed :func:`surface_moments`.
+
+    Parameters
+    ----------
+    total : (10,) float64
+    cov : (3, 3) float64
+        Written (meaningless when the area is 0).
+
+    Returns
+    -------
+    float
+        The area.
+    """
+    w = total[0]
+    if w <= 0.0:
+        return 0.0
+    c0, c1, c2 = total[1] / w, total[2] / w, total[3] / w
+    cov[0, 0] = total[4] / w - c0 * c0
+    cov[0, 1] = cov[1, 0] = total[5] / w - c0 * c1
+    cov[0, 2] = cov[2, 0] = total[6] / w - c0 * c2
+    cov[1, 1] = total[7] / w - c1 * c1
+    cov[1, 2] = cov[2, 1] = total[8] / w - c1 * c2
+    cov[2, 2] = total[9] / w - c2 * c2
+    return w
+
+
+@njit(cache=True, nogil=True)
 def surface_covariance(vertices, faces, prim_ids, s, n, ref, cov):
-    """Covariance of a run of triangles, integrated over their area (Gottschalk et al. 1996,
-    section 4.1: a triangle's second moment about its centroid m is
-    ``A/12 (9 m m^T + a a^T + b b^T + c c^T)``).
+    """Covariance of a run of triangles, integrated over their area.
 
     Parameters
     ----------
@@ -55,7 +123,7 @@ def surface_covariance(vertices, faces, prim_ids, s, n, ref, cov):
     s, n : int
         The run ``prim_ids[s:s + n]``.
     ref : (3,) float64
-        Origin the coordinates are taken from (a corner of the run: keeps the sums small).
+        Origin the moments are taken about (a corner of the run: keeps the sums small).
     cov : (3, 3) float64
         Written: the covariance about the area-weighted mean.
 
@@ -64,42 +132,14 @@ def surface_covariance(vertices, faces, prim_ids, s, n, ref, cov):
     float
         Total area; 0 when every triangle is degenerate (``cov`` is then meaningless).
     """
-    # Scalars, not small arrays: this runs for every node of every tree at every refit.
-    w = 0.0
-    s0 = s1 = s2 = 0.0
-    c00 = c01 = c02 = c11 = c12 = c22 = 0.0
+    total = np.zeros(10)
+    row = np.empty(10)
     for p in range(s, s + n):
         t = prim_ids[p]
-        i, j, k = faces[t, 0], faces[t, 1], faces[t, 2]
-        a0, a1, a2 = vertices[i, 0] - ref[0], vertices[i, 1] - ref[1], vertices[i, 2] - ref[2]
-        b0, b1, b2 = vertices[j, 0] - ref[0], vertices[j, 1] - ref[1], vertices[j, 2] - ref[2]
-        d0, d1, d2 = vertices[k, 0] - ref[0], vertices[k, 1] - ref[1], vertices[k, 2] - ref[2]
-        e0, e1, e2 = b0 - a0, b1 - a1, b2 - a2
-        f0, f1, f2 = d0 - a0, d1 - a1, d2 - a2
-        x0, x1, x2 = e1 * f2 - e2 * f1, e2 * f0 - e0 * f2, e0 * f1 - e1 * f0
-        area = 0.5 * np.sqrt(x0 * x0 + x1 * x1 + x2 * x2)
-        m0, m1, m2 = (a0 + b0 + d0) / 3.0, (a1 + b1 + d1) / 3.0, (a2 + b2 + d2) / 3.0
-        q = area / 12.0
-        w += area
-        s0 += area * m0
-        s1 += area * m1
-        s2 += area * m2
-        c00 += q * (9.0 * m0 * m0 + a0 * a0 + b0 * b0 + d0 * d0)
-        c01 += q * (9.0 * m0 * m1 + a0 * a1 + b0 * b1 + d0 * d1)
-        c02 += q * (9.0 * m0 * m2 + a0 * a2 + b0 * b2 + d0 * d2)
-        c11 += q * (9.0 * m1 * m1 + a1 * a1 + b1 * b1 + d1 * d1)
-        c12 += q * (9.0 * m1 * m2 + a1 * a2 + b1 * b2 + d1 * d2)
-        c22 += q * (9.0 * m2 * m2 + a2 * a2 + b2 * b2 + d2 * d2)
-    if w <= 0.0:
-        return 0.0
-    s0, s1, s2 = s0 / w, s1 / w, s2 / w
-    cov[0, 0] = c00 / w - s0 * s0
-    cov[0, 1] = cov[1, 0] = c01 / w - s0 * s1
-    cov[0, 2] = cov[2, 0] = c02 / w - s0 * s2
-    cov[1, 1] = c11 / w - s1 * s1
-    cov[1, 2] = cov[2, 1] = c12 / w - s1 * s2
-    cov[2, 2] = c22 / w - s2 * s2
-    return w
+        surface_moments(vertices, faces[t, 0], faces[t, 1], faces[t, 2], ref, row)
+        for c in range(10):
+            total[c] += row[c]
+    return covariance_from_moments(total, cov)
 
 
 @njit(cache=True, nogil=True)
@@ -181,12 +221,63 @@ def store_box(vertices, ids, ref, axes, out, node):
     out[node, 14] = 0.5 * (hi2 - lo2)
 
 
+#: Nodes with at most this many triangles sum their moments directly; bigger ones take the
+#: difference of two running sums (O(1) a node). The running sums lose about
+#: ``eps * m * R^2`` of the covariance to cancellation, negligible above this size but not for
+#: a leaf of a large mesh (the box stays valid either way: its extents are exact).
+_DIRECT_MOMENTS = 32
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def surface_moment_sums(vertices, faces, prim_ids, origin):
+    """Running sums, in ``prim_ids`` order, of each triangle's area moments.
+
+    Parameters
+    ----------
+    vertices : (n, 3) float64
+    faces : (m, 3) int32
+    prim_ids : (m,) int32
+    origin : (3,) float64
+        Moments are taken about this point (the mesh's mean vertex keeps them small).
+
+    Returns
+    -------
+    (m + 1, 10) float64
+        Row ``p`` sums the triangles ``prim_ids[:p]``: area, area times centroid (3), second
+        moment ``xx xy xz yy yz zz`` (6).
+    """
+    m = prim_ids.shape[0]
+    sums = np.zeros((m + 1, 10))
+    for p in prange(m):
+        t = prim_ids[p]
+        surface_moments(vertices, faces[t, 0], faces[t, 1], faces[t, 2], origin, sums[p + 1])
+    for p in range(m):
+        for c in range(10):
+            sums[p + 1, c] += sums[p, c]
+    return sums
+
+
 @njit(cache=True, nogil=True)
-def _fit_node(vertices, faces, prim_ids, s, n, method, out, node):
+def covariance_from_sums(sums, s, n, cov):
+    """Covariance of the triangles ``s .. s + n`` from the running sums of
+    :func:`surface_moment_sums`, written to ``cov (3, 3)``; returns their area."""
+    total = np.empty(10)
+    for c in range(10):
+        total[c] = sums[s + n, c] - sums[s, c]
+    return covariance_from_moments(total, cov)
+
+
+@njit(cache=True, nogil=True)
+def _fit_node(vertices, faces, prim_ids, s, n, method, sums, min_area, out, node):
     ids = node_corner_ids(faces, prim_ids, s, n)
     ref = vertices[ids[0]].copy()
     cov = np.empty((3, 3))
-    if method != 1 or surface_covariance(vertices, faces, prim_ids, s, n, ref, cov) <= 0.0:
+    area = 0.0
+    if method == 1 and n <= _DIRECT_MOMENTS:
+        area = surface_covariance(vertices, faces, prim_ids, s, n, ref, cov)
+    elif method == 1:
+        area = covariance_from_sums(sums, s, n, cov)
+    if area <= min_area:
         # VERTICES, or a node of zero-area triangles: distinct vertices, equal weights.
         ids = np.unique(ids)
         point_covariance(vertices, ids, ref, cov)
@@ -198,8 +289,9 @@ def _fit_node(vertices, faces, prim_ids, s, n, method, out, node):
 def fit_method(vertices, faces, prim_ids, prim_start, n_prims, out, method):
     """Fit every node's OBB with an :class:`ObbFit` method, nodes in parallel.
 
-    Every node is fitted from its own triangles: O(m log m) for a tree, each triangle once
-    per level (measured in the module docstring).
+    The covariance of a big node comes from running sums of the triangle moments (O(1) a
+    node); the extents project every corner under the node, so a fit is O(m log m), each
+    triangle once per level.
 
     Parameters
     ----------
@@ -211,8 +303,18 @@ def fit_method(vertices, faces, prim_ids, prim_start, n_prims, out, method):
     method : int
         An :class:`ObbFit` value.
     """
+    origin = np.zeros(3)
+    for c in range(3):
+        origin[c] = vertices[:, c].mean()
+    sums = np.zeros((1, 10))
+    min_area = 0.0
+    if method == 1:
+        sums = surface_moment_sums(vertices, faces, prim_ids, origin)
+        # Below this a difference of running sums is round-off, not area.
+        min_area = ROUND * sums[-1, 0]
     for node in prange(prim_start.shape[0]):
-        _fit_node(vertices, faces, prim_ids, prim_start[node], n_prims[node], method, out, node)
+        _fit_node(vertices, faces, prim_ids, prim_start[node], n_prims[node], method, sums,
+                  min_area, out, node)  # fmt: skip
 
 
 @njit(cache=True, nogil=True)

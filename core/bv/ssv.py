@@ -20,7 +20,7 @@ Overlap and distance: the distance of the two cores (point / segment / rectangle
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from core.bv import obb, sphere
 from core.bv._geom import closest_seg_seg, dot3, matvec3, rect_rect_distance
@@ -44,24 +44,28 @@ def fit_pss(vertices, faces, prim_ids, prim_start, n_prims, out):
         out[node, 14] = tmp[node, 3]
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, parallel=True)
 def fit_lss(vertices, faces, prim_ids, prim_start, n_prims, out):
-    """LSS rows for every node (see :func:`fit_rss` for the parameters)."""
+    """LSS rows for every node (see :func:`fit_rss` for the parameters): the OBB's main axis
+    is the segment, the radius the largest distance of a corner from that axis."""
     k = prim_start.shape[0]
     box = np.empty((k, 15))
     obb.fit(vertices, faces, prim_ids, prim_start, n_prims, box)
-    for node in range(k):
+    for node in prange(k):
         out[node, 0:12] = box[node, 0:12]
         out[node, 12] = box[node, 12]
         out[node, 13] = 0.0
-        c = box[node, 0:3]
         r2 = 0.0
         for p in range(prim_start[node], prim_start[node] + n_prims[node]):
             t = prim_ids[p]
             for q in range(3):
-                x = vertices[faces[t, q]] - c
-                d1 = x[0] * box[node, 4] + x[1] * box[node, 7] + x[2] * box[node, 10]
-                d2 = x[0] * box[node, 5] + x[1] * box[node, 8] + x[2] * box[node, 11]
+                v = faces[t, q]
+                d1 = 0.0
+                d2 = 0.0
+                for i in range(3):
+                    x = vertices[v, i] - box[node, i]
+                    d1 += x * box[node, 4 + 3 * i]
+                    d2 += x * box[node, 5 + 3 * i]
                 r2 = max(r2, d1 * d1 + d2 * d2)
         out[node, 14] = np.sqrt(r2)
 
@@ -78,12 +82,7 @@ def fit_rss(vertices, faces, prim_ids, prim_start, n_prims, out):
     prim_start, n_prims : (k,) int32
     out : (k, 15) float64
     """
-    k = prim_start.shape[0]
-    box = np.empty((k, 15))
-    obb.fit(vertices, faces, prim_ids, prim_start, n_prims, box)
-    for node in range(k):
-        out[node, 0:14] = box[node, 0:14]
-        out[node, 14] = box[node, 14]
+    obb.fit(vertices, faces, prim_ids, prim_start, n_prims, out)
 
 
 @njit(cache=True, nogil=True)
@@ -137,10 +136,27 @@ def _centres_far(ra, rb, rot, trans, margin):
 
 
 @njit(cache=True, nogil=True)
+def box_separates(va, a, vb, b, rot, trans, margin, is_rss):
+    """Whether the boxes enclosing two swept-sphere rows are separated (15-axis test).
+
+    An RSS lies in the box of half-lengths ``(h0 + r, h1 + r, r)`` on its own axes, an LSS in
+    ``(h0 + r, r, r)``. The box test costs about 25 ns against about 1 us for the exact
+    rectangle distance, and settles most culled pairs (PQP orders its tests the same way).
+    """
+    ra_r = va[a, 14] + margin
+    rb_r = vb[b, 14]
+    rel = obb.relative_frame(va, a, vb, b, rot, trans)
+    if is_rss:
+        return obb.sat15(rel, va[a, 12] + ra_r, va[a, 13] + ra_r, ra_r,
+                         vb[b, 12] + rb_r, vb[b, 13] + rb_r, rb_r) >= 0  # fmt: skip
+    return obb.sat15(rel, va[a, 12] + ra_r, ra_r, ra_r, vb[b, 12] + rb_r, rb_r, rb_r) >= 0
+
+
+@njit(cache=True, nogil=True)
 def overlap_rss(ra, rb, rot, trans, margin):
-    """-1 if the volumes overlap; 1 if culled by their bounding spheres, 0 by the exact
-    core distance (rectangle-rectangle distance > ra + rb)."""
-    if _centres_far(ra, rb, rot, trans, margin):
+    """-1 if the volumes overlap; 1 if their enclosing boxes are separated, 0 if only the
+    exact core distance separates them (rectangle-rectangle distance > ra + rb)."""
+    if box_separates(ra.reshape(1, WIDTH), 0, rb.reshape(1, WIDTH), 0, rot, trans, margin, True):
         return 1
     if _core_gap(ra, rb, rot, trans) > margin:
         return 0
@@ -159,8 +175,8 @@ def _seg_gap(ra, rb, rot, trans):
 
 @njit(cache=True, nogil=True)
 def overlap_lss(ra, rb, rot, trans, margin):
-    """-1 if the capsules overlap; 1 culled by bounding spheres, 0 by segment distance."""
-    if _centres_far(ra, rb, rot, trans, margin):
+    """-1 if the capsules overlap; 1 culled by their enclosing boxes, 0 by segment distance."""
+    if box_separates(ra.reshape(1, WIDTH), 0, rb.reshape(1, WIDTH), 0, rot, trans, margin, False):
         return 1
     if _seg_gap(ra, rb, rot, trans) > margin:
         return 0

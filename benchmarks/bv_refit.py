@@ -1,0 +1,67 @@
+"""Refit cost of every bounding-volume kind (issue 4: "say where a kind refits from its
+children loosely or must refit from primitives, and measure it").
+
+``python -m benchmarks.bv_refit [--sizes 100k,500k] [--repeats N]``
+
+One sphere per size, the MIDPOINT tree and the OBB tree (:attr:`SplitRule.OBB`), each kind
+refitted after its vertices moved (the cache is bypassed: :func:`core.bv.refit_volumes`).
+Reports the median time, the tree's depth and how the kind refits.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from benchmarks.scenes import sphere_case
+from benchmarks.timing import measure
+from core.bv import BV_KINDS, refit_volumes
+from core.bvh import SplitRule, build_tree
+
+SIZES = {"10k": 10_000, "100k": 100_000, "500k": 500_000}
+
+#: How each kind's ``refit`` works (read from the kind modules; stated, not measured).
+HOW = {
+    "aabb": "exact merge of children, O(k)",
+    "aabb15": "exact merge of children, O(k)",
+    "obb": "from primitives: covariance O(k) by running sums, extents O(m depth)",
+    "sphere": "loose merge of child spheres, O(k)",
+    "kdop6": "exact slab-wise merge, O(k)",
+    "kdop14": "exact slab-wise merge, O(k)",
+    "kdop18": "exact slab-wise merge, O(k)",
+    "kdop26": "exact slab-wise merge, O(k)",
+    "pss": "from primitives (the sphere fit of every node), O(m depth)",
+    "lss": "from primitives (OBB fit, then the radius), O(m depth)",
+    "rss": "from primitives (the OBB fit), O(m depth)",
+}
+
+
+def run(label: str, repeats: int) -> list[str]:
+    """Lines of the table for one size."""
+    mesh = sphere_case(label, SIZES[label]).mesh
+    lines = []
+    for rule in (SplitRule.MIDPOINT, SplitRule.OBB):
+        tree = build_tree(mesh, rule)
+        lines.append(f"{label}, {rule.name} tree ({mesh.n_faces} triangles, {tree.n_nodes} "
+                     f"nodes, depth {tree.stats.depth_max})")  # fmt: skip
+        for kind in BV_KINDS:
+            samples, _ = measure(lambda k=kind, t=tree: refit_volumes(t, mesh, k), repeats)
+            lines.append(f"  {kind:<8} {1e3 * samples.median:>9.2f} ms   {HOW[kind]}")
+    return lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.bv_refit", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sizes", default="100k,500k")
+    parser.add_argument("--repeats", type=int, default=5)
+    args = parser.parse_args(argv)
+    sizes = [s for s in args.sizes.split(",") if s]
+    if any(s not in SIZES for s in sizes):
+        parser.error(f"unknown size in {sizes}; one of {', '.join(SIZES)}")
+    for label in sizes:
+        print("\n".join(run(label, args.repeats)), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
