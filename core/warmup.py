@@ -27,22 +27,26 @@ def _tiny_meshes():
 
 def _warm_bounding_volumes(a, tree_a, b, tree_b, pose) -> None:
     """The kernels of every bounding-volume kind, the generic traversal and distance."""
-    import core.collide.bvquery as bvquery
+    import core.collide.query as query
     from core.bv import BV_KINDS, ObbFit, fit_volumes, refit_volumes
     from core.distance import min_distance, within_distance
 
     for method in ObbFit:
         fit_volumes(tree_a, a, "obb", obb_fit=method)
-    saved = bvquery.PARALLEL_MIN_PAIRS
+    from core.collide.bvquery import collide_bv
+
+    # collide_bv runs through query's traversal driver: its threshold picks the variant.
+    saved = query.PARALLEL_MIN_PAIRS
     try:
         for parallel_min in (saved, 0):
-            bvquery.PARALLEL_MIN_PAIRS = parallel_min
+            query.PARALLEL_MIN_PAIRS = parallel_min
             for trace in (False, True):
                 # One kernel serves every kind (dispatch on the kind's code): one kind
                 # compiles it; the others only compile their own fit and refit.
-                bvquery.collide_bv(a, tree_a, b, tree_b, None, pose, bv="obb", trace=trace)
+                for bv in ("obb", "aabb"):
+                    collide_bv(a, tree_a, b, tree_b, None, pose, bv=bv, trace=trace)
     finally:
-        bvquery.PARALLEL_MIN_PAIRS = saved
+        query.PARALLEL_MIN_PAIRS = saved
     for name in BV_KINDS:
         fit_volumes(tree_b, b, name)
         refit_volumes(tree_a, a, name)

@@ -13,14 +13,23 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from core.bv import get_kind, refit_volumes
+from core.bv import ObbFit, get_kind, obb, refit_volumes
 from core.bv.kdop import DIRECTIONS
 from core.collide import DescendRule
 from core.collide.bvquery import collide_bv
 from viewer.render.volumes import kdop_faces, polytope_volume
 
-DEFAULT_KINDS = ("aabb", "obb", "sphere", "kdop14", "rss")
-"""Kinds ticked when the compare view opens: one of each family."""
+DEFAULT_KINDS = ("aabb", "aabb15", "obb", "sphere", "kdop14", "rss")
+"""Kinds ticked when the compare view opens: one of each family, and the axis-aligned boxes
+with both tests (SAT lite and 15 axes) side by side."""
+
+SAT_KINDS = ("aabb", "aabb15")
+"""The same boxes under SAT lite (6 face axes) and the full 15-axis test (van den Bergen
+1997): the compare view's ready choice and the note under its table."""
+
+TRAVERSE_REPEATS = 3
+"""Traversals timed per kind; the best is shown. A single traversal of the teaching scenes
+takes well under a millisecond, where one scheduler hiccup doubles it."""
 
 
 @dataclass(frozen=True)
@@ -45,8 +54,10 @@ class CompareRow:
         The kind's refit of both trees (bottom-up merge, or from primitives where the kind
         has no exact merge; see ``BVKind.refit_exact``).
     query_ms : float
-        Traversal plus triangle tests.
+        Traversal plus triangle tests (of the first run).
     refit_exact : bool
+    traverse_ms : float
+        The tandem traversal alone (volume tests), best of :data:`TRAVERSE_REPEATS` runs.
     """
 
     kind: str
@@ -61,11 +72,16 @@ class CompareRow:
     refit_ms: float
     query_ms: float
     refit_exact: bool
+    traverse_ms: float = 0.0
 
 
-def _fit(kind, tree, mesh) -> np.ndarray:
+def _fit(kind, tree, mesh, obb_fit: ObbFit = ObbFit.SURFACE) -> np.ndarray:
     out = np.empty((tree.n_nodes, kind.width))
-    kind.fit(mesh.vertices, mesh.faces, tree.prim_ids, tree.prim_start, tree.n_prims, out)
+    args = (mesh.vertices, mesh.faces, tree.prim_ids, tree.prim_start, tree.n_prims, out)
+    if kind.name == "obb":
+        obb.fit_method(*args, int(obb_fit))
+    else:
+        kind.fit(*args)
     # Read-only like core.bv.fit_volumes' rows: numba types read-only arrays apart, and the
     # traversal compiled for writable ones is not in the warmed cache (measured: a 28 s
     # compile on the first compare).
@@ -82,7 +98,8 @@ def total_volume(kind, rows: np.ndarray, node_ids: np.ndarray) -> float:
     return float(sum(kind.volume(rows[int(i)]) for i in node_ids))
 
 
-def compare_kinds(frame, kinds, level: int, descend: str = "LARGER_VOLUME") -> list[CompareRow]:
+def compare_kinds(frame, kinds, level: int, descend: str = "LARGER_VOLUME",
+                  obb_fit: str = "SURFACE") -> list[CompareRow]:
     """Run the frame's two posed meshes through each kind.
 
     Parameters
@@ -95,6 +112,8 @@ def compare_kinds(frame, kinds, level: int, descend: str = "LARGER_VOLUME") -> l
         Depth for the tightness column.
     descend : str
         Name of a ``DescendRule``.
+    obb_fit : str
+        Name of the ``ObbFit`` member the ``"obb"`` kind is fitted with.
 
     Returns
     -------
@@ -106,7 +125,7 @@ def compare_kinds(frame, kinds, level: int, descend: str = "LARGER_VOLUME") -> l
     for name in kinds:
         kind = get_kind(name)
         t0 = time.perf_counter()
-        rows = [_fit(kind, t, m) for t, m in zip(trees, meshes)]
+        rows = [_fit(kind, t, m, ObbFit[obb_fit]) for t, m in zip(trees, meshes)]
         t1 = time.perf_counter()
         for t, m in zip(trees, meshes):
             refit_volumes(t, m, kind)
@@ -115,12 +134,18 @@ def compare_kinds(frame, kinds, level: int, descend: str = "LARGER_VOLUME") -> l
                             bv=kind, descend=DescendRule[descend], volumes_a=rows[0],
                             volumes_b=rows[1])  # fmt: skip
         t3 = time.perf_counter()
+        traverse_s = result.timings["traverse"]
+        for _ in range(TRAVERSE_REPEATS - 1):
+            again = collide_bv(meshes[0], trees[0], meshes[1], trees[1], poses[0], poses[1],
+                               bv=kind, descend=DescendRule[descend], volumes_a=rows[0],
+                               volumes_b=rows[1])  # fmt: skip
+            traverse_s = min(traverse_s, again.timings["traverse"])
         volume = sum(total_volume(kind, r, t.nodes_at_depth(min(level, t.max_depth)))
                      for r, t in zip(rows, trees))  # fmt: skip
         c = result.counters
         rows_out.append(CompareRow(
             kind.name, kind.label, int(level), volume, c.n_bv_tests, c.n_bv_overlaps,
             c.n_tri_tests, c.n_contacts, 1e3 * (t1 - t0), 1e3 * (t2 - t1), 1e3 * (t3 - t2),
-            kind.refit_exact,
+            kind.refit_exact, 1e3 * traverse_s,
         ))  # fmt: skip
     return rows_out

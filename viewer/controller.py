@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 from PyQt6.QtCore import QObject, QTimer, pyqtSignal
 
+from core.bv import ObbFit
 from core.bvh import SplitRule
 from core.collide import DescendRule
 from core.deform import DEFORMERS, BrushHistory, brush_pull
@@ -154,6 +155,7 @@ class Controller(QObject):
             descend=DescendRule[choice.descend],
             trace=True,
             bv=choice.bv,
+            obb_fit=ObbFit[choice.obb_fit],
             self_collision=self.model.is_self_collision,
             containment=True,
         )
@@ -440,7 +442,9 @@ class Controller(QObject):
         try:
             _ensure_kernels()
             frame = self.pipe.step(inputs, t)
-            frame, error = annotate(frame, self.pipe.settings.bv, partition), None
+            frame = annotate(frame, self.pipe.settings.bv, partition,
+                             obb_fit=self.pipe.settings.obb_fit.name)
+            error = None
         except Exception as exc:  # noqa: BLE001 - any failure becomes a message, not a crash
             frame, error = None, exc
         self._relay.done.emit(frame, generation, error, time.perf_counter() - start)
@@ -470,7 +474,8 @@ class Controller(QObject):
         self.pipe.settings = self._settings()
         _ensure_kernels()
         frame = self.pipe.step(self._inputs(), self.model.t)
-        frame = annotate(frame, self.pipe.settings.bv, self.model.pipeline.partition)
+        frame = annotate(frame, self.pipe.settings.bv, self.model.pipeline.partition,
+                         obb_fit=self.pipe.settings.obb_fit.name)
         self._deliver(frame)
         return frame
 

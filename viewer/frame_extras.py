@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from core.bv import BV_KINDS, fit_volumes, get_kind
+from core.bv import BV_KINDS, ObbFit, fit_volumes, get_kind
 from core.bv.kdop import DIRECTIONS
+from core.bvh import SplitRule
 from core.distance import min_distance
 from core.partition import PARTITION_KINDS, partition_contacts
 from viewer.render.volumes import VolumeSet
@@ -29,6 +30,57 @@ PARTITION_LABELS = {
     "kdtree": "k-d tree",
     "bsp": "BSP tree",
 }
+
+
+OBB_FIT_TEXT = {
+    "VERTICES": ("vertices (can give the 'terrible box')",
+                 "Covariance of the triangles' vertices: where vertices crowd (a finely "
+                 "meshed patch) they drag the axes towards them, the OBBTree paper's "
+                 "'terrible box'."),
+    "SURFACE": ("surface (area-weighted)",
+                "Covariance integrated over the node's own triangles, weighted by area: "
+                "vertex density no longer matters, but hidden inner folds still count."),
+    "HULL_VERTICES": ("hull vertices",
+                      "Covariance of the vertices of the node's convex hull: inner "
+                      "vertices are ignored, but crowded hull vertices still pull the axes."),
+    "HULL_SURFACE": ("hull surface (OBBTree)",
+                     "Covariance integrated over the triangles of the node's convex hull, "
+                     "as in the OBBTree paper: only the outer shape counts, evenly."),
+}
+"""Combo label and tooltip of each ``core.bv.ObbFit`` member, by name."""
+
+SPLIT_TEXT = {
+    "MIDPOINT": ("longest axis, box midpoint",
+                 "Cut the node's box across its longest side at the middle "
+                 "(van den Bergen 1997)."),
+    "MEDIAN": ("longest axis, median (balanced)",
+               "Cut across the box's longest side so that both halves get the same number "
+               "of triangles: a balanced tree."),
+    "MEAN": ("longest axis, mean of centres",
+             "Cut across the box's longest side at the mean of the triangle centres."),
+    "SAH": ("surface-area heuristic (SAH)",
+            "Try 16 cuts per axis and keep the one with the least expected cost "
+            "(Wald 2007)."),
+    "LBVH": ("Morton order (LBVH)",
+             "Sort the triangle centres along a space-filling curve and cut at its highest "
+             "differing bit (Karras 2012): fastest to build."),
+    "OBB": ("OBB longest axis, mean (OBBTree)",
+            "Fit the node's oriented box and cut across its longest axis at the mean of the "
+            "triangle centres, as in the OBBTree paper: the tree for OBB volumes."),
+}
+"""Combo label and tooltip of each ``core.bvh.SplitRule`` member, by name."""
+
+
+def obb_fit_choices() -> list[tuple[str, str, str]]:
+    """``(name, label, tooltip)`` of every ``core.bv.ObbFit`` member, enum order."""
+    return [(m.name, *OBB_FIT_TEXT.get(m.name, (m.name.lower().replace("_", " "), "")))
+            for m in ObbFit]
+
+
+def split_choices() -> list[tuple[str, str, str]]:
+    """``(name, label, tooltip)`` of every ``core.bvh.SplitRule`` member, enum order."""
+    return [(m.name, *SPLIT_TEXT.get(m.name, (m.name.lower().replace("_", " "), "")))
+            for m in SplitRule]
 
 
 def bv_choices() -> list[tuple[str, str, str]]:
@@ -68,9 +120,12 @@ class ViewFrame:
         return getattr(self.__dict__["core"], name)
 
 
-def volume_set(frame, bv: str) -> VolumeSet | None:
+def volume_set(frame, bv: str, obb_fit: str = "SURFACE") -> VolumeSet | None:
     """The volumes of kind ``bv`` of the frame's first two trees (cached by the core per tree
-    and mesh, so this is the fit the traversal used)."""
+    and mesh, so this is the fit the traversal used).
+
+    ``obb_fit`` names the ``ObbFit`` member of the ``"obb"`` kind: it must be the one the
+    pipeline traversed with, or the boxes drawn are not the boxes tested."""
     if len(frame.trees) < 2:
         return None
     kind = get_kind(bv)
@@ -78,7 +133,8 @@ def volume_set(frame, bv: str) -> VolumeSet | None:
         # The tree's own refitted boxes are the AABBs the traversal tested.
         rows = [np.concatenate([t.bmin, t.bmax], axis=1) for t in frame.trees[:2]]
     else:
-        rows = [fit_volumes(t, m, kind) for t, m in zip(frame.trees[:2], frame.meshes[:2])]
+        method = ObbFit[obb_fit]
+        rows = [fit_volumes(t, m, kind, method) for t, m in zip(frame.trees[:2], frame.meshes[:2])]
     dirs = None
     if kind.name.startswith("kdop"):
         dirs = DIRECTIONS[int(kind.name[4:])]
@@ -86,7 +142,7 @@ def volume_set(frame, bv: str) -> VolumeSet | None:
 
 
 def annotate(frame, bv: str = "aabb", partition: str = NO_PARTITION,
-             with_distance: bool = True) -> ViewFrame:
+             with_distance: bool = True, obb_fit: str = "SURFACE") -> ViewFrame:
     """Wrap a core frame with the volumes, the partition and the distance.
 
     Parameters
@@ -98,8 +154,10 @@ def annotate(frame, bv: str = "aabb", partition: str = NO_PARTITION,
         ``"none"`` or a key of ``core.partition.PARTITION_KINDS``.
     with_distance : bool
         Run the minimum-distance query when A and B do not touch.
+    obb_fit : str
+        Name of the ``ObbFit`` member the pipeline fitted the ``"obb"`` kind with.
     """
-    volumes = volume_set(frame, bv)
+    volumes = volume_set(frame, bv, obb_fit)
     part = dist = None
     result = frame.result
     if result is not None and len(frame.meshes) >= 2:

@@ -122,6 +122,9 @@ class PipelineChoice:
     partition : str
         ``"none"`` or a key of ``core.partition.PARTITION_KINDS``: a spatial partition run
         on the same frame, its cells and planes drawn.
+    obb_fit : str
+        Name of a ``core.bv.ObbFit`` member: how the ``"obb"`` kind chooses its boxes' axes
+        (the other kinds ignore it).
     """
 
     update: UpdateChoice = UpdateChoice.REFIT
@@ -130,6 +133,7 @@ class PipelineChoice:
     descend: str = "LARGER_VOLUME"
     bv: str = "aabb"
     partition: str = "none"
+    obb_fit: str = "SURFACE"
 
 
 @dataclass(frozen=True)

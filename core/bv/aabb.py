@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from core.bv.obb import gap15, sat15
+from core.bv.obb import gap15, sat6, sat15
 
 #: Row layout: ``bmin`` (3) then ``bmax`` (3).
 WIDTH = 6
@@ -110,26 +110,12 @@ def overlap(ra, rb, rot, trans, margin):
     int
         -1 if the boxes may overlap, else the separating axis: 0-2 A's x, y, z, 3-5 B's.
     """
-    ha = np.empty(3)
-    hb = np.empty(3)
-    cbl = np.empty(3)
-    d = np.empty(3)
-    for k in range(3):
-        ha[k] = 0.5 * (ra[3 + k] - ra[k]) + margin
-        hb[k] = 0.5 * (rb[3 + k] - rb[k])
-        cbl[k] = 0.5 * (rb[3 + k] + rb[k])
-    for k in range(3):
-        d[k] = (rot[k, 0] * cbl[0] + rot[k, 1] * cbl[1] + rot[k, 2] * cbl[2] + trans[k]
-                - 0.5 * (ra[3 + k] + ra[k]))  # fmt: skip
-    for k in range(3):
-        rb_k = abs(rot[k, 0]) * hb[0] + abs(rot[k, 1]) * hb[1] + abs(rot[k, 2]) * hb[2]
-        if abs(d[k]) > ha[k] + rb_k:
-            return k
-    for j in range(3):
-        ra_j = abs(rot[0, j]) * ha[0] + abs(rot[1, j]) * ha[1] + abs(rot[2, j]) * ha[2]
-        if abs(rot[0, j] * d[0] + rot[1, j] * d[1] + rot[2, j] * d[2]) > hb[j] + ra_j:
-            return 3 + j
-    return -1
+    # Scalars only (no small arrays): allocating four per test made SAT lite slower than the
+    # full 15-axis test (168 vs 69 ns a pair, measured).
+    return sat6(_relative_frame(ra, rb, rot, trans),
+                0.5 * (ra[3] - ra[0]) + margin, 0.5 * (ra[4] - ra[1]) + margin,
+                0.5 * (ra[5] - ra[2]) + margin,
+                0.5 * (rb[3] - rb[0]), 0.5 * (rb[4] - rb[1]), 0.5 * (rb[5] - rb[2]))  # fmt: skip
 
 
 @njit(cache=True, nogil=True)

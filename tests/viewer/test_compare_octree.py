@@ -25,7 +25,9 @@ def test_compare_table_has_one_row_per_kind_with_the_core_counters(qtbot, window
     assert table.rowCount() == 4
     frame = window.model.frame
     for row, key in enumerate(("aabb", "obb", "kdop18", "rss")):
-        assert table.item(row, 0).text() == get_kind(key).label
+        # The OBB row also names its fit (the Pipeline dock's "OBB fit", surface by default).
+        label = get_kind(key).label + (", fit: surface (area-weighted)" if key == "obb" else "")
+        assert table.item(row, 0).text() == label
         expected = collide_bv(frame.meshes[0], frame.trees[0], frame.meshes[1], frame.trees[1],
                               frame.poses[0], frame.poses[1], bv=key,
                               descend=DescendRule.LARGER_VOLUME).counters  # fmt: skip

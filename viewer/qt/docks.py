@@ -36,11 +36,17 @@ from PyQt6.QtWidgets import (
 )
 
 from viewer.controller import deformer_description, deformer_fields, deformer_names
+from viewer.frame_extras import split_choices
 from viewer.model import UpdateChoice
 from viewer.qt.volume_choice import VolumeChoice
 from viewer.qt.widgets import FloatSlider
 from viewer.render.overlays import KIND_LABELS, shown_result
+from viewer.render.scene import frame_kind
+from viewer.render.words import pair_noun, volume_noun
 from viewer.scenes import SCENES
+
+MAX_CULLED_LINES = 8
+"""Culled partners the inspector explains one per line; the rest are counted."""
 
 
 def _dock(title: str, object_name: str, widget: QWidget) -> QDockWidget:
@@ -196,7 +202,7 @@ class ScenePanel(QWidget):
 
 # ----------------------------------------------------------------------------------------------
 class LevelsPanel(QWidget):
-    """Level slider, overlay toggles, step mode and the box inspector."""
+    """Level slider, overlay toggles, step mode and the volume inspector."""
 
     def __init__(self, model, controller, parent=None):
         super().__init__(parent)
@@ -247,11 +253,11 @@ class LevelsPanel(QWidget):
 
         inspect_box = QGroupBox("Inspector (click a mesh in Camera mode)")
         inspect_layout = QVBoxLayout(inspect_box)
-        self.inspect_label = _wrap(QLabel("Click a mesh to see the box under the cursor."))
+        self.inspect_label = _wrap(QLabel("Click a mesh to see the volume under the cursor."))
         inspect_layout.addWidget(self.inspect_label)
 
         layout = QVBoxLayout(self)
-        layout.addWidget(QLabel("Traversal level (tree depth for the box overlays):"))
+        layout.addWidget(QLabel("Traversal level (tree depth for the volume overlays):"))
         layout.addWidget(self.slider)
         layout.addWidget(self.level_label)
         layout.addWidget(toggle_box)
@@ -285,6 +291,10 @@ class LevelsPanel(QWidget):
             self.level_label.setText(f"level: all ({n} levels)")
         else:
             self.level_label.setText(f"level: {min(level, max(n - 1, 0))} of 0 … {max(n - 1, 0)}")
+        plural = volume_noun(frame_kind(self.model.frame), plural=True)
+        self.checks["show_tree_a"].setText(f"{plural} of A at this depth")
+        self.checks["show_tree_b"].setText(f"{plural} of B at this depth")
+        self.checks["show_parents"].setText(f"faint parent {plural}")
         for field, box in self.checks.items():
             box.blockSignals(True)
             box.setChecked(getattr(self.model.display, field))
@@ -330,10 +340,11 @@ class LevelsPanel(QWidget):
 
     def _show_inspect(self, info) -> None:
         if info is None:
-            self.inspect_label.setText("Click a mesh to see the box under the cursor.")
+            self.inspect_label.setText("Click a mesh to see the volume under the cursor.")
             return
         name = "AB"[info["body"]]
         other = "BA"[info["body"]]
+        noun = volume_noun(info.get("kind"))
         partners = info["partners"]
         n_hit = sum(info["partner_overlaps"])
         level = "all levels" if info["level"] is None else f"level {info['level']}"
@@ -341,11 +352,23 @@ class LevelsPanel(QWidget):
             f"{p}{'*' if o else ''}" for p, o in zip(partners[:12], info["partner_overlaps"][:12]))
         if len(partners) > 12:
             listing += ", …"
+        culled = [(p, text) for p, o, text in zip(partners, info["partner_overlaps"],
+                                                  info.get("partner_separations", []))
+                  if not o]
+        why = ""
+        if culled:
+            lines = [f"{other} {p}: {text}" for p, text in culled[:MAX_CULLED_LINES]]
+            if len(culled) > MAX_CULLED_LINES:
+                lines.append(f"… and {len(culled) - MAX_CULLED_LINES} more")
+            why = ("<br><b>Culled partners, separated by</b> (axes numbered 1–3):<br>"
+                   + "<br>".join(lines))
         self.inspect_label.setText(
-            f"<b>box {info['node']} of {name}</b> (triangle {info['triangle']} is under it)<br>"
-            f"depth {info['depth']}, {info['n_prims']} triangles<br>"
+            f"<b>{noun} {info['node']} of {name}</b> (triangle {info['triangle']} is under "
+            f"it)<br>depth {info['depth']}, {info['n_prims']} "
+            f"triangle{'' if info['n_prims'] == 1 else 's'}<br>"
             f"partners in {other} at {level}: {len(partners)} tested, {n_hit} overlapping"
             + (f"<br>{listing} (* = overlapping)" if partners else "")
+            + why
             + "<br>tested at traversal levels: "
             + (", ".join(str(d) for d in info.get("levels_tested", [])) or "none (culled above)"))
 
@@ -522,8 +545,11 @@ class PipelinePanel(QWidget):
         self.threshold.valueChanged.connect(
             lambda v: self.model.set_pipeline(drift_threshold=float(v)))
         self.split = QComboBox()
-        self.split.addItems(controller.split_rules())
-        self.split.currentTextChanged.connect(lambda s: self.model.set_pipeline(split=s))
+        for name, label, tooltip in split_choices():
+            self.split.addItem(label, name)
+            self.split.setItemData(self.split.count() - 1, tooltip, Qt.ItemDataRole.ToolTipRole)
+        self.split.currentIndexChanged.connect(
+            lambda _i: self.model.set_pipeline(split=self.split.currentData()))
         self.descend = QComboBox()
         self.descend.addItems(controller.descend_rules())
         self.descend.currentTextChanged.connect(lambda s: self.model.set_pipeline(descend=s))
@@ -547,7 +573,9 @@ class PipelinePanel(QWidget):
         self.update_mode.setCurrentIndex(self.update_mode.findData(p.update))
         self.threshold.setValue(p.drift_threshold)
         self.threshold.setEnabled(p.update is UpdateChoice.AUTO)
-        self.split.setCurrentText(p.split)
+        self.split.setCurrentIndex(max(0, self.split.findData(p.split)))
+        self.split.setToolTip(self.split.itemData(self.split.currentIndex(),
+                                                  Qt.ItemDataRole.ToolTipRole))
         self.descend.setCurrentText(p.descend)
         for widget in (self.update_mode, self.threshold, self.split, self.descend):
             widget.blockSignals(False)
@@ -617,8 +645,9 @@ class StatsPanel(QWidget):
             self._highlight_level()
         c = result.counters
         self.totals.setText(
-            f"<b>Totals</b>: box tests N<sub>bv</sub> = {c.n_bv_tests:,} "
-            f"({c.n_bv_overlaps:,} overlapping, {c.n_leaf_pairs:,} leaf pairs); "
+            f"<b>Totals</b>: volume tests N<sub>bv</sub> = {c.n_bv_tests:,} "
+            f"({pair_noun(frame_kind(frame))} tested; {c.n_bv_overlaps:,} overlapping, "
+            f"{c.n_leaf_pairs:,} leaf pairs); "
             f"triangle tests N<sub>p</sub> = {c.n_tri_tests:,}; contacts = {c.n_contacts:,}")
         rows = []
         for i, tree in enumerate(frame.trees[:2]):
@@ -636,6 +665,10 @@ class StatsPanel(QWidget):
             return
         view = self.model.view_timings
         parts = [f"{label} {1e3 * frame.timings.get(key, 0.0):.2f}" for key, label in self.PHASES]
+        if "fit" in frame.timings:
+            # Kinds other than the tree's own boxes fit their volumes every frame, before the
+            # traversal: the cost the OBB fit choice changes.
+            parts.insert(2, f"volume fit {1e3 * frame.timings['fit']:.2f}")
         if "self" in frame.timings:
             parts.append(f"self-collision {1e3 * frame.timings['self']:.2f}")
         parts.append(f"overlay update {1e3 * view.overlay:.2f}")

@@ -17,7 +17,8 @@ from PyQt6.QtWidgets import (
 )
 from pyvistaqt import QtInteractor
 
-from viewer.controller import MAX_TRIANGLES, WARN_TRIANGLES
+from viewer.controller import MAX_TRIANGLES, WARN_TRIANGLES, Controller
+from viewer.frame_extras import bv_choices, obb_fit_choices, partition_choices, split_choices
 from viewer.model import Mode, UpdateChoice, ViewTimings
 from viewer.qt.docks import make_docks
 from viewer.qt.interaction import CanvasInteraction
@@ -33,8 +34,9 @@ MESH_FILTER = "Meshes (*.obj *.stl *.ply *.off *.vtk *.vtp);;All files (*)"
 
 HELP_TEXT = """<h3>How to read this view</h3>
 <p>Two meshes, <b>A</b> (blue) and <b>B</b> (green), each carry a tree of axis-aligned
-boxes. To find where they touch, the traversal starts with the two root boxes and, whenever
-two boxes overlap, splits one of them and tests the children: that is one <i>level</i>.</p>
+boxes (or of the bounding volume chosen in the Pipeline dock). To find where they
+touch, the traversal starts with the two root boxes and, whenever two boxes overlap, splits
+one of them and tests the children: that is one <i>level</i>.</p>
 <ul>
 <li><b>Level slider</b>: level <i>d</i> shows the boxes of each tree at depth <i>d</i> (dark
 blue, dark green) and, in <b>orange</b>, both boxes of every pair the traversal found
@@ -48,14 +50,30 @@ other, or that this is undefined because a mesh is open.</li>
 <li>The <i>self-collision</i> scenes test one mesh against itself: the orange pairs are two
 boxes of the same tree.</li>
 <li><b>Step mode</b> pauses and walks through the levels one at a time with a sentence each.</li>
-<li><b>Click</b> a mesh in Camera mode to inspect the box under the cursor: its id, depth,
-triangle count and its partners at this level (drawn in purple).</li>
+<li><b>Click</b> a mesh in Camera mode to inspect the volume under the cursor: its id,
+depth, triangle count, its partners at this level (drawn in purple) and, for each partner
+culled there, the test that separated them (an axis of A or B, an edge-edge axis, a slab, a
+centre distance).</li>
 <li><b>Move</b> mode (M): drag a mesh to slide it, right-drag or Ctrl-drag to turn it, arrow
 keys to nudge. Moving is a pose change: the trees are not rebuilt.</li>
 <li><b>Sculpt</b> mode (S): drag on a surface to pull it; Ctrl+Z undoes a stroke.</li>
-<li>The <b>Stats</b> dock counts the work: box tests N<sub>bv</sub>, triangle tests
-N<sub>p</sub>, and the time of each phase.</li>
+<li>The <b>Pipeline</b> dock chooses the bounding volume (boxes, oriented boxes, spheres,
+k-DOPs, capsules, rounded rectangles), how oriented boxes are fitted, the split rule and a
+spatial partition; the legend and the inspector name the chosen volume.</li>
+<li>The <b>Stats</b> dock counts the work: volume tests N<sub>bv</sub> (pairs of bounding
+volumes tested), triangle tests N<sub>p</sub>, and the time of each phase.</li>
 </ul>"""
+
+
+def pipeline_choice_names() -> dict[str, set[str]]:
+    """Pipeline choices remembered between runs: model field -> the values offered now."""
+    return {
+        "bv": {key for key, _l, _d in bv_choices()},
+        "partition": {key for key, _l in partition_choices()},
+        "obb_fit": {name for name, _l, _t in obb_fit_choices()},
+        "split": {name for name, _l, _t in split_choices()},
+        "descend": set(Controller.descend_rules()),
+    }
 
 
 class MainWindow(QMainWindow):
@@ -431,6 +449,11 @@ class MainWindow(QMainWindow):
             value = s.value(f"display/{field}")
             if value is not None:
                 self.model.set_display(**{field: str(value).lower() == "true"})
+        # Names the current build offers; a value saved by another version is ignored.
+        for field, names in pipeline_choice_names().items():
+            value = s.value(f"pipeline/{field}")
+            if value is not None and str(value) in names:
+                self.model.set_pipeline(**{field: str(value)})
 
     def last_scene(self) -> str:
         key = self.settings.value("last_scene", DEFAULT_SCENE)
@@ -449,6 +472,8 @@ class MainWindow(QMainWindow):
         for field in ("show_tree_a", "show_tree_b", "show_parents", "show_overlap",
                       "show_culled", "show_contacts"):
             s.setValue(f"display/{field}", bool(getattr(self.model.display, field)))
+        for field in pipeline_choice_names():
+            s.setValue(f"pipeline/{field}", getattr(self.model.pipeline, field))
         s.sync()
 
     def closeEvent(self, event):  # noqa: N802 - Qt API

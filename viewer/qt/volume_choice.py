@@ -1,6 +1,6 @@
-"""Choice of bounding volume and spatial partition (part of the Pipeline dock).
+"""Choice of bounding volume, OBB fit and spatial partition (part of the Pipeline dock).
 
-Writes ``model.pipeline.bv`` / ``model.pipeline.partition``; refreshes itself from the model
+Writes ``model.pipeline.bv`` / ``obb_fit`` / ``partition``; refreshes itself from the model
 with its widgets' signals blocked.
 """
 
@@ -9,23 +9,39 @@ from __future__ import annotations
 from PyQt6.QtCore import Qt
 from PyQt6.QtWidgets import QComboBox, QFormLayout, QGroupBox, QLabel
 
-from viewer.frame_extras import bv_choices, partition_choices
+from viewer.frame_extras import bv_choices, obb_fit_choices, partition_choices
+
+OBB_KIND = "obb"
+"""The one kind whose fit method is a choice (the "OBB fit" combo is enabled only for it)."""
+
+OBB_SPLIT = "OBB"
+"""Split rule that cuts across the node's own oriented box (Gottschalk et al. 1996)."""
+
+
+def _add_items(combo: QComboBox, choices) -> None:
+    """Fill a combo from ``(data, label, tooltip)`` triples."""
+    for data, label, tooltip in choices:
+        combo.addItem(label, data)
+        combo.setItemData(combo.count() - 1, tooltip, Qt.ItemDataRole.ToolTipRole)
 
 
 class VolumeChoice(QGroupBox):
-    """Two combos, "Bounding volume" and "Spatial partition", and a sentence on the kind."""
+    """Three combos, "Bounding volume", "OBB fit" and "Spatial partition", and a sentence on
+    the kind."""
 
     def __init__(self, model, parent=None):
         super().__init__("Bounding volume and partition", parent)
         self.model = model
-        self._descriptions = {}
         self.bv = QComboBox()
-        for key, label, description in bv_choices():
-            self.bv.addItem(label, key)
-            self.bv.setItemData(self.bv.count() - 1, description, Qt.ItemDataRole.ToolTipRole)
-            self._descriptions[key] = description
+        _add_items(self.bv, bv_choices())
+        self._descriptions = {key: description for key, _l, description in bv_choices()}
         self.bv.currentIndexChanged.connect(
             lambda _i: self.model.set_pipeline(bv=self.bv.currentData()))
+        self.obb_fit = QComboBox()
+        _add_items(self.obb_fit, obb_fit_choices())
+        self._fit_tooltips = {name: tip for name, _l, tip in obb_fit_choices()}
+        self.obb_fit.currentIndexChanged.connect(
+            lambda _i: self.model.set_pipeline(obb_fit=self.obb_fit.currentData()))
         self.partition = QComboBox()
         for key, label in partition_choices():
             self.partition.addItem(label, key)
@@ -35,6 +51,7 @@ class VolumeChoice(QGroupBox):
         self.description.setWordWrap(True)
         form = QFormLayout(self)
         form.addRow("Bounding volume", self.bv)
+        form.addRow("OBB fit", self.obb_fit)
         form.addRow("Spatial partition", self.partition)
         form.addRow(self.description)
         model.pipeline_changed.connect(lambda _p: self.refresh())
@@ -42,11 +59,22 @@ class VolumeChoice(QGroupBox):
 
     def refresh(self) -> None:
         p = self.model.pipeline
-        for combo, value in ((self.bv, p.bv), (self.partition, p.partition)):
+        for combo, value in ((self.bv, p.bv), (self.obb_fit, p.obb_fit),
+                             (self.partition, p.partition)):
             combo.blockSignals(True)
             combo.setCurrentIndex(max(0, combo.findData(value)))
             combo.blockSignals(False)
+        is_obb = p.bv == OBB_KIND
+        self.obb_fit.setEnabled(is_obb)
+        self.obb_fit.setToolTip(
+            self._fit_tooltips.get(p.obb_fit, "") if is_obb
+            else "How the oriented boxes' axes are chosen: pick the OBB bounding volume first.")
         text = self._descriptions.get(p.bv, "")
+        if is_obb:
+            text += f" OBB fit: {self._fit_tooltips.get(p.obb_fit, '')}"
+            if p.split != OBB_SPLIT:
+                text += (" The split rule 'OBB longest axis, mean (OBBTree)' builds the tree "
+                         "the OBBTree paper pairs with these boxes.")
         if p.partition != "none":
             text += (" The partition's cells that hold triangles of both meshes are drawn in "
                      "brown (BSP: its splitting planes in indigo); its candidate count is on "

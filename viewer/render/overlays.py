@@ -38,6 +38,7 @@ from viewer.render.volumes import (
     planes_polydata,
     volumes_groups_polydata,
 )
+from viewer.render.words import separation_text
 
 # Mirrors of ``core.collide.tritri.ContactKind`` (the render layer does not call the core; a
 # test checks the values are the same).
@@ -166,6 +167,16 @@ def trace_pairs(trace, level: int | None) -> tuple[np.ndarray, np.ndarray]:
         return trace.level(min(level, trace.n_levels - 1))
     parts = [trace.level(d) for d in range(trace.n_levels)]
     return (np.concatenate([p for p, _ in parts]), np.concatenate([o for _, o in parts]))
+
+
+def trace_separations(trace, level: int | None) -> np.ndarray:
+    """``(p,) int8`` separating id of each pair of :func:`trace_pairs` (same rows), -1 where
+    the pair overlapped."""
+    if trace is None or trace.n_levels == 0:
+        return np.empty(0, np.int8)
+    if level is not None:
+        return np.asarray(trace.separating_axis(min(level, trace.n_levels - 1)))
+    return np.asarray(trace.sep_axis)
 
 
 def tree_nodes(tree, level: int | None) -> np.ndarray:
@@ -398,9 +409,13 @@ def inspect_node(frame, body: int, tri_id: int, level: int | None) -> dict | Non
     -------
     dict or None
         ``body, node, depth, n_prims, triangle, level, partners (list of int),
-        partner_overlaps (list of bool), levels_tested (traversal levels where the box was
-        in a tested pair)``; None when there is no frame or no tree. With one body and
-        self-collision, the partners are the boxes of the same tree it was paired with.
+        partner_overlaps (list of bool), partner_seps (list of int: the trace's separating
+        id per partner, -1 if the pair overlapped), partner_separations (list of str: that
+        test in words, :func:`viewer.render.words.separation_text`), kind (the traversal's
+        registry key, None for the tree's own boxes), levels_tested (traversal levels where
+        the box was in a tested pair)``; None when there is no frame or no tree. With one
+        body and self-collision, the partners are the boxes of the same tree it was paired
+        with.
     """
     is_self = frame is not None and len(frame.trees) == 1 and shown_result(frame) is not None
     if frame is None or body > 1 or (len(frame.trees) < 2 and not (is_self and body == 0)):
@@ -420,11 +435,17 @@ def inspect_node(frame, body: int, tri_id: int, level: int | None) -> dict | Non
             node = int(tree.parent[node])
     result = shown_result(frame)
     trace = result.trace if result is not None else None
+    # The self-traversal and a bare core frame test the tree's own boxes.
+    volumes = getattr(frame, "volumes", None) if not is_self else None
+    kind = volumes.name if volumes is not None else None
+    dirs = volumes.dirs if volumes is not None else None
     partners: list[int] = []
     overlaps: list[bool] = []
+    seps: list[int] = []
     levels_tested: list[int] = []
     if trace is not None and trace.n_levels:
         pairs, overlapped = trace_pairs(trace, level)
+        sep_ids = trace_separations(trace, level)
         if is_self:
             # Either column may hold the box; its partner is the other one of the pair.
             first, second = pairs[:, 0] == node, pairs[:, 1] == node
@@ -432,10 +453,13 @@ def inspect_node(frame, body: int, tri_id: int, level: int | None) -> dict | Non
                         + [int(p) for p in pairs[second & ~first, 0]])
             overlaps = ([bool(o) for o in overlapped[first]]
                         + [bool(o) for o in overlapped[second & ~first]])
+            seps = ([int(x) for x in sep_ids[first]]
+                    + [int(x) for x in sep_ids[second & ~first]])
         else:
             mine = pairs[:, body] == node
             partners = [int(p) for p in pairs[mine, 1 - body]]
             overlaps = [bool(o) for o in overlapped[mine]]
+            seps = [int(x) for x in sep_ids[mine]]
         # With the larger-volume rule a box is not always tested at the level equal to its
         # depth: list every level where it was.
         column = trace.node_a if body == 0 else trace.node_b
@@ -454,5 +478,8 @@ def inspect_node(frame, body: int, tri_id: int, level: int | None) -> dict | Non
         "level": level,
         "partners": partners,
         "partner_overlaps": overlaps,
+        "partner_seps": seps,
+        "partner_separations": [separation_text(kind, x, dirs) for x in seps],
+        "kind": kind,
         "levels_tested": levels_tested,
     }

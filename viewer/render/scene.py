@@ -26,6 +26,7 @@ from viewer.render.overlays import (
     Overlays,
     build_overlays,
 )
+from viewer.render.words import pair_noun, volume_noun
 
 TREE_A_COLOR = "#1f4fa8"
 TREE_B_COLOR = "#2e7d32"
@@ -68,18 +69,37 @@ def _hex(rgb) -> str:
     return "#" + "".join(f"{c:02x}" for c in rgb)
 
 
-LEGEND = [
-    ["mesh A and its boxes", TREE_A_COLOR],
-    ["mesh B and its boxes", TREE_B_COLOR],
-    ["box pairs overlapping at this level", OVERLAP_COLOR],
-    ["box pairs culled at this level", CULLED_COLOR],
-    ["contact: crossing triangles", _hex(KIND_COLORS[KIND_CROSSING])],
-    ["contact: touching triangles", _hex(KIND_COLORS[KIND_TOUCHING])],
-    ["contact: coplanar overlap", _hex(KIND_COLORS[KIND_COPLANAR])],
-    ["intersection segments", SEGMENT_COLOR],
-    ["clicked box and its partners", INSPECT_COLOR],
-    ["selected mesh (Move mode)", SELECTION_COLOR],
-]
+def legend_entries(kind: str | None = None) -> list[list[str]]:
+    """``[text, colour]`` rows of the canvas legend, naming the volumes of ``kind`` ("sphere
+    pairs overlapping at this level", "14-DOP pairs ..."; ``None`` reads as boxes)."""
+    plural = volume_noun(kind, plural=True)
+    pairs = pair_noun(kind)
+    return [
+        [f"mesh A and its {plural}", TREE_A_COLOR],
+        [f"mesh B and its {plural}", TREE_B_COLOR],
+        [f"{pairs} overlapping at this level", OVERLAP_COLOR],
+        [f"{pairs} culled at this level", CULLED_COLOR],
+        ["contact: crossing triangles", _hex(KIND_COLORS[KIND_CROSSING])],
+        ["contact: touching triangles", _hex(KIND_COLORS[KIND_TOUCHING])],
+        ["contact: coplanar overlap", _hex(KIND_COLORS[KIND_COPLANAR])],
+        ["intersection segments", SEGMENT_COLOR],
+        [f"clicked {volume_noun(kind)} and its partners", INSPECT_COLOR],
+        ["selected mesh (Move mode)", SELECTION_COLOR],
+    ]
+
+
+LEGEND = legend_entries()
+"""The legend before the first frame (boxes)."""
+
+
+def frame_kind(frame) -> str | None:
+    """Registry key of the kind a frame's traversal tested: the viewer frame's volumes; a
+    self-collision frame or a bare core frame traverses the tree's own boxes (None)."""
+    volumes = getattr(frame, "volumes", None) if frame is not None else None
+    if volumes is None or getattr(frame, "result", None) is None:
+        return None
+    return volumes.name
+
 
 DISPLAY_MAX_TRIANGLES = 20_000
 """Meshes larger than this are DRAWN with a decimated copy (collision always uses every
@@ -189,8 +209,10 @@ class SceneRenderer:
         plotter.set_background(BACKGROUND, top=BACKGROUND_TOP)
         for name in (*OVERLAY_NAMES, "selection", "brush"):
             self._add_overlay_actor(name)
+        self.legend_kind: str | None = None
+        self.legend_texts = [text for text, _c in LEGEND]
         self.legend = plotter.add_legend(
-            labels=LEGEND, bcolor="white", size=(0.26, 0.29), loc="upper right",
+            labels=LEGEND, bcolor="white", size=(0.30, 0.29), loc="upper right",
             face="rectangle", name="legend", background_opacity=0.9,
         )
         self.note = plotter.add_text("", position="lower_left", font_size=9, color="black",
@@ -360,6 +382,8 @@ class SceneRenderer:
         if frame is not None:
             for i, mesh in enumerate(frame.meshes[: len(self.mesh_polys)]):
                 self._set_vertices(i, mesh)
+        if frame is not None:
+            self.set_legend_kind(frame_kind(frame))
         overlays = build_overlays(frame, display, level, inspect)
         for name in OVERLAY_NAMES:
             self._set_poly(name, overlays.polys[name])
@@ -372,6 +396,17 @@ class SceneRenderer:
         lines.extend(self.display_notes)
         self.note.SetText(0, "\n".join(lines))
         return time.perf_counter() - start
+
+    def set_legend_kind(self, kind: str | None) -> None:
+        """Name the volumes of ``kind`` in the legend (entries rewritten in place, only when
+        the kind changes)."""
+        if kind == self.legend_kind:
+            return
+        self.legend_kind = kind
+        self.legend_texts = [text for text, _c in legend_entries(kind)]
+        for i, text in enumerate(self.legend_texts):
+            self.legend.SetEntryString(i, text)
+        self.legend.Modified()
 
     def cell_count(self, name: str) -> int:
         """Cells currently drawn by overlay ``name``."""
