@@ -12,9 +12,12 @@ from __future__ import annotations
 
 import argparse
 
+import numpy as np
+
 from benchmarks.scenes import sphere_case
 from benchmarks.timing import measure
-from core.bv import BV_KINDS, refit_volumes
+from core.bv import BV_KINDS, ObbFit, refit_volumes
+from core.bv.obb import fit_method
 from core.bvh import SplitRule, build_tree
 
 SIZES = {"10k": 10_000, "100k": 100_000, "500k": 500_000}
@@ -35,6 +38,15 @@ HOW = {
 }
 
 
+#: The cost of each OBB fit method (see :mod:`core.bv.obb`).
+FIT_HOW = {
+    ObbFit.VERTICES: "distinct vertices of every node (a sort per node)",
+    ObbFit.SURFACE: "running sums of the triangle moments (the default)",
+    ObbFit.HULL_VERTICES: "a convex hull per node (quickhull)",
+    ObbFit.HULL_SURFACE: "a convex hull per node, integrated over its triangles",
+}
+
+
 def run(label: str, repeats: int) -> list[str]:
     """Lines of the table for one size."""
     mesh = sphere_case(label, SIZES[label]).mesh
@@ -46,6 +58,13 @@ def run(label: str, repeats: int) -> list[str]:
         for kind in BV_KINDS:
             samples, _ = measure(lambda k=kind, t=tree: refit_volumes(t, mesh, k), repeats)
             lines.append(f"  {kind:<8} {1e3 * samples.median:>9.2f} ms   {HOW[kind]}")
+        out = np.empty((tree.n_nodes, BV_KINDS["obb"].width))
+        for method in ObbFit:
+            args = (mesh.vertices, mesh.faces, tree.prim_ids, tree.prim_start, tree.n_prims, out,
+                    int(method))  # fmt: skip
+            samples, _ = measure(lambda a=args: fit_method(*a), repeats)
+            lines.append(f"  obb fit {method.name.lower():<14} {1e3 * samples.median:>9.2f} ms   "
+                         f"{FIT_HOW[method]}")  # fmt: skip
     return lines
 
 

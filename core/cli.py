@@ -56,6 +56,7 @@ def _pose_args(p: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from core.bv import ObbFit
     from core.bvh import SplitRule
     from core.collide import DescendRule
 
@@ -82,6 +83,9 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--bv", choices=_bv_names(), default=None, metavar="KIND",
                    help="bounding volume of the traversal: " + " ".join(_bv_names())
                    + " (default: the AABB tree's own boxes)")  # fmt: skip
+    c.add_argument("--obb-fit", choices=_rule_names(ObbFit), default="surface",
+                   help="with --bv obb: the covariance the box axes come from (vertices, "
+                   "surface, hull_vertices, hull_surface; default surface)")  # fmt: skip
     c.add_argument("--partition", choices=_partition_names(), default=None, metavar="KIND",
                    help="find candidate pairs with a spatial partition instead of trees: "
                    + " ".join(_partition_names()))  # fmt: skip
@@ -144,10 +148,12 @@ def run_contacts(args) -> dict:
         result = collide(mesh_a, tree_a, mesh_b, tree_b, None, pose_b,
                          descend=DescendRule[args.descend.upper()], trace=True)  # fmt: skip
     else:
+        from core.bv import ObbFit
         from core.collide.bvquery import collide_bv
 
         result = collide_bv(mesh_a, tree_a, mesh_b, tree_b, None, pose_b, bv=args.bv,
-                            descend=DescendRule[args.descend.upper()], trace=True)  # fmt: skip
+                            descend=DescendRule[args.descend.upper()], trace=True,
+                            obb_fit=ObbFit[args.obb_fit.upper()])  # fmt: skip
     containment = pair_containment(mesh_a, mesh_b, None, pose_b, result)
     trace = result.trace
     levels = [
@@ -161,6 +167,7 @@ def run_contacts(args) -> dict:
         "split": split.name.lower(),
         "leaf_size": args.leaf_size,
         **({"bv": args.bv} if args.bv is not None else {}),
+        **({"obb_fit": args.obb_fit} if args.bv == "obb" else {}),
         "counters": {
             "bv_tests": result.counters.n_bv_tests,
             "bv_overlaps": result.counters.n_bv_overlaps,

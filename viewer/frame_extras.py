@@ -42,10 +42,14 @@ OBB_FIT_TEXT = {
                 "vertex density no longer matters, but hidden inner folds still count."),
     "HULL_VERTICES": ("hull vertices",
                       "Covariance of the vertices of the node's convex hull: inner "
-                      "vertices are ignored, but crowded hull vertices still pull the axes."),
+                      "vertices are ignored, but crowded hull vertices still pull the axes. "
+                      "Slow: a convex hull per node, about 0.5 s a frame for a 70k-triangle "
+                      "mesh that deforms."),
     "HULL_SURFACE": ("hull surface (OBBTree)",
                      "Covariance integrated over the triangles of the node's convex hull, "
-                     "as in the OBBTree paper: only the outer shape counts, evenly."),
+                     "as in the OBBTree paper: only the outer shape counts, evenly. Slow: a "
+                     "convex hull per node, about 0.5 s a frame for a 70k-triangle mesh that "
+                     "deforms."),
 }
 """Combo label and tooltip of each ``core.bv.ObbFit`` member, by name."""
 

@@ -8,10 +8,14 @@ range of the node's vertices projected on them.
 
 * ``VERTICES`` -- covariance of the distinct vertices of the node's triangles. Uneven vertex
   density drags the axes towards the dense part: the paper's "terrible box".
-* ``SURFACE`` -- covariance integrated over the node's triangles, area-weighted (the paper's
-  uniform-sampling fix, section 4.1). The paper integrates over the triangles of the *convex
-  hull*; here the node's own triangles are the surface (no hull is computed), which keeps the
-  density fix but lets interior folds weigh in.
+* ``SURFACE`` -- covariance integrated over the node's own triangles, area-weighted: the
+  uniform-sampling fix of section 4.1 without a hull (interior folds weigh in). The default:
+  O(1) a node from running sums.
+* ``HULL_VERTICES`` -- covariance of the vertices of the node's convex hull
+  (:mod:`core.bv.hull`): interior points no longer pull, but a densely sampled hull still does.
+* ``HULL_SURFACE`` -- covariance integrated over the hull's triangles: the paper's fit. A flat
+  node's hull is its polygon, integrated once. Costs a hull per node (measured in
+  ``benchmarks.bv_refit``).
 
 Refit: from primitives (an OBB of two OBBs is not the OBB of their union), i.e. a full fit,
 O(m log m) per tree.
@@ -25,6 +29,7 @@ import numpy as np
 from numba import njit, prange
 
 from core.bv._geom import ROUND, jacobi_eigenvectors
+from core.bv.hull import hull_of_subset
 
 #: Row layout: center 3, axes 9 (columns are axes), half 3.
 WIDTH = 15
@@ -39,6 +44,8 @@ class ObbFit(enum.IntEnum):
 
     VERTICES = 0
     SURFACE = 1
+    HULL_VERTICES = 2
+    HULL_SURFACE = 3
 
 
 @njit(cache=True, nogil=True)
@@ -221,6 +228,10 @@ def store_box(vertices, ids, ref, axes, out, node):
     out[node, 14] = 0.5 * (hi2 - lo2)
 
 
+#: Relative tolerance of the convex hull (times the node's box diagonal): far above float64
+#: round-off of the plane tests, far below any feature a box could care about.
+HULL_TOL = 1e-12
+
 #: Nodes with at most this many triangles sum their moments directly; bigger ones take the
 #: difference of two running sums (O(1) a node). The running sums lose about
 #: ``eps * m * R^2`` of the covariance to cancellation, negligible above this size but not for
@@ -268,6 +279,21 @@ def covariance_from_sums(sums, s, n, cov):
 
 
 @njit(cache=True, nogil=True)
+def hull_tolerance(vertices, ids):
+    """Distance below which the hull treats points as coplanar: :data:`HULL_TOL` times the
+    diagonal of the points' box."""
+    diag2 = 0.0
+    for c in range(3):
+        lo = np.inf
+        hi = -np.inf
+        for v in ids:
+            lo = min(lo, vertices[v, c])
+            hi = max(hi, vertices[v, c])
+        diag2 += (hi - lo) * (hi - lo)
+    return HULL_TOL * np.sqrt(diag2)
+
+
+@njit(cache=True, nogil=True)
 def _fit_node(vertices, faces, prim_ids, s, n, method, sums, min_area, out, node):
     ids = node_corner_ids(faces, prim_ids, s, n)
     ref = vertices[ids[0]].copy()
@@ -277,6 +303,15 @@ def _fit_node(vertices, faces, prim_ids, s, n, method, sums, min_area, out, node
         area = surface_covariance(vertices, faces, prim_ids, s, n, ref, cov)
     elif method == 1:
         area = covariance_from_sums(sums, s, n, cov)
+    elif method >= 2:
+        ids = np.unique(ids)
+        hull_ids, hull_tris, _ = hull_of_subset(vertices, ids, hull_tolerance(vertices, ids))
+        # The box holds the hull's vertices, hence every vertex of the node.
+        ids = hull_ids
+        if method == 3 and hull_tris.shape[0] > 0:
+            tri_ids = np.arange(hull_tris.shape[0]).astype(np.int32)
+            area = surface_covariance(vertices, hull_tris, tri_ids, 0, tri_ids.shape[0], ref,
+                                      cov)  # fmt: skip
     if area <= min_area:
         # VERTICES, or a node of zero-area triangles: distinct vertices, equal weights.
         ids = np.unique(ids)

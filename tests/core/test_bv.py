@@ -11,6 +11,7 @@ from core.bv.kdop import DIRECTIONS
 from core.bv.obb import fit_method
 from core.bvh import SplitRule, build_tree
 from core.collide.brute import brute_force_pairs
+from core.collide.bvquery import collide_bv
 from core.mesh import TriMesh
 from core.pose import Pose
 from tests.core.meshgen import sphere_mesh, triangle_soup
@@ -174,6 +175,32 @@ def test_surface_fit_avoids_the_terrible_box():
     assert vol_v > 1.5 * vol_s
     main_v = by_vertices[0, 3:12].reshape(3, 3)[:, 0]
     assert abs(main_v @ np.array([3, 2, 0]) / np.sqrt(13)) > 0.99, "vertex axis = the strip"
+
+
+@pytest.mark.parametrize("method", [ObbFit.HULL_VERTICES, ObbFit.HULL_SURFACE])
+def test_hull_fits_ignore_the_strip_inside_the_hull(method):
+    """The strip lies in the top face: not a vertex of the hull, so both hull fits (Gottschalk
+    et al. 1996, section 4.1) find the box, which the plain vertex fit misses."""
+    mesh = terrible_box_mesh()
+    tree = build_tree(mesh, SplitRule.MEDIAN, 4)
+    boxes = fit_volumes(tree, mesh, "obb", obb_fit=method)
+    check_contains("obb", tree, mesh, boxes)
+    assert 8 * np.prod(boxes[0, 12:15]) == pytest.approx(3.0, rel=1e-9)
+    # A leaf of strip triangles is flat (they all lie in the top face): so is its box.
+    leaves = [n for n in np.flatnonzero(tree.count > 0) if tree.triangles_under(n).min() >= 12]
+    assert leaves and all(min(boxes[n, 12:15]) < 1e-12 for n in leaves)
+
+
+@pytest.mark.parametrize("method", list(ObbFit))
+def test_every_obb_fit_gives_the_oracle_pairs(method):
+    rng = np.random.default_rng(11)
+    a = sphere_mesh(14)
+    b = a.with_vertices(a.vertices * 0.8 + rng.normal(scale=0.05, size=a.vertices.shape) + 0.5)
+    tree_a, tree_b = build_tree(a, SplitRule.OBB), build_tree(b, SplitRule.OBB)
+    result = collide_bv(a, tree_a, b, tree_b, bv="obb", obb_fit=method)
+    expected = brute_force_pairs(a.vertices, a.faces, b.vertices, b.faces)
+    assert result.n_contacts > 50
+    assert np.array_equal(result.pairs, expected)
 
 
 def test_obb_fit_of_a_rotated_box_is_the_box():

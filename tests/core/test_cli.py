@@ -128,3 +128,24 @@ def test_partition_options_and_text(capsys, assets_dir):
     assert code == 0 and "partition: grid" in out and "candidate pairs" in out
     code, _, err = run(capsys, "contacts", spot, spot, "--partition", "grid", "--capacity", 4)
     assert code == 2 and err.startswith("error: ") and "capacity" in err
+
+
+def test_obb_fit_and_obbtree_split_give_the_tree_contacts(capsys, assets_dir):
+    """Every OBB fit, on the OBBTree split, finds the default query's pairs; the fits differ
+    in how many boxes they test."""
+    common = [assets_dir / "spot.obj", assets_dir / "teapot.obj", "--scale-b", 0.22,
+              "--rotate-b", 0, 1, 0, 30, "--translate-b", 0.1, 0.05, 0.2, "--json"]  # fmt: skip
+    _, tree_out, _ = run(capsys, "contacts", *common)
+    tests = {}
+    for fit in ("vertices", "surface"):
+        code, out, err = run(capsys, "contacts", *common, "--bv", "obb", "--split", "obb",
+                             "--obb-fit", fit)  # fmt: skip
+        assert code == 0, err
+        report = json.loads(out)
+        assert report["obb_fit"] == fit and report["split"] == "obb"
+        assert report["pairs"] == json.loads(tree_out)["pairs"]
+        tests[fit] = report["counters"]["bv_tests"]
+    assert tests["vertices"] != tests["surface"]
+    with pytest.raises(SystemExit) as bad:
+        run(capsys, "contacts", *common, "--bv", "obb", "--obb-fit", "nope")
+    assert bad.value.code == 2 and "--obb-fit" in capsys.readouterr().err
