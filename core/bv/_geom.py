@@ -59,8 +59,31 @@ def jacobi_eigenvectors(cov):
     values : (3,) float64
         Eigenvalues, largest first.
     """
-    a = cov.copy()
-    v = np.eye(3)
+    axes = np.empty((3, 3))
+    values = np.empty(3)
+    jacobi_eigenvectors_into(cov.copy(), np.empty((3, 3)), axes, values)
+    return axes, values
+
+
+@njit(cache=True, nogil=True)
+def jacobi_eigenvectors_into(a, v, axes, values):
+    """:func:`jacobi_eigenvectors` into caller-owned arrays (the OBB fit runs it for every node
+    of a million-node tree, where five small allocations a node cost more than the rotations).
+
+    Parameters
+    ----------
+    a : (3, 3) float64
+        The symmetric matrix; destroyed.
+    v : (3, 3) float64
+        Scratch.
+    axes : (3, 3) float64
+        Written: eigenvectors as columns, largest eigenvalue first.
+    values : (3,) float64
+        Written: eigenvalues, largest first.
+    """
+    for i in range(3):
+        for j in range(3):
+            v[i, j] = 1.0 if i == j else 0.0
     for _ in range(_JACOBI_SWEEPS):
         off = a[0, 1] * a[0, 1] + a[0, 2] * a[0, 2] + a[1, 2] * a[1, 2]
         scale = a[0, 0] * a[0, 0] + a[1, 1] * a[1, 1] + a[2, 2] * a[2, 2]
@@ -92,13 +115,19 @@ def jacobi_eigenvectors(cov):
                     vkq = v[k, q]
                     v[k, p] = c * vkp - s * vkq
                     v[k, q] = s * vkp + c * vkq
-    values = np.array([a[0, 0], a[1, 1], a[2, 2]])
-    order = np.argsort(-values)
-    axes = np.empty((3, 3))
+    # Sort by eigenvalue, largest first (three values: a fixed network, no argsort array).
+    i0, i1, i2 = 0, 1, 2
+    if a[i1, i1] > a[i0, i0]:
+        i0, i1 = i1, i0
+    if a[i2, i2] > a[i1, i1]:
+        i1, i2 = i2, i1
+    if a[i1, i1] > a[i0, i0]:
+        i0, i1 = i1, i0
+    order = (i0, i1, i2)
     for j in range(3):
+        values[j] = a[order[j], order[j]]
         for k in range(3):
             axes[k, j] = v[k, order[j]]
-    return axes, values[order]
 
 
 @njit(cache=True, nogil=True)

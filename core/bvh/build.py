@@ -239,7 +239,8 @@ def _obb_split(order, start, end, vertices, faces, keys):
     ids = node_corner_ids(faces, order, start, end - start)
     ref = vertices[ids[0]].copy()
     cov = np.empty((3, 3))
-    if surface_covariance(vertices, faces, order, start, end - start, ref, cov) <= 0.0:
+    if surface_covariance(vertices, faces, order, start, end - start, ref, cov,
+                          np.empty((2, 10))) <= 0.0:  # fmt: skip
         point_covariance(vertices, np.unique(ids), ref, cov)
     axes, _ = jacobi_eigenvectors(cov)
     lo = np.full(3, np.inf)

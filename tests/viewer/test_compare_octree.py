@@ -115,3 +115,25 @@ def test_octree_demo_window_draws_visited_nodes_and_tested_objects(qtbot, demo):
     window.advance(0.5)
     assert window.frame.t == pytest.approx(before + 0.5)
     window.close()
+
+
+def test_scene_list_entry_opens_the_octree_demo_and_keeps_the_scene(qtbot, window):
+    from PyQt6.QtCore import Qt
+
+    from viewer.qt.docks import SCENE_OCTREE_ENTRY
+
+    role = Qt.ItemDataRole.UserRole
+
+    panel = window.docks["scene_dock"].panel
+    last = panel.scene_list.item(panel.scene_list.count() - 1)
+    assert last.data(role) == SCENE_OCTREE_ENTRY and "Zhou 2009" in last.text()
+    scene_before = window.model.scene_key
+    panel._on_scene_clicked(last)
+    demo = window.octree_window
+    qtbot.waitExposed(demo)
+    assert demo.isVisible() and demo.frame is not None
+    assert demo.frame.record is not None and len(demo.demo.meshes) >= 50
+    # The two-body scene of the main window is untouched and still highlighted.
+    assert window.model.scene_key == scene_before
+    assert panel.scene_list.currentItem().data(role) == scene_before
+    demo.close()

@@ -9,7 +9,7 @@ from __future__ import annotations
 import enum
 
 import numpy as np
-from PyQt6.QtCore import Qt
+from PyQt6.QtCore import Qt, pyqtSignal
 from PyQt6.QtGui import QColor
 from PyQt6.QtWidgets import (
     QAbstractItemView,
@@ -71,10 +71,22 @@ def _wrap(label: QLabel) -> QLabel:
 
 
 # ----------------------------------------------------------------------------------------------
+#: The list entry that opens the many-objects demo (Zhou et al. 2009) in its own window: its
+#: sixty moving bodies are not a two-body scene of this window.
+SCENE_OCTREE_ENTRY = "__scene_octree__"
+
+
 class ScenePanel(QWidget):
-    """Built-in scenes (one click each) and the bodies of the current scene."""
+    """Built-in scenes (one click each) and the bodies of the current scene.
+
+    Signals
+    -------
+    scene_octree_requested
+        The last list entry, the scene-octree demo, was clicked.
+    """
 
     COLUMNS = ("shown", "name", "triangles", "colour", "role")
+    scene_octree_requested = pyqtSignal()
 
     def __init__(self, model, controller, parent=None):
         super().__init__(parent)
@@ -85,7 +97,12 @@ class ScenePanel(QWidget):
             item.setData(Qt.ItemDataRole.UserRole, key)
             item.setToolTip(spec.description)
             self.scene_list.addItem(item)
-        self.scene_list.setMaximumHeight(150)
+        item = QListWidgetItem("Sixty moving objects: scene octree (Zhou 2009) ↗")
+        item.setData(Qt.ItemDataRole.UserRole, SCENE_OCTREE_ENTRY)
+        item.setToolTip("Opens its own window: an octree over the objects' oriented boxes, "
+                        "each object starting its search at last frame's node.")
+        self.scene_list.addItem(item)
+        self.scene_list.setMaximumHeight(170)
         self.scene_list.itemClicked.connect(self._on_scene_clicked)
         self.description = _wrap(QLabel())
         self.bodies = QTableWidget(0, len(self.COLUMNS))
@@ -120,7 +137,12 @@ class ScenePanel(QWidget):
         model.selection_changed.connect(self._show_selection)
 
     def _on_scene_clicked(self, item: QListWidgetItem) -> None:
-        self.controller.load_scene(item.data(Qt.ItemDataRole.UserRole))
+        key = item.data(Qt.ItemDataRole.UserRole)
+        if key == SCENE_OCTREE_ENTRY:
+            self.refresh()  # keep the current scene highlighted
+            self.scene_octree_requested.emit()
+            return
+        self.controller.load_scene(key)
 
     def refresh(self) -> None:
         self.description.setText(

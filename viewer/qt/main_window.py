@@ -115,6 +115,7 @@ class MainWindow(QMainWindow):
         for name, dock in self.docks.items():
             self.addDockWidget(areas[name], dock)
         self.tabifyDockWidget(self.docks["pipeline_dock"], self.docks["stats_dock"])
+        self.docks["scene_dock"].panel.scene_octree_requested.connect(self.open_scene_octree)
         self.docks["stats_dock"].raise_()
 
         self.fps_label = QLabel("")
