@@ -116,6 +116,35 @@ def _extreme_pair(points):
 
 
 @njit(cache=True, nogil=True)
+def _keep_farthest(points, i, h, best, best_i, best_score, centre, tol):
+    """One step of a farthest-point search with the tie rule of the module docstring.
+
+    Point ``i`` at height ``h`` replaces the best so far when it is higher by more than
+    ``tol``; within ``tol`` of it, the one farther from ``centre`` wins (``best_score`` caches
+    the best's squared distance to ``centre``, -1 when not yet computed).
+
+    Returns
+    -------
+    best, best_i, best_score
+    """
+    if h > best + tol:
+        return h, i, -1.0
+    if h >= best - tol:
+        mx = points[i, 0] - centre[0]
+        my = points[i, 1] - centre[1]
+        mz = points[i, 2] - centre[2]
+        score = mx * mx + my * my + mz * mz
+        if best_score < 0.0:
+            bx = points[best_i, 0] - centre[0]
+            by = points[best_i, 1] - centre[1]
+            bz = points[best_i, 2] - centre[2]
+            best_score = bx * bx + by * by + bz * bz
+        if score > best_score:
+            return max(best, h), i, score
+    return best, best_i, best_score
+
+
+@njit(cache=True, nogil=True)
 def _farthest_from_line(points, i0, i1, tol):
     """The point farthest from the line through ``points[i0]`` and ``points[i1]``.
 
@@ -143,24 +172,8 @@ def _farthest_from_line(points, i0, i1, tol):
         cy = rz * u[0] - rx * u[2]
         cz = rx * u[1] - ry * u[0]
         h = np.sqrt(cx * cx + cy * cy + cz * cz)
-        if h > best + tol:
-            best = h
-            best_i = i
-            best_score = -1.0
-        elif h >= best - tol:
-            mx = points[i, 0] - mid[0]
-            my = points[i, 1] - mid[1]
-            mz = points[i, 2] - mid[2]
-            score = mx * mx + my * my + mz * mz
-            if best_score < 0.0:
-                bx = points[best_i, 0] - mid[0]
-                by = points[best_i, 1] - mid[1]
-                bz = points[best_i, 2] - mid[2]
-                best_score = bx * bx + by * by + bz * bz
-            if score > best_score:
-                best = max(best, h)
-                best_i = i
-                best_score = score
+        best, best_i, best_score = _keep_farthest(points, i, h, best, best_i, best_score, mid,
+                                                  tol)  # fmt: skip
     return best_i, best
 
 
@@ -258,24 +271,8 @@ def _farthest_from_plane(points, i0, i1, i2, tol):
             + normal[1] * (points[i, 1] - origin[1])
             + normal[2] * (points[i, 2] - origin[2])
         )
-        if h > best + tol:
-            best = h
-            best_i = i
-            best_score = -1.0
-        elif h >= best - tol:
-            mx = points[i, 0] - centroid[0]
-            my = points[i, 1] - centroid[1]
-            mz = points[i, 2] - centroid[2]
-            score = mx * mx + my * my + mz * mz
-            if best_score < 0.0:
-                bx = points[best_i, 0] - centroid[0]
-                by = points[best_i, 1] - centroid[1]
-                bz = points[best_i, 2] - centroid[2]
-                best_score = bx * bx + by * by + bz * bz
-            if score > best_score:
-                best = max(best, h)
-                best_i = i
-                best_score = score
+        best, best_i, best_score = _keep_farthest(points, i, h, best, best_i, best_score,
+                                                  centroid, tol)  # fmt: skip
     return best_i, best
 
 

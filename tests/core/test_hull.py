@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from core.bv import hull as hull_module
 from core.bv.hull import convex_hull, hull_of_subset
+from tests.core.meshgen import closest_point_on_triangle
 
 TOL_REL = 1e-12
 
@@ -438,37 +439,10 @@ def _winding_number(q, points, triangles):
     return 2.0 * np.arctan2(num, den).sum() / (4.0 * np.pi)
 
 
-def _closest_on_triangle(q, a, b, c):
-    """Closest point to ``q`` on triangle ``abc`` (Ericson 2005, section 5.1.5)."""
-    ab, ac, ap = b - a, c - a, q - a
-    d1, d2 = ab @ ap, ac @ ap
-    if d1 <= 0 and d2 <= 0:
-        return a
-    bp = q - b
-    d3, d4 = ab @ bp, ac @ bp
-    if d3 >= 0 and d4 <= d3:
-        return b
-    vc = d1 * d4 - d3 * d2
-    if vc <= 0 and d1 >= 0 and d3 <= 0:
-        return a + d1 / (d1 - d3) * ab
-    cp = q - c
-    d5, d6 = ab @ cp, ac @ cp
-    if d6 >= 0 and d5 <= d6:
-        return c
-    vb = d5 * d2 - d1 * d6
-    if vb <= 0 and d2 >= 0 and d6 <= 0:
-        return a + d2 / (d2 - d6) * ac
-    va = d3 * d6 - d5 * d4
-    if va <= 0 and d4 - d3 >= 0 and d5 - d6 >= 0:
-        return b + (d4 - d3) / ((d4 - d3) + (d5 - d6)) * (c - b)
-    denom = 1.0 / (va + vb + vc)
-    return a + ab * (vb * denom) + ac * (vc * denom)
-
-
 def _distance_to_surface(q, points, triangles):
     """Smallest distance from ``q`` to the triangles."""
     return min(
-        float(np.linalg.norm(q - _closest_on_triangle(q, *points[tri]))) for tri in triangles
+        float(np.linalg.norm(q - closest_point_on_triangle(q, *points[tri]))) for tri in triangles
     )
 
 

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from core.collide.brute import brute_force_contacts
 from core.collide.tritri import ContactKind, tri_tri, tri_tri_batch, tri_tri_contact
 from core.settings import DEFAULT_TOLERANCES, Tolerances
+from tests.core.meshgen import closest_point_on_triangle
 
 MESH_DIR = Path("/work/shared/data/meshes")
 TRI_REL = DEFAULT_TOLERANCES.tri_rel
@@ -83,47 +84,8 @@ def _same_segment(seg, expected, atol):
     return np.allclose(seg, expected, atol=atol) or np.allclose(seg, expected[::-1], atol=atol)
 
 
-def _closest_point_on_triangle(x, a, b, c):
-    """Closest point of triangle abc to x (Ericson, Real-Time Collision Detection, 5.1.5);
-    a zero-area triangle is handled as its three edges."""
-    n = np.cross(b - a, c - a)
-    if np.dot(n, n) == 0.0:
-        best = None
-        for s0, s1 in ((a, b), (b, c), (c, a)):
-            d = s1 - s0
-            dd = float(d @ d)
-            t = 0.0 if dd == 0.0 else min(max(float((x - s0) @ d) / dd, 0.0), 1.0)
-            y = s0 + t * d
-            if best is None or np.linalg.norm(x - y) < np.linalg.norm(x - best):
-                best = y
-        return best
-    ab, ac, ap = b - a, c - a, x - a
-    d1, d2 = ab @ ap, ac @ ap
-    if d1 <= 0 and d2 <= 0:
-        return a
-    bp = x - b
-    d3, d4 = ab @ bp, ac @ bp
-    if d3 >= 0 and d4 <= d3:
-        return b
-    vc = d1 * d4 - d3 * d2
-    if vc <= 0 and d1 >= 0 and d3 <= 0:
-        return a + d1 / (d1 - d3) * ab
-    cp = x - c
-    d5, d6 = ab @ cp, ac @ cp
-    if d6 >= 0 and d5 <= d6:
-        return c
-    vb = d5 * d2 - d1 * d6
-    if vb <= 0 and d2 >= 0 and d6 <= 0:
-        return a + d2 / (d2 - d6) * ac
-    va = d3 * d6 - d5 * d4
-    if va <= 0 and (d4 - d3) >= 0 and (d5 - d6) >= 0:
-        return b + (d4 - d3) / ((d4 - d3) + (d5 - d6)) * (c - b)
-    denom = 1.0 / (va + vb + vc)
-    return a + ab * (vb * denom) + ac * (vc * denom)
-
-
 def _distance_to_triangle(x, tri):
-    return float(np.linalg.norm(x - _closest_point_on_triangle(x, *tri)))
+    return float(np.linalg.norm(x - closest_point_on_triangle(x, *tri)))
 
 
 def _pair_eps(a, b):
