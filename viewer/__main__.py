@@ -7,6 +7,8 @@ import sys
 
 
 def _parser() -> argparse.ArgumentParser:
+    from core.bv import BV_KINDS, ObbFit
+    from core.bvh import SplitRule
     from viewer.scenes import SCENES
 
     parser = argparse.ArgumentParser(
@@ -18,6 +20,12 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--frames", type=int, default=60, help="benchmark frames (default 60)")
     parser.add_argument("--update", choices=("refit", "rebuild", "auto"), default="refit",
                         help="benchmark tree update mode (default refit)")
+    parser.add_argument("--bv", choices=list(BV_KINDS), default="aabb",
+                        help="benchmark bounding volume (default aabb, the tree's own boxes)")
+    parser.add_argument("--obb-fit", choices=[m.name.lower() for m in ObbFit],
+                        default="surface", help="benchmark: with --bv obb, the OBB fit")
+    parser.add_argument("--split", choices=[m.name.lower() for m in SplitRule],
+                        default="midpoint", help="benchmark split rule (default midpoint)")
     parser.add_argument("--full-resolution", action="store_true",
                         help="benchmark: draw big meshes with every triangle")
     parser.add_argument("--soak", type=int, metavar="N",
@@ -39,7 +47,8 @@ def main(argv=None) -> int:
         from viewer.benchmark import format_report, run_benchmark
 
         report = run_benchmark(args.benchmark, args.frames, update=args.update,
-                               is_full_resolution=args.full_resolution)
+                               is_full_resolution=args.full_resolution, bv=args.bv,
+                               obb_fit=args.obb_fit.upper(), split=args.split.upper())
         print(format_report(report))
         return 0
     from viewer.app import run

@@ -13,15 +13,20 @@ import time
 
 from viewer.model import DEFAULT_LEVEL
 
-CORE_PHASES = ("deform", "update", "traverse", "tritri")
+CORE_PHASES = ("deform", "update", "fit", "traverse", "tritri")
+"""Core phases; ``fit`` (volumes of a kind other than the tree's AABBs) is 0 for ``aabb``."""
 FRAME_DT = 1.0 / 30.0
 """Animation time between benchmark frames (a 30 Hz clock)."""
 
 
 def run_benchmark(scene: str, n_frames: int = 60, n_warmup: int = 10, update: str = "refit",
                   level: int | None = DEFAULT_LEVEL, window_size=(1280, 800),
-                  is_full_resolution: bool = False) -> dict:
+                  is_full_resolution: bool = False, bv: str = "aabb", obb_fit: str = "SURFACE",
+                  split: str = "MIDPOINT") -> dict:
     """Run ``scene`` for ``n_frames`` frames after ``n_warmup`` untimed ones.
+
+    ``bv``, ``obb_fit`` and ``split`` are the Pipeline dock's choices (a ``core.bv.BV_KINDS``
+    key, an ``ObbFit`` and a ``SplitRule`` name).
 
     Returns
     -------
@@ -43,7 +48,7 @@ def run_benchmark(scene: str, n_frames: int = 60, n_warmup: int = 10, update: st
 
     model = ViewerModel()
     controller = Controller(model, is_threaded=False)
-    model.set_pipeline(update=UpdateChoice(update))
+    model.set_pipeline(update=UpdateChoice(update), bv=bv, obb_fit=obb_fit, split=split)
     plotter = pv.Plotter(off_screen=True, window_size=list(window_size))
     renderer = SceneRenderer(plotter)
     model.scene_changed.connect(
@@ -69,8 +74,8 @@ def run_benchmark(scene: str, n_frames: int = 60, n_warmup: int = 10, update: st
         if i < n_warmup:
             continue
         for key in CORE_PHASES:
-            samples[key].append(frame.timings[key])
-        samples["core"].append(sum(frame.timings[k] for k in CORE_PHASES))
+            samples[key].append(frame.timings.get(key, 0.0))
+        samples["core"].append(sum(frame.timings.get(k, 0.0) for k in CORE_PHASES))
         samples["overlay"].append(overlay_s)
         samples["render"].append(end - t_render)
         samples["frame"].append(end - start)
@@ -80,6 +85,8 @@ def run_benchmark(scene: str, n_frames: int = 60, n_warmup: int = 10, update: st
     median_ms = {k: 1e3 * statistics.median(v) for k, v in samples.items()}
     return {
         "scene": scene,
+        "bv": bv if bv != "obb" else f"obb ({obb_fit.lower()} fit)",
+        "split": split.lower(),
         "frames": n_frames,
         "triangles": [b.rest.n_faces for b in model.bodies],
         "threads": numba.get_num_threads(),
@@ -95,11 +102,13 @@ def run_benchmark(scene: str, n_frames: int = 60, n_warmup: int = 10, update: st
 
 def format_report(report: dict) -> str:
     """A small table for the terminal."""
-    labels = {"deform": "deform", "update": "refit/rebuild", "traverse": "traverse",
+    labels = {"deform": "deform", "update": "refit/rebuild", "fit": "volume fit",
+              "traverse": "traverse",
               "tritri": "triangle tests", "core": "core total", "overlay": "overlay update",
               "render": "render", "frame": "whole frame"}
     lines = [
-        f"scene {report['scene']}: {report['frames']} frames, triangles "
+        f"scene {report['scene']} ({report['bv']}, {report['split']} split): "
+        f"{report['frames']} frames, triangles "
         f"{' + '.join(f'{n:,}' for n in report['triangles'])}, numba threads "
         f"{report['threads']}, median contacts {report['contacts']:,}, window "
         f"{report['window'][0]}x{report['window'][1]}",

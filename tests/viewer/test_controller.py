@@ -132,3 +132,18 @@ def test_benchmark_reports_every_phase(capsys):
     assert report["contacts"] > 0
     assert report["frame_ms"] >= report["core_ms"] > 0
     assert report["fps"] == pytest.approx(1e3 / report["frame_ms"])
+
+
+def test_benchmark_with_another_volume_times_its_fit(capsys):
+    from viewer.__main__ import main
+    from viewer.benchmark import run_benchmark
+
+    plain = run_benchmark("two-spheres", n_frames=2, n_warmup=1)
+    report = run_benchmark("two-spheres", n_frames=2, n_warmup=1, bv="obb",
+                           obb_fit="HULL_SURFACE", split="OBB")  # fmt: skip
+    assert report["contacts"] == plain["contacts"] > 0
+    assert plain["median_ms"]["fit"] == 0.0 < report["median_ms"]["fit"]
+    assert report["core_ms"] >= report["median_ms"]["fit"] + report["median_ms"]["traverse"]
+    assert main(["--benchmark", "two-spheres", "--frames", "2", "--bv", "kdop14"]) == 0
+    out = capsys.readouterr().out
+    assert "(kdop14, midpoint split)" in out and "volume fit" in out

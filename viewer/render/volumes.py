@@ -192,6 +192,69 @@ def _kdop_tables(dirs: np.ndarray):
     return hit
 
 
+def kdop_polygons(rows: np.ndarray, dirs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The face polygons of many k-DOPs at once, vectorised over rows and plane triples (a
+    Python loop per polytope cost about 1 ms each: 48 ms of overlay a frame on bunny-bunny).
+
+    Parameters
+    ----------
+    rows : (j, 2 nd) float64
+        ``dmin`` then ``dmax`` along each direction.
+    dirs : (nd, 3) float64
+
+    Returns
+    -------
+    points : (N, 3) float64
+        The corners of every polygon, polygon after polygon, in order around each.
+    sizes : (g,) int64
+        Corners per polygon; polygons come row by row, planes in order within a row.
+    """
+    rows = np.atleast_2d(np.asarray(rows, dtype=np.float64))
+    nd = dirs.shape[0]
+    normals, triples, inv = _kdop_tables(dirs)
+    n_planes = normals.shape[0]
+    offsets = np.concatenate([rows[:, nd:], -rows[:, :nd]], axis=1)  # (j, P)
+    extent = np.max(rows[:, nd:] - rows[:, :nd], axis=1)
+    slack = 1e-9 * np.maximum(extent, np.max(np.abs(rows), axis=1))  # (j,)
+    x = np.einsum("tik,jtk->jti", inv, offsets[:, triples])  # (j, T, 3) meeting points
+    is_inside = np.all(x @ normals.T <= offsets[:, None, :] + slack[:, None, None], axis=2)
+    is_inside &= (slack > 0.0)[:, None]
+    row_of, triple_of = np.nonzero(is_inside)
+    if row_of.shape[0] == 0:
+        return np.empty((0, 3)), np.empty(0, dtype=np.int64)
+    s = slack[row_of][:, None]
+    # Corners met by several triples coincide up to round-off: snap to the slack grid.
+    snapped = np.unique(np.column_stack([row_of, np.round(x[row_of, triple_of] / s) * s]),
+                        axis=0)  # fmt: skip
+    row_of = snapped[:, 0].astype(np.int64)
+    pts = snapped[:, 1:]
+    s = slack[row_of][:, None]
+    on_plane = np.abs(pts @ normals.T - offsets[row_of]) <= 2.0 * s  # (v, P)
+    vert, plane = np.nonzero(on_plane)  # by vertex, then plane
+    group = row_of[vert] * n_planes + plane
+    count = np.bincount(group, minlength=rows.shape[0] * n_planes)
+    keep = count[group] >= 3
+    vert, plane, group = vert[keep], plane[keep], group[keep]
+    if group.shape[0] == 0:
+        return np.empty((0, 3)), np.empty(0, dtype=np.int64)
+    order = np.lexsort((vert, group))
+    vert, plane, group = vert[order], plane[order], group[order]
+    starts = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
+    sizes = np.diff(np.r_[starts, group.shape[0]])
+    centre = np.add.reduceat(pts[vert], starts, axis=0) / sizes[:, None]  # (g, 3)
+    u = pts[vert[starts]] - centre  # the group's first corner, as the loop used to take it
+    length = np.linalg.norm(u, axis=1)
+    is_polygon = length > 0.0
+    u /= np.where(is_polygon, length, 1.0)[:, None]
+    w = np.cross(normals[plane[starts]], u)
+    member = np.repeat(np.arange(starts.shape[0]), sizes)
+    rel = pts[vert] - centre[member]
+    angle = np.arctan2(np.sum(rel * w[member], axis=1), np.sum(rel * u[member], axis=1))
+    order = np.lexsort((angle, member))
+    keep = is_polygon[member[order]]
+    return pts[vert[order]][keep], sizes[is_polygon]
+
+
 def kdop_faces(row: np.ndarray, dirs: np.ndarray) -> list[np.ndarray]:
     """The face polygons of one k-DOP (same result as ``core.bv.kdop.polytope_faces``).
 
@@ -206,29 +269,8 @@ def kdop_faces(row: np.ndarray, dirs: np.ndarray) -> list[np.ndarray]:
     list of (q, 3) float64
         One polygon per plane that touches the polytope, corners in order around it.
     """
-    nd = dirs.shape[0]
-    normals, triples, inv = _kdop_tables(dirs)
-    offsets = np.concatenate([row[nd:], -row[:nd]])
-    extent = float(np.max(row[nd:] - row[:nd]))
-    slack = 1e-9 * max(extent, float(np.max(np.abs(row))))
-    x = np.einsum("tij,tj->ti", inv, offsets[triples])
-    is_inside = np.all(x @ normals.T <= offsets + slack, axis=1)
-    if not is_inside.any() or slack == 0.0:
-        return []
-    pts = np.unique(np.round(x[is_inside] / slack) * slack, axis=0)
-    on_plane = np.abs(pts @ normals.T - offsets) <= 2 * slack  # (v, P)
-    polys = []
-    for i in np.flatnonzero(on_plane.sum(axis=0) >= 3):
-        on = pts[on_plane[:, i]]
-        centre = on.mean(axis=0)
-        u = on[0] - centre
-        if not np.any(u):
-            continue
-        u /= np.linalg.norm(u)
-        w = np.cross(normals[i], u)
-        angle = np.arctan2((on - centre) @ w, (on - centre) @ u)
-        polys.append(on[np.argsort(angle)])
-    return polys
+    points, sizes = kdop_polygons(row[None], dirs)
+    return np.split(points, np.cumsum(sizes)[:-1]) if sizes.shape[0] else []
 
 
 def polytope_volume(faces: list[np.ndarray]) -> float:
@@ -242,14 +284,16 @@ def polytope_volume(faces: list[np.ndarray]) -> float:
     return abs(total) / 3.0
 
 
-def _polygons(polygons: list[np.ndarray]):
-    """Closed polylines of any sizes."""
-    if not polygons:
+def _polygon_cells(points: np.ndarray, sizes: np.ndarray):
+    """Closed polylines of any sizes: ``points (N, 3)``, ``sizes (g,)`` corners each."""
+    if sizes.shape[0] == 0:
         return _EMPTY
-    sizes = np.array([p.shape[0] for p in polygons], dtype=np.int64)
     starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
-    ids = np.concatenate([np.append(np.arange(a, a + n), a) for a, n in zip(starts, sizes)])
-    return np.concatenate(polygons), sizes + 1, ids
+    # Each polygon's corner ids, then its first again to close the loop.
+    member = np.repeat(np.arange(sizes.shape[0]), sizes + 1)
+    offset = np.arange(member.shape[0]) - np.repeat(starts + np.arange(sizes.shape[0]), sizes + 1)
+    ids = starts[member] + offset % np.repeat(sizes, sizes + 1)
+    return points, sizes + 1, ids
 
 
 # -- public ---------------------------------------------------------------------------------
@@ -271,7 +315,7 @@ def volume_parts(volumes: VolumeSet, body: int, node_ids: np.ndarray,
         return _EMPTY
     rows = np.asarray(volumes.rows[body])[node_ids]
     if volumes.dirs is not None:
-        points, sizes, ids = _polygons([p for r in rows for p in kdop_faces(r, volumes.dirs)])
+        points, sizes, ids = _polygon_cells(*kdop_polygons(rows, volumes.dirs))
     else:
         rec = volumes.wire(rows)
         kind = rec["kind"]
