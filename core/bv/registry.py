@@ -226,7 +226,10 @@ def fit_volumes(tree, mesh, bv: str | BVKind = "obb", obb_fit: obb.ObbFit | None
         return hit[1]
     out = np.empty((tree.n_nodes, kind.width))
     args = (mesh.vertices, mesh.faces, tree.prim_ids, tree.prim_start, tree.n_prims)
-    if kind.name == "obb":
+    if kind.name == "obb" and method in (obb.ObbFit.HULL_VERTICES, obb.ObbFit.HULL_SURFACE):
+        obb.fit_hull_bottom_up(*args, tree.first, tree.count, tree.level_nodes,
+                               tree.level_start, out, int(method))  # fmt: skip
+    elif kind.name == "obb":
         obb.fit_method(*args, out, int(method))
     elif kind.refit_exact:
         # The same volumes as ``fit``, and for the merging kinds (boxes, k-DOPs) O(k) instead

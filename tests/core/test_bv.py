@@ -238,3 +238,30 @@ def test_wire_records(soup_tree, kind):
     else:
         assert rec["kind"] == "swept" and rec["corners"].shape == (5, 4, 3)
         assert rec["radii"].shape == (5,)
+
+
+@pytest.mark.parametrize("method", [ObbFit.HULL_VERTICES, ObbFit.HULL_SURFACE])
+def test_bottom_up_hull_fit_equals_the_per_node_hulls(spot, method):
+    """fit_volumes builds each node's hull from its children's hull vertices; the boxes must be
+    those of the hull of all the node's vertices (fit_method), up to the hull's tolerance."""
+    from core.bv.obb import fit_hull_bottom_up
+
+    tree = build_tree(spot, SplitRule.OBB)
+    args = (spot.vertices, spot.faces, tree.prim_ids, tree.prim_start, tree.n_prims)
+    direct = np.empty((tree.n_nodes, 15))
+    fit_method(*args, direct, int(method))
+    bottom_up = np.empty((tree.n_nodes, 15))
+    fit_hull_bottom_up(*args, tree.first, tree.count, tree.level_nodes, tree.level_start,
+                       bottom_up, int(method))  # fmt: skip
+    check_contains("obb", tree, spot, bottom_up)
+    vol_direct = np.prod(direct[:, 12:15], axis=1)
+    vol_bottom_up = np.prod(bottom_up[:, 12:15], axis=1)
+    is_same = np.isclose(vol_bottom_up, vol_direct, rtol=1e-6, atol=1e-12)
+    # A point within the hull's tolerance of a face may or may not be a hull vertex depending
+    # on the other points: the vertex covariance then moves a little (measured: 2 nodes of
+    # 11,711 on spot, under 1 % of volume). The surface integral does not see such points.
+    assert is_same.mean() > 0.999
+    np.testing.assert_allclose(vol_bottom_up, vol_direct, rtol=0.02, atol=1e-12)
+    if method == ObbFit.HULL_SURFACE:
+        assert is_same.all()
+    np.testing.assert_array_equal(fit_volumes(tree, spot, "obb", obb_fit=method), bottom_up)
