@@ -23,7 +23,7 @@ import numpy as np
 from numba import njit, prange
 
 from core.bv import obb, sphere
-from core.bv._geom import closest_seg_seg, dot3, matvec3, rect_rect_distance
+from core.bv._geom import axpy3, closest_seg_seg, dot3, rect_rect_distance, sub3
 
 #: Row layout: center 3, axes 9, half 2, radius 1.
 WIDTH = 15
@@ -105,22 +105,30 @@ def refit_rss(vertices, faces, prim_ids, prim_start, n_prims, first, count, ln, 
 
 @njit(cache=True, nogil=True)
 def _posed(rb, rot, trans):
-    """B's centre and first two axes in A's frame."""
-    c = matvec3(rot, rb[0:3]) + trans
-    axes = rb[3:12].reshape(3, 3)
-    u = matvec3(rot, axes[:, 0])
-    v = matvec3(rot, axes[:, 1])
-    return c, u, v
+    """B's centre and first two axes in A's frame, as 3-tuples (no heap arrays)."""
+    cb = (rot[0, 0] * rb[0] + rot[0, 1] * rb[1] + rot[0, 2] * rb[2] + trans[0],
+          rot[1, 0] * rb[0] + rot[1, 1] * rb[1] + rot[1, 2] * rb[2] + trans[1],
+          rot[2, 0] * rb[0] + rot[2, 1] * rb[1] + rot[2, 2] * rb[2] + trans[2])  # fmt: skip
+    ub = (rot[0, 0] * rb[3] + rot[0, 1] * rb[6] + rot[0, 2] * rb[9],
+          rot[1, 0] * rb[3] + rot[1, 1] * rb[6] + rot[1, 2] * rb[9],
+          rot[2, 0] * rb[3] + rot[2, 1] * rb[6] + rot[2, 2] * rb[9])  # fmt: skip
+    vb = (rot[0, 0] * rb[4] + rot[0, 1] * rb[7] + rot[0, 2] * rb[10],
+          rot[1, 0] * rb[4] + rot[1, 1] * rb[7] + rot[1, 2] * rb[10],
+          rot[2, 0] * rb[4] + rot[2, 1] * rb[7] + rot[2, 2] * rb[10])  # fmt: skip
+    return cb, ub, vb
+
+
+@njit(cache=True, nogil=True)
+def _own(ra):
+    """A's centre and first two axes, as 3-tuples."""
+    return (ra[0], ra[1], ra[2]), (ra[3], ra[6], ra[9]), (ra[4], ra[7], ra[10])
 
 
 @njit(cache=True, nogil=True)
 def _core_gap(ra, rb, rot, trans):
     """Distance of the two cores minus the two radii (negative when they overlap)."""
     cb, ub, vb = _posed(rb, rot, trans)
-    ca = ra[0:3]
-    axes = ra[3:12].reshape(3, 3)
-    ua = np.ascontiguousarray(axes[:, 0])
-    va = np.ascontiguousarray(axes[:, 1])
+    ca, ua, va = _own(ra)
     d = rect_rect_distance(ca, ua, va, ra[12], ra[13], cb, ub, vb, rb[12], rb[13])
     return d - ra[14] - rb[14]
 
@@ -142,18 +150,8 @@ def _witness_gap(ra, rb, rot, trans):
     rectangles (which converges to the closest pair of two convex sets). When it is already
     within the margin the volumes overlap and the exact distance (about 1 us) is not needed.
     LSS rows have ``h1 = 0``: their rectangles are segments."""
-    ca = (ra[0], ra[1], ra[2])
-    ua = (ra[3], ra[6], ra[9])
-    va = (ra[4], ra[7], ra[10])
-    cb = (rot[0, 0] * rb[0] + rot[0, 1] * rb[1] + rot[0, 2] * rb[2] + trans[0],
-          rot[1, 0] * rb[0] + rot[1, 1] * rb[1] + rot[1, 2] * rb[2] + trans[1],
-          rot[2, 0] * rb[0] + rot[2, 1] * rb[1] + rot[2, 2] * rb[2] + trans[2])  # fmt: skip
-    ub = (rot[0, 0] * rb[3] + rot[0, 1] * rb[6] + rot[0, 2] * rb[9],
-          rot[1, 0] * rb[3] + rot[1, 1] * rb[6] + rot[1, 2] * rb[9],
-          rot[2, 0] * rb[3] + rot[2, 1] * rb[6] + rot[2, 2] * rb[9])  # fmt: skip
-    vb = (rot[0, 0] * rb[4] + rot[0, 1] * rb[7] + rot[0, 2] * rb[10],
-          rot[1, 0] * rb[4] + rot[1, 1] * rb[7] + rot[1, 2] * rb[10],
-          rot[2, 0] * rb[4] + rot[2, 1] * rb[7] + rot[2, 2] * rb[10])  # fmt: skip
+    ca, ua, va = _own(ra)
+    cb, ub, vb = _posed(rb, rot, trans)
     q = cb
     p = ca
     for _ in range(3):
@@ -166,8 +164,8 @@ def _witness_gap(ra, rb, rot, trans):
 @njit(cache=True, nogil=True)
 def _centres_far(ra, rb, rot, trans, margin):
     """Quick reject by the bounding spheres of both volumes."""
-    cb = matvec3(rot, rb[0:3]) + trans
-    d = cb - ra[0:3]
+    cb, _, _ = _posed(rb, rot, trans)
+    d = sub3(cb, ra)
     reach_a = np.sqrt(ra[12] * ra[12] + ra[13] * ra[13]) + ra[14]
     reach_b = np.sqrt(rb[12] * rb[12] + rb[13] * rb[13]) + rb[14]
     return np.sqrt(dot3(d, d)) > reach_a + reach_b + margin
@@ -206,10 +204,9 @@ def overlap_rss(ra, rb, rot, trans, margin):
 @njit(cache=True, nogil=True)
 def _seg_gap(ra, rb, rot, trans):
     cb, ub, _ = _posed(rb, rot, trans)
-    ca = ra[0:3]
-    ua = np.array([ra[3], ra[6], ra[9]])
-    d2, _, _ = closest_seg_seg(ca - ra[12] * ua, ca + ra[12] * ua, cb - rb[12] * ub,
-                               cb + rb[12] * ub)  # fmt: skip
+    ca, ua, _ = _own(ra)
+    d2, _, _ = closest_seg_seg(axpy3(ca, -ra[12], ua), axpy3(ca, ra[12], ua),
+                               axpy3(cb, -rb[12], ub), axpy3(cb, rb[12], ub))  # fmt: skip
     return np.sqrt(d2) - ra[14] - rb[14]
 
 
@@ -246,7 +243,8 @@ def lower_bound_lss(ra, rb, rot, trans):
 
 @njit(cache=True, nogil=True)
 def lower_bound_pss(ra, rb, rot, trans):
-    d = matvec3(rot, rb[0:3]) + trans - ra[0:3]
+    cb, _, _ = _posed(rb, rot, trans)
+    d = sub3(cb, ra)
     return max(0.0, np.sqrt(dot3(d, d)) - ra[14] - rb[14])
 
 
