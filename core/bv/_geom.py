@@ -361,6 +361,17 @@ def _point_rect_dist2(p, c, u, v, hu, hv):
 
 
 @njit(cache=True, nogil=True)
+def _rect_edge(c, u, v, h0, h1, k):
+    """Edge ``k`` (0-3, in order around) of the rectangle ``c + s u + t v``, ``|s| <= h0``,
+    ``|t| <= h1``: its two ends as 3-tuples."""
+    su = h0 if k < 2 else -h0
+    sv = h1 if k % 3 == 0 else -h1
+    su2 = h0 if (k + 1) % 4 < 2 else -h0
+    sv2 = h1 if ((k + 1) % 4) % 3 == 0 else -h1
+    return axpy3(axpy3(c, su, u), sv, v), axpy3(axpy3(c, su2, u), sv2, v)
+
+
+@njit(cache=True, nogil=True)
 def _seg_rect_dist2(p, q, c, u, v, hu, hv):
     """Squared distance from segment ``pq`` to a rectangle (see ``_point_rect_dist2``)."""
     n = (u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0])
@@ -373,12 +384,7 @@ def _seg_rect_dist2(p, q, c, u, v, hu, hv):
             return 0.0
     best = min(_point_rect_dist2(p, c, u, v, hu, hv), _point_rect_dist2(q, c, u, v, hu, hv))
     for k in range(4):
-        su = hu if k < 2 else -hu
-        sv = hv if k % 3 == 0 else -hv
-        su2 = hu if (k + 1) % 4 < 2 else -hu
-        sv2 = hv if ((k + 1) % 4) % 3 == 0 else -hv
-        e0 = axpy3(axpy3(c, su, u), sv, v)
-        e1 = axpy3(axpy3(c, su2, u), sv2, v)
+        e0, e1 = _rect_edge(c, u, v, hu, hv, k)
         d2, _, _ = closest_seg_seg(p, q, e0, e1)
         if d2 < best:
             best = d2
@@ -409,26 +415,21 @@ def rect_rect_distance(ca, ua, va, ha0, ha1, cb, ub, vb, hb0, hb1):
     """
     # Tuples throughout (no heap arrays): about 1 us a call as arrays, most of it allocation.
     ca, ua, va, cb, ub, vb = vec(ca), vec(ua), vec(va), vec(cb), vec(ub), vec(vb)
-    best = np.inf
-    for k in range(4):
-        su = ha0 if k < 2 else -ha0
-        sv = ha1 if k % 3 == 0 else -ha1
-        su2 = ha0 if (k + 1) % 4 < 2 else -ha0
-        sv2 = ha1 if ((k + 1) % 4) % 3 == 0 else -ha1
-        d2 = _seg_rect_dist2(axpy3(axpy3(ca, su, ua), sv, va), axpy3(axpy3(ca, su2, ua), sv2, va),
-                             cb, ub, vb, hb0, hb1)  # fmt: skip
-        if d2 < best:
-            best = d2
-            if best == 0.0:
-                return 0.0
-        su = hb0 if k < 2 else -hb0
-        sv = hb1 if k % 3 == 0 else -hb1
-        su2 = hb0 if (k + 1) % 4 < 2 else -hb0
-        sv2 = hb1 if ((k + 1) % 4) % 3 == 0 else -hb1
-        d2 = _seg_rect_dist2(axpy3(axpy3(cb, su, ub), sv, vb), axpy3(axpy3(cb, su2, ub), sv2, vb),
-                             ca, ua, va, ha0, ha1)  # fmt: skip
-        if d2 < best:
-            best = d2
-            if best == 0.0:
-                return 0.0
+    best = _edges_to_rect2(ca, ua, va, ha0, ha1, cb, ub, vb, hb0, hb1, np.inf)
+    if best > 0.0:
+        best = _edges_to_rect2(cb, ub, vb, hb0, hb1, ca, ua, va, ha0, ha1, best)
     return np.sqrt(best)
+
+
+@njit(cache=True, nogil=True)
+def _edges_to_rect2(c, u, v, h0, h1, c2, u2, v2, g0, g1, best):
+    """The least squared distance, below ``best``, from the four edges of the rectangle
+    ``(c, u, v, h0, h1)`` to the rectangle ``(c2, u2, v2, g0, g1)``; stops at 0."""
+    for k in range(4):
+        e0, e1 = _rect_edge(c, u, v, h0, h1, k)
+        d2 = _seg_rect_dist2(e0, e1, c2, u2, v2, g0, g1)
+        if d2 < best:
+            best = d2
+            if best == 0.0:
+                return 0.0
+    return best

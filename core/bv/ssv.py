@@ -172,27 +172,25 @@ def _centres_far(ra, rb, rot, trans, margin):
 
 
 @njit(cache=True, nogil=True)
-def box_separates(va, a, vb, b, rot, trans, margin, is_rss):
+def box_separates(va, a, vb, b, rot, trans, margin):
     """Whether the boxes enclosing two swept-sphere rows are separated (15-axis test).
 
-    An RSS lies in the box of half-lengths ``(h0 + r, h1 + r, r)`` on its own axes, an LSS in
-    ``(h0 + r, r, r)``. The box test costs about 25 ns against about 1 us for the exact
+    A swept sphere lies in the box of half-lengths ``(h0 + r, h1 + r, r)`` on its own axes
+    (an LSS has ``h1 = 0``). The box test costs about 25 ns against about 1 us for the exact
     rectangle distance, and settles most culled pairs (PQP orders its tests the same way).
     """
     ra_r = va[a, 14] + margin
     rb_r = vb[b, 14]
     rel = obb.relative_frame(va, a, vb, b, rot, trans)
-    if is_rss:
-        return obb.sat15(rel, va[a, 12] + ra_r, va[a, 13] + ra_r, ra_r,
-                         vb[b, 12] + rb_r, vb[b, 13] + rb_r, rb_r) >= 0  # fmt: skip
-    return obb.sat15(rel, va[a, 12] + ra_r, ra_r, ra_r, vb[b, 12] + rb_r, rb_r, rb_r) >= 0
+    return obb.sat15(rel, va[a, 12] + ra_r, va[a, 13] + ra_r, ra_r,
+                     vb[b, 12] + rb_r, vb[b, 13] + rb_r, rb_r) >= 0  # fmt: skip
 
 
 @njit(cache=True, nogil=True)
 def overlap_rss(ra, rb, rot, trans, margin):
     """-1 if the volumes overlap; 1 if their enclosing boxes are separated, 0 if only the
     exact core distance separates them (rectangle-rectangle distance > ra + rb)."""
-    if box_separates(ra.reshape(1, WIDTH), 0, rb.reshape(1, WIDTH), 0, rot, trans, margin, True):
+    if box_separates(ra.reshape(1, WIDTH), 0, rb.reshape(1, WIDTH), 0, rot, trans, margin):
         return 1
     if _witness_gap(ra, rb, rot, trans) <= margin:
         return -1
@@ -213,7 +211,7 @@ def _seg_gap(ra, rb, rot, trans):
 @njit(cache=True, nogil=True)
 def overlap_lss(ra, rb, rot, trans, margin):
     """-1 if the capsules overlap; 1 culled by their enclosing boxes, 0 by segment distance."""
-    if box_separates(ra.reshape(1, WIDTH), 0, rb.reshape(1, WIDTH), 0, rot, trans, margin, False):
+    if box_separates(ra.reshape(1, WIDTH), 0, rb.reshape(1, WIDTH), 0, rot, trans, margin):
         return 1
     if _witness_gap(ra, rb, rot, trans) <= margin:
         return -1
