@@ -49,6 +49,7 @@ from enum import IntEnum
 import numpy as np
 from numba import njit, prange
 
+from core.bv._geom import closest_seg_seg
 from core.settings import DEFAULT_TOLERANCES, Tolerances
 
 __all__ = ["ContactKind", "tri_tri", "tri_tri_batch", "tri_tri_contact"]
@@ -223,11 +224,6 @@ def _seg_tri(a, b, t0, t1, t2, u, eps):
 
 
 @njit(cache=True, nogil=True)
-def _clamp01(x):
-    return min(max(x, 0.0), 1.0)
-
-
-@njit(cache=True, nogil=True)
 def _seg_seg(a, b, la, c, d, lc, eps):
     """Segment ``[a, b]`` (length ``la``) against segment ``[c, d]`` (length ``lc``); either may
     be a point."""
@@ -252,28 +248,7 @@ def _seg_seg(a, b, la, c, d, lc, eps):
         if lo > hi:
             lo = hi = 0.5 * (lo + hi)
         return _touching(_lerp(a, b, lo / la), _lerp(a, b, hi / la), eps)
-    # Closest points of two segments (Ericson, Real-Time Collision Detection, 5.1.9).
-    d1 = _sub(b, a)
-    d2 = _sub(d, c)
-    r = _sub(a, c)
-    l1 = _dot(d1, d1)
-    l2 = _dot(d2, d2)
-    f = _dot(d2, r)
-    if l2 == 0.0:
-        t = 0.0
-        s = _clamp01(-_dot(d1, r) / l1)
-    else:
-        cc = _dot(d1, r)
-        bb = _dot(d1, d2)
-        denom = l1 * l2 - bb * bb
-        s = _clamp01((bb * f - cc * l2) / denom) if denom > 0.0 else 0.0
-        t = (bb * s + f) / l2
-        if t < 0.0:
-            t = 0.0
-            s = _clamp01(-cc / l1)
-        elif t > 1.0:
-            t = 1.0
-            s = _clamp01((bb - cc) / l1)
+    _, s, t = closest_seg_seg(a, b, c, d)
     x1 = _lerp(a, b, s)
     x2 = _lerp(c, d, t)
     if _norm(_sub(x2, x1)) <= eps:
