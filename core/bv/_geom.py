@@ -10,6 +10,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from core.vec3 import axpy3, dot3, sub3, vec3
+
 #: Relative round-off of float64 products of unit vectors. Added to ``|R|`` in the box tests
 #: so that near-parallel edge pairs (cross axes of length ~0) never separate two boxes by
 #: round-off alone (Gottschalk et al. 1996, RAPID; Ericson 2005, section 4.4.1).
@@ -17,30 +19,6 @@ ROUND = 16.0 * np.finfo(np.float64).eps
 
 #: Jacobi sweeps for a 3x3 symmetric matrix; it converges quadratically and 3x3 needs 4-6.
 _JACOBI_SWEEPS = 24
-
-
-@njit(cache=True, nogil=True)
-def dot3(a, b):
-    """Dot product of two 3-vectors (numba's ``np.dot`` needs a BLAS from scipy)."""
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
-
-
-@njit(cache=True, nogil=True)
-def vec(a):
-    """A 3-vector (array or tuple) as a tuple: a value, never a heap array."""
-    return (a[0], a[1], a[2])
-
-
-@njit(cache=True, nogil=True)
-def sub3(a, b):
-    """``a - b`` as a tuple."""
-    return (a[0] - b[0], a[1] - b[1], a[2] - b[2])
-
-
-@njit(cache=True, nogil=True)
-def axpy3(a, s, b):
-    """``a + s b`` as a tuple."""
-    return (a[0] + s * b[0], a[1] + s * b[1], a[2] + s * b[2])
 
 
 @njit(cache=True, nogil=True)
@@ -414,7 +392,7 @@ def rect_rect_distance(ca, ua, va, ha0, ha1, cb, ub, vb, hb0, hb1):
     float
     """
     # Tuples throughout (no heap arrays): about 1 us a call as arrays, most of it allocation.
-    ca, ua, va, cb, ub, vb = vec(ca), vec(ua), vec(va), vec(cb), vec(ub), vec(vb)
+    ca, ua, va, cb, ub, vb = vec3(ca), vec3(ua), vec3(va), vec3(cb), vec3(ub), vec3(vb)
     best = _edges_to_rect2(ca, ua, va, ha0, ha1, cb, ub, vb, hb0, hb1, np.inf)
     if best > 0.0:
         best = _edges_to_rect2(cb, ub, vb, hb0, hb1, ca, ua, va, ha0, ha1, best)

@@ -23,7 +23,8 @@ import numpy as np
 from numba import njit, prange
 
 from core.bv import obb, sphere
-from core.bv._geom import axpy3, closest_seg_seg, dot3, rect_rect_distance, sub3
+from core.bv._geom import closest_seg_seg, rect_rect_distance
+from core.vec3 import axpy3, dot3, sub3
 
 #: Row layout: center 3, axes 9, half 2, radius 1.
 WIDTH = 15

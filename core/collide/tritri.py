@@ -51,6 +51,7 @@ from numba import njit, prange
 
 from core.bv._geom import closest_seg_seg
 from core.settings import DEFAULT_TOLERANCES, Tolerances
+from core.vec3 import cross3, dot3, lerp3, norm3, scale3, sub3
 
 __all__ = ["ContactKind", "tri_tri", "tri_tri_batch", "tri_tri_contact"]
 
@@ -83,49 +84,20 @@ _MAX_POLY = 8
 
 
 # ----------------------------------------------------------------------------------------------
-# 3-vectors as tuples: numba keeps them in registers, so the common path allocates nothing.
-
-
-@njit(cache=True, nogil=True)
-def _sub(a, b):
-    return (a[0] - b[0], a[1] - b[1], a[2] - b[2])
-
-
-@njit(cache=True, nogil=True)
-def _dot(a, b):
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
-
-
-@njit(cache=True, nogil=True)
-def _cross(a, b):
-    return (a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
-
-
-@njit(cache=True, nogil=True)
-def _norm(a):
-    return np.sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2])
-
-
-@njit(cache=True, nogil=True)
-def _scale(a, s):
-    return (a[0] * s, a[1] * s, a[2] * s)
-
-
-@njit(cache=True, nogil=True)
-def _lerp(a, b, t):
-    return (a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t, a[2] + (b[2] - a[2]) * t)
+# 3-vectors are tuples (core.vec3): numba keeps them in registers, so the common path
+# allocates nothing.
 
 
 @njit(cache=True, nogil=True)
 def _mid(a, b):
-    return _lerp(a, b, 0.5)
+    return lerp3(a, b, 0.5)
 
 
 @njit(cache=True, nogil=True)
 def _touching(x0, x1, eps):
     """A TOUCHING result; a segment not longer than ``eps`` is reported as its midpoint, so a
     point contact has two equal endpoints."""
-    if _norm(_sub(x1, x0)) <= eps:
+    if norm3(sub3(x1, x0)) <= eps:
         m = _mid(x0, x1)
         return _TOUCHING, m, m
     return _TOUCHING, x0, x1
@@ -135,12 +107,12 @@ def _touching(x0, x1, eps):
 def _longest_edge(p0, p1, p2):
     """Endpoints and length of the longest edge of a triangle (the first one on ties, compared
     by squared length: one square root instead of three)."""
-    e01 = _sub(p1, p0)
-    e12 = _sub(p2, p1)
-    e20 = _sub(p0, p2)
-    s01 = _dot(e01, e01)
-    s12 = _dot(e12, e12)
-    s20 = _dot(e20, e20)
+    e01 = sub3(p1, p0)
+    e12 = sub3(p2, p1)
+    e20 = sub3(p0, p2)
+    s01 = dot3(e01, e01)
+    s12 = dot3(e12, e12)
+    s20 = dot3(e20, e20)
     if s01 >= s12 and s01 >= s20:
         return p0, p1, np.sqrt(s01)
     if s12 >= s20:
@@ -152,8 +124,8 @@ def _longest_edge(p0, p1, p2):
 def _edge_dist(ti, tj, x, u):
     """Signed distance of ``x`` to the line ``ti -> tj`` measured in the plane of normal ``u``;
     positive on the left, which is the inside of a triangle wound counter-clockwise about ``u``."""
-    e = _sub(tj, ti)
-    return _dot(_cross(e, _sub(x, ti)), u) / _norm(e)
+    e = sub3(tj, ti)
+    return dot3(cross3(e, sub3(x, ti)), u) / norm3(e)
 
 
 @njit(cache=True, nogil=True)
@@ -184,8 +156,8 @@ def _clip_param(fa, fb, lo, hi, eps):
 @njit(cache=True, nogil=True)
 def _seg_tri(a, b, t0, t1, t2, u, eps):
     """Segment ``[a, b]`` against a non-degenerate triangle of unit normal ``u``."""
-    da = _dot(u, _sub(a, t0))
-    db = _dot(u, _sub(b, t0))
+    da = dot3(u, sub3(a, t0))
+    db = dot3(u, sub3(b, t0))
     is_a_on = abs(da) <= eps
     is_b_on = abs(db) <= eps
     if is_a_on and is_b_on:
@@ -209,7 +181,7 @@ def _seg_tri(a, b, t0, t1, t2, u, eps):
             return _DISJOINT, a, b
         if lo0 <= hi0:
             lo, hi = lo0, hi0
-        return _touching(_lerp(a, b, lo), _lerp(a, b, hi), eps)
+        return _touching(lerp3(a, b, lo), lerp3(a, b, hi), eps)
     if (da > eps and db > eps) or (da < -eps and db < -eps):
         return _DISJOINT, a, b
     if is_a_on:
@@ -217,7 +189,7 @@ def _seg_tri(a, b, t0, t1, t2, u, eps):
     elif is_b_on:
         x = b
     else:
-        x = _lerp(a, b, da / (da - db))  # opposite strict signs: da - db != 0
+        x = lerp3(a, b, da / (da - db))  # opposite strict signs: da - db != 0
     if _point_in_tri(x, t0, t1, t2, u, eps):
         return _TOUCHING, x, x
     return _DISJOINT, a, b
@@ -230,15 +202,15 @@ def _seg_seg(a, b, la, c, d, lc, eps):
     if lc > la:  # work along the longer one
         a, b, la, c, d, lc = c, d, lc, a, b, la
     if la == 0.0:  # two points
-        if _norm(_sub(c, a)) <= eps:
+        if norm3(sub3(c, a)) <= eps:
             m = _mid(a, c)
             return _TOUCHING, m, m
         return _DISJOINT, a, b
-    w = _scale(_sub(b, a), 1.0 / la)
-    tc = _dot(_sub(c, a), w)
-    td = _dot(_sub(d, a), w)
-    off_c = _norm(_sub(_sub(c, a), _scale(w, tc)))
-    off_d = _norm(_sub(_sub(d, a), _scale(w, td)))
+    w = scale3(sub3(b, a), 1.0 / la)
+    tc = dot3(sub3(c, a), w)
+    td = dot3(sub3(d, a), w)
+    off_c = norm3(sub3(sub3(c, a), scale3(w, tc)))
+    off_d = norm3(sub3(sub3(d, a), scale3(w, td)))
     if off_c <= eps and off_d <= eps:
         # Collinear within tolerance: the contact is the overlap of the two intervals on ab.
         lo = max(0.0, min(tc, td))
@@ -247,11 +219,11 @@ def _seg_seg(a, b, la, c, d, lc, eps):
             return _DISJOINT, a, b
         if lo > hi:
             lo = hi = 0.5 * (lo + hi)
-        return _touching(_lerp(a, b, lo / la), _lerp(a, b, hi / la), eps)
+        return _touching(lerp3(a, b, lo / la), lerp3(a, b, hi / la), eps)
     _, s, t = closest_seg_seg(a, b, c, d)
-    x1 = _lerp(a, b, s)
-    x2 = _lerp(c, d, t)
-    if _norm(_sub(x2, x1)) <= eps:
+    x1 = lerp3(a, b, s)
+    x2 = lerp3(c, d, t)
+    if norm3(sub3(x2, x1)) <= eps:
         m = _mid(x1, x2)
         return _TOUCHING, m, m
     return _DISJOINT, a, b
@@ -289,7 +261,7 @@ def _clip_poly(poly, n, t0, t1, t2, u, sgn, offset):
                 nxt[n_nxt, 2] = x[2]
                 n_nxt += 1
             if (fx >= 0.0) != (fy >= 0.0):
-                z = _lerp(x, y, fx / (fx - fy))  # fx, fy on opposite sides: fx - fy != 0
+                z = lerp3(x, y, fx / (fx - fy))  # fx, fy on opposite sides: fx - fy != 0
                 nxt[n_nxt, 0] = z[0]
                 nxt[n_nxt, 1] = z[1]
                 nxt[n_nxt, 2] = z[2]
@@ -324,7 +296,7 @@ def _poly_area(poly, n, u):
     for i in range(1, n - 1):
         x = (poly[i, 0], poly[i, 1], poly[i, 2])
         y = (poly[i + 1, 0], poly[i + 1, 1], poly[i + 1, 2])
-        area += _dot(_cross(_sub(x, o), _sub(y, o)), u)
+        area += dot3(cross3(sub3(x, o), sub3(y, o)), u)
     return 0.5 * abs(area)
 
 
@@ -350,8 +322,8 @@ def _coplanar(p0, p1, p2, n_p, q0, q1, q2, n_q, u, eps, area_kind):
     ``n_p``, ``n_q`` are the unnormalised normals; ``area_kind`` is returned when the overlap
     has positive area (COPLANAR, or TOUCHING when only one triangle lies in the other's plane).
     """
-    sgn_p = 1.0 if _dot(n_p, u) >= 0.0 else -1.0
-    sgn_q = 1.0 if _dot(n_q, u) >= 0.0 else -1.0
+    sgn_p = 1.0 if dot3(n_p, u) >= 0.0 else -1.0
+    sgn_q = 1.0 if dot3(n_q, u) >= 0.0 else -1.0
     exact, n_exact = _clip_poly(_tri_poly(q0, q1, q2), 3, p0, p1, p2, u, sgn_p, 0.0)
     if n_exact >= 3:
         i, j, diam = _farthest_pair(exact, n_exact)
@@ -397,15 +369,15 @@ def _interval(t0, t1, t2, d0, d1, d2, eps, w):
             x, ok = t2, abs(d2) <= eps
         elif k == 3:
             ok = (d0 > eps and d1 < -eps) or (d0 < -eps and d1 > eps)
-            x = _lerp(t0, t1, d0 / (d0 - d1)) if ok else t0
+            x = lerp3(t0, t1, d0 / (d0 - d1)) if ok else t0
         elif k == 4:
             ok = (d1 > eps and d2 < -eps) or (d1 < -eps and d2 > eps)
-            x = _lerp(t1, t2, d1 / (d1 - d2)) if ok else t0
+            x = lerp3(t1, t2, d1 / (d1 - d2)) if ok else t0
         else:
             ok = (d2 > eps and d0 < -eps) or (d2 < -eps and d0 > eps)
-            x = _lerp(t2, t0, d2 / (d2 - d0)) if ok else t0
+            x = lerp3(t2, t0, d2 / (d2 - d0)) if ok else t0
         if ok:
-            s = _dot(w, x)
+            s = dot3(w, x)
             if s < lo:
                 lo, x_lo = s, x
             if s > hi:
@@ -440,7 +412,7 @@ def _contact(p0, p1, p2, q0, q1, q2, tri_rel):
     """
     o = p0
     kind, x0, x1 = _contact_local(
-        (0.0, 0.0, 0.0), _sub(p1, o), _sub(p2, o), _sub(q0, o), _sub(q1, o), _sub(q2, o), tri_rel
+        (0.0, 0.0, 0.0), sub3(p1, o), sub3(p2, o), sub3(q0, o), sub3(q1, o), sub3(q2, o), tri_rel
     )
     return kind, _add(x0, o), _add(x1, o)
 
@@ -451,37 +423,37 @@ def _contact_local(p0, p1, p2, q0, q1, q2, tri_rel):
     a, b, l_p = _longest_edge(p0, p1, p2)
     c, d, l_q = _longest_edge(q0, q1, q2)
     eps = tri_rel * max(l_p, l_q)
-    n_p = _cross(_sub(p1, p0), _sub(p2, p0))
-    n_q = _cross(_sub(q1, q0), _sub(q2, q0))
-    nn_p = _norm(n_p)
-    nn_q = _norm(n_q)
+    n_p = cross3(sub3(p1, p0), sub3(p2, p0))
+    n_q = cross3(sub3(q1, q0), sub3(q2, q0))
+    nn_p = norm3(n_p)
+    nn_q = norm3(n_q)
     # |n| / longest edge is the smallest height of the triangle.
     is_p_degenerate = nn_p <= eps * l_p
     is_q_degenerate = nn_q <= eps * l_q
     if is_p_degenerate and is_q_degenerate:
         return _seg_seg(a, b, l_p, c, d, l_q, eps)
     if is_p_degenerate:
-        return _seg_tri(a, b, q0, q1, q2, _scale(n_q, 1.0 / nn_q), eps)
+        return _seg_tri(a, b, q0, q1, q2, scale3(n_q, 1.0 / nn_q), eps)
     if is_q_degenerate:
-        return _seg_tri(c, d, p0, p1, p2, _scale(n_p, 1.0 / nn_p), eps)
+        return _seg_tri(c, d, p0, p1, p2, scale3(n_p, 1.0 / nn_p), eps)
 
-    u_p = _scale(n_p, 1.0 / nn_p)
-    u_q = _scale(n_q, 1.0 / nn_q)
-    dq0 = _dot(u_p, _sub(q0, p0))
-    dq1 = _dot(u_p, _sub(q1, p0))
-    dq2 = _dot(u_p, _sub(q2, p0))
+    u_p = scale3(n_p, 1.0 / nn_p)
+    u_q = scale3(n_q, 1.0 / nn_q)
+    dq0 = dot3(u_p, sub3(q0, p0))
+    dq1 = dot3(u_p, sub3(q1, p0))
+    dq2 = dot3(u_p, sub3(q2, p0))
     if _all_one_side(dq0, dq1, dq2, eps):
         return _DISJOINT, p0, p0
-    dp0 = _dot(u_q, _sub(p0, q0))
-    dp1 = _dot(u_q, _sub(p1, q0))
-    dp2 = _dot(u_q, _sub(p2, q0))
+    dp0 = dot3(u_q, sub3(p0, q0))
+    dp1 = dot3(u_q, sub3(p1, q0))
+    dp2 = dot3(u_q, sub3(p2, q0))
     if _all_one_side(dp0, dp1, dp2, eps):
         return _DISJOINT, p0, p0
 
     is_q_on_p = abs(dq0) <= eps and abs(dq1) <= eps and abs(dq2) <= eps
     is_p_on_q = abs(dp0) <= eps and abs(dp1) <= eps and abs(dp2) <= eps
-    w = _cross(u_p, u_q)
-    nn_w = _norm(w)
+    w = cross3(u_p, u_q)
+    nn_w = norm3(w)
     if is_q_on_p or is_p_on_q or nn_w == 0.0:
         area_kind = _COPLANAR if (is_q_on_p and is_p_on_q) else _TOUCHING
         # Work in the plane of the triangle the other one lies on; if both, the larger one
@@ -494,7 +466,7 @@ def _contact_local(p0, p1, p2, q0, q1, q2, tri_rel):
             u = u_p if nn_p >= nn_q else u_q
         return _coplanar(p0, p1, p2, n_p, q0, q1, q2, n_q, u, eps, area_kind)
 
-    w = _scale(w, 1.0 / nn_w)
+    w = scale3(w, 1.0 / nn_w)
     lo_p, hi_p, xlo_p, xhi_p = _interval(p0, p1, p2, dp0, dp1, dp2, eps, w)
     lo_q, hi_q, xlo_q, xhi_q = _interval(q0, q1, q2, dq0, dq1, dq2, eps, w)
     if lo_p >= lo_q:
