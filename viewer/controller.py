@@ -20,6 +20,7 @@ from PyQt6.QtCore import QObject, QTimer, pyqtSignal
 from core.bv import ObbFit
 from core.bvh import SplitRule
 from core.collide import DescendRule
+from core.containment import edge_stats
 from core.deform import DEFORMERS, BrushHistory, brush_pull
 from core.errors import BVHLabError, MeshError
 from core.io import load_mesh
@@ -78,6 +79,33 @@ def fit_vertices(vertices: np.ndarray, size: float) -> np.ndarray:
     extent = float((hi - lo).max())
     scale = size / extent if extent > 0 else 1.0
     return (vertices - 0.5 * (lo + hi)) * scale
+
+
+def mesh_notes(mesh: TriMesh) -> list[str]:
+    """What a student should know about a mesh as loaded, one sentence each: degenerate
+    triangles kept, open boundaries or non-manifold edges, polygons split into triangles.
+
+    They stay listed with the body (Scene and Stats docks); a status-bar message alone was
+    overwritten by the next one within a second."""
+    notes = []
+    if mesh.n_degenerate:
+        notes.append(f"{mesh.n_degenerate:,} degenerate (zero-area) triangles kept: they never "
+                     "count as contacts")
+    edges = edge_stats(mesh)
+    if edges.n_boundary_edges:
+        notes.append(f"open: {edges.n_boundary_edges:,} boundary edges, so whether another "
+                     "mesh is inside it is undefined")
+    if edges.n_nonmanifold_edges:
+        notes.append(f"{edges.n_nonmanifold_edges:,} non-manifold edges (shared by three "
+                     "triangles or more)")
+    source = np.asarray(mesh.source_face_ids)
+    n_source = int(np.unique(source).size) if source.size else 0
+    if n_source and n_source < mesh.n_faces:
+        per_face = np.bincount(source - source.min())
+        n_polygons = int(np.count_nonzero(per_face > 1))
+        notes.append(f"{n_polygons:,} polygons of the file split into triangles "
+                     f"({n_source:,} faces became {mesh.n_faces:,} triangles)")
+    return notes
 
 
 def deformer_fields(name: str) -> list:
@@ -198,7 +226,7 @@ class Controller(QObject):
                     params.update(body_spec.deformer_params)
                 bodies.append(Body(_new_key(body_spec.name), body_spec.name, mesh, mesh,
                                    np.array(body_spec.pose, dtype=np.float64), default_color(i),
-                                   True, body_spec.deformer, params))
+                                   True, body_spec.deformer, params, mesh_notes(mesh)))
         except (BVHLabError, OSError, ValueError) as exc:
             self.model.error.emit("Cannot load scene", f"Scene '{spec.title}': {exc}")
             return False
@@ -293,7 +321,7 @@ class Controller(QObject):
                 mesh = mesh.with_vertices(fit_vertices(mesh.vertices, 2.0))
             name = mesh.name or Path(paths[i]).stem
             bodies.append(Body(_new_key(name), name, mesh, mesh, np.eye(4),
-                               default_color(start + i)))
+                               default_color(start + i), notes=mesh_notes(mesh)))
         if replace_scene:
             self.model.is_self_collision = False
             names = ", ".join(b.name for b in bodies)
@@ -309,6 +337,8 @@ class Controller(QObject):
         if n_degenerate:
             text += (f"; {n_degenerate:,} degenerate (zero-area) triangles kept: they never "
                      "count as contacts")
+        if any(b.notes for b in bodies):
+            text += " (notes: ⚠ in the Scene dock)"
         self.model.message.emit(text)
         self.last_load_note = text
         big = [b for b in bodies if b.rest.n_faces > WARN_TRIANGLES]

@@ -13,6 +13,7 @@ import numpy as np
 from core.bv import BV_KINDS, ObbFit, fit_volumes, get_kind
 from core.bv.kdop import DIRECTIONS
 from core.bvh import SplitRule
+from core.collide import DescendRule
 from core.distance import min_distance
 from core.partition import PARTITION_KINDS, partition_contacts
 from viewer.render.volumes import VolumeSet
@@ -30,6 +31,34 @@ PARTITION_LABELS = {
     "kdtree": "k-d tree",
     "bsp": "BSP tree",
 }
+
+PARTITION_TIPS = {
+    "none": "Only the bounding-volume trees find the candidate triangle pairs.",
+    "grid": "Also cut space into equal cubes; triangles of A and B in the same cube are "
+            "candidate pairs. Its cells are drawn.",
+    "octree": "Also cut space into eight cubes, again and again where triangles crowd; "
+              "triangles sharing a cell are candidate pairs. Its cells are drawn.",
+    "kdtree": "Also cut space in two across the longest side of each cell, at the median "
+              "of its triangles' centres; triangles sharing a cell are candidate pairs. Its "
+              "cells are drawn.",
+    "bsp": "Also cut space by planes of any direction (binary space partitioning); "
+           "triangles that end in the same cell are candidate pairs. Its planes are drawn.",
+}
+"""Tooltip of each partition choice, by key."""
+
+DESCEND_TEXT = {
+    "LARGER_VOLUME": ("split the larger volume",
+                      "When two volumes overlap, split the larger one and test its children "
+                      "against the other (van den Bergen 1997): the volumes tested stay of "
+                      "similar size."),
+    "BOTH": ("split both volumes",
+             "When two volumes overlap, split both and test the four pairs of children: "
+             "fewer levels, more tests per level."),
+    "A_FIRST": ("split A first, then B",
+                "When two volumes overlap, split A's until it is a leaf, then B's: simple, "
+                "but a big B box is tested against many small A boxes."),
+}
+"""Combo label and tooltip of each ``core.collide.DescendRule`` member, by name."""
 
 
 OBB_FIT_TEXT = {
@@ -87,9 +116,20 @@ def split_choices() -> list[tuple[str, str, str]]:
             for m in SplitRule]
 
 
+def descend_choices() -> list[tuple[str, str, str]]:
+    """``(name, label, tooltip)`` of every ``core.collide.DescendRule`` member, enum order."""
+    return [(m.name, *DESCEND_TEXT.get(m.name, (m.name.lower().replace("_", " "), "")))
+            for m in DescendRule]
+
+
+BV_LABELS = {"obb": "OBB (oriented box)"}
+"""Viewer labels of kinds whose registry label is a bare acronym a student may not know."""
+
+
 def bv_choices() -> list[tuple[str, str, str]]:
     """``(key, label, description)`` of every bounding-volume kind, registry order."""
-    return [(key, kind.label, kind.description) for key, kind in BV_KINDS.items()]
+    return [(key, BV_LABELS.get(key, kind.label), kind.description)
+            for key, kind in BV_KINDS.items()]
 
 
 def partition_choices() -> list[tuple[str, str]]:
@@ -97,6 +137,11 @@ def partition_choices() -> list[tuple[str, str]]:
     return [(NO_PARTITION, "none (tree only)")] + [
         (key, PARTITION_LABELS.get(key, key)) for key in PARTITION_KINDS
     ]
+
+
+def partition_tip(key: str) -> str:
+    """Tooltip of a partition choice."""
+    return PARTITION_TIPS.get(key, f"Also find candidate pairs with a {key} partition.")
 
 
 class ViewFrame:

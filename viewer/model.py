@@ -13,6 +13,8 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 from PyQt6.QtCore import QObject, pyqtSignal
 
+from viewer.timing import TimingHistory
+
 DEFAULT_LEVEL = 5
 """Level shown when a scene opens: deep enough that the overlapping boxes hug the contact
 region, shallow enough to count the boxes by eye."""
@@ -55,6 +57,9 @@ class Body:
         Key in ``core.deform.DEFORMERS``.
     deformer_params : dict
         Field values of that deformer.
+    notes : list of str
+        What loading found about the mesh (degenerate triangles kept, open boundaries,
+        polygons split into triangles), one sentence each; shown where the body is listed.
     """
 
     key: str
@@ -66,6 +71,7 @@ class Body:
     is_visible: bool = True
     deformer: str | None = None
     deformer_params: dict = field(default_factory=dict)
+    notes: list = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -190,22 +196,35 @@ class ViewerModel(QObject):
         self.fps: float = 0.0
         self.loading: str = ""  # what is being read in the background, or ""
         self.is_self_collision: bool = False  # the scene tests its first body against itself
+        self.timing_history = TimingHistory()  # phase times of the last second, for medians
 
     # -- scene ------------------------------------------------------------------------------
     def set_scene(self, bodies: list[Body], key: str | None, title: str, description: str,
                   param=None) -> None:
+        """Replace the bodies; every view of the old scene is cleared here, in one place."""
         self.bodies = list(bodies)
         self.scene_key = key
         self.scene_title = title
         self.scene_description = description
         self.scene_param = param
         self.scene_param_value = param.default if param is not None else 0.0
+        was_stepping = self.is_step_mode
+        # Everything that describes the old scene's frame: a clicked box, a selected body,
+        # step mode's position, the timings of its frames. Each is emitted below so that no
+        # view keeps showing it (the inspector once kept "box 1948 of B" across scenes).
         self.selected = -1
         self.frame = None
         self.inspect = None
+        self.is_step_mode = False
         self.level = DEFAULT_LEVEL
+        self.timing_history.clear()
         self.scene_changed.emit()
         self.selection_changed.emit(-1)
+        self.inspect_changed.emit(None)
+        if was_stepping:
+            self.step_mode_changed.emit(False)
+        self.level_changed.emit(self.level)
+        self.frame_ready.emit(None)
 
     def add_body(self, body: Body) -> None:
         self.bodies.append(body)
@@ -268,12 +287,17 @@ class ViewerModel(QObject):
             self.pipeline = new
             self.pipeline_changed.emit(new)
 
-    def set_frame(self, frame) -> None:
+    def set_frame(self, frame, now: float | None = None) -> None:
+        """Show ``frame``; its phase times join the running medians (``now``: the clock
+        in seconds, default ``time.perf_counter()``)."""
         self.frame = frame
+        if frame is not None:
+            self.timing_history.add(frame.timings, now)
         self.frame_ready.emit(frame)
 
-    def set_view_timings(self, timings: ViewTimings) -> None:
+    def set_view_timings(self, timings: ViewTimings, now: float | None = None) -> None:
         self.view_timings = timings
+        self.timing_history.add({"overlay": timings.overlay, "render": timings.render}, now)
         self.view_timings_changed.emit(timings)
 
     def set_time(self, t: float) -> None:

@@ -184,6 +184,14 @@ class SceneParam:
     apply : Callable[[ndarray, float], ndarray]
         ``apply(base_vertices (n, 3) float64, value) -> (n, 3) float64``; same faces, so
         the tree is refitted, not rebuilt.
+    n_stops : int or None
+        Slider positions from ``lo`` to ``hi`` (None: a fine linear slider).
+    is_log : bool
+        The stops are spaced evenly in ``log10(value)`` (``lo`` must be > 0).
+    is_distance : bool
+        The value is the minimum distance between bodies A and B: the scene shows the
+        distance the frame measured next to the value asked for, and the volume tests it
+        costs.
     """
 
     label: str
@@ -192,6 +200,17 @@ class SceneParam:
     default: float
     body_index: int
     apply: Callable[[np.ndarray, float], np.ndarray]
+    n_stops: int | None = None
+    is_log: bool = False
+    is_distance: bool = False
+
+    def stops(self) -> np.ndarray:
+        """``(n_stops,) float64`` slider values, ``lo`` first (empty without stops)."""
+        if self.n_stops is None:
+            return np.empty(0)
+        if self.is_log:
+            return np.logspace(np.log10(self.lo), np.log10(self.hi), self.n_stops)
+        return np.linspace(self.lo, self.hi, self.n_stops)
 
 
 @dataclass(frozen=True)
@@ -223,9 +242,55 @@ class SceneSpec:
     self_collision: bool = False
 
 
-def _scale_about_origin(base: np.ndarray, radius: float) -> np.ndarray:
-    """Scale a unit sphere (centred at the origin) to ``radius``."""
-    return base * radius
+class ConcentricGap:
+    """Scale the outer of two tessellated spheres about their common centre so that the two
+    surfaces are exactly ``gap`` apart.
+
+    Both tessellations are convex polyhedra, the inner one inside the outer one. The
+    distance from the inner polyhedron to the outer surface is
+    ``min_f (s h_f - max_v n_f . v)`` over the outer faces ``f`` (unit outward normal
+    ``n_f``, plane offset ``h_f`` at scale 1, ``s`` the scale) and the inner vertices ``v``:
+    a linear function of a point is least at a vertex, and the distance from an inside point
+    to a convex surface is its least distance to a face plane. So the scale that makes it
+    ``gap`` is ``max_f (gap + max_v n_f . v) / h_f``. Scaling the radius by ``1 + gap`` (as
+    this scene once did) left the facets of the outer sphere closer than ``gap`` to the
+    vertices of the inner one: below a gap of about 0.0045 the two faceted spheres crossed.
+
+    Parameters
+    ----------
+    inner, outer : ShapeFn
+        The two spheres, centred at the origin; ``outer`` is the body the slider scales.
+    """
+
+    def __init__(self, inner: ShapeFn, outer: ShapeFn):
+        self.inner, self.outer = inner, outer
+        self._tables: tuple[np.ndarray, np.ndarray] | None = None
+
+    def tables(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(h (m,) float64, support (m,) float64)``: each outer face's plane offset at
+        scale 1 and the inner sphere's farthest extent along that face's normal."""
+        if self._tables is None:
+            inner_vertices, _ = self.inner()
+            vertices, faces = self.outer()
+            corners = vertices[faces]  # (m, 3, 3)
+            normals = np.cross(corners[:, 1] - corners[:, 0], corners[:, 2] - corners[:, 0])
+            lengths = np.linalg.norm(normals, axis=1)
+            keep = lengths > 0  # a degenerate pole triangle has no plane
+            normals = normals[keep] / lengths[keep, None]
+            offsets = np.einsum("ij,ij->i", normals, corners[keep, 0])
+            normals *= np.sign(offsets)[:, None]  # outward: the centre is inside
+            offsets = np.abs(offsets)
+            support = (inner_vertices @ normals.T).max(axis=0)
+            self._tables = (offsets, support)
+        return self._tables
+
+    def scale_for(self, gap: float) -> float:
+        """Scale of the outer sphere at which the surfaces are ``gap`` apart."""
+        offsets, support = self.tables()
+        return float(np.max((float(gap) + support) / offsets))
+
+    def __call__(self, base: np.ndarray, gap: float) -> np.ndarray:
+        return np.asarray(base, dtype=np.float64) * self.scale_for(gap)
 
 
 SCENES: dict[str, SceneSpec] = {}
@@ -297,17 +362,28 @@ _register(
         playing=True,
     )
 )
+GAP_MIN, GAP_MAX = 1e-4, 1e-1
+"""Range of the concentric spheres' gap: three decades, down to where nearly every box of
+one sphere overlaps boxes of the other."""
+
+_INNER_SPHERE, _OUTER_SPHERE = sphere(1.0, 40), sphere(1.0, 36)
+
 _register(
     SceneSpec(
         "concentric-spheres",
         "Parallel close proximity",
-        "Two concentric spheres that never touch. With a small gap nearly every box of one "
-        "overlaps boxes of the other: the worst case of a bounding-volume test.",
+        "Two concentric spheres, one inside the other, that never touch: the gap slider sets "
+        "the true minimum distance between the two surfaces, from 0.1 down to 0.0001. The "
+        "smaller the gap, the more boxes of one sphere overlap boxes of the other, and the "
+        "more volume tests the traversal needs to prove there is no contact: the worst case "
+        "of a bounding-volume test.",
         (
-            BodySpec("inner sphere", sphere(1.0, 40)),
-            BodySpec("outer sphere", sphere(1.0, 36)),
+            BodySpec("inner sphere", _INNER_SPHERE),
+            BodySpec("outer sphere", _OUTER_SPHERE),
         ),
-        param=SceneParam("gap", 0.0, 0.5, 0.05, 1, lambda v, gap: _scale_about_origin(v, 1 + gap)),
+        param=SceneParam("gap", GAP_MIN, GAP_MAX, 1e-2, 1,
+                         ConcentricGap(_INNER_SPHERE, _OUTER_SPHERE), n_stops=31, is_log=True,
+                         is_distance=True),
     )
 )
 _register(

@@ -120,6 +120,15 @@ class CompareDialog(QDialog):
         layout.addWidget(self.note)
         layout.addLayout(self.pictures)
         self.resize(1500, 820)
+        model.scene_changed.connect(self.clear)
+
+    def clear(self) -> None:
+        """Forget the results of the last run: they describe another scene's frame."""
+        self.rows = []
+        self.table.setRowCount(0)
+        self.note.setText("")
+        self._fill_pictures(None, [], 0)
+        self.status.setText("New scene: press Run to compare the kinds on its frame.")
 
     def run_sat_pair(self) -> None:
         """The ready choice: only ``aabb`` and ``aabb15`` ticked, then :meth:`run`."""

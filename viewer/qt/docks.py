@@ -36,14 +36,15 @@ from PyQt6.QtWidgets import (
 )
 
 from viewer.controller import deformer_description, deformer_fields, deformer_names
-from viewer.frame_extras import split_choices
+from viewer.frame_extras import descend_choices, split_choices
 from viewer.model import UpdateChoice
 from viewer.qt.volume_choice import VolumeChoice
-from viewer.qt.widgets import FloatSlider
+from viewer.qt.widgets import FloatSlider, StopSlider
 from viewer.render.overlays import KIND_LABELS, shown_result
-from viewer.render.scene import frame_kind
+from viewer.render.scene import DISPLAY_MAX_TRIANGLES, frame_kind
 from viewer.render.words import pair_noun, volume_noun
 from viewer.scenes import SCENES
+from viewer.timing import PHASE_WORDS, last_and_median, shown_phases
 
 MAX_CULLED_LINES = 8
 """Culled partners the inspector explains one per line; the rest are counted."""
@@ -70,6 +71,44 @@ def _wrap(label: QLabel) -> QLabel:
     return label
 
 
+UPDATE_CHOICES = (
+    (UpdateChoice.REFIT, "refit every frame",
+     "Keep the tree's shape and recompute its volumes bottom-up from the moved triangles: "
+     "fast, but the volumes loosen as the mesh deforms (the drift grows)."),
+    (UpdateChoice.REBUILD, "rebuild every frame",
+     "Build the tree anew from the triangles every frame: tight volumes, slow build."),
+    (UpdateChoice.AUTO, "auto: rebuild when drift > threshold",
+     "Refit, and rebuild once the SAH drift (how much costlier the refitted tree is than "
+     "at its last build) passes the threshold."),
+)
+"""Label and tooltip of each tree-update choice."""
+
+AXIS_TIPS = {
+    "x": "the mesh's own x axis", "y": "the mesh's own y axis", "z": "the mesh's own z axis",
+    "longest": "the longest side of the mesh's rest box",
+    "shortest": "the shortest side of the mesh's rest box",
+}
+"""Words for the values of a deformer's axis choice (``core.deform.Axis``)."""
+
+
+def choice_tip(label: str, value) -> str:
+    """Tooltip of one value of a deformer's choice field, e.g. "axis: the longest side of
+    the mesh's rest box"."""
+    return f"{label}: {AXIS_TIPS.get(str(value), str(value).replace('_', ' '))}"
+
+
+def body_notes(body, display) -> list[str]:
+    """What the user should know about a body's mesh: the notes loading found
+    (``Body.notes``) and whether it is drawn with fewer triangles than it has."""
+    notes = list(body.notes)
+    n_faces = body.rest.n_faces
+    if n_faces > DISPLAY_MAX_TRIANGLES and not display.is_full_resolution:
+        notes.append(f"drawn with about {DISPLAY_MAX_TRIANGLES:,} of its {n_faces:,} triangles "
+                     "(drawing only: collision uses every triangle; tick 'draw big meshes with "
+                     "every triangle' to see them all)")
+    return notes
+
+
 # ----------------------------------------------------------------------------------------------
 #: The list entry that opens the many-objects demo (Zhou et al. 2009) in its own window: its
 #: sixty moving bodies are not a two-body scene of this window.
@@ -85,7 +124,7 @@ class ScenePanel(QWidget):
         The last list entry, the scene-octree demo, was clicked.
     """
 
-    COLUMNS = ("shown", "name", "triangles", "colour", "role")
+    COLUMNS = ("shown", "name", "triangles", "colour", "role", "notes")
     scene_octree_requested = pyqtSignal()
 
     def __init__(self, model, controller, parent=None):
@@ -122,7 +161,8 @@ class ScenePanel(QWidget):
         self.make_b.clicked.connect(self._on_make_b)
         self.param_box = QGroupBox("Scene parameter")
         self.param_layout = QFormLayout(self.param_box)
-        self.param_slider: FloatSlider | None = None
+        self.param_slider: FloatSlider | StopSlider | None = None
+        self.measured: QLabel | None = None  # the gap a distance parameter gave, and its cost
         self.param_box.hide()
         layout = QVBoxLayout(self)
         layout.addWidget(QLabel("Built-in scenes (click to load):"))
@@ -134,6 +174,8 @@ class ScenePanel(QWidget):
         layout.addStretch(1)
         model.scene_changed.connect(self.refresh)
         model.body_changed.connect(lambda _i: self.refresh_rows())
+        model.display_changed.connect(lambda _d: self.refresh_rows())  # full-resolution drawing
+        model.frame_ready.connect(self._show_measured)
         model.selection_changed.connect(self._show_selection)
 
     def _on_scene_clicked(self, item: QListWidgetItem) -> None:
@@ -147,12 +189,18 @@ class ScenePanel(QWidget):
     def refresh(self) -> None:
         self.description.setText(
             f"<b>{self.model.scene_title}</b><br>{self.model.scene_description}")
-        for row in range(self.scene_list.count()):
-            item = self.scene_list.item(row)
-            if item.data(Qt.ItemDataRole.UserRole) == self.model.scene_key:
-                self.scene_list.blockSignals(True)
-                self.scene_list.setCurrentRow(row)
-                self.scene_list.blockSignals(False)
+        # The built-in scene on show, or none: after File > Open replaced the scene, no entry
+        # of the list is what the canvas shows.
+        rows = [row for row in range(self.scene_list.count())
+                if self.scene_list.item(row).data(Qt.ItemDataRole.UserRole)
+                == self.model.scene_key]
+        self.scene_list.blockSignals(True)
+        if rows:
+            self.scene_list.setCurrentRow(rows[0])
+        else:
+            self.scene_list.setCurrentRow(-1)
+            self.scene_list.clearSelection()
+        self.scene_list.blockSignals(False)
         self.refresh_rows()
         self._refresh_param()
 
@@ -177,23 +225,61 @@ class ScenePanel(QWidget):
                 self.bodies.setCellWidget(row, 3, button)
             button.setStyleSheet(f"background-color: {body.color}")
             role = "A" if row == 0 else ("B" if row == 1 else "not tested")
+            if self.model.is_self_collision and len(self.model.bodies) == 1:
+                role = "tested against itself"
             self.bodies.setItem(row, 4, QTableWidgetItem(role))
+            notes = body_notes(body, self.model.display)
+            note = QTableWidgetItem(f"⚠ {len(notes)}" if notes else "")
+            note.setToolTip("<br>".join(notes) if notes else "No notes about this mesh")
+            self.bodies.setItem(row, 5, note)
         self.bodies.resizeColumnToContents(0)
         self.bodies.blockSignals(False)
         self._show_selection(self.model.selected)
 
     def _refresh_param(self) -> None:
         while self.param_layout.rowCount():
-            self.param_layout.removeRow(0)
-        self.param_slider = None
+            self.param_layout.removeRow(0)  # deletes the row's widgets
+        self.param_slider = self.measured = None
         param = self.model.scene_param
         if param is None:
             self.param_box.hide()
             return
-        self.param_slider = FloatSlider(param.lo, param.hi, self.model.scene_param_value, 3)
+        if param.n_stops is not None:
+            self.param_slider = StopSlider(param.stops(), self.model.scene_param_value)
+        else:
+            self.param_slider = FloatSlider(param.lo, param.hi, self.model.scene_param_value, 3)
         self.param_slider.value_changed.connect(self.model.set_scene_param_value)
-        self.param_layout.addRow(param.label, self.param_slider)
+        self.param_layout.addRow(f"{param.label} asked", self.param_slider)
+        if param.is_distance:
+            self.param_slider.setToolTip(
+                f"The minimum distance between the two surfaces, from {param.lo:g} to "
+                f"{param.hi:g}{' in logarithmic steps' if param.is_log else ''}; the "
+                "mesh is scaled so that its triangles are exactly this far from the other's")
+            self.measured = _wrap(QLabel())
+            self.param_layout.addRow(self.measured)
+            self._show_measured(self.model.frame)
         self.param_box.show()
+
+    def _show_measured(self, frame) -> None:
+        """The distance the frame measured between A and B, and the work that gap cost
+        (from the frame's counters): what the gap slider's experiment is about."""
+        param = self.model.scene_param
+        if param is None or not param.is_distance or self.measured is None:
+            return
+        if frame is None or frame.result is None:
+            self.measured.setText("measured gap: computing…")
+            return
+        c = frame.result.counters
+        distance = getattr(frame, "distance", None)
+        if c.n_contacts or distance is None:
+            head = (f"the surfaces touch: <b>{c.n_contacts:,} contacts</b> (the meshes were "
+                    "moved or reshaped)")
+        else:
+            head = (f"measured gap (minimum distance, core distance query): "
+                    f"<b>{distance.distance:.4g}</b>")
+        self.measured.setText(
+            f"{head}<br>this gap costs <b>{c.n_bv_tests:,} volume tests</b> "
+            f"({c.n_bv_overlaps:,} overlapping) and {c.n_tri_tests:,} triangle tests")
 
     def _show_selection(self, index: int) -> None:
         self.bodies.blockSignals(True)
@@ -314,8 +400,12 @@ class LevelsPanel(QWidget):
         else:
             self.level_label.setText(f"level: {min(level, max(n - 1, 0))} of 0 … {max(n - 1, 0)}")
         plural = volume_noun(frame_kind(self.model.frame), plural=True)
-        self.checks["show_tree_a"].setText(f"{plural} of A at this depth")
+        frame = self.model.frame
+        is_one_mesh = frame is not None and len(frame.trees) == 1
+        self.checks["show_tree_a"].setText(
+            f"{plural} of {'the mesh' if is_one_mesh else 'A'} at this depth")
         self.checks["show_tree_b"].setText(f"{plural} of B at this depth")
+        self.checks["show_tree_b"].setVisible(not is_one_mesh)  # there is no B
         self.checks["show_parents"].setText(f"faint parent {plural}")
         for field, box in self.checks.items():
             box.blockSignals(True)
@@ -366,6 +456,9 @@ class LevelsPanel(QWidget):
             return
         name = "AB"[info["body"]]
         other = "BA"[info["body"]]
+        frame = self.model.frame
+        if frame is not None and frame.result is None:  # one mesh tested against itself
+            name, other = "the mesh", "the same mesh"
         noun = volume_noun(info.get("kind"))
         partners = info["partners"]
         n_hit = sum(info["partner_overlaps"])
@@ -406,8 +499,12 @@ class DeformPanel(QWidget):
         self.target.currentIndexChanged.connect(self._on_target)
         self.kind = QComboBox()
         self.kind.addItem("none", None)
+        self.kind.setItemData(0, "No deformer: the mesh keeps its rest shape.",
+                              Qt.ItemDataRole.ToolTipRole)
         for key, label in deformer_names():
             self.kind.addItem(label, key)
+            self.kind.setItemData(self.kind.count() - 1, deformer_description(key),
+                                  Qt.ItemDataRole.ToolTipRole)
         self.kind.currentIndexChanged.connect(self._on_kind)
         self.description = _wrap(QLabel())
         self.params_box = QWidget()
@@ -463,9 +560,14 @@ class DeformPanel(QWidget):
     def refresh_targets(self) -> None:
         self.target.blockSignals(True)
         self.target.clear()
+        is_one_mesh = self.model.is_self_collision and len(self.model.bodies) == 1
         for i, body in enumerate(self.model.bodies):
-            role = "AB"[i] if i < 2 else "-"
-            self.target.addItem(f"{role}: {body.name}")
+            role = "AB"[i] if i < 2 else "not tested"
+            self.target.addItem(body.name if is_one_mesh else f"{role}: {body.name}", i)
+            self.target.setItemData(
+                i, "The mesh whose deformer and sculpt brush this dock sets"
+                + ("" if is_one_mesh else f" ({'tested as ' + role if i < 2 else role})"),
+                Qt.ItemDataRole.ToolTipRole)
         # Start on the first body that has a deformer (the one the scene is about).
         with_deformer = [i for i, b in enumerate(self.model.bodies) if b.deformer]
         self.target.setCurrentIndex(with_deformer[0] if with_deformer else 0)
@@ -496,7 +598,9 @@ class DeformPanel(QWidget):
             if isinstance(spec.kind, type) and issubclass(spec.kind, enum.Enum):
                 combo = QComboBox()
                 for member in spec.choices:
-                    combo.addItem(str(member.value), member)
+                    combo.addItem(str(member.value).replace("_", " "), member)
+                    combo.setItemData(combo.count() - 1, choice_tip(spec.label, member.value),
+                                      Qt.ItemDataRole.ToolTipRole)
                 combo.setCurrentIndex(max(0, combo.findData(value)))
                 combo.currentIndexChanged.connect(
                     lambda _i, n=spec.name, c=combo: self._set_param(n, c.currentData()))
@@ -554,10 +658,10 @@ class PipelinePanel(QWidget):
         super().__init__(parent)
         self.model, self.controller = model, controller
         self.update_mode = QComboBox()
-        for choice, text in ((UpdateChoice.REFIT, "refit every frame"),
-                             (UpdateChoice.REBUILD, "rebuild every frame"),
-                             (UpdateChoice.AUTO, "auto: rebuild when drift > threshold")):
+        for choice, text, tip in UPDATE_CHOICES:
             self.update_mode.addItem(text, choice)
+            self.update_mode.setItemData(self.update_mode.count() - 1, tip,
+                                         Qt.ItemDataRole.ToolTipRole)
         self.update_mode.currentIndexChanged.connect(
             lambda _i: self.model.set_pipeline(update=self.update_mode.currentData()))
         self.threshold = QDoubleSpinBox()
@@ -573,8 +677,12 @@ class PipelinePanel(QWidget):
         self.split.currentIndexChanged.connect(
             lambda _i: self.model.set_pipeline(split=self.split.currentData()))
         self.descend = QComboBox()
-        self.descend.addItems(controller.descend_rules())
-        self.descend.currentTextChanged.connect(lambda s: self.model.set_pipeline(descend=s))
+        for name, label, tooltip in descend_choices():
+            self.descend.addItem(label, name)
+            self.descend.setItemData(self.descend.count() - 1, tooltip,
+                                     Qt.ItemDataRole.ToolTipRole)
+        self.descend.currentIndexChanged.connect(
+            lambda _i: self.model.set_pipeline(descend=self.descend.currentData()))
         self.drift = _wrap(QLabel("drift: -"))
         form = QFormLayout(self)
         form.addRow("tree update", self.update_mode)
@@ -596,18 +704,21 @@ class PipelinePanel(QWidget):
         self.threshold.setValue(p.drift_threshold)
         self.threshold.setEnabled(p.update is UpdateChoice.AUTO)
         self.split.setCurrentIndex(max(0, self.split.findData(p.split)))
-        self.split.setToolTip(self.split.itemData(self.split.currentIndex(),
-                                                  Qt.ItemDataRole.ToolTipRole))
-        self.descend.setCurrentText(p.descend)
+        self.descend.setCurrentIndex(max(0, self.descend.findData(p.descend)))
+        for combo in (self.update_mode, self.split, self.descend):
+            # The chosen item's tooltip on the closed combo too.
+            combo.setToolTip(combo.itemData(combo.currentIndex(), Qt.ItemDataRole.ToolTipRole))
         for widget in (self.update_mode, self.threshold, self.split, self.descend):
             widget.blockSignals(False)
 
     def _on_frame(self, frame) -> None:
         if frame is None:
+            self.drift.setText("drift: -")
             return
         parts = []
+        names = ("mesh",) if frame.result is None else ("A", "B")  # self-collision: one
         for i, (drift, rebuilt) in enumerate(zip(frame.drift[:2], frame.rebuilt[:2])):
-            parts.append(f"{'AB'[i]}: drift {drift:+.3f}{' (rebuilt)' if rebuilt else ''}")
+            parts.append(f"{names[i]}: drift {drift:+.3f}{' (rebuilt)' if rebuilt else ''}")
         self.drift.setText(
             "SAH drift since the last build (cost now / cost at build − 1):<br>"
             + "<br>".join(parts))
@@ -618,8 +729,6 @@ class StatsPanel(QWidget):
     """Per-level table, totals, phase times and tree statistics."""
 
     HEADERS = ("level", "tested", "overlap", "leaf pairs")
-    PHASES = (("deform", "deform"), ("update", "refit / rebuild"), ("traverse", "traverse"),
-              ("tritri", "triangle tests"))
 
     def __init__(self, model, parent=None):
         super().__init__(parent)
@@ -634,23 +743,30 @@ class StatsPanel(QWidget):
         self.phases = _wrap(QLabel())
         self.trees = _wrap(QLabel())
         self.relation = _wrap(QLabel())  # contact kinds, or containment when apart
+        self.meshes = _wrap(QLabel())  # hidden bodies and each mesh's notes
         layout = QVBoxLayout(self)
         layout.addWidget(self.table, 1)
         layout.addWidget(self.relation)
         layout.addWidget(self.totals)
+        layout.addWidget(self.meshes)
         layout.addWidget(self.phases)
         layout.addWidget(self.trees)
         model.frame_ready.connect(self.refresh)
+        model.scene_changed.connect(self._refresh_meshes)
+        model.body_changed.connect(lambda _i: self._refresh_meshes())
+        model.display_changed.connect(lambda _d: self._refresh_meshes())
         model.view_timings_changed.connect(lambda _t: self._refresh_phases(self.model.frame))
         model.level_changed.connect(lambda _l: self._highlight_level())
 
     def refresh(self, frame) -> None:
         result = shown_result(frame)
         self.relation.setText(relation_text(frame, result))
+        self._refresh_meshes()
         if frame is None or result is None:
             self.table.setRowCount(0)
             self.totals.setText("")
             self.trees.setText("")
+            self._refresh_phases(frame)
             return
         trace = result.trace
         if trace is not None:
@@ -672,30 +788,46 @@ class StatsPanel(QWidget):
             f"{c.n_leaf_pairs:,} leaf pairs); "
             f"triangle tests N<sub>p</sub> = {c.n_tri_tests:,}; contacts = {c.n_contacts:,}")
         rows = []
-        for i, tree in enumerate(frame.trees[:2]):
-            if len(frame.trees) == 1:
-                i = 0  # one body against itself: its one tree
+        names = ("mesh",) if frame.result is None else ("A", "B")  # self-collision: one tree
+        for i, tree in enumerate(frame.trees[:len(names)]):
             s = tree.stats
             rows.append(
-                f"{'AB'[i]}: {tree.n_nodes:,} nodes, depth {s.depth_min}–{s.depth_max}, "
+                f"{names[i]}: {tree.n_nodes:,} nodes, depth {s.depth_min}–{s.depth_max}, "
                 f"SAH drift {frame.drift[i]:+.3f}{' (rebuilt now)' if frame.rebuilt[i] else ''}")
         self.trees.setText("<b>Trees</b><br>" + "<br>".join(rows))
         self._refresh_phases(frame)
 
+    def _refresh_meshes(self) -> None:
+        """Which tested bodies are hidden (the counts include them, the canvas does not draw
+        them), and the notes about each mesh."""
+        lines = []
+        for i, body in enumerate(self.model.bodies):
+            role = ("" if self.model.is_self_collision and len(self.model.bodies) == 1
+                    else f"{'AB'[i]}, " if i < 2 else "not tested, ")
+            if not body.is_visible and i < 2:
+                lines.append(f"<b>{body.name}</b> ({role}hidden): its mesh, "
+                             f"{volume_noun(frame_kind(self.model.frame), plural=True)}, pair "
+                             "volumes and contacts are not drawn; the counts above include it")
+            for note in body_notes(body, self.model.display):
+                lines.append(f"<b>{body.name}</b>: {note}")
+        self.meshes.setText("<b>Meshes</b><br>" + "<br>".join(lines) if lines else "")
+
     def _refresh_phases(self, frame) -> None:
         if frame is None:
+            self.phases.setText("")
             return
-        view = self.model.view_timings
-        parts = [f"{label} {1e3 * frame.timings.get(key, 0.0):.2f}" for key, label in self.PHASES]
-        if "fit" in frame.timings:
-            # Kinds other than the tree's own boxes fit their volumes every frame, before the
-            # traversal: the cost the OBB fit choice changes.
-            parts.insert(2, f"volume fit {1e3 * frame.timings['fit']:.2f}")
-        if "self" in frame.timings:
-            parts.append(f"self-collision {1e3 * frame.timings['self']:.2f}")
-        parts.append(f"overlay update {1e3 * view.overlay:.2f}")
-        parts.append(f"render {1e3 * view.render:.2f}")
-        self.phases.setText("<b>Phase times (ms)</b>: " + ", ".join(parts))
+        history = self.model.timing_history
+        # "volume fit" appears for kinds other than the tree's own boxes (they fit their
+        # volumes every frame, before the traversal: the cost the OBB fit choice changes);
+        # a self-collision scene shows its self-collision time instead of an empty
+        # traverse.
+        words = dict(PHASE_WORDS)
+        parts = [f"{words[name]} {last_and_median(history, name)}"
+                 for name in shown_phases(frame.timings, frame.result is None)]
+        n = history.count("total")
+        self.phases.setText(
+            "<b>Phase times (ms)</b>, last frame (median of the "
+            f"{n} frame{'' if n == 1 else 's'} of the last second): " + ", ".join(parts))
 
     def _highlight_level(self) -> None:
         level = self.model.level

@@ -25,6 +25,7 @@ from viewer.qt.interaction import CanvasInteraction
 from viewer.render import SceneRenderer, inspect_node
 from viewer.render.scene import set_default_view
 from viewer.scenes import DEFAULT_SCENE, SCENES
+from viewer.timing import SHORT_WORDS, last_and_median, shown_phases
 
 COLD_START_DELAY_MS = 700
 """Show the "preparing kernels" dialog only if the first frame takes longer than this (a warm
@@ -95,6 +96,7 @@ class MainWindow(QMainWindow):
         self._error_box: QMessageBox | None = None
         self._has_frame = False
         self._drawn_full_resolution = False
+        self._drawn_visible: dict[str, bool] = {}  # body key -> shown at the last redraw
         self._progress: QProgressDialog | None = None
         self._loading_dialog: QProgressDialog | None = None
         self.setWindowTitle("BVH Lab")
@@ -119,7 +121,12 @@ class MainWindow(QMainWindow):
         self.docks["stats_dock"].raise_()
 
         self.fps_label = QLabel("")
+        self.fps_label.setToolTip("Frames per second while playing; when paused, how long the "
+                                  "last frame took (compute, overlay update and render)")
         self.timing_label = QLabel("")
+        self.timing_label.setToolTip(
+            "Time of each phase of the last frame in milliseconds, and in brackets the median "
+            "of the frames of the last second (one frame alone jumps)")
         self.statusBar().addPermanentWidget(self.timing_label)
         self.statusBar().addPermanentWidget(self.fps_label)
         self._build_actions()
@@ -136,6 +143,8 @@ class MainWindow(QMainWindow):
         model.error.connect(self.show_error)
         model.loading_changed.connect(self._on_loading)
         model.step_mode_changed.connect(lambda _s: self.redraw())
+        model.playing_changed.connect(
+            lambda _p: self._show_timings(model.frame) if model.frame is not None else None)
         self._restore_settings()
 
     # -- actions ----------------------------------------------------------------------------
@@ -222,6 +231,7 @@ class MainWindow(QMainWindow):
         self._has_frame = False
         self._set_bodies()
         self.renderer.set_selection(None)
+        self.renderer.set_brush(None)
         self.reset_camera()
         QTimer.singleShot(COLD_START_DELAY_MS, self._show_progress_if_waiting)
         self.statusBar().showMessage(
@@ -235,14 +245,20 @@ class MainWindow(QMainWindow):
         self._drawn_full_resolution = display.is_full_resolution
 
     def _on_body(self, index: int) -> None:
-        self.renderer.update_body(index, self.model.bodies[index])
+        body = self.model.bodies[index]
+        self.renderer.update_body(index, body)
         if index == self.model.selected:
-            self.renderer.set_selection(self.model.bodies[index])
-        self.plotter.render()
+            self.renderer.set_selection(body if body.is_visible else None)
+        if index < 2 and body.is_visible != self._drawn_visible.get(body.key, True):
+            # Shown or hidden: its boxes, pair boxes and contacts come and go with the mesh.
+            self._drawn_visible[body.key] = body.is_visible
+            self.redraw()
+        else:
+            self.plotter.render()
 
     def _on_selection(self, index: int) -> None:
         body = self.model.bodies[index] if 0 <= index < len(self.model.bodies) else None
-        self.renderer.set_selection(body)
+        self.renderer.set_selection(body if body is not None and body.is_visible else None)
         if body is not None:
             self.statusBar().showMessage(f"Selected {body.name}", 3000)
         self.plotter.render()
@@ -292,6 +308,11 @@ class MainWindow(QMainWindow):
         self._loading_dialog.show()
 
     def _on_frame(self, frame) -> None:
+        if frame is None:  # a new scene cleared the last one's frame: nothing of it stays
+            self.timing_label.setText("")
+            self.fps_label.setText("")
+            self.redraw()
+            return
         if self._progress is not None:
             self._progress.hide()
         if not self._has_frame:
@@ -333,22 +354,32 @@ class MainWindow(QMainWindow):
         if self.plotter.ren_win is None:
             return
         frame = self.model.frame
+        hidden = {i for i, body in enumerate(self.model.bodies[:2]) if not body.is_visible}
         overlay_s = self.renderer.update_frame(frame, self.model.display, self.model.level,
-                                               self.model.inspect, self.step_note())
+                                               self.model.inspect, self.step_note(), hidden)
         start = time.perf_counter()
         self.plotter.render()
         render_s = time.perf_counter() - start
         self.model.set_view_timings(ViewTimings(overlay_s, render_s))
         if frame is not None:
-            ms = {k: 1e3 * v for k, v in frame.timings.items()}
-            shown = self.model.shown_result()  # bodies A and B, or one body against itself
-            contacts = shown.counters.n_contacts if shown is not None else 0
-            self.timing_label.setText(
-                f"contacts {contacts:,} | deform {ms.get('deform', 0):.1f} · update "
-                f"{ms.get('update', 0):.1f} · traverse {ms.get('traverse', 0):.1f} · tri "
-                f"{ms.get('tritri', 0):.1f} · overlay {1e3 * overlay_s:.1f} · render "
-                f"{1e3 * render_s:.1f} ms")
+            self._show_timings(frame)
+
+    def _show_timings(self, frame) -> None:
+        """Status bar: contacts, each phase's last time with its median over the last
+        second, and the frame rate while playing (the last frame's time when paused)."""
+        history = self.model.timing_history
+        shown = self.model.shown_result()  # bodies A and B, or one body against itself
+        contacts = shown.counters.n_contacts if shown is not None else 0
+        phases = shown_phases(frame.timings, frame.result is None)
+        self.timing_label.setText(
+            f"contacts {contacts:,} | ms, last (median 1 s): " + " · ".join(
+                f"{SHORT_WORDS[name]} {last_and_median(history, name, 1)}" for name in phases))
+        if self.model.is_playing and self.model.fps > 0:
             self.fps_label.setText(f"{self.model.fps:.1f} FPS")
+        else:
+            total = (frame.timings.get("total", 0.0) + self.model.view_timings.overlay
+                     + self.model.view_timings.render)
+            self.fps_label.setText(f"last frame {1e3 * total:.1f} ms")
 
     def open_compare(self):
         """Show the compare view (created once, kept between openings)."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 from PyQt6.QtCore import Qt
 from PyQt6.QtWidgets import QComboBox, QFormLayout, QGroupBox, QLabel
 
-from viewer.frame_extras import bv_choices, obb_fit_choices, partition_choices
+from viewer.frame_extras import bv_choices, obb_fit_choices, partition_choices, partition_tip
 
 OBB_KIND = "obb"
 """The one kind whose fit method is a choice (the "OBB fit" combo is enabled only for it)."""
@@ -45,6 +45,8 @@ class VolumeChoice(QGroupBox):
         self.partition = QComboBox()
         for key, label in partition_choices():
             self.partition.addItem(label, key)
+            self.partition.setItemData(self.partition.count() - 1, partition_tip(key),
+                                       Qt.ItemDataRole.ToolTipRole)
         self.partition.currentIndexChanged.connect(
             lambda _i: self.model.set_pipeline(partition=self.partition.currentData()))
         self.description = QLabel()

@@ -68,3 +68,52 @@ class FloatSlider(QWidget):
         value = self._to_value(position)
         self._show(value)
         self.value_changed.emit(value)
+
+
+class StopSlider(QWidget):
+    """A horizontal slider over a fixed list of values (e.g. logarithmic stops), the value
+    printed next to it.
+
+    Parameters
+    ----------
+    values : (k,) float64
+        The stops, in slider order.
+    value : float
+        Starts at the stop nearest this value.
+    fmt : str
+        Format of the printed value (``format(value, fmt)``).
+    """
+
+    value_changed = pyqtSignal(float)
+
+    def __init__(self, values, value: float, fmt: str = ".3g", parent=None):
+        super().__init__(parent)
+        self.values = [float(v) for v in values]
+        self.fmt = fmt
+        self.slider = QSlider(Qt.Orientation.Horizontal)
+        self.slider.setRange(0, len(self.values) - 1)
+        self.slider.setPageStep(1)
+        self.label = QLabel()
+        self.label.setMinimumWidth(56)
+        self.label.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.slider, 1)
+        layout.addWidget(self.label)
+        self.set_value(value)
+        self.slider.valueChanged.connect(self._on_slider)
+
+    def value(self) -> float:
+        return self.values[self.slider.value()]
+
+    def set_value(self, value: float) -> None:
+        """Move to the stop nearest ``value`` without emitting ``value_changed``."""
+        nearest = min(range(len(self.values)), key=lambda i: abs(self.values[i] - value))
+        self.slider.blockSignals(True)
+        self.slider.setValue(nearest)
+        self.slider.blockSignals(False)
+        self.label.setText(format(self.value(), self.fmt))
+
+    def _on_slider(self, position: int) -> None:
+        self.label.setText(format(self.values[position], self.fmt))
+        self.value_changed.emit(self.values[position])

@@ -214,9 +214,11 @@ def node_volumes(frame, trees, groups) -> pv.PolyData:
     return volumes_groups_polydata(volumes, groups)
 
 
-def _pair_volumes(frame, trees, pairs: np.ndarray, poses) -> pv.PolyData:
-    """A's volume then B's volume of every pair (``24 p`` line cells for boxes)."""
-    return node_volumes(frame, trees, [(0, pairs[:, 0], poses[0]), (1, pairs[:, 1], poses[1])])
+def _pair_volumes(frame, trees, pairs: np.ndarray, poses, hidden=frozenset()) -> pv.PolyData:
+    """A's volume then B's volume of every pair (``24 p`` line cells for boxes); the
+    volumes of a hidden body (index in ``hidden``) are left out."""
+    return node_volumes(frame, trees, [(i, pairs[:, i], poses[i]) for i in (0, 1)
+                                       if i not in hidden])
 
 
 def _add_extras(frame, poses, out: Overlays, level: int | None) -> None:
@@ -295,7 +297,8 @@ def level_sentence(trace, level: int, descend: str = "LARGER_VOLUME") -> str:
     return text + "."
 
 
-def build_overlays(frame, display, level: int | None, inspect: dict | None = None) -> Overlays:
+def build_overlays(frame, display, level: int | None, inspect: dict | None = None,
+                   hidden=frozenset()) -> Overlays:
     """Overlay geometry of ``frame`` at traversal level ``level``.
 
     Parameters
@@ -306,6 +309,10 @@ def build_overlays(frame, display, level: int | None, inspect: dict | None = Non
         Traversal level (tree depth for the tree overlays); None = all levels.
     inspect : dict or None
         ``{"body": 0 or 1, "node": int}`` of a clicked box.
+    hidden : set of int
+        Tested bodies (0 = A, 1 = B) the user hid: nothing of theirs is drawn, neither their
+        tree's volumes, nor their half of each pair, nor their contact triangles (the
+        intersection segments go when both are hidden), and the note says so.
 
     Returns
     -------
@@ -331,10 +338,18 @@ def build_overlays(frame, display, level: int | None, inspect: dict | None = Non
         poses = [poses[0], poses[0]]
     result = shown_result(frame)
     trace = result.trace if result is not None else None
+    hidden = frozenset(int(i) for i in hidden if int(i) < 2)
+    if is_self and 0 in hidden:
+        hidden = frozenset((0, 1))  # both columns of a self-traversal are the one mesh
+    if hidden:
+        who = ("the mesh is" if is_self else
+               " and ".join("AB"[i] for i in sorted(hidden)) + (" are" if len(hidden) == 2
+                                                                  else " is"))
+        out.notes.append(f"{who} hidden: not drawn (the counts include it)")
 
     for i, name in ((0, "tree_a"), (1, "tree_b")):
         is_shown = display.show_tree_a if i == 0 else display.show_tree_b
-        if not is_shown or (is_self and i == 1):
+        if not is_shown or (is_self and i == 1) or i in hidden:
             continue
         ids = _capped(tree_nodes(trees[i], level), cap, f"boxes of {'AB'[i]}", out.notes)
         out.polys[name] = node_volumes(frame, trees, [(i, ids, poses[i])])
@@ -342,7 +357,7 @@ def build_overlays(frame, display, level: int | None, inspect: dict | None = Non
     if display.show_parents and level is not None and level > 0:
         groups = []
         for i in range(1 if is_self else 2):
-            if not (display.show_tree_a if i == 0 else display.show_tree_b):
+            if not (display.show_tree_a if i == 0 else display.show_tree_b) or i in hidden:
                 continue
             depth = min(level, trees[i].max_depth) - 1
             ids = _capped(np.asarray(trees[i].nodes_at_depth(depth)), cap, "parents", out.notes)
@@ -362,12 +377,13 @@ def build_overlays(frame, display, level: int | None, inspect: dict | None = Non
             pairs, overlapped = pairs[is_other], overlapped[is_other]
         if display.show_overlap:
             hit = _capped(pairs[overlapped], cap // 2, "overlapping pairs", out.notes)
-            out.polys["overlap"] = _pair_volumes(frame, trees, hit, poses)
+            out.polys["overlap"] = _pair_volumes(frame, trees, hit, poses, hidden)
         if display.show_culled:
             miss = _capped(pairs[~overlapped], cap // 2, "culled pairs", out.notes)
-            out.polys["culled"] = _pair_volumes(frame, trees, miss, poses)
+            out.polys["culled"] = _pair_volumes(frame, trees, miss, poses, hidden)
 
-    if result is not None and display.show_contacts and result.pairs.shape[0]:
+    if (result is not None and display.show_contacts and result.pairs.shape[0]
+            and len(hidden) < 2):
         meshes = frame.meshes
         corners, all_kinds = [], []
         # One body: both columns are its own triangles, each drawn once.
@@ -375,6 +391,8 @@ def build_overlays(frame, display, level: int | None, inspect: dict | None = Non
                      np.concatenate([result.kinds, result.kinds]))] if is_self else
                    [(i, result.pairs[:, i], result.kinds) for i in range(2)])
         for i, column, kinds in columns:
+            if i in hidden:
+                continue
             tri_ids, tri_kinds = triangle_kinds(column, kinds)
             local = meshes[i].vertices[meshes[i].faces[tri_ids]]
             corners.append(local @ poses[i][:3, :3].T + poses[i][:3, 3])
@@ -393,8 +411,9 @@ def build_overlays(frame, display, level: int | None, inspect: dict | None = Non
     if inspect is not None and trace is not None:
         body, node = int(inspect["body"]), int(inspect["node"])
         partners = np.asarray(inspect.get("partners", []), dtype=np.int64)
+        groups = [(body, [node], poses[body]), (1 - body, partners, poses[1 - body])]
         out.polys["inspect"] = node_volumes(
-            frame, trees, [(body, [node], poses[body]), (1 - body, partners, poses[1 - body])])
+            frame, trees, [g for g in groups if g[0] not in hidden])
     _add_extras(frame, poses, out, level)
     return out
 

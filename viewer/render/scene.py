@@ -69,14 +69,22 @@ def _hex(rgb) -> str:
     return "#" + "".join(f"{c:02x}" for c in rgb)
 
 
-def legend_entries(kind: str | None = None) -> list[list[str]]:
+def legend_entries(kind: str | None = None, is_one_mesh: bool = False) -> list[list[str]]:
     """``[text, colour]`` rows of the canvas legend, naming the volumes of ``kind`` ("sphere
-    pairs overlapping at this level", "14-DOP pairs ..."; ``None`` reads as boxes)."""
+    pairs overlapping at this level", "14-DOP pairs ..."; ``None`` reads as boxes).
+
+    ``is_one_mesh``: the frame has one mesh (tested against itself): no row speaks of a
+    mesh B, and the pairs are pairs of the mesh's own volumes."""
     plural = volume_noun(kind, plural=True)
     pairs = pair_noun(kind)
+    if is_one_mesh:
+        meshes = [[f"the mesh and its {plural}", TREE_A_COLOR]]
+        pairs = f"{pairs} of the mesh"
+    else:
+        meshes = [[f"mesh A and its {plural}", TREE_A_COLOR],
+                  [f"mesh B and its {plural}", TREE_B_COLOR]]
     return [
-        [f"mesh A and its {plural}", TREE_A_COLOR],
-        [f"mesh B and its {plural}", TREE_B_COLOR],
+        *meshes,
         [f"{pairs} overlapping at this level", OVERLAP_COLOR],
         [f"{pairs} culled at this level", CULLED_COLOR],
         ["contact: crossing triangles", _hex(KIND_COLORS[KIND_CROSSING])],
@@ -210,6 +218,7 @@ class SceneRenderer:
         for name in (*OVERLAY_NAMES, "selection", "brush"):
             self._add_overlay_actor(name)
         self.legend_kind: str | None = None
+        self._legend_one_mesh = False
         self.legend_texts = [text for text, _c in LEGEND]
         self.legend = plotter.add_legend(
             labels=LEGEND, bcolor="white", size=(0.30, 0.29), loc="upper right",
@@ -361,7 +370,8 @@ class SceneRenderer:
         self._set_poly("brush", ring_polydata(np.asarray(center, np.float64), u, v, radius))
 
     # -- frames -----------------------------------------------------------------------------
-    def update_frame(self, frame, display, level, inspect=None, extra_note: str = "") -> float:
+    def update_frame(self, frame, display, level, inspect=None, extra_note: str = "",
+                     hidden=frozenset()) -> float:
         """Copy a frame's deformed meshes and overlays into the actors.
 
         Parameters
@@ -372,6 +382,8 @@ class SceneRenderer:
         inspect : dict or None
         extra_note : str
             Added to the canvas note (e.g. the step-mode sentence).
+        hidden : set of int
+            Tested bodies the user hid (see :func:`viewer.render.overlays.build_overlays`).
 
         Returns
         -------
@@ -383,8 +395,8 @@ class SceneRenderer:
             for i, mesh in enumerate(frame.meshes[: len(self.mesh_polys)]):
                 self._set_vertices(i, mesh)
         if frame is not None:
-            self.set_legend_kind(frame_kind(frame))
-        overlays = build_overlays(frame, display, level, inspect)
+            self.set_legend_kind(frame_kind(frame), len(frame.trees) == 1)
+        overlays = build_overlays(frame, display, level, inspect, hidden)
         for name in OVERLAY_NAMES:
             self._set_poly(name, overlays.polys[name])
         self.last_overlays = overlays
@@ -397,15 +409,18 @@ class SceneRenderer:
         self.note.SetText(0, "\n".join(lines))
         return time.perf_counter() - start
 
-    def set_legend_kind(self, kind: str | None) -> None:
-        """Name the volumes of ``kind`` in the legend (entries rewritten in place, only when
-        the kind changes)."""
-        if kind == self.legend_kind:
+    def set_legend_kind(self, kind: str | None, is_one_mesh: bool = False) -> None:
+        """Name the volumes of ``kind`` in the legend, for two meshes or one mesh tested
+        against itself (entries rewritten in place, only when either changes)."""
+        if (kind, is_one_mesh) == (self.legend_kind, self._legend_one_mesh):
             return
-        self.legend_kind = kind
-        self.legend_texts = [text for text, _c in legend_entries(kind)]
-        for i, text in enumerate(self.legend_texts):
-            self.legend.SetEntryString(i, text)
+        self.legend_kind, self._legend_one_mesh = kind, is_one_mesh
+        entries = legend_entries(kind, is_one_mesh)
+        self.legend_texts = [text for text, _c in entries]
+        symbol = self.legend.GetEntrySymbol(0)  # the same swatch shape for every row
+        self.legend.SetNumberOfEntries(len(entries))
+        for i, (text, color) in enumerate(entries):
+            self.legend.SetEntry(i, symbol, text, pv.Color(color).float_rgb)
         self.legend.Modified()
 
     def cell_count(self, name: str) -> int:
