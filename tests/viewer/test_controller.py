@@ -49,12 +49,16 @@ def test_gap_slider_scales_the_outer_sphere_and_refits():
     outer = model.bodies[1]
     radius = np.linalg.norm(outer.rest.vertices, axis=1)
     np.testing.assert_allclose(radius, radius.max(), rtol=1e-2)
-    model.set_scene_param_value(0.3)
+    gap = model.scene_param.apply
+    np.testing.assert_allclose(model.frame.distance.distance, 0.01, rtol=1e-6)
+    model.set_scene_param_value(0.1)
     new_radius = np.linalg.norm(model.bodies[1].rest.vertices, axis=1)
-    np.testing.assert_allclose(new_radius / radius, 1.3 / 1.05, rtol=1e-9)
+    np.testing.assert_allclose(new_radius / radius, gap.scale_for(0.1) / gap.scale_for(0.01),
+                               rtol=1e-9)
     assert model.bodies[1].rest.faces is outer.original.faces
     assert model.frame.rebuilt[1] is False  # same faces: refit, not rebuild
     assert model.frame.result.counters.n_contacts == 0
+    np.testing.assert_allclose(model.frame.distance.distance, 0.1, rtol=1e-6)
 
 
 def test_translate_and_rotate_are_pose_changes_not_rebuilds():
