@@ -372,11 +372,10 @@ _register(
     SceneSpec(
         "concentric-spheres",
         "Parallel close proximity",
-        "Two concentric spheres, one inside the other, that never touch: the gap slider sets "
-        "the true minimum distance between the two surfaces, from 0.1 down to 0.0001. The "
-        "smaller the gap, the more boxes of one sphere overlap boxes of the other, and the "
-        "more volume tests the traversal needs to prove there is no contact: the worst case "
-        "of a bounding-volume test.",
+        "Two concentric spheres that never touch: the slider sets the true gap between the "
+        "surfaces, from 0.1 down to 0.0001. The smaller the gap, the more boxes overlap and "
+        "the more volume tests it takes to prove there is no contact: the worst case of a "
+        "bounding-volume test.",
         (
             BodySpec("inner sphere", _INNER_SPHERE),
             BodySpec("outer sphere", _OUTER_SPHERE),

@@ -96,7 +96,7 @@ def test_gap_slider_is_the_measured_distance_and_the_spheres_never_touch(qtbot, 
         # The outer sphere is scaled so that the measured gap is the one asked for.
         np.testing.assert_allclose(measured, stops[position], rtol=1e-6)
         text = panel.measured.text()
-        assert f"{measured:.4g}" in text
+        assert f"{measured:#.4g}" in text
         assert f"{counters.n_bv_tests:,} volume tests" in text
         texts.append(text)
         n_tests.append(counters.n_bv_tests)

@@ -371,8 +371,10 @@ class MainWindow(QMainWindow):
         shown = self.model.shown_result()  # bodies A and B, or one body against itself
         contacts = shown.counters.n_contacts if shown is not None else 0
         phases = shown_phases(frame.timings, frame.result is None)
+        if not any(body.deformer for body in self.model.bodies):
+            phases.remove("deform")  # nothing deforms: "deform 0.0" only takes room
         self.timing_label.setText(
-            f"contacts {contacts:,} | ms, last (median 1 s): " + " · ".join(
+            f"contacts {contacts:,} | ms (median of 1 s): " + " · ".join(
                 f"{SHORT_WORDS[name]} {last_and_median(history, name, 1)}" for name in phases))
         if self.model.is_playing and self.model.fps > 0:
             self.fps_label.setText(f"{self.model.fps:.1f} FPS")
