@@ -125,7 +125,8 @@ def test_self_collision_scene_labels_name_one_mesh(qtbot, make_window):
     stats = window.docks["stats_dock"].panel
     assert "A:" not in stats.trees.text() and "mesh:" in stats.trees.text()
     roles = window.docks["scene_dock"].panel.bodies
-    assert roles.item(0, 4).text() == "tested against itself"
+    assert roles.item(0, 4).text() == "against itself"
+    assert not window.docks["scene_dock"].panel.make_b.isVisible()  # no body to swap into B
     pipeline = window.docks["pipeline_dock"].panel
     assert "A:" not in pipeline.drift.text()
 

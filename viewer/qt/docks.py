@@ -226,7 +226,7 @@ class ScenePanel(QWidget):
             button.setStyleSheet(f"background-color: {body.color}")
             role = "A" if row == 0 else ("B" if row == 1 else "not tested")
             if self.model.is_self_collision and len(self.model.bodies) == 1:
-                role = "tested against itself"
+                role = "against itself"
             self.bodies.setItem(row, 4, QTableWidgetItem(role))
             notes = body_notes(body, self.model.display)
             note = QTableWidgetItem(f"⚠ {len(notes)}" if notes else "")
@@ -234,6 +234,8 @@ class ScenePanel(QWidget):
             self.bodies.setItem(row, 5, note)
         self.bodies.resizeColumnToContents(0)
         self.bodies.blockSignals(False)
+        # Swapping a body into B needs a third body: with one or two it only confused.
+        self.make_b.setVisible(len(self.model.bodies) > 2)
         self._show_selection(self.model.selected)
 
     def _refresh_param(self) -> None:

@@ -78,8 +78,9 @@ def legend_entries(kind: str | None = None, is_one_mesh: bool = False) -> list[l
     plural = volume_noun(kind, plural=True)
     pairs = pair_noun(kind)
     if is_one_mesh:
+        # The pairs' rows stay as short as with two meshes: the legend's font shrinks to
+        # fit its longest line.
         meshes = [[f"the mesh and its {plural}", TREE_A_COLOR]]
-        pairs = f"{pairs} of the mesh"
     else:
         meshes = [[f"mesh A and its {plural}", TREE_A_COLOR],
                   [f"mesh B and its {plural}", TREE_B_COLOR]]
