@@ -1,0 +1,1 @@
+"""glTF 2.0 (placeholder, replaced below)."""
