@@ -1,7 +1,8 @@
 """Import boundaries, machine-checked (napari's import-linter contracts, done with ast).
 
 * ``core/`` never imports a GUI or VTK package when it is imported: not PyQt6, pyvistaqt,
-  pyvista or vtk. It may import pyvista inside a function (``core.io._vtk_child`` reads files that way, in a child process).
+  pyvista or vtk. It may import VTK inside a function (``core.io._vtk_child`` reads files
+  that way, in a child process).
 * ``viewer/render/`` turns frames into pyvista data and never imports Qt or Qt widgets.
 """
 

@@ -46,7 +46,9 @@ from core.io.ply import parse_ply
 from core.io.stl import parse_stl
 from core.mesh import TriMesh
 
-SUPPORTED_EXTENSIONS: tuple[str, ...] = (".obj", ".off", ".ply", ".stl", ".vtk", ".vtp")
+SUPPORTED_EXTENSIONS: tuple[str, ...] = (
+    ".obj", ".off", ".ply", ".stl", ".vtk", ".vtp", ".glb", ".gltf",
+)  # fmt: skip
 """File extensions :func:`load_mesh` reads (compared case-insensitively)."""
 
 __all__ = [

@@ -36,15 +36,17 @@ The text parsers hold the file and its tokens in memory (about 10x the file size
 opening and enforced while reading, so a file that grows (or ``/dev/zero`` behind a link,
 refused anyway as not a regular file) never reads past it."""
 
-MAX_ABS_COORDINATE = 2.0**64
-"""Largest coordinate magnitude accepted (about 1.8e19); larger ones are refused at load.
+MAX_ABS_COORDINATE = 2.0**200
+"""Largest coordinate magnitude accepted (about 1.6e60); larger ones are refused at load.
 
-The engine's float64 arithmetic multiplies coordinate differences: the triangle test's plane
-distances are degree-3 products, the exact predicates' error bounds and the distance query's
-squared lengths of cross products go to degree 4-6. With ``|x| <= 2**64`` every difference is
-at most ``2**65`` and a degree-6 product at most ``2**390``, far from float64's ``2**1024``;
-coordinates of 1e308 gave a ``SystemError`` from ``contacts`` and an "Infinity" distance.
-No real mesh comes near: a micrometre-resolution model of the Earth spans 2**44."""
+The engine's float64 arithmetic multiplies coordinate differences up to degree 4 (squared
+lengths of cross products in the distance query, the exact predicates' error bounds), so
+products overflow near ``|x| = 2**256``. Measured on a 96-triangle sphere against a
+relative pose scaled with it: ``min_distance`` is wrong from ``2**256`` on and ``contacts``
+from ``2**260`` (coordinates of 1e308 gave a ``SystemError`` from ``contacts`` and an
+"Infinity" distance with pair [-1, -1]); both match the unit-scale results exactly up to
+``2**255``. The bound leaves a factor ``2**56`` for poses, scaling and the gap between two
+meshes. No real mesh comes near: a micrometre model of the observable universe spans 2**110."""
 
 UTF8_BOM = b"\xef\xbb\xbf"
 
@@ -270,7 +272,7 @@ def assemble(
         bad_ids = np.flatnonzero(is_huge)
         raise CorruptMeshFileError(
             file,
-            f"{bad_ids.size} vertices have coordinates beyond +-2**64 (about 1.8e19), where "
+            f"{bad_ids.size} vertices have coordinates beyond +-2**200 (about 1.6e60), where "
             f"products of coordinates overflow; first is vertex {bad_ids[0]} "
             f"{points[bad_ids[0]].tolist()}",
         )

@@ -275,7 +275,9 @@ def test_degenerate_triangles_are_loaded_and_counted(tmp_path):
 
 
 def test_supported_extensions():
-    assert SUPPORTED_EXTENSIONS == (".obj", ".off", ".ply", ".stl", ".vtk", ".vtp")
+    assert SUPPORTED_EXTENSIONS == (
+        ".obj", ".off", ".ply", ".stl", ".vtk", ".vtp", ".glb", ".gltf",
+    )  # fmt: skip
 
 
 # ---------------------------------------------------------------------------------------------
