@@ -204,7 +204,7 @@ def integral_indices(file: Path, values: np.ndarray, what: str) -> np.ndarray:
     if not whole.all():
         first = int(np.flatnonzero(~whole)[0])
         raise CorruptMeshFileError(
-            file, f"{what}: vertex index {values[first]!r} is not a whole number"
+            file, f"{what}: vertex index {float(values[first])!r} is not a whole number"
         )
     return values.astype(np.int64)
 
