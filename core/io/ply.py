@@ -100,6 +100,13 @@ def _parse_header(file: Path, header: str) -> tuple[str, list[_PlyElement]]:
         except (IndexError, KeyError, ValueError):
             shown = line.strip()[:60]
             raise CorruptMeshFileError(file, f"bad PLY header line {shown!r}") from None
+    for el in elements:
+        names = [p[0] for p in el.props]
+        twice = next((n for n in names if names.count(n) > 1), None)
+        if twice is not None:
+            raise CorruptMeshFileError(
+                file, f"PLY element {el.name[:40]!r} declares property {twice[:40]!r} twice"
+            )
     if fmt not in ("ascii", "binary_little_endian", "binary_big_endian"):
         raise CorruptMeshFileError(file, f"unknown PLY format {str(fmt)[:40]!r}")
     return fmt, elements
@@ -173,8 +180,8 @@ def _read_binary(file: Path, body: bytes, elements: list[_PlyElement], order: st
             if at + np.dtype(count_code).itemsize > len(body):
                 break
             k = int(np.frombuffer(body, order + count_code, 1, at)[0])
-            if k < 0 or k * np.dtype(code).itemsize > len(body):
-                break  # a corrupt count; the record-by-record reader reports where it ends
+            if k <= 0 or k * np.dtype(code).itemsize > len(body):
+                break  # empty or corrupt; the record-by-record reader reports where it ends
             list_lengths[name] = k
             fields.append((name + "#n", order + count_code))
             fields.append((name, order + code, (k,)))
