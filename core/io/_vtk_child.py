@@ -1,6 +1,6 @@
 """Child process that reads one ``.vtk`` or ``.vtp`` file with VTK's readers.
 
-Run by :mod:`core.io.vtkfile` as ``python -I _vtk_child.py FILE OUT.npz MEMORY_BYTES``. VTK's
+Run by :mod:`core.io.vtkfile` as ``python _vtk_child.py FILE OUT.npz MEMORY_BYTES``. VTK's
 readers abort the process on some malformed files (``std::bad_alloc`` on a declared
 10**12 points, a corrupt zlib block), so they never run in the caller's process. This
 script imports only numpy and VTK (not ``core``, not pyvista: their imports cost start-up

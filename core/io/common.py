@@ -92,8 +92,10 @@ def check_regular_file(file: Path, max_bytes: int) -> int:
     return info.st_size
 
 
-def read_regular_file(file: Path, max_bytes: int) -> bytes:
+def read_regular_file(file: Path, max_bytes: int, head: int | None = None) -> bytes:
     """The bytes of a regular file of at most ``max_bytes``, read with that bound.
+
+    With ``head``, only the first ``head`` bytes are read (the file is still checked).
 
     The file is opened with ``O_NONBLOCK`` and checked again with ``fstat`` on the open
     descriptor: if the path was swapped for a FIFO or device between the ``stat`` and the
@@ -109,9 +111,10 @@ def read_regular_file(file: Path, max_bytes: int) -> bytes:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             raise MeshFileError(file, "changed into a non-regular file while being opened")
         chunks, total = [], 0
-        while True:
+        want = max_bytes + 1 if head is None else min(head, max_bytes + 1)
+        while total < want:
             try:
-                chunk = os.read(fd, min(_READ_CHUNK, max_bytes + 1 - total))
+                chunk = os.read(fd, min(_READ_CHUNK, want - total))
             except OSError as exc:
                 raise MeshFileError(file, f"cannot be read ({exc.strerror or exc})") from None
             if not chunk:

@@ -32,7 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from core.errors import CorruptMeshFileError, MeshFileError, NoTrianglesError
-from core.io.common import read_regular_file
+from core.io.common import check_regular_file, read_regular_file
 from core.io.vtp_check import check_vtp
 
 VTK_TIMEOUT_S = 20.0
@@ -65,11 +65,13 @@ def read_vtk(file: Path, max_bytes: int) -> tuple[np.ndarray, np.ndarray, np.nda
     NoTrianglesError
         No polygons (points, lines or volume cells only).
     """
-    data = read_regular_file(file, max_bytes)
+    is_xml = file.suffix.lower() == ".vtp"
+    # The VTP pre-check reads the whole file; a legacy file only needs its first bytes here.
+    data = read_regular_file(file, max_bytes, head=None if is_xml else 4096)
     if not data.strip():
         raise CorruptMeshFileError(file, "the file is empty")
-    data_bytes = len(data)
-    if file.suffix.lower() == ".vtp":
+    data_bytes = check_regular_file(file, max_bytes)
+    if is_xml:
         data_bytes = max(data_bytes, check_vtp(file, data))
     del data
     memory = VTK_MEMORY_BASE_BYTES + VTK_MEMORY_PER_DATA_BYTE * data_bytes
@@ -82,9 +84,10 @@ def _read_in_child(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     with tempfile.TemporaryDirectory(prefix="bvh-lab-vtk-") as tmp:
         out = Path(tmp) / "mesh.npz"
-        # -I: isolated mode, so the child's sys.path has neither this package's folder nor
-        # the user's site directory, and PYTHON* variables do not change what it imports.
-        command = [sys.executable, "-I", str(_CHILD), os.fspath(file), str(out), str(memory_bytes)]
+        # Run as a script, so the child's sys.path starts with this package's folder, whose
+        # module names shadow nothing numpy or VTK import; no -I, which would also drop the
+        # user's site directory where VTK may be installed.
+        command = [sys.executable, str(_CHILD), os.fspath(file), str(out), str(memory_bytes)]
         try:
             done = subprocess.run(
                 command,
