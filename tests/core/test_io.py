@@ -275,7 +275,9 @@ def test_degenerate_triangles_are_loaded_and_counted(tmp_path):
 
 
 def test_supported_extensions():
-    assert SUPPORTED_EXTENSIONS == (".obj", ".off", ".ply", ".stl", ".vtk", ".vtp")
+    assert SUPPORTED_EXTENSIONS == (
+        ".obj", ".off", ".ply", ".stl", ".vtk", ".vtp", ".glb", ".gltf",
+    )  # fmt: skip
 
 
 # ---------------------------------------------------------------------------------------------
@@ -506,3 +508,136 @@ def test_binary_ply_with_a_corrupt_list_count(tmp_path):
     _raises(path, CorruptMeshFileError, "truncated", "'face'")
     path.write_bytes(header + body + struct.pack("<I3i", 3, 0, 1, 2))
     assert load_mesh(path).faces.tolist() == [[0, 1, 2]]
+
+
+# ---------------------------------------------------------------------------------------------
+# Number grammar, byte order marks, STL detection
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("token", ["1.", ".5", "-1e-3", "+2", "3E+2", "0.25e1"])
+def test_obj_numbers_in_the_obj_grammar_load(tmp_path, token):
+    path = tmp_path / "ok.obj"
+    path.write_text(f"v {token} 0 0\nv 0 1 0\nv 0 0 1\nf 1 2 3\n")
+    assert load_mesh(path).vertices[0, 0] == float(token)
+
+
+@pytest.mark.parametrize("token", ["1_0", "0x10", "1e", "--1", "1.2.3", "\u0661", "1,5"])
+def test_obj_numbers_outside_the_grammar_are_refused(tmp_path, token):
+    path = tmp_path / "bad.obj"
+    path.write_text(f"v 0 0 0\nv {token} 1 0\nv 0 0 1\nf 1 2 3\n", encoding="utf-8")
+    _raises(path, CorruptMeshFileError, "line 2", "is not a number")
+
+
+@pytest.mark.parametrize("index", ["1_0", "+1", "0x1", "1e0"])
+def test_obj_face_indices_are_plain_integers(tmp_path, index):
+    path = tmp_path / "index.obj"
+    path.write_text(f"v 0 0 0\nv 1 0 0\nv 0 1 0\nf {index} 2 3\n")
+    if index == "+1":
+        assert load_mesh(path).faces.tolist() == [[0, 1, 2]]
+    else:
+        _raises(path, CorruptMeshFileError, "line 4")
+
+
+@pytest.mark.parametrize("ext", [".off", ".ply", ".stl"])
+def test_a_utf8_bom_is_accepted(tmp_path, ext):
+    text = {
+        ".off": "OFF\n3 1 0\n0 0 0\n1 0 0\n0 1 0\n3 0 1 2\n",
+        ".ply": "ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nproperty float y\n"
+        "property float z\nelement face 1\nproperty list uchar int vertex_indices\n"
+        "end_header\n0 0 0\n1 0 0\n0 1 0\n3 0 1 2\n",
+        ".stl": "solid t\nfacet normal 0 0 1\nouter loop\nvertex 0 0 0\nvertex 1 0 0\n"
+        "vertex 0 1 0\nendloop\nendfacet\nendsolid t\n",
+    }[ext]
+    path = tmp_path / f"bom{ext}"
+    path.write_bytes(b"\xef\xbb\xbf" + text.encode())
+    assert load_mesh(path).n_faces == 1
+
+
+def test_binary_stl_with_a_solid_header_and_exact_size(tmp_path):
+    tri = struct.pack("<12fH", 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0)
+    path = tmp_path / "solid.stl"
+    path.write_bytes(b"solid binary".ljust(80, b"\0") + struct.pack("<I", 1) + tri)
+    assert load_mesh(path).vertices.tolist() == [[0, 0, 0], [1, 0, 0], [0, 1, 0]]
+
+
+def test_mixed_case_ascii_stl(tmp_path):
+    path = tmp_path / "mixed.stl"
+    path.write_text("Solid t\nFacet Normal 0 0 1\nOuter Loop\nVertex 0 0 0\nVERTEX 1 0 0\n"
+                    "vertex 0 1 0\nEndLoop\nendFacet\nEndSolid t\n")  # fmt: skip
+    assert load_mesh(path).n_faces == 1
+
+
+# ---------------------------------------------------------------------------------------------
+# Special files
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("ext", [".obj", ".ply", ".vtp", ".glb"])
+def test_non_regular_files_are_refused_before_opening(tmp_path, ext):
+    fifo = tmp_path / f"pipe{ext}"
+    os.mkfifo(fifo)
+    _raises(fifo, MeshFileError, "named pipe")
+    null = tmp_path / f"null{ext}"
+    null.symlink_to("/dev/null")
+    _raises(null, MeshFileError, "character device")
+
+
+# ---------------------------------------------------------------------------------------------
+# glTF 2.0, written with trimesh
+# ---------------------------------------------------------------------------------------------
+
+
+def _gltf_scene():
+    trimesh = pytest.importorskip("trimesh")
+    scene = trimesh.Scene()
+    box = trimesh.creation.box()
+    scene.add_geometry(box, node_name="moved",
+                       transform=trimesh.transformations.translation_matrix([5, 0, 0]))  # fmt: skip
+    scene.add_geometry(trimesh.creation.icosphere(1), node_name="ball")
+    return trimesh, scene, box
+
+
+def test_glb_scene_with_transforms(tmp_path):
+    trimesh, scene, box = _gltf_scene()
+    path = tmp_path / "scene.glb"
+    path.write_bytes(scene.export(file_type="glb"))
+    mesh = load_mesh(path)
+    assert mesh.n_faces == 12 + 80 and mesh.n_vertices == len(box.vertices) + 42
+    assert mesh.vertices[:, 0].max() == pytest.approx(5.5)  # the box, moved by its node
+    assert mesh.source_face_ids.tolist() == list(range(92))
+
+
+def test_gltf_with_external_buffers(tmp_path):
+    trimesh, scene, _ = _gltf_scene()
+    files = trimesh.exchange.gltf.export_gltf(scene)
+    for name, data in files.items():
+        (tmp_path / name).write_bytes(data)
+    assert load_mesh(tmp_path / "model.gltf").n_faces == 92
+    # A buffer that is not a regular file next to the .gltf is refused, not read.
+    import json
+
+    document = json.loads(files["model.gltf"])
+    for uri, words in (("/dev/zero", ("only relative paths",)), ("gone.bin", ("no such file",))):
+        document["buffers"][0]["uri"] = uri
+        path = tmp_path / "edited.gltf"
+        path.write_text(json.dumps(document))
+        _raises(path, CorruptMeshFileError, *words)
+    fifo = tmp_path / "pipe.bin"
+    os.mkfifo(fifo)
+    document["buffers"][0]["uri"] = "pipe.bin"
+    path.write_text(json.dumps(document))
+    _raises(path, CorruptMeshFileError, "named pipe")
+
+
+def test_gltf_points_only_and_bad_json(tmp_path):
+    trimesh = pytest.importorskip("trimesh")
+    cloud = trimesh.PointCloud(np.eye(3))
+    path = tmp_path / "points.glb"
+    path.write_bytes(trimesh.Scene(cloud).export(file_type="glb"))
+    _raises(path, NoTrianglesError, "no triangle")
+    path = tmp_path / "bad.gltf"
+    path.write_text('{"asset": {"version": "2.0"}, "meshes": [')
+    _raises(path, CorruptMeshFileError, "not valid JSON")
+    path.write_text('{"asset": {"version": "1.0"}}')
+    _raises(path, CorruptMeshFileError, "only 2.0")

@@ -31,7 +31,7 @@ COLD_START_DELAY_MS = 700
 """Show the "preparing kernels" dialog only if the first frame takes longer than this (a warm
 numba cache gives the first two-sphere frame in well under a second)."""
 
-MESH_FILTER = "Meshes (*.obj *.stl *.ply *.off *.vtk *.vtp);;All files (*)"
+MESH_FILTER = "Meshes (*.obj *.stl *.ply *.off *.vtk *.vtp *.glb *.gltf);;All files (*)"
 
 HELP_TEXT = """<h3>How to read this view</h3>
 <p>Two meshes, <b>A</b> (blue) and <b>B</b> (green), each carry a tree of axis-aligned
