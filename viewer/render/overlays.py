@@ -399,11 +399,59 @@ def build_overlays(frame, display, level: int | None, inspect: dict | None = Non
     return out
 
 
-def inspect_node(frame, body: int, tri_id: int, level: int | None) -> dict | None:
+def node_tests(trace, node: int, body: int, is_self: bool = False, kind: str | None = None,
+               dirs=None) -> list[dict]:
+    """Every pair test of one node, at every traversal level, from the trace.
+
+    The traversal level of a test and the node's tree depth differ (with the larger-volume
+    rule a box at depth 5 may be tested at levels 9 to 11), so the inspector lists the tests
+    by level instead of looking only at the level equal to the depth.
+
+    Parameters
+    ----------
+    trace : core.collide.trace.Trace
+    node : int
+        Node id in the tree of ``body``.
+    body : int
+        0 (column ``node_a``) or 1 (``node_b``).
+    is_self : bool
+        One tree against itself: the node may be in either column.
+    kind, dirs
+        The traversal's volume kind and k-DOP directions, to word the separating tests.
+
+    Returns
+    -------
+    list of dict
+        One per pair test, in trace order (so by level): ``level`` (int), ``partner``
+        (int, node of the other column), ``is_overlap`` (bool), ``sep`` (int, the trace's
+        separating id, -1 if the pair overlapped), ``separation`` (str, that test in words;
+        "" if it overlapped).
+    """
+    node_a, node_b = np.asarray(trace.node_a), np.asarray(trace.node_b)
+    if is_self:
+        in_a = node_a == node
+        rows = np.flatnonzero(in_a | (node_b == node))
+        partners = np.where(in_a[rows], node_b[rows], node_a[rows])
+    else:
+        column, other = (node_a, node_b) if body == 0 else (node_b, node_a)
+        rows = np.flatnonzero(column == node)
+        partners = other[rows]
+    levels = np.searchsorted(np.asarray(trace.level_start), rows, side="right") - 1
+    seps = np.asarray(trace.sep_axis)[rows]
+    return [{"level": int(d), "partner": int(p), "is_overlap": int(x) < 0, "sep": int(x),
+             "separation": "" if int(x) < 0 else separation_text(kind, int(x), dirs)}
+            for d, p, x in zip(levels, partners, seps)]
+
+
+def inspect_node(frame, body: int, tri_id: int, level: int | None,
+                 depth: int | None = None) -> dict | None:
     """What the inspector shows for a clicked triangle of body 0 or 1.
 
-    The clicked box is the ancestor, at the chosen level's depth, of the leaf holding
-    triangle ``tri_id`` (the deepest leaf when ``level`` is None or deeper than the leaf).
+    The clicked box is the ancestor, at tree depth ``depth`` (default: the chosen level's
+    number, the depth the tree overlays draw), of the leaf holding triangle ``tri_id`` (the
+    deepest leaf when both are None or deeper than the leaf). Its partners are those of
+    traversal level ``level``; the window passes the depth of the first click when the level
+    changes, so the same box stays inspected while the level slider moves.
 
     Returns
     -------
@@ -413,7 +461,8 @@ def inspect_node(frame, body: int, tri_id: int, level: int | None) -> dict | Non
         id per partner, -1 if the pair overlapped), partner_separations (list of str: that
         test in words, :func:`viewer.render.words.separation_text`), kind (the traversal's
         registry key, None for the tree's own boxes), levels_tested (traversal levels where
-        the box was in a tested pair)``; None when there is no frame or no tree. With one
+        the box was in a tested pair), tests (:func:`node_tests`: its pair tests at every
+        traversal level)``; None when there is no frame or no tree. With one
         body and self-collision, the partners are the boxes of the same tree it was paired
         with.
     """
@@ -430,8 +479,10 @@ def inspect_node(frame, body: int, tri_id: int, level: int | None) -> dict | Non
     counts = np.asarray(tree.count)[leaves]
     inside = (starts <= pos) & (pos < starts + counts)
     node = int(leaves[np.flatnonzero(inside)[0]])
-    if level is not None:
-        while int(tree.depth[node]) > level and int(tree.parent[node]) >= 0:
+    if depth is None:
+        depth = level
+    if depth is not None:
+        while int(tree.depth[node]) > depth and int(tree.parent[node]) >= 0:
             node = int(tree.parent[node])
     result = shown_result(frame)
     trace = result.trace if result is not None else None
@@ -443,6 +494,7 @@ def inspect_node(frame, body: int, tri_id: int, level: int | None) -> dict | Non
     overlaps: list[bool] = []
     seps: list[int] = []
     levels_tested: list[int] = []
+    tests: list[dict] = []
     if trace is not None and trace.n_levels:
         pairs, overlapped = trace_pairs(trace, level)
         sep_ids = trace_separations(trace, level)
@@ -469,6 +521,7 @@ def inspect_node(frame, body: int, tri_id: int, level: int | None) -> dict | Non
                                   | (np.asarray(trace.node_b) == node))
         levels_tested = sorted({int(d) for d in
                                 np.searchsorted(trace.level_start, rows, side="right") - 1})
+        tests = node_tests(trace, node, body, is_self, kind, dirs)
     return {
         "body": body,
         "node": node,
@@ -482,4 +535,5 @@ def inspect_node(frame, body: int, tri_id: int, level: int | None) -> dict | Non
         "partner_separations": [separation_text(kind, x, dirs) for x in seps],
         "kind": kind,
         "levels_tested": levels_tested,
+        "tests": tests,
     }
