@@ -69,22 +69,27 @@ boxes (or of the bounding volume chosen in the Pipeline dock). To find where the
 touch, the traversal starts with the two root boxes and, whenever two boxes overlap, splits
 one of them and tests the children: that is one <i>level</i>.</p>
 <ul>
-<li><b>Level slider</b>: level <i>d</i> shows the boxes of each tree at depth <i>d</i> (dark
-blue, dark green) and, in <b>orange</b>, both boxes of every pair the traversal found
-overlapping at level <i>d</i>. Turn on <i>culled pairs</i> to see, in grey, the pairs tested
-and rejected there. The last position, <i>all</i>, shows every level at once.</li>
-<li>Filled triangles are the triangles of A and B that really meet: <b>red</b> where they
-cross, <b>light orange</b> where they only touch (a corner or an edge on the other surface),
-<b>purple</b> where they lie on each other in one plane. The <b>black</b> lines are where
-they meet. With no contact, the Stats dock and the canvas say whether one mesh is inside the
-other, or that this is undefined because a mesh is open.</li>
+<li><b>Level slider</b>: a <i>traversal level</i> is one round of pair tests (level 0
+tests the two roots). At level <i>d</i> the view shows, in <b>light orange</b>, both
+volumes of every pair the traversal found overlapping at that level, and the volumes of each
+tree at <i>tree depth</i> <i>d</i> (dark blue for A, dark green for B). The two differ: with
+the larger-volume rule a box at depth 5 may be tested at levels 9 to 11. Turn on <i>culled
+pairs</i> to see, in grey, the pairs tested and rejected there. The last position,
+<i>all</i>, shows every level at once.</li>
+<li>Filled triangles are the triangles of A and B that really meet: <b>vermillion red</b>
+where they cross, <b>yellow</b> where they only touch (a corner or an edge on the other
+surface), <b>purple</b> where they lie on each other in one plane. The <b>black</b> lines
+are where they meet. With no contact, the Stats dock and the canvas say whether one mesh is
+inside the other, or that this is undefined because a mesh is open, and an <b>orange</b>
+line joins the two closest points.</li>
 <li>The <i>self-collision</i> scenes test one mesh against itself: the orange pairs are two
 boxes of the same tree.</li>
 <li><b>Step mode</b> pauses and walks through the levels one at a time with a sentence each.</li>
-<li><b>Click</b> a mesh in Camera mode to inspect the volume under the cursor: its id,
-depth, triangle count, its partners at this level (drawn in purple) and, for each partner
-culled there, the test that separated them (an axis of A or B, an edge-edge axis, a slab, a
-centre distance).</li>
+<li><b>Click</b> a mesh in Camera mode to inspect the volume under the cursor: its id, its
+tree depth, triangle count, and its pair tests at every traversal level where it was tested,
+each culled one with the test that separated them (an axis of A or B, an edge-edge axis, a
+slab, a centre distance). The clicked volume and its partners at the shown level are framed
+in <b>cyan</b>; click a level in the list to show it. <b>Esc</b> clears the selection.</li>
 <li><b>Move</b> mode (M): drag a mesh to slide it, right-drag or Ctrl-drag to turn it, arrow
 keys to nudge. Moving is a pose change: the trees are not rebuilt.</li>
 <li><b>Sculpt</b> mode (S): drag on a surface to pull it; Ctrl+Z undoes a stroke.</li>
@@ -133,7 +138,8 @@ class MainWindow(QMainWindow):
 
         self.plotter = QtInteractor(self, auto_update=False, multi_samples=0)
         self.setCentralWidget(self.plotter)
-        self.renderer = SceneRenderer(self.plotter)
+        # Canvas text follows the screen's logical DPI (96 = scale 1), like the widgets' text.
+        self.renderer = SceneRenderer(self.plotter, text_scale=self.logicalDpiY() / 96.0)
         self.interaction = CanvasInteraction(self.plotter, self.renderer, model, controller, self)
         self.docks = make_docks(model, controller)
         self.docks["scene_dock"].panel.scene_octree_requested.connect(self.open_scene_octree)

@@ -47,13 +47,14 @@ KIND_TOUCHING = 2
 KIND_COPLANAR = 3
 
 KIND_COLORS = {
-    KIND_CROSSING: (230, 0, 0),
-    KIND_TOUCHING: (255, 150, 40),
-    KIND_COPLANAR: (150, 60, 220),
+    KIND_CROSSING: (213, 94, 0),
+    KIND_TOUCHING: (240, 228, 66),
+    KIND_COPLANAR: (170, 68, 153),
 }
-"""RGB of a contacting triangle by contact kind: crossing red, touching orange, coplanar
-overlap purple. Touching is lighter than the orange of the overlapping boxes (which are
-lines, not filled triangles); none of the three is a mesh or tree colour."""
+"""RGB of a contacting triangle by contact kind: crossing in Okabe-Ito vermillion (their
+red), touching in Okabe-Ito yellow, a coplanar overlap in Tol's muted purple; see the palette
+note in :mod:`viewer.render.scene` (each differs from every overlay, also for colour-blind
+viewers)."""
 
 KIND_LABELS = {
     KIND_CROSSING: "crossing",
@@ -116,6 +117,7 @@ def shown_result(frame):
 
 
 OVERLAY_NAMES = (
+    "inspect",
     "tree_a",
     "tree_b",
     "parents",
@@ -123,12 +125,13 @@ OVERLAY_NAMES = (
     "overlap",
     "contact_tris",
     "contact_segments",
-    "inspect",
     "partition_cells",
     "partition_planes",
     "distance",
 )
-"""Every overlay kind, in drawing order; each is one actor with this name."""
+"""Every overlay kind, in drawing order; each is one actor with this name. The selection
+(``inspect``) comes first: a wide line under the boxes it marks, which are drawn over its
+middle in their own colours."""
 
 
 @dataclass
@@ -249,7 +252,7 @@ def _add_extras(frame, poses, out: Overlays, level: int | None) -> None:
     dist = getattr(frame, "distance", None)
     if dist is not None:
         out.polys["distance"] = distance_polydata(dist.point_a, dist.point_b)
-        out.notes.append(f"minimum distance {dist.distance:.4g} (gold line)")
+        out.notes.append(f"minimum distance {dist.distance:.4g} (orange line)")
         out.notes.append(f"  closest: triangle {int(dist.pair[0])} of A, {int(dist.pair[1])} of "
                          f"B; {dist.counters.n_bv_tests:,} RSS pairs bounded")
 
