@@ -6,7 +6,7 @@ at 1280x800). Here the box is sized in pixels from the font instead, every time 
 size or the entries change, so the text is always :data:`LEGEND_FONT_PX` (times the screen's
 scale) and the box grows with a longer label. The text is black (the actor colours an
 entry's text with its colour unless that colour is negative); the colour is in the swatch,
-a square carrying its RGB as cell scalars.
+a bar carrying its RGB as cell scalars.
 """
 
 from __future__ import annotations
@@ -33,12 +33,18 @@ def _hex_to_rgb8(color: str) -> tuple[int, int, int]:
     return tuple(int(color[i:i + 2], 16) for i in (0, 2, 4))
 
 
+SWATCH_ASPECT = 2.0
+"""Width / height of a swatch: the actor draws a swatch at most half a row tall, so a bar
+twice as wide shows more of the colour than a square."""
+
+
 def _swatch(color: str) -> pv.PolyData:
-    """A unit square carrying ``color`` as uint8 RGB cell scalars (drawn as is)."""
-    square = pv.PolyData(np.array([[-1, -1, 0], [1, -1, 0], [1, 1, 0], [-1, 1, 0]], float),
-                         faces=np.array([4, 0, 1, 2, 3]))
-    square.cell_data["rgb"] = np.array([_hex_to_rgb8(color)], dtype=np.uint8)
-    return square
+    """A bar carrying ``color`` as uint8 RGB cell scalars (drawn as is)."""
+    a = SWATCH_ASPECT
+    bar = pv.PolyData(np.array([[-a, -1, 0], [a, -1, 0], [a, 1, 0], [-a, 1, 0]], float),
+                      faces=np.array([4, 0, 1, 2, 3]))
+    bar.cell_data["rgb"] = np.array([_hex_to_rgb8(color)], dtype=np.uint8)
+    return bar
 
 
 class CanvasLegend:
@@ -110,11 +116,12 @@ class CanvasLegend:
             return size[0], size[1]
 
         # The actor fits the font to the entry widest at 12 pt and gives the swatch column
-        # the share 1 / (1 + w / h) of that entry at 12 pt (vtkLegendBoxActor.cxx, square
-        # symbols): the box below makes that entry, and so every entry, exactly font_px.
+        # the share a / (a + w / h) of the width, a the swatch's aspect and w, h that entry's
+        # size at 12 pt (vtkLegendBoxActor.cxx): the box below makes that entry, and so every
+        # entry, exactly font_px.
         widest = max(self.texts(), key=lambda t: measure(t, 12)[0])
         w12, h12 = measure(widest, 12)
-        symbol_share = 1.0 / (1.0 + w12 / max(1, h12))
+        symbol_share = SWATCH_ASPECT / (SWATCH_ASPECT + w12 / max(1, h12))
         text_w, text_h = measure(widest, self.font_px)
         pad = 2 * LEGEND_PADDING_PX
         width = int(np.ceil(text_w / (1.0 - symbol_share))) + pad + 1
