@@ -11,14 +11,26 @@ from viewer.qt.main_window import (
     DEFAULT_DOCK_ORDER,
     LAYOUT_VERSION,
     MIN_CANVAS_SHARE,
+    WINDOW_FRAME_PX,
     default_window_size,
 )
 
 SMALL_SCREEN = (1280, 800)
 
 
+class _Screen:
+    """Stands for a QScreen of the given available size."""
+
+    def __init__(self, width: int, height: int):
+        self.size = (width, height)
+
+    def availableGeometry(self):  # noqa: N802 - Qt API
+        return QRect(0, 0, *self.size)
+
+
 def _at_small_screen(window) -> None:
-    window.resize(*SMALL_SCREEN)
+    """The window at the size it opens with on a 1280x800 screen."""
+    window.resize(*default_window_size(_Screen(*SMALL_SCREEN)))
     QApplication.processEvents()
 
 
@@ -50,16 +62,11 @@ def _show_tab(window, name: str) -> QDockWidget:
 
 
 def test_default_window_size_fits_a_1280x800_screen():
-    class Screen:
-        def __init__(self, w, h):
-            self.w, self.h = w, h
-
-        def availableGeometry(self):  # noqa: N802 - Qt API
-            return QRect(0, 0, self.w, self.h)
-
-    assert default_window_size(Screen(1280, 800)) == (1280, 800)
-    width, height = default_window_size(Screen(1920, 1080))
-    assert width <= 1920 and height <= 1080
+    width, height = default_window_size(_Screen(*SMALL_SCREEN))
+    assert width == 1280
+    assert height + WINDOW_FRAME_PX <= 800  # with a window manager's title bar
+    width, height = default_window_size(_Screen(1920, 1080))
+    assert width <= 1920 and height + WINDOW_FRAME_PX <= 1080
 
 
 def test_at_1280x800_the_view_is_wide_and_lesson_controls_need_no_scrolling(qtbot, window):

@@ -217,3 +217,20 @@ def test_the_selection_frames_the_boxes_instead_of_hiding_them(window):
         framed |= ~outline & ((left & right) | (up & down))
     overlap = np.abs(image - hex_rgb(sc.OVERLAP_COLOR).astype(int)).sum(axis=2) < 60
     assert np.count_nonzero(framed & overlap) > 300  # was 13 with the outline drawn on top
+
+
+def test_canvas_text_follows_the_screen_scale():
+    """On a 144 DPI screen (scale 1.5) the legend, note and title are 1.5 times larger."""
+    sizes = {}
+    for scale in (1.0, 1.5):
+        plotter = pv.Plotter(off_screen=True, window_size=[800, 600])
+        renderer = sc.SceneRenderer(plotter, text_scale=scale)
+        plotter.render()
+        width, height = renderer.canvas_legend.box_px()
+        sizes[scale] = (renderer.canvas_legend.font_px, renderer.note.GetMaximumFontSize(),
+                        renderer.note.GetMinimumFontSize(), height)
+        plotter.close()
+    assert sizes[1.0][:3] == (LEGEND_FONT_PX, sc.NOTE_FONT_PX, sc.NOTE_FONT_PX)
+    assert sizes[1.5][:3] == (round(1.5 * LEGEND_FONT_PX), round(1.5 * sc.NOTE_FONT_PX),
+                              round(1.5 * sc.NOTE_FONT_PX))
+    assert sizes[1.5][3] > 1.3 * sizes[1.0][3]  # the legend box grows with its font

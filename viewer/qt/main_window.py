@@ -50,15 +50,20 @@ layout (two dock columns) is ignored."""
 DEFAULT_WINDOW_SIZE = (1500, 950)
 """Default window size on a large screen; smaller screens get their available size."""
 
+WINDOW_FRAME_PX = 40
+"""Height a window manager's title bar and borders add around the window (Qt does not know
+it before the window is shown); kept free on a screen smaller than the default size."""
+
 
 def default_window_size(screen) -> tuple[int, int]:
     """``(width, height)`` of a new window: :data:`DEFAULT_WINDOW_SIZE` or, on a smaller
-    screen, the screen's available size (a 1280x800 screen gets the whole screen)."""
+    screen, its available size less the window frame (a 1280x800 screen: 1280x760)."""
     width, height = DEFAULT_WINDOW_SIZE
     if screen is None:
         return width, height
     available = screen.availableGeometry()
-    return min(width, available.width()), min(height, available.height())
+    return (min(width, available.width()),
+            min(height, available.height() - WINDOW_FRAME_PX))
 
 
 MESH_FILTER = "Meshes (*.obj *.stl *.ply *.off *.vtk *.vtp);;All files (*)"
