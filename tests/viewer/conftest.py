@@ -76,6 +76,11 @@ def drag(widget, start: QPointF, end: QPointF, n_steps: int = 8,
 
 
 def red_mask(image: np.ndarray) -> np.ndarray:
-    """``(h, w) bool``: pixels of the contact red (the only saturated red the viewer draws)."""
+    """``(h, w) bool``: pixels of the crossing-contact red (Okabe-Ito vermillion, the only
+    colour this close to it the viewer draws; the orange closest-points line is bluer and
+    redder)."""
+    from viewer.render.overlays import KIND_COLORS, KIND_CROSSING
+
     rgb = image[..., :3].astype(int)
-    return (rgb[..., 0] > 200) & (rgb[..., 1] < 60) & (rgb[..., 2] < 60)
+    diff = np.abs(rgb - np.array(KIND_COLORS[KIND_CROSSING]))
+    return (diff[..., 0] <= 14) & (diff[..., 1] <= 18) & (diff[..., 2] <= 14)

@@ -20,6 +20,7 @@ from PyQt6.QtWidgets import (
     QDoubleSpinBox,
     QFormLayout,
     QFrame,
+    QGridLayout,
     QGroupBox,
     QHBoxLayout,
     QHeaderView,
@@ -60,9 +61,25 @@ def _dock(title: str, object_name: str, widget: QWidget) -> QDockWidget:
     scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
     scroll.setWidget(widget)
     scroll.setMinimumWidth(330)
+    # A combo box is as wide as its longest entry by default, which pushed panels wider than
+    # the dock column and clipped their right edge ("SAH drift" in the Pipeline dock).
+    for combo in widget.findChildren(QComboBox):
+        _narrow(combo)
     dock.setWidget(scroll)
     dock.panel = widget
     return dock
+
+
+COMBO_MIN_CHARS = 14
+"""Characters a combo box shows when the dock is narrow; its popup still shows the whole
+entries."""
+
+
+def _narrow(combo: QComboBox) -> QComboBox:
+    """Let a combo box shrink to :data:`COMBO_MIN_CHARS` instead of its longest entry."""
+    combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+    combo.setMinimumContentsLength(COMBO_MIN_CHARS)
+    return combo
 
 
 def _wrap(label: QLabel) -> QLabel:
@@ -312,6 +329,84 @@ class ScenePanel(QWidget):
         self.controller.swap_to_b(self.model.selected)
 
 
+INSPECT_HINT = "Click a mesh to see the volume under the cursor and all its pair tests."
+
+MAX_INSPECT_LEVELS = 8
+"""Traversal levels the inspector lists for one box; the rest are counted."""
+
+
+def level_text(level: int | None, n_levels: int) -> str:
+    """The level slider's label: "traversal level 5 of 25 (levels 0–24)", "all 25 traversal
+    levels"; levels count from 0, as in the Stats table and the step-mode sentences."""
+    if n_levels == 0:
+        return "no traversal yet"
+    if level is None:
+        return f"all {n_levels} traversal levels"
+    return (f"traversal level {min(level, n_levels - 1)} of {n_levels} "
+            f"(levels 0–{n_levels - 1})")
+
+
+def tree_depth_text(frame, body: int, level: int | None) -> str:
+    """Which tree depth the tree overlay of ``body`` draws at traversal level ``level``:
+    "at tree depth 5", "at tree depth 9 (its deepest)", "at every depth"."""
+    if level is None:
+        return "at every depth"
+    trees = getattr(frame, "trees", ()) if frame is not None else ()
+    if not trees:
+        return f"at tree depth {level}"
+    tree = trees[min(body, len(trees) - 1)]
+    if level > tree.max_depth:
+        return f"at tree depth {tree.max_depth} (its deepest)"
+    return f"at tree depth {level}"
+
+
+def inspect_html(info: dict, shown_level: int | None, is_self: bool = False) -> str:
+    """The inspector's text for :func:`viewer.render.overlays.inspect_node`'s ``info``.
+
+    The box's tree depth, then its pair tests grouped by traversal level (each level a link
+    ``level:<d>``), with the separating test of every culled pair. The level shown on the
+    canvas is marked.
+    """
+    # A one-mesh scene has no A and B: its box's partners are other boxes of the same mesh.
+    name = "the mesh" if is_self else "AB"[info["body"]]
+    other = "box" if is_self else "BA"[info["body"]]
+    partners_in = "the same mesh" if is_self else other
+    noun = volume_noun(info.get("kind"))
+    n_prims = info["n_prims"]
+    head = (f"<b>{noun} {info['node']} of {name}</b> (triangle {info['triangle']} is under "
+            f"it)<br>tree depth <b>{info['depth']}</b>, {n_prims} "
+            f"triangle{'' if n_prims == 1 else 's'}")
+    by_level: dict[int, list[dict]] = {}
+    for test in info.get("tests", []):
+        by_level.setdefault(test["level"], []).append(test)
+    if not by_level:
+        return head + ("<br>never tested: the traversal culled a pair above it (an ancestor "
+                       "pair did not overlap)")
+    levels = sorted(by_level)
+    span = f"{levels[0]}" if len(levels) == 1 else f"{levels[0]}–{levels[-1]}"
+    lines = [head, f"partners in {partners_in} tested at traversal "
+             f"level{'s' if len(levels) > 1 else ''} {span} (click a level to show it):"]
+    for d in levels[:MAX_INSPECT_LEVELS]:
+        tests = by_level[d]
+        hits = [f"{other} {t['partner']}" for t in tests if t["is_overlap"]]
+        culled = [t for t in tests if not t["is_overlap"]]
+        mark = " ◀ shown" if d == shown_level else ""
+        line = (f"<a href='level:{d}'>level {d}</a>{mark}: {len(tests)} tested, "
+                f"{len(hits)} overlapping")
+        if hits:
+            line += " (" + ", ".join(hits[:MAX_CULLED_LINES])
+            line += ", …)" if len(hits) > MAX_CULLED_LINES else ")"
+        lines.append(line)
+        for t in culled[:MAX_CULLED_LINES]:
+            lines.append(f"&nbsp;&nbsp;culled {other} {t['partner']}, separated by "
+                         f"{t['separation']}")
+        if len(culled) > MAX_CULLED_LINES:
+            lines.append(f"&nbsp;&nbsp;… and {len(culled) - MAX_CULLED_LINES} more culled")
+    if len(levels) > MAX_INSPECT_LEVELS:
+        lines.append(f"… and {len(levels) - MAX_INSPECT_LEVELS} more levels")
+    return "<br>".join(lines)
+
+
 # ----------------------------------------------------------------------------------------------
 class LevelsPanel(QWidget):
     """Level slider, overlay toggles, step mode and the volume inspector."""
@@ -325,27 +420,47 @@ class LevelsPanel(QWidget):
         self.slider.setTickPosition(QSlider.TickPosition.TicksBelow)
         self.slider.valueChanged.connect(self._on_slider)
         self.level_label = QLabel("level: all")
+        self.level_label.setToolTip(
+            "A traversal level is one round of pair tests: level 0 tests the two roots, and "
+            "every overlapping pair of level d puts the pairs of its children at level d + 1. "
+            "It is not a tree depth: with the larger-volume rule a box at depth 5 may be tested "
+            "at levels 9 to 11.")
         self.checks: dict[str, QCheckBox] = {}
+        # The two tree toggles name the tree depth they draw (set in refresh); the others are
+        # short, two to a row, so that the panel fits a 1280x800 screen without scrolling.
         toggles = (
-            ("show_tree_a", "boxes of A at this depth"),
-            ("show_tree_b", "boxes of B at this depth"),
-            ("show_parents", "faint parent boxes"),
-            ("show_overlap", "pairs overlapping at this level"),
-            ("show_culled", "pairs culled at this level (faint)"),
-            ("show_contacts", "contact triangles and segments"),
-            ("is_full_resolution", "draw big meshes with every triangle (slower)"),
+            ("show_tree_a", "boxes of A", "The boxes of A's tree at the tree depth equal to "
+             "the traversal level (or the tree's deepest level, if it is shallower)"),
+            ("show_tree_b", "boxes of B", "The boxes of B's tree at the tree depth equal to "
+             "the traversal level (or the tree's deepest level, if it is shallower)"),
+            ("show_overlap", "overlapping pairs",
+             "Both volumes of every pair the traversal found overlapping at this level"),
+            ("show_culled", "culled pairs (faint)",
+             "Both volumes of every pair tested and culled at this level"),
+            ("show_parents", "parent boxes (faint)", "The boxes one tree depth above"),
+            ("show_contacts", "contacts",
+             "Contacting triangles, coloured by how they meet, and their intersection segments"),
+            ("is_full_resolution", "every triangle (slower)",
+             "Draw big meshes with every triangle instead of a lighter copy (collision always "
+             "uses every triangle)"),
         )
         toggle_box = QGroupBox("Draw")
-        toggle_layout = QVBoxLayout(toggle_box)
-        for field, text in toggles:
+        toggle_layout = QGridLayout(toggle_box)
+        for i, (field, text, tip) in enumerate(toggles):
             box = QCheckBox(text)
+            box.setToolTip(tip)
             box.toggled.connect(lambda on, f=field: self.model.set_display(**{f: on}))
-            toggle_layout.addWidget(box)
+            if i < 2:
+                toggle_layout.addWidget(box, i, 0, 1, 2)
+            else:
+                toggle_layout.addWidget(box, 2 + (i - 2) // 2, (i - 2) % 2)
             self.checks[field] = box
         self.opacity = FloatSlider(0.05, 1.0, model.display.mesh_opacity)
         self.opacity.value_changed.connect(lambda v: self.model.set_display(mesh_opacity=v))
-        toggle_layout.addWidget(QLabel("mesh opacity"))
-        toggle_layout.addWidget(self.opacity)
+        opacity_row = QHBoxLayout()
+        opacity_row.addWidget(QLabel("mesh opacity"))
+        opacity_row.addWidget(self.opacity, 1)
+        toggle_layout.addLayout(opacity_row, 5, 0, 1, 2)
 
         step_box = QGroupBox("Step mode (teaching)")
         step_layout = QVBoxLayout(step_box)
@@ -363,13 +478,18 @@ class LevelsPanel(QWidget):
         step_layout.addLayout(buttons)
         step_layout.addWidget(self.sentence)
 
-        inspect_box = QGroupBox("Inspector (click a mesh in Camera mode)")
+        inspect_box = QGroupBox("Inspector (click a mesh in Camera mode, Esc clears)")
         inspect_layout = QVBoxLayout(inspect_box)
-        self.inspect_label = _wrap(QLabel("Click a mesh to see the volume under the cursor."))
+        self.inspect_label = _wrap(QLabel(INSPECT_HINT))
+        # Each traversal level in the list is a link that moves the level slider there.
+        self.inspect_label.setTextInteractionFlags(
+            Qt.TextInteractionFlag.TextSelectableByMouse
+            | Qt.TextInteractionFlag.LinksAccessibleByMouse)
+        self.inspect_label.linkActivated.connect(self._on_inspect_link)
         inspect_layout.addWidget(self.inspect_label)
 
         layout = QVBoxLayout(self)
-        layout.addWidget(QLabel("Traversal level (tree depth for the volume overlays):"))
+        layout.addWidget(QLabel("<b>Traversal level</b> (one round of pair tests)"))
         layout.addWidget(self.slider)
         layout.addWidget(self.level_label)
         layout.addWidget(toggle_box)
@@ -398,19 +518,16 @@ class LevelsPanel(QWidget):
         self.slider.setRange(0, n)
         self.slider.setValue(self.slider_value_for(self.model.level))
         self.slider.blockSignals(False)
-        level = self.model.level
-        if level is None:
-            self.level_label.setText(f"level: all ({n} levels)")
-        else:
-            self.level_label.setText(f"level: {min(level, max(n - 1, 0))} of 0 … {max(n - 1, 0)}")
+        self.level_label.setText(level_text(self.model.level, n))
         plural = volume_noun(frame_kind(self.model.frame), plural=True)
         frame = self.model.frame
         is_one_mesh = frame is not None and len(frame.trees) == 1
-        self.checks["show_tree_a"].setText(
-            f"{plural} of {'the mesh' if is_one_mesh else 'A'} at this depth")
-        self.checks["show_tree_b"].setText(f"{plural} of B at this depth")
+        for field, name in (("show_tree_a", "A"), ("show_tree_b", "B")):
+            where = tree_depth_text(frame, "AB".index(name), self.model.level)
+            who = "the mesh" if is_one_mesh else name
+            self.checks[field].setText(f"{plural} of {who} {where}")
         self.checks["show_tree_b"].setVisible(not is_one_mesh)  # there is no B
-        self.checks["show_parents"].setText(f"faint parent {plural}")
+        self.checks["show_parents"].setText(f"parent {plural} (faint)")
         for field, box in self.checks.items():
             box.blockSignals(True)
             box.setChecked(getattr(self.model.display, field))
@@ -456,40 +573,16 @@ class LevelsPanel(QWidget):
 
     def _show_inspect(self, info) -> None:
         if info is None:
-            self.inspect_label.setText("Click a mesh to see the volume under the cursor.")
+            self.inspect_label.setText(INSPECT_HINT)
             return
-        name = "AB"[info["body"]]
-        other = "BA"[info["body"]]
         frame = self.model.frame
-        if frame is not None and frame.result is None:  # one mesh tested against itself
-            name, other = "the mesh", "the same mesh"
-        noun = volume_noun(info.get("kind"))
-        partners = info["partners"]
-        n_hit = sum(info["partner_overlaps"])
-        level = "all levels" if info["level"] is None else f"level {info['level']}"
-        listing = ", ".join(
-            f"{p}{'*' if o else ''}" for p, o in zip(partners[:12], info["partner_overlaps"][:12]))
-        if len(partners) > 12:
-            listing += ", …"
-        culled = [(p, text) for p, o, text in zip(partners, info["partner_overlaps"],
-                                                  info.get("partner_separations", []))
-                  if not o]
-        why = ""
-        if culled:
-            lines = [f"{other} {p}: {text}" for p, text in culled[:MAX_CULLED_LINES]]
-            if len(culled) > MAX_CULLED_LINES:
-                lines.append(f"… and {len(culled) - MAX_CULLED_LINES} more")
-            why = ("<br><b>Culled partners, separated by</b> (axes numbered 1–3):<br>"
-                   + "<br>".join(lines))
-        self.inspect_label.setText(
-            f"<b>{noun} {info['node']} of {name}</b> (triangle {info['triangle']} is under "
-            f"it)<br>depth {info['depth']}, {info['n_prims']} "
-            f"triangle{'' if info['n_prims'] == 1 else 's'}<br>"
-            f"partners in {other} at {level}: {len(partners)} tested, {n_hit} overlapping"
-            + (f"<br>{listing} (* = overlapping)" if partners else "")
-            + why
-            + "<br>tested at traversal levels: "
-            + (", ".join(str(d) for d in info.get("levels_tested", [])) or "none (culled above)"))
+        is_self = frame is not None and len(frame.trees) == 1
+        self.inspect_label.setText(inspect_html(info, self.model.level, is_self))
+
+    def _on_inspect_link(self, link: str) -> None:
+        """A level in the inspector's list was clicked: show that traversal level."""
+        if link.startswith("level:"):
+            self.model.set_level(int(link.split(":", 1)[1]))
 
 
 # ----------------------------------------------------------------------------------------------
@@ -600,7 +693,7 @@ class DeformPanel(QWidget):
         for spec in deformer_fields(body.deformer):
             value = body.deformer_params.get(spec.name, spec.default)
             if isinstance(spec.kind, type) and issubclass(spec.kind, enum.Enum):
-                combo = QComboBox()
+                combo = _narrow(QComboBox())
                 for member in spec.choices:
                     combo.addItem(str(member.value).replace("_", " "), member)
                     combo.setItemData(combo.count() - 1, choice_tip(spec.label, member.value),
@@ -732,7 +825,7 @@ class PipelinePanel(QWidget):
 class StatsPanel(QWidget):
     """Per-level table, totals, phase times and tree statistics."""
 
-    HEADERS = ("level", "tested", "overlap", "leaf pairs")
+    HEADERS = ("traversal level", "tested", "overlap", "leaf pairs")
 
     def __init__(self, model, parent=None):
         super().__init__(parent)
@@ -742,6 +835,8 @@ class StatsPanel(QWidget):
         self.table.verticalHeader().setVisible(False)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        self.table.horizontalHeader().setSectionResizeMode(
+            0, QHeaderView.ResizeMode.ResizeToContents)
         self.table.setMinimumHeight(180)
         self.totals = _wrap(QLabel())
         self.phases = _wrap(QLabel())

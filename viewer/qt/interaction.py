@@ -150,6 +150,12 @@ class CanvasInteraction(QObject):
             step = NUDGE_FRACTION * self.controller.body_size(body)
             self.controller.translate_body(body, step * (sx * right + sy * up))
             return True
+        if key == Qt.Key.Key_Escape:
+            # Also a window shortcut (View > Clear selection); handled here too so that Esc
+            # on the canvas works whether or not the window manager made the window active.
+            self.model.set_inspect(None)
+            self.model.set_selected(-1)
+            return True
         # Swallow VTK's own single-letter keys ('w' wireframe, 'e'/'q' exit, 'p' pick...):
         # the window's menu shortcuts are the documented keys.
         return bool(event.text()) and event.text().isprintable()

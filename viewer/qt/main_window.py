@@ -20,7 +20,7 @@ from pyvistaqt import QtInteractor
 from viewer.controller import MAX_TRIANGLES, WARN_TRIANGLES, Controller
 from viewer.frame_extras import bv_choices, obb_fit_choices, partition_choices, split_choices
 from viewer.model import Mode, UpdateChoice, ViewTimings
-from viewer.qt.docks import make_docks
+from viewer.qt.docks import level_text, make_docks, tree_depth_text
 from viewer.qt.interaction import CanvasInteraction
 from viewer.render import SceneRenderer, inspect_node
 from viewer.render.scene import set_default_view
@@ -31,6 +31,42 @@ COLD_START_DELAY_MS = 700
 """Show the "preparing kernels" dialog only if the first frame takes longer than this (a warm
 numba cache gives the first two-sphere frame in well under a second)."""
 
+DEFAULT_DOCK_ORDER = ("levels_dock", "scene_dock", "deform_dock", "pipeline_dock", "stats_dock")
+"""The docks of the default layout, one tab each in a single column on the right, in tab
+order; the first is raised. One column of tabs leaves the 3-D view about two thirds of a
+1280 px wide screen (two columns left it 540 px)."""
+
+DOCK_WIDTH_PX = 400
+"""Default width of the dock column (logical pixels): the widest panel (the Pipeline dock's
+volume choice) fits without clipping, and at 1280x800 the canvas keeps about 860 px."""
+
+MIN_CANVAS_SHARE = 0.6
+"""A remembered layout that leaves the canvas less than this share of the window width is
+not restored: the default layout is used instead."""
+
+LAYOUT_VERSION = 2
+"""Version of the saved dock layout (``QMainWindow.saveState``); a state saved by an older
+layout (two dock columns) is ignored."""
+
+DEFAULT_WINDOW_SIZE = (1500, 950)
+"""Default window size on a large screen; smaller screens get their available size."""
+
+WINDOW_FRAME_PX = 40
+"""Height a window manager's title bar and borders add around the window (Qt does not know
+it before the window is shown); kept free on a screen smaller than the default size."""
+
+
+def default_window_size(screen) -> tuple[int, int]:
+    """``(width, height)`` of a new window: :data:`DEFAULT_WINDOW_SIZE` or, on a smaller
+    screen, its available size less the window frame (a 1280x800 screen: 1280x760)."""
+    width, height = DEFAULT_WINDOW_SIZE
+    if screen is None:
+        return width, height
+    available = screen.availableGeometry()
+    return (min(width, available.width()),
+            min(height, available.height() - WINDOW_FRAME_PX))
+
+
 MESH_FILTER = "Meshes (*.obj *.stl *.ply *.off *.vtk *.vtp *.glb *.gltf);;All files (*)"
 
 HELP_TEXT = """<h3>How to read this view</h3>
@@ -39,22 +75,27 @@ boxes (or of the bounding volume chosen in the Pipeline dock). To find where the
 touch, the traversal starts with the two root boxes and, whenever two boxes overlap, splits
 one of them and tests the children: that is one <i>level</i>.</p>
 <ul>
-<li><b>Level slider</b>: level <i>d</i> shows the boxes of each tree at depth <i>d</i> (dark
-blue, dark green) and, in <b>orange</b>, both boxes of every pair the traversal found
-overlapping at level <i>d</i>. Turn on <i>culled pairs</i> to see, in grey, the pairs tested
-and rejected there. The last position, <i>all</i>, shows every level at once.</li>
-<li>Filled triangles are the triangles of A and B that really meet: <b>red</b> where they
-cross, <b>light orange</b> where they only touch (a corner or an edge on the other surface),
-<b>purple</b> where they lie on each other in one plane. The <b>black</b> lines are where
-they meet. With no contact, the Stats dock and the canvas say whether one mesh is inside the
-other, or that this is undefined because a mesh is open.</li>
+<li><b>Level slider</b>: a <i>traversal level</i> is one round of pair tests (level 0
+tests the two roots). At level <i>d</i> the view shows, in <b>light orange</b>, both
+volumes of every pair the traversal found overlapping at that level, and the volumes of each
+tree at <i>tree depth</i> <i>d</i> (dark blue for A, dark green for B). The two differ: with
+the larger-volume rule a box at depth 5 may be tested at levels 9 to 11. Turn on <i>culled
+pairs</i> to see, in grey, the pairs tested and rejected there. The last position,
+<i>all</i>, shows every level at once.</li>
+<li>Filled triangles are the triangles of A and B that really meet: <b>vermillion red</b>
+where they cross, <b>yellow</b> where they only touch (a corner or an edge on the other
+surface), <b>purple</b> where they lie on each other in one plane. The <b>black</b> lines
+are where they meet. With no contact, the Stats dock and the canvas say whether one mesh is
+inside the other, or that this is undefined because a mesh is open, and an <b>orange</b>
+line joins the two closest points.</li>
 <li>The <i>self-collision</i> scenes test one mesh against itself: the orange pairs are two
 boxes of the same tree.</li>
 <li><b>Step mode</b> pauses and walks through the levels one at a time with a sentence each.</li>
-<li><b>Click</b> a mesh in Camera mode to inspect the volume under the cursor: its id,
-depth, triangle count, its partners at this level (drawn in purple) and, for each partner
-culled there, the test that separated them (an axis of A or B, an edge-edge axis, a slab, a
-centre distance).</li>
+<li><b>Click</b> a mesh in Camera mode to inspect the volume under the cursor: its id, its
+tree depth, triangle count, and its pair tests at every traversal level where it was tested,
+each culled one with the test that separated them (an axis of A or B, an edge-edge axis, a
+slab, a centre distance). The clicked volume and its partners at the shown level are framed
+in <b>cyan</b>; click a level in the list to show it. <b>Esc</b> clears the selection.</li>
 <li><b>Move</b> mode (M): drag a mesh to slide it, right-drag or Ctrl-drag to turn it, arrow
 keys to nudge. Moving is a pose change: the trees are not rebuilt.</li>
 <li><b>Sculpt</b> mode (S): drag on a surface to pull it; Ctrl+Z undoes a stroke.</li>
@@ -100,25 +141,16 @@ class MainWindow(QMainWindow):
         self._progress: QProgressDialog | None = None
         self._loading_dialog: QProgressDialog | None = None
         self.setWindowTitle("BVH Lab")
-        screen = self.screen().availableGeometry() if self.screen() is not None else None
-        if screen is not None:
-            self.resize(min(1500, screen.width()), min(950, screen.height()))
+        self.resize(*default_window_size(self.screen()))
 
         self.plotter = QtInteractor(self, auto_update=False, multi_samples=0)
         self.setCentralWidget(self.plotter)
-        self.renderer = SceneRenderer(self.plotter)
+        # Canvas text follows the screen's logical DPI (96 = scale 1), like the widgets' text.
+        self.renderer = SceneRenderer(self.plotter, text_scale=self.logicalDpiY() / 96.0)
         self.interaction = CanvasInteraction(self.plotter, self.renderer, model, controller, self)
         self.docks = make_docks(model, controller)
-        areas = {"scene_dock": Qt.DockWidgetArea.LeftDockWidgetArea,
-                 "deform_dock": Qt.DockWidgetArea.LeftDockWidgetArea,
-                 "levels_dock": Qt.DockWidgetArea.RightDockWidgetArea,
-                 "pipeline_dock": Qt.DockWidgetArea.RightDockWidgetArea,
-                 "stats_dock": Qt.DockWidgetArea.RightDockWidgetArea}
-        for name, dock in self.docks.items():
-            self.addDockWidget(areas[name], dock)
-        self.tabifyDockWidget(self.docks["pipeline_dock"], self.docks["stats_dock"])
         self.docks["scene_dock"].panel.scene_octree_requested.connect(self.open_scene_octree)
-        self.docks["stats_dock"].raise_()
+        self.apply_default_layout()
 
         self.fps_label = QLabel("")
         self.fps_label.setToolTip("Frames per second while playing; when paused, how long the "
@@ -173,13 +205,26 @@ class MainWindow(QMainWindow):
 
         view_menu = menu.addMenu("&View")
         view_menu.addAction(self._action("&Reset camera", self.reset_camera, "R"))
+        self.clear_selection_action = self._action("Clear &selection", self.clear_selection,
+                                                   "Escape")
+        self.clear_selection_action.setToolTip("Forget the clicked box and the selected mesh")
+        view_menu.addAction(self.clear_selection_action)
         view_menu.addAction(self._action("&Compare bounding volumes…", self.open_compare,
                                          "Ctrl+K"))
         view_menu.addAction(self._action("Scene &octree demo (Zhou 2009)…",
                                          self.open_scene_octree, "Ctrl+J"))
         view_menu.addSeparator()
-        for dock in self.docks.values():
-            view_menu.addAction(dock.toggleViewAction())
+        self.dock_actions: dict[str, QAction] = {}
+        for name in DEFAULT_DOCK_ORDER:
+            action = self.docks[name].toggleViewAction()
+            action.setToolTip(f"Show or hide the {self.docks[name].windowTitle()} dock")
+            view_menu.addAction(action)
+            self.dock_actions[name] = action
+        self.reset_layout_action = self._action("Reset &layout", self.reset_layout,
+                                                "Ctrl+Shift+R")
+        self.reset_layout_action.setToolTip(
+            "Bring back every dock, tabbed in one column on the right of the view")
+        view_menu.addAction(self.reset_layout_action)
 
         toolbar = QToolBar("Tools")
         toolbar.setObjectName("tools_toolbar")
@@ -327,8 +372,9 @@ class MainWindow(QMainWindow):
         info = self.model.inspect
         if info is None:
             return
+        # The clicked box stays the same while the level moves: its depth is kept.
         self.model.inspect = inspect_node(self.model.frame, info["body"], info["triangle"],
-                                          self.model.level)
+                                          self.model.level, depth=info["depth"])
         self.model.inspect_changed.emit(self.model.inspect)
 
     def _refresh_inspect_and_redraw(self) -> None:
@@ -346,8 +392,12 @@ class MainWindow(QMainWindow):
         if n == 0:
             return ""
         if self.model.level is None:
-            return f"all {n} traversal levels"
-        return f"traversal level {min(self.model.level, n - 1)} of 0 … {n - 1}"
+            return f"all {n} traversal levels; every tree depth"
+        frame = self.model.frame
+        depths = [tree_depth_text(frame, i, self.model.level) for i in range(len(frame.trees))]
+        where = (f"boxes at {depths[0][3:]}" if len(set(depths)) == 1 else
+                 f"boxes of A {depths[0]}, of B {depths[1]}")
+        return f"{level_text(self.model.level, n)}; {where}"
 
     def redraw(self) -> None:
         """Copy the last frame into the overlays and render; records overlay and render time."""
@@ -403,10 +453,56 @@ class MainWindow(QMainWindow):
         self.octree_window.raise_()
         return self.octree_window
 
+    def clear_selection(self) -> None:
+        """Esc: no inspected box, no selected mesh."""
+        self.model.set_inspect(None)
+        self.model.set_selected(-1)
+
     def toggle_play(self) -> None:
         if self.model.is_step_mode and not self.model.is_playing:
             self.model.set_step_mode(False)
         self.model.set_playing(not self.model.is_playing)
+
+    # -- layout ---------------------------------------------------------------------------
+    def apply_default_layout(self) -> None:
+        """Every dock shown, docked and tabbed in one column on the right; Levels raised."""
+        area = Qt.DockWidgetArea.RightDockWidgetArea
+        docks = [self.docks[name] for name in DEFAULT_DOCK_ORDER]
+        for dock in docks:
+            dock.setFloating(False)
+            self.addDockWidget(area, dock)
+            dock.show()
+        for dock in docks[1:]:
+            self.tabifyDockWidget(docks[0], dock)
+        docks[0].raise_()
+        self.resizeDocks([docks[0]], [DOCK_WIDTH_PX], Qt.Orientation.Horizontal)
+
+    def reset_layout(self) -> None:
+        """View > Reset layout: the default docks, and that layout remembered at once (so a
+        broken layout saved earlier is not restored over it on the next start)."""
+        self.apply_default_layout()
+        self.settings.setValue("window_state", self.saveState(LAYOUT_VERSION))
+        self.settings.sync()
+        self.statusBar().showMessage("Layout reset: every dock is back on the right", 5000)
+
+    def canvas_share(self) -> float:
+        """Share of the window width the 3-D view has (0 before the window is laid out)."""
+        return self.plotter.width() / max(1, self.width())
+
+    def _check_restored_layout(self) -> None:
+        """After the first show: fall back to the default layout if the remembered one hides
+        every dock or squeezes the canvas below :data:`MIN_CANVAS_SHARE`."""
+        if not self._restored_layout:
+            return
+        self._restored_layout = False
+        is_any_shown = any(d.isVisible() for d in self.docks.values())
+        if not is_any_shown or self.canvas_share() < MIN_CANVAS_SHARE:
+            self.reset_layout()
+
+    def showEvent(self, event):  # noqa: N802 - Qt API
+        super().showEvent(event)
+        if self._restored_layout:
+            QTimer.singleShot(0, self._check_restored_layout)
 
     def reset_camera(self) -> None:
         set_default_view(self.plotter)
@@ -465,10 +561,10 @@ class MainWindow(QMainWindow):
         s = self.settings
         geometry = s.value("geometry")
         if geometry is not None:
-            self.restoreGeometry(geometry)
+            self.restoreGeometry(geometry)  # Qt moves a window saved off-screen back onto it
         state = s.value("window_state")
-        if state is not None:
-            self.restoreState(state)
+        # restoreState refuses a state saved with another LAYOUT_VERSION (the old layout).
+        self._restored_layout = state is not None and self.restoreState(state, LAYOUT_VERSION)
         update = s.value("update_mode")
         if update in {c.value for c in UpdateChoice}:
             self.model.set_pipeline(update=UpdateChoice(update))
@@ -496,7 +592,7 @@ class MainWindow(QMainWindow):
     def save_settings(self) -> None:
         s = self.settings
         s.setValue("geometry", self.saveGeometry())
-        s.setValue("window_state", self.saveState())
+        s.setValue("window_state", self.saveState(LAYOUT_VERSION))
         if self.model.scene_key is not None:
             s.setValue("last_scene", self.model.scene_key)
         s.setValue("update_mode", self.model.pipeline.update.value)

@@ -79,6 +79,6 @@ class VolumeChoice(QGroupBox):
                          "the OBBTree paper pairs with these boxes.")
         if p.partition != "none":
             text += (" The partition's cells that hold triangles of both meshes are drawn in "
-                     "brown (BSP: its splitting planes in indigo); its candidate count is on "
-                     "the canvas.")
+                     "wine red (BSP: its splitting planes too); its candidate count is on the "
+                     "canvas.")
         self.description.setText(text)

@@ -47,13 +47,14 @@ KIND_TOUCHING = 2
 KIND_COPLANAR = 3
 
 KIND_COLORS = {
-    KIND_CROSSING: (230, 0, 0),
-    KIND_TOUCHING: (255, 150, 40),
-    KIND_COPLANAR: (150, 60, 220),
+    KIND_CROSSING: (213, 94, 0),
+    KIND_TOUCHING: (240, 228, 66),
+    KIND_COPLANAR: (170, 68, 153),
 }
-"""RGB of a contacting triangle by contact kind: crossing red, touching orange, coplanar
-overlap purple. Touching is lighter than the orange of the overlapping boxes (which are
-lines, not filled triangles); none of the three is a mesh or tree colour."""
+"""RGB of a contacting triangle by contact kind: crossing in Okabe-Ito vermillion (their
+red), touching in Okabe-Ito yellow, a coplanar overlap in Tol's muted purple; see the palette
+note in :mod:`viewer.render.scene` (each differs from every overlay, also for colour-blind
+viewers)."""
 
 KIND_LABELS = {
     KIND_CROSSING: "crossing",
@@ -116,6 +117,7 @@ def shown_result(frame):
 
 
 OVERLAY_NAMES = (
+    "inspect",
     "tree_a",
     "tree_b",
     "parents",
@@ -123,12 +125,13 @@ OVERLAY_NAMES = (
     "overlap",
     "contact_tris",
     "contact_segments",
-    "inspect",
     "partition_cells",
     "partition_planes",
     "distance",
 )
-"""Every overlay kind, in drawing order; each is one actor with this name."""
+"""Every overlay kind, in drawing order; each is one actor with this name. The selection
+(``inspect``) comes first: a wide line under the boxes it marks, which are drawn over its
+middle in their own colours."""
 
 
 @dataclass
@@ -251,7 +254,7 @@ def _add_extras(frame, poses, out: Overlays, level: int | None) -> None:
     dist = getattr(frame, "distance", None)
     if dist is not None:
         out.polys["distance"] = distance_polydata(dist.point_a, dist.point_b)
-        out.notes.append(f"minimum distance {dist.distance:.4g} (gold line)")
+        out.notes.append(f"minimum distance {dist.distance:.4g} (orange line)")
         out.notes.append(f"  closest: triangle {int(dist.pair[0])} of A, {int(dist.pair[1])} of "
                          f"B; {dist.counters.n_bv_tests:,} RSS pairs bounded")
 
@@ -418,11 +421,59 @@ def build_overlays(frame, display, level: int | None, inspect: dict | None = Non
     return out
 
 
-def inspect_node(frame, body: int, tri_id: int, level: int | None) -> dict | None:
+def node_tests(trace, node: int, body: int, is_self: bool = False, kind: str | None = None,
+               dirs=None) -> list[dict]:
+    """Every pair test of one node, at every traversal level, from the trace.
+
+    The traversal level of a test and the node's tree depth differ (with the larger-volume
+    rule a box at depth 5 may be tested at levels 9 to 11), so the inspector lists the tests
+    by level instead of looking only at the level equal to the depth.
+
+    Parameters
+    ----------
+    trace : core.collide.trace.Trace
+    node : int
+        Node id in the tree of ``body``.
+    body : int
+        0 (column ``node_a``) or 1 (``node_b``).
+    is_self : bool
+        One tree against itself: the node may be in either column.
+    kind, dirs
+        The traversal's volume kind and k-DOP directions, to word the separating tests.
+
+    Returns
+    -------
+    list of dict
+        One per pair test, in trace order (so by level): ``level`` (int), ``partner``
+        (int, node of the other column), ``is_overlap`` (bool), ``sep`` (int, the trace's
+        separating id, -1 if the pair overlapped), ``separation`` (str, that test in words;
+        "" if it overlapped).
+    """
+    node_a, node_b = np.asarray(trace.node_a), np.asarray(trace.node_b)
+    if is_self:
+        in_a = node_a == node
+        rows = np.flatnonzero(in_a | (node_b == node))
+        partners = np.where(in_a[rows], node_b[rows], node_a[rows])
+    else:
+        column, other = (node_a, node_b) if body == 0 else (node_b, node_a)
+        rows = np.flatnonzero(column == node)
+        partners = other[rows]
+    levels = np.searchsorted(np.asarray(trace.level_start), rows, side="right") - 1
+    seps = np.asarray(trace.sep_axis)[rows]
+    return [{"level": int(d), "partner": int(p), "is_overlap": int(x) < 0, "sep": int(x),
+             "separation": "" if int(x) < 0 else separation_text(kind, int(x), dirs)}
+            for d, p, x in zip(levels, partners, seps)]
+
+
+def inspect_node(frame, body: int, tri_id: int, level: int | None,
+                 depth: int | None = None) -> dict | None:
     """What the inspector shows for a clicked triangle of body 0 or 1.
 
-    The clicked box is the ancestor, at the chosen level's depth, of the leaf holding
-    triangle ``tri_id`` (the deepest leaf when ``level`` is None or deeper than the leaf).
+    The clicked box is the ancestor, at tree depth ``depth`` (default: the chosen level's
+    number, the depth the tree overlays draw), of the leaf holding triangle ``tri_id`` (the
+    deepest leaf when both are None or deeper than the leaf). Its partners are those of
+    traversal level ``level``; the window passes the depth of the first click when the level
+    changes, so the same box stays inspected while the level slider moves.
 
     Returns
     -------
@@ -432,7 +483,8 @@ def inspect_node(frame, body: int, tri_id: int, level: int | None) -> dict | Non
         id per partner, -1 if the pair overlapped), partner_separations (list of str: that
         test in words, :func:`viewer.render.words.separation_text`), kind (the traversal's
         registry key, None for the tree's own boxes), levels_tested (traversal levels where
-        the box was in a tested pair)``; None when there is no frame or no tree. With one
+        the box was in a tested pair), tests (:func:`node_tests`: its pair tests at every
+        traversal level)``; None when there is no frame or no tree. With one
         body and self-collision, the partners are the boxes of the same tree it was paired
         with.
     """
@@ -449,8 +501,10 @@ def inspect_node(frame, body: int, tri_id: int, level: int | None) -> dict | Non
     counts = np.asarray(tree.count)[leaves]
     inside = (starts <= pos) & (pos < starts + counts)
     node = int(leaves[np.flatnonzero(inside)[0]])
-    if level is not None:
-        while int(tree.depth[node]) > level and int(tree.parent[node]) >= 0:
+    if depth is None:
+        depth = level
+    if depth is not None:
+        while int(tree.depth[node]) > depth and int(tree.parent[node]) >= 0:
             node = int(tree.parent[node])
     result = shown_result(frame)
     trace = result.trace if result is not None else None
@@ -462,6 +516,7 @@ def inspect_node(frame, body: int, tri_id: int, level: int | None) -> dict | Non
     overlaps: list[bool] = []
     seps: list[int] = []
     levels_tested: list[int] = []
+    tests: list[dict] = []
     if trace is not None and trace.n_levels:
         pairs, overlapped = trace_pairs(trace, level)
         sep_ids = trace_separations(trace, level)
@@ -488,6 +543,7 @@ def inspect_node(frame, body: int, tri_id: int, level: int | None) -> dict | Non
                                   | (np.asarray(trace.node_b) == node))
         levels_tested = sorted({int(d) for d in
                                 np.searchsorted(trace.level_start, rows, side="right") - 1})
+        tests = node_tests(trace, node, body, is_self, kind, dirs)
     return {
         "body": body,
         "node": node,
@@ -501,4 +557,5 @@ def inspect_node(frame, body: int, tri_id: int, level: int | None) -> dict | Non
         "partner_separations": [separation_text(kind, x, dirs) for x in seps],
         "kind": kind,
         "levels_tested": levels_tested,
+        "tests": tests,
     }

@@ -17,6 +17,7 @@ import pyvista as pv
 from vtkmodules.vtkRenderingCore import vtkCellPicker, vtkMapper
 
 from viewer.render.geometry import mesh_polydata, ring_polydata
+from viewer.render.legend import CanvasLegend
 from viewer.render.overlays import (
     KIND_COLORS,
     KIND_COPLANAR,
@@ -28,63 +29,83 @@ from viewer.render.overlays import (
 )
 from viewer.render.words import pair_noun, volume_noun
 
-TREE_A_COLOR = "#1f4fa8"
-TREE_B_COLOR = "#2e7d32"
-OVERLAP_COLOR = "#ff8c00"
-CULLED_COLOR = "#8a8a8a"
-CONTACT_COLOR = "#ff0000"
-"""Fallback colour of the contact triangles; each is drawn in its kind's colour
-(``overlays.KIND_COLORS``)."""
+# The overlay palette: Okabe & Ito (2008) and Paul Tol's (2021) colour-blind-safe schemes.
+# Chosen by searching those palettes for the set whose closest pair stays farthest apart in
+# CIE L*a*b* under the Machado et al. (2009) protanopia, deuteranopia and tritanopia
+# simulations: every two overlays that can be on screen together differ by Delta E >= 18
+# under each simulation and >= 25 in normal vision (tests/viewer/test_palette.py). Eleven
+# overlays can be on screen at once; no set from these palettes keeps all of them 20 apart
+# under all three simulations (the best reached 18.0).
+TREE_A_COLOR = "#222255"  # Tol dark blue: the boxes of A (its mesh is light blue)
+TREE_B_COLOR = "#225522"  # Tol dark green: the boxes of B (its mesh is light green)
+OVERLAP_COLOR = "#ee8866"  # Tol light orange
+CULLED_COLOR = "#808080"  # neutral grey: the same for every colour vision
+CONTACT_COLOR = "#d55e00"
+"""Fallback colour of the contact triangles (Okabe-Ito vermillion, their red); each is drawn
+in its kind's colour (``overlays.KIND_COLORS``)."""
 SEGMENT_COLOR = "#000000"
-INSPECT_COLOR = "#d000d0"
-SELECTION_COLOR = "#00a3b4"
-BRUSH_COLOR = "#7b1fa2"
-PARTITION_COLOR = "#795548"
-PLANE_COLOR = "#5c6bc0"
-DISTANCE_COLOR = "#b8860b"
+INSPECT_COLOR = "#66ccee"
+"""Tol bright cyan: the selection, both the clicked volume (with its partners) and the mesh
+selected in Move mode."""
+SELECTION_COLOR = INSPECT_COLOR
+BRUSH_COLOR = "#ffaabb"  # Tol light pink
+PARTITION_COLOR = "#882255"  # Tol muted wine: partition cells and BSP splitting planes
+PLANE_COLOR = PARTITION_COLOR
+DISTANCE_COLOR = "#e8601c"  # Tol rainbow orange, thick, with its two end points as balls
 BACKGROUND = "#f4f6f9"
 BACKGROUND_TOP = "#d9e1ea"
 
 NOTE_WIDTH_CHARS = 70
 """Line length of the canvas note (the step-mode sentence)."""
 
-# name -> (colour, line width, opacity)
+NOTE_FONT_PX = 14
+"""Canvas note and title sizes at 96 DPI (scaled by the screen's logical DPI / 96); fixed,
+where VTK's corner text shrank with the view."""
+TITLE_FONT_PX = 18
+
+# name -> (colour, line width in pixels, opacity). Lines a projector shows: tree boxes 2 px
+# (they were 1 px; 2.5 px made the deep levels a dark mat of lines), the pairs and segments
+# thicker still. Software OpenGL under Xvfb (llvmpipe) draws these widths (checked on
+# screenshots, tests/viewer/test_palette.py).
 _STYLE = {
-    "tree_a": (TREE_A_COLOR, 1.0, 0.8),
-    "tree_b": (TREE_B_COLOR, 1.0, 0.8),
-    "parents": ("#607d8b", 1.0, 0.25),
-    "culled": (CULLED_COLOR, 1.5, 0.7),
-    "overlap": (OVERLAP_COLOR, 3.0, 1.0),
+    "tree_a": (TREE_A_COLOR, 2.0, 0.8),
+    "tree_b": (TREE_B_COLOR, 2.0, 0.8),
+    "parents": ("#607d8b", 1.5, 0.25),
+    "culled": (CULLED_COLOR, 2.0, 0.7),
+    "overlap": (OVERLAP_COLOR, 4.0, 1.0),
     "contact_tris": (CONTACT_COLOR, 1.0, 1.0),
     "contact_segments": (SEGMENT_COLOR, 5.0, 1.0),
-    "inspect": (INSPECT_COLOR, 4.0, 1.0),
-    "selection": (SELECTION_COLOR, 2.5, 1.0),
+    # Drawn first and wide: the boxes it marks are drawn over its middle in their own colour,
+    # so the selection frames them instead of hiding them.
+    "inspect": (INSPECT_COLOR, 10.0, 1.0),
+    "selection": (SELECTION_COLOR, 3.0, 1.0),
     "brush": (BRUSH_COLOR, 3.0, 1.0),
-    "partition_cells": (PARTITION_COLOR, 1.5, 0.9),
-    "partition_planes": (PLANE_COLOR, 2.0, 0.9),
-    "distance": (DISTANCE_COLOR, 4.0, 1.0),
+    "partition_cells": (PARTITION_COLOR, 2.0, 0.9),
+    "partition_planes": (PLANE_COLOR, 2.5, 0.9),
+    "distance": (DISTANCE_COLOR, 6.0, 1.0),
 }
+
 
 def _hex(rgb) -> str:
     return "#" + "".join(f"{c:02x}" for c in rgb)
 
 
-def legend_entries(kind: str | None = None, is_one_mesh: bool = False) -> list[list[str]]:
+def legend_entries(kind: str | None = None, has_partition: bool = False,
+                   has_distance: bool = False, is_one_mesh: bool = False) -> list[list[str]]:
     """``[text, colour]`` rows of the canvas legend, naming the volumes of ``kind`` ("sphere
-    pairs overlapping at this level", "14-DOP pairs ..."; ``None`` reads as boxes).
+    pairs overlapping at this level", "14-DOP pairs ..."; ``None`` reads as boxes); the
+    partition and closest-points rows only when those are drawn.
 
     ``is_one_mesh``: the frame has one mesh (tested against itself): no row speaks of a
     mesh B, and the pairs are pairs of the mesh's own volumes."""
     plural = volume_noun(kind, plural=True)
     pairs = pair_noun(kind)
     if is_one_mesh:
-        # The pairs' rows stay as short as with two meshes: the legend's font shrinks to
-        # fit its longest line.
         meshes = [[f"the mesh and its {plural}", TREE_A_COLOR]]
     else:
         meshes = [[f"mesh A and its {plural}", TREE_A_COLOR],
                   [f"mesh B and its {plural}", TREE_B_COLOR]]
-    return [
+    rows = [
         *meshes,
         [f"{pairs} overlapping at this level", OVERLAP_COLOR],
         [f"{pairs} culled at this level", CULLED_COLOR],
@@ -92,9 +113,14 @@ def legend_entries(kind: str | None = None, is_one_mesh: bool = False) -> list[l
         ["contact: touching triangles", _hex(KIND_COLORS[KIND_TOUCHING])],
         ["contact: coplanar overlap", _hex(KIND_COLORS[KIND_COPLANAR])],
         ["intersection segments", SEGMENT_COLOR],
-        [f"clicked {volume_noun(kind)} and its partners", INSPECT_COLOR],
-        ["selected mesh (Move mode)", SELECTION_COLOR],
+        [f"selected: clicked {volume_noun(kind)} and partners, mesh", INSPECT_COLOR],
+        ["sculpt brush", BRUSH_COLOR],
     ]
+    if has_partition:
+        rows.append(["partition cells and splitting planes", PARTITION_COLOR])
+    if has_distance:
+        rows.append(["closest points (minimum distance)", DISTANCE_COLOR])
+    return rows
 
 
 LEGEND = legend_entries()
@@ -193,10 +219,13 @@ class SceneRenderer:
     Parameters
     ----------
     plotter : pyvista.BasePlotter
+    text_scale : float
+        The screen's logical DPI / 96: legend, note and title sizes are multiplied by it.
     """
 
-    def __init__(self, plotter):
+    def __init__(self, plotter, text_scale: float = 1.0):
         self.plotter = plotter
+        self.text_scale = float(text_scale)
         self.mesh_polys: list[pv.PolyData] = []
         self.mesh_actors: list = []
         self._mesh_keys: list[str] = []
@@ -219,16 +248,18 @@ class SceneRenderer:
         for name in (*OVERLAY_NAMES, "selection", "brush"):
             self._add_overlay_actor(name)
         self.legend_kind: str | None = None
-        self._legend_one_mesh = False
-        self.legend_texts = [text for text, _c in LEGEND]
-        self.legend = plotter.add_legend(
-            labels=LEGEND, bcolor="white", size=(0.30, 0.29), loc="upper right",
-            face="rectangle", name="legend", background_opacity=0.9,
-        )
-        self.note = plotter.add_text("", position="lower_left", font_size=9, color="black",
-                                     name="note")
-        self.title = plotter.add_text("", position="upper_left", font_size=11, color="black",
-                                      name="title")
+        self._legend_key = None
+        self.canvas_legend = CanvasLegend(plotter.renderer, self.text_scale)
+        self.canvas_legend.set_entries(LEGEND)
+        self.legend = self.canvas_legend.actor
+        self.legend_texts = self.canvas_legend.texts()
+        self.note = plotter.add_text("", position="lower_left", color="black", name="note")
+        self.title = plotter.add_text("", position="upper_left", color="black", name="title")
+        for corner, px in ((self.note, NOTE_FONT_PX), (self.title, TITLE_FONT_PX)):
+            # Minimum = maximum: VTK's corner text otherwise scales with the view's size.
+            size = max(8, round(px * self.text_scale))
+            corner.SetMinimumFontSize(size)
+            corner.SetMaximumFontSize(size)
         self._picker = vtkCellPicker()
         self._picker.SetTolerance(0.0005)
         self._picker.PickFromListOn()
@@ -256,8 +287,9 @@ class SceneRenderer:
         # Flat colours: the legend's colours are exactly what is drawn.
         actor.prop.lighting = False
         if name == "distance":
-            # The two closest points as dots at the ends of the distance segment.
-            actor.prop.point_size = 12
+            # The two closest points as balls at the ends of the distance segment.
+            actor.prop.point_size = 16
+            actor.prop.render_points_as_spheres = True
         self.plotter.add_actor(actor, name=name, reset_camera=False, pickable=False, render=False)
         self.polys[name] = poly
         self.actors[name] = actor
@@ -395,9 +427,12 @@ class SceneRenderer:
         if frame is not None:
             for i, mesh in enumerate(frame.meshes[: len(self.mesh_polys)]):
                 self._set_vertices(i, mesh)
-        if frame is not None:
-            self.set_legend_kind(frame_kind(frame), len(frame.trees) == 1)
         overlays = build_overlays(frame, display, level, inspect, hidden)
+        if frame is not None:
+            self.set_legend_kind(frame_kind(frame), has_partition=overlays.polys[
+                "partition_cells"].n_cells > 0 or overlays.polys["partition_planes"].n_cells > 0,
+                has_distance=overlays.polys["distance"].n_cells > 0,
+                is_one_mesh=len(frame.trees) == 1)
         for name in OVERLAY_NAMES:
             self._set_poly(name, overlays.polys[name])
         self.last_overlays = overlays
@@ -410,19 +445,19 @@ class SceneRenderer:
         self.note.SetText(0, "\n".join(lines))
         return time.perf_counter() - start
 
-    def set_legend_kind(self, kind: str | None, is_one_mesh: bool = False) -> None:
-        """Name the volumes of ``kind`` in the legend, for two meshes or one mesh tested
-        against itself (entries rewritten in place, only when either changes)."""
-        if (kind, is_one_mesh) == (self.legend_kind, self._legend_one_mesh):
+    def set_legend_kind(self, kind: str | None, has_partition: bool = False,
+                        has_distance: bool = False, is_one_mesh: bool = False) -> None:
+        """Name the volumes of ``kind`` in the legend, with the partition and closest-points
+        rows when those are drawn, for two meshes or one mesh tested against itself (entries
+        rewritten only when they change)."""
+        key = (kind, has_partition, has_distance, is_one_mesh)
+        if key == self._legend_key:
             return
-        self.legend_kind, self._legend_one_mesh = kind, is_one_mesh
-        entries = legend_entries(kind, is_one_mesh)
-        self.legend_texts = [text for text, _c in entries]
-        symbol = self.legend.GetEntrySymbol(0)  # the same swatch shape for every row
-        self.legend.SetNumberOfEntries(len(entries))
-        for i, (text, color) in enumerate(entries):
-            self.legend.SetEntry(i, symbol, text, pv.Color(color).float_rgb)
-        self.legend.Modified()
+        self._legend_key = key
+        self.legend_kind = kind
+        self.canvas_legend.set_entries(
+            legend_entries(kind, has_partition, has_distance, is_one_mesh))
+        self.legend_texts = self.canvas_legend.texts()
 
     def cell_count(self, name: str) -> int:
         """Cells currently drawn by overlay ``name``."""

@@ -1,0 +1,148 @@
+"""The canvas legend: a colour swatch and black text per overlay, in a fixed, readable font.
+
+``vtkLegendBoxActor`` fits its text to its box (``SetConstrainedFontSize``): given a box as a
+fraction of the view, the font shrank with the view and with the longest label (about 7 px
+at 1280x800). Here the box is sized in pixels from the font instead, every time the view's
+size or the entries change, so the text is always :data:`LEGEND_FONT_PX` (times the screen's
+scale) and the box grows with a longer label. The text is black (the actor colours an
+entry's text with its colour unless that colour is negative); the colour is in the swatch,
+a bar carrying its RGB as cell scalars.
+"""
+
+from __future__ import annotations
+
+import weakref
+
+import numpy as np
+import pyvista as pv
+from vtkmodules.vtkRenderingAnnotation import vtkLegendBoxActor
+from vtkmodules.vtkRenderingCore import vtkTextMapper
+
+LEGEND_FONT_PX = 15
+"""Legend text size at 96 DPI (pixels of the font's em): readable on a projector from the
+back of a room; multiplied by the screen's logical DPI / 96."""
+
+LEGEND_MARGIN_PX = 8
+"""Gap between the legend and the view's top-right corner."""
+
+LEGEND_PADDING_PX = 6
+
+
+def _hex_to_rgb8(color: str) -> tuple[int, int, int]:
+    color = color.lstrip("#")
+    return tuple(int(color[i:i + 2], 16) for i in (0, 2, 4))
+
+
+SWATCH_ASPECT = 2.0
+"""Width / height of a swatch: the actor draws a swatch at most half a row tall, so a bar
+twice as wide shows more of the colour than a square."""
+
+
+def _swatch(color: str) -> pv.PolyData:
+    """A bar carrying ``color`` as uint8 RGB cell scalars (drawn as is)."""
+    a = SWATCH_ASPECT
+    bar = pv.PolyData(np.array([[-a, -1, 0], [a, -1, 0], [a, 1, 0], [-a, 1, 0]], float),
+                      faces=np.array([4, 0, 1, 2, 3]))
+    bar.cell_data["rgb"] = np.array([_hex_to_rgb8(color)], dtype=np.uint8)
+    return bar
+
+
+class CanvasLegend:
+    """A ``vtkLegendBoxActor`` in the view's top-right corner with a fixed font size.
+
+    Parameters
+    ----------
+    renderer : vtkRenderer
+    scale : float
+        Screen scale (logical DPI / 96): the font is ``LEGEND_FONT_PX * scale`` pixels.
+    """
+
+    def __init__(self, renderer, scale: float = 1.0):
+        self.renderer = renderer
+        self.font_px = max(8, round(LEGEND_FONT_PX * scale))
+        self.actor = vtkLegendBoxActor()
+        actor = self.actor
+        actor.SetUseBackground(True)
+        actor.SetBackgroundColor(1.0, 1.0, 1.0)
+        actor.SetBackgroundOpacity(0.92)
+        actor.BorderOn()
+        actor.GetProperty().SetColor(0.6, 0.6, 0.6)
+        actor.SetPadding(LEGEND_PADDING_PX)
+        text = actor.GetEntryTextProperty()
+        text.SetColor(0.0, 0.0, 0.0)
+        text.SetFontFamilyToArial()
+        text.BoldOff()
+        text.ShadowOff()
+        actor.SetScalarVisibility(True)
+        self.entries: list[tuple[str, str]] = []
+        self._placed_for = None  # (view size, entries) the box was last sized for
+        renderer.AddActor(actor)
+        # Placed before every render: the view may have been resized since the last one.
+        # A weak reference: the renderer must not keep the legend (and itself) alive.
+        ref = weakref.ref(self)
+        self._observer = renderer.AddObserver(
+            "StartEvent", lambda *_a: ref() is not None and ref().place())
+
+    def set_entries(self, entries) -> None:
+        """``[(text, "#rrggbb"), ...]``; rewrites the actor only when they change."""
+        entries = [(str(t), str(c)) for t, c in entries]
+        if entries == self.entries:
+            return
+        self.entries = entries
+        actor = self.actor
+        actor.SetNumberOfEntries(len(entries))
+        for i, (text, color) in enumerate(entries):
+            # A negative colour keeps the text black; the swatch's scalars give its colour.
+            actor.SetEntry(i, _swatch(color), text, (-1.0, -1.0, -1.0))
+        actor.Modified()
+        self._placed_for = None
+
+    def texts(self) -> list[str]:
+        return [t for t, _c in self.entries]
+
+    def box_px(self) -> tuple[int, int]:
+        """``(width, height)`` in pixels that makes the actor pick :attr:`font_px`: rows as
+        tall as the longest entry's text at that size, the text column as wide."""
+        if not self.entries:
+            return 0, 0
+        probe = vtkTextMapper()
+        probe.GetTextProperty().ShallowCopy(self.actor.GetEntryTextProperty())
+        size = [0, 0]
+
+        def measure(text: str, points: int) -> tuple[int, int]:
+            probe.SetInput(text)
+            probe.GetTextProperty().SetFontSize(points)
+            probe.GetSize(self.renderer, size)
+            return size[0], size[1]
+
+        # The actor fits the font to the entry widest at 12 pt and gives the swatch column
+        # the share a / (a + w / h) of the width, a the swatch's aspect and w, h that entry's
+        # size at 12 pt (vtkLegendBoxActor.cxx): the box below makes that entry, and so every
+        # entry, exactly font_px.
+        widest = max(self.texts(), key=lambda t: measure(t, 12)[0])
+        w12, h12 = measure(widest, 12)
+        symbol_share = SWATCH_ASPECT / (SWATCH_ASPECT + w12 / max(1, h12))
+        text_w, text_h = measure(widest, self.font_px)
+        pad = 2 * LEGEND_PADDING_PX
+        width = int(np.ceil(text_w / (1.0 - symbol_share))) + pad + 1
+        height = text_h * len(self.entries) + pad
+        return width, height
+
+    def place(self) -> None:
+        """Put the box in the top-right corner at the size :meth:`box_px` gives."""
+        view = tuple(self.renderer.GetSize())
+        key = (view, tuple(self.entries))
+        if key == self._placed_for or view[0] <= 0 or view[1] <= 0:
+            return
+        self._placed_for = key
+        width, height = self.box_px()
+        width = min(width, view[0] - 2 * LEGEND_MARGIN_PX)
+        height = min(height, view[1] - 2 * LEGEND_MARGIN_PX)
+        x0 = view[0] - LEGEND_MARGIN_PX - width
+        y0 = view[1] - LEGEND_MARGIN_PX - height
+        self.actor.SetPosition(x0 / view[0], y0 / view[1])
+        self.actor.SetPosition2(width / view[0], height / view[1])
+
+    def remove(self) -> None:
+        self.renderer.RemoveObserver(self._observer)
+        self.renderer.RemoveActor(self.actor)
