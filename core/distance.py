@@ -22,7 +22,7 @@ from core.bv._geom import tri_tri_closest
 from core.bv.registry import fit_volumes, get_kind, lower_bound_by_code, volume_by_code
 from core.bvh.tree import Tree
 from core.checks import instance, real_number
-from core.collide.query import box_margin, relative_pose, rigid_body
+from core.collide.query import box_margin, check_tree, relative_pose, rigid_body
 from core.collide.tandem import grow, transform_points
 from core.collide.trace import Counters
 from core.mesh import TriMesh, check_coordinate_bound
@@ -200,11 +200,8 @@ def _checked_rigid(mesh_a, tree_a, mesh_b, tree_b, pose_a, pose_b):
     for name, mesh, tree, pose in (("mesh_a", mesh_a, tree_a, pose_a),
                                    ("mesh_b", mesh_b, tree_b, pose_b)):  # fmt: skip
         instance(mesh, name, TriMesh)
-        instance(tree, "tree_" + name[-1], Tree)
+        check_tree(tree, mesh, name[-1])
         instance(pose, "pose_" + name[-1], Pose, optional=True)
-        if tree.faces.shape != mesh.faces.shape:
-            raise ValueError(f"tree_{name[-1]} was built on {tree.faces.shape[0]} triangles, "
-                             f"{name} has {mesh.n_faces}")  # fmt: skip
         check_coordinate_bound(mesh, name, pose)
     mesh_a, tree_a, pose_a = rigid_body(mesh_a, tree_a, pose_a)
     mesh_b, tree_b, pose_b = rigid_body(mesh_b, tree_b, pose_b)

@@ -29,6 +29,7 @@ from core.bvh.tree import Tree
 from core.collide.query import (
     CollisionResult,
     box_margin,
+    check_tree,
     finish_query,
     relative_pose,
     rigid_body,
@@ -218,6 +219,14 @@ def collide_bv(
         Same pairs as :func:`core.collide.collide`; ``timings`` also has ``"fit"``.
     """
     kind = get_kind(bv)
+    check_tree(tree_a, mesh_a, "a")
+    check_tree(tree_b, mesh_b, "b")
+    for name, tree, volumes in (("volumes_a", tree_a, volumes_a), ("volumes_b", tree_b, volumes_b)):
+        if volumes is not None and np.shape(volumes) != (tree.n_nodes, kind.width):
+            raise ValueError(
+                f"{name} must have shape ({tree.n_nodes}, {kind.width}) for {kind.name} "
+                f"volumes of this tree, got {np.shape(volumes)}"
+            )
     # Volumes given for an unscaled mesh do not bound the scaled one: fit them afresh.
     if pose_a is not None and not pose_a.is_rigid:
         volumes_a = None

@@ -178,6 +178,21 @@ def scaled_tree(tree: Tree, scale: float) -> Tree:
     return dataclasses.replace(tree, bmin=bmin, bmax=bmax)
 
 
+def check_tree(tree: Tree, mesh: TriMesh, name: str) -> None:
+    """Raise ``ValueError`` unless ``tree`` was built on as many triangles as ``mesh`` has.
+
+    The kernels index ``mesh.faces`` with the tree's ``prim_ids``; a tree of another mesh
+    would send them past the end of the array. O(1).
+    """
+    if not isinstance(tree, Tree):
+        raise TypeError(f"tree_{name} must be a Tree, got {type(tree).__name__}")
+    if not isinstance(mesh, TriMesh):
+        raise TypeError(f"mesh_{name} must be a TriMesh, got {type(mesh).__name__}")
+    if tree.faces.shape != mesh.faces.shape:
+        raise ValueError(f"tree_{name} was built on {tree.faces.shape[0]} triangles, "
+                         f"mesh_{name} has {mesh.n_faces}")  # fmt: skip
+
+
 def rigid_body(mesh: TriMesh, tree: Tree | None, pose: Pose | None):
     """Move a pose's uniform scale into the mesh (and its tree): the kernels take rigid poses.
 
@@ -293,6 +308,8 @@ def collide(
     -------
     CollisionResult
     """
+    check_tree(tree_a, mesh_a, "a")
+    check_tree(tree_b, mesh_b, "b")
     mesh_a, tree_a, pose_a = rigid_body(mesh_a, tree_a, pose_a)
     mesh_b, tree_b, pose_b = rigid_body(mesh_b, tree_b, pose_b)
     rel = relative_pose(pose_a, pose_b)

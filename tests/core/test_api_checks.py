@@ -171,3 +171,21 @@ def test_deformer_numbers_name_the_parameter(value):
     twist = DEFORMERS["twist"]
     with pytest.raises(TypeError, match="^amplitude must be a real number"):
         twist(amplitude=value)
+
+
+def test_a_tree_of_another_mesh_is_refused_before_the_kernels():
+    # The kernels index the mesh's faces with the tree's triangle ids: a bigger tree would
+    # read past the end of the faces array.
+    from core.collide import collide
+    from core.collide.bvquery import collide_bv
+
+    big, small = sphere_mesh(8), SPHERE
+    big_tree, small_tree = build_tree(big), build_tree(small)
+    with pytest.raises(ValueError, match="^tree_b was built on 224 triangles, mesh_b has 120"):
+        collide(small, small_tree, small, big_tree)
+    with pytest.raises(ValueError, match="^tree_a was built on 224 triangles, mesh_a has 120"):
+        collide_bv(small, big_tree, small, small_tree, bv="obb")
+    with pytest.raises(TypeError, match="^tree_a must be a Tree, got TriMesh"):
+        collide(small, small, small, small_tree)
+    with pytest.raises(ValueError, match="^volumes_b must have shape"):
+        collide_bv(small, small_tree, small, small_tree, bv="obb", volumes_b=np.zeros((3, 2)))
