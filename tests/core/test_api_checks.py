@@ -189,3 +189,10 @@ def test_a_tree_of_another_mesh_is_refused_before_the_kernels():
         collide(small, small, small, small_tree)
     with pytest.raises(ValueError, match="^volumes_b must have shape"):
         collide_bv(small, small_tree, small, small_tree, bv="obb", volumes_b=np.zeros((3, 2)))
+
+
+def test_self_collide_refuses_a_tree_of_another_mesh():
+    from core.collide import self_collide
+
+    with pytest.raises(ValueError, match="^tree was built on 224 triangles, mesh has 120"):
+        self_collide(SPHERE, build_tree(sphere_mesh(8)))
