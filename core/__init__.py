@@ -25,6 +25,8 @@ _numba_cache.configure()
 
 from typing import TYPE_CHECKING  # noqa: E402
 
+import numpy as np  # noqa: E402
+
 from core.mesh import TriMesh  # noqa: E402
 from core.pose import Pose  # noqa: E402
 
@@ -50,30 +52,60 @@ def contacts(
     mesh_a, mesh_b : TriMesh
     pose_a, pose_b : Pose, optional
         World poses (identity when None).
-    split : SplitRule, optional
-        Default :attr:`SplitRule.MIDPOINT`.
+    split : SplitRule or str, optional
+        Default :attr:`SplitRule.MIDPOINT`; a name such as ``"sah"`` also works.
     leaf_size : int
+        At least 1.
     trace : bool
         Keep the per-level record of the traversal.
-    descend : DescendRule, optional
+    descend : DescendRule or str, optional
         Default :attr:`DescendRule.LARGER_VOLUME`.
 
     Returns
     -------
     CollisionResult
+
+    Raises
+    ------
+    TypeError
+        An argument of the wrong type (named in the message).
+    ValueError
+        ``leaf_size < 1``, an unknown rule name, or a posed mesh whose coordinates reach past
+        :data:`core.mesh.MAX_ABS_COORDINATE`.
     """
     from core.bvh import SplitRule, build_trees
+    from core.checks import enum_member, instance, integer
     from core.collide import DescendRule, collide
+    from core.mesh import check_coordinate_bound
 
-    split = SplitRule.MIDPOINT if split is None else split
-    descend = DescendRule.LARGER_VOLUME if descend is None else descend
+    hint = " (make one with TriMesh(vertices=..., faces=...) or load_mesh(path))"
+    instance(mesh_a, "mesh_a", TriMesh, hint=hint)
+    instance(mesh_b, "mesh_b", TriMesh, hint=hint)
+    instance(pose_a, "pose_a", Pose, optional=True)
+    instance(pose_b, "pose_b", Pose, optional=True)
+    split = enum_member(split, "split", SplitRule, SplitRule.MIDPOINT)
+    descend = enum_member(descend, "descend", DescendRule, DescendRule.LARGER_VOLUME)
+    leaf_size = integer(leaf_size, "leaf_size", minimum=1)
+    if not isinstance(trace, (bool, np.bool_)):
+        raise TypeError(f"trace must be a bool, got {type(trace).__name__}")
+    check_coordinate_bound(mesh_a, "mesh_a", pose_a)
+    check_coordinate_bound(mesh_b, "mesh_b", pose_b)
     tree_a, tree_b = build_trees([mesh_a, mesh_b], split, leaf_size)
     return collide(mesh_a, tree_a, mesh_b, tree_b, pose_a, pose_b, descend=descend, trace=trace)
 
 
 def load_mesh(path, name=None) -> TriMesh:
-    """Read a mesh file; see :func:`core.io.load_mesh`."""
+    """Read a mesh file; see :func:`core.io.load_mesh`.
+
+    Raises
+    ------
+    TypeError
+        ``name`` given and not a str.
+    """
     from core.io import load_mesh as _load
+
+    if name is not None and not isinstance(name, str):
+        raise TypeError(f"name must be a str, got {type(name).__name__}")
 
     return _load(path, name) if name is not None else _load(path)
 

@@ -6,12 +6,55 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import re
 import sys
 import time
 
 import numpy as np
 
 from core.errors import BVHLabError
+
+DEFAULT_TEXT_PAIRS = 20
+"""Pairs the text output lists without ``--max-pairs`` (JSON lists all)."""
+
+_JSON_ROWS_PER_WRITE = 65536
+"""Rows of a pair array formatted per write when streaming JSON: a few MB of text at a time,
+instead of one string (and one Python list) for all 26 million pairs of a 2M-triangle mesh
+against itself, which ended in a MemoryError."""
+
+# A negative number in any form float() reads: argparse's own test (r"^-\d+$|^-\d*\.\d+$")
+# misses exponents, so "-1e-9" was taken for an unknown option.
+_NEGATIVE_NUMBER = re.compile(
+    r"^-(?:(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?|inf(?:inity)?|nan)$", re.IGNORECASE
+)
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argument parser that reads every negative number as a value, never as an option.
+
+    Sub-parsers made by :meth:`add_subparsers` are of this class too. No option of this
+    command line looks like a number, so nothing is lost.
+    """
+
+    def _parse_optional(self, arg_string):
+        if _NEGATIVE_NUMBER.match(arg_string):
+            return None
+        return super()._parse_optional(arg_string)
+
+
+def _integer(text: str) -> int:
+    """An integer option's value: ``"12"``, or a whole number in float form (``"1e6"``)."""
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if not (math.isfinite(value) and value == int(value)):
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}")
+    return int(value)
 
 _CONTACTS_EPILOG = """\
 Face ids are indices into each file's faces in file order. Polygons with k sides are split
@@ -21,6 +64,16 @@ file's own polygon ids.
 
 B is scaled about the origin of its own coordinates, then rotated about that origin, then
 translated: x = R (S x_B) + t.
+
+--json writes one JSON object, streamed pair by pair for large answers. "pairs_total" is the
+number of contacting pairs; with --max-pairs N only the first N are listed in "pairs",
+"source_pairs" and "kinds", and "pairs_truncated" is true. The JSON never holds NaN or
+Infinity: a value that is not finite is written as null.
+"""
+
+_DISTANCE_EPILOG = """\
+--json writes one JSON object. It never holds NaN or Infinity: a value that is not finite
+(none is expected for meshes within the supported coordinate range) is written as null.
 """
 
 
@@ -60,9 +113,7 @@ def build_parser() -> argparse.ArgumentParser:
     from core.bvh import SplitRule
     from core.collide import DescendRule
 
-    parser = argparse.ArgumentParser(
-        prog="python -m core", description="BVH Lab collision engine, headless."
-    )
+    parser = _Parser(prog="python -m core", description="BVH Lab collision engine, headless.")
     sub = parser.add_subparsers(dest="command", required=True)
 
     c = sub.add_parser(
@@ -76,7 +127,7 @@ def build_parser() -> argparse.ArgumentParser:
     _pose_args(c)
     c.add_argument("--split", choices=_rule_names(SplitRule), default="midpoint",
                    help="split rule of both trees (default: midpoint, van den Bergen)")  # fmt: skip
-    c.add_argument("--leaf-size", type=int, default=1, metavar="K",
+    c.add_argument("--leaf-size", type=_integer, default=1, metavar="K",
                    help="most triangles per leaf (default 1)")  # fmt: skip
     c.add_argument("--descend", choices=_rule_names(DescendRule), default="larger_volume",
                    help="which node of an overlapping pair to split")  # fmt: skip
@@ -91,21 +142,27 @@ def build_parser() -> argparse.ArgumentParser:
                    + " ".join(_partition_names()))  # fmt: skip
     c.add_argument("--cell-size", type=float, default=None, metavar="H",
                    help="with --partition grid: cell edge length (default: from triangle size)")
-    c.add_argument("--max-depth", type=int, default=None, metavar="D",
+    c.add_argument("--max-depth", type=_integer, default=None, metavar="D",
                    help="with --partition octree/kdtree/bsp: deepest level")
-    c.add_argument("--capacity", type=int, default=None, metavar="N",
+    c.add_argument("--capacity", type=_integer, default=None, metavar="N",
                    help="with --partition octree/kdtree/bsp: triangles a leaf may hold")
     c.add_argument("--json", action="store_true", help="print one JSON object")
-    c.add_argument("--max-pairs", type=int, default=20, metavar="N",
-                   help="pairs listed in text output (default 20; --json lists all)")  # fmt: skip
+    c.add_argument("--max-pairs", type=_integer, default=None, metavar="N",
+                   help="list at most N pairs (default: 20 in text, all with --json); the "
+                   "total is always reported")  # fmt: skip
 
-    d = sub.add_parser("distance", help="minimum distance and closest triangles of two meshes")
+    d = sub.add_parser(
+        "distance",
+        help="minimum distance and closest triangles of two meshes",
+        epilog=_DISTANCE_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     d.add_argument("mesh_a", help="OBJ, STL, PLY, OFF, VTK or VTP file")
     d.add_argument("mesh_b", help="OBJ, STL, PLY, OFF, VTK or VTP file")
     _pose_args(d)
     d.add_argument("--split", choices=_rule_names(SplitRule), default="midpoint",
                    help="split rule of both trees")  # fmt: skip
-    d.add_argument("--leaf-size", type=int, default=1, metavar="K")
+    d.add_argument("--leaf-size", type=_integer, default=1, metavar="K")
     d.add_argument("--bv", choices=_distance_bv_names(), default="rss", metavar="KIND",
                    help="volume whose distance bound prunes: "
                    + " ".join(_distance_bv_names()) + " (default rss)")  # fmt: skip
@@ -128,6 +185,14 @@ def _check_args(args) -> None:
             raise ValueError("--rotate-b needs four finite numbers")
         if not any(args.rotate_b[:3]):
             raise ValueError("--rotate-b axis must not be zero")
+    cell_size = getattr(args, "cell_size", None)
+    if cell_size is not None and not (math.isfinite(cell_size) and cell_size > 0.0):
+        raise ValueError(f"--cell-size must be a positive number, got {cell_size}")
+    for option, least in (("max_depth", 0), ("capacity", 1), ("max_pairs", 0)):
+        value = getattr(args, option, None)
+        if value is not None and value < least:
+            name = "--" + option.replace("_", "-")
+            raise ValueError(f"{name} must be at least {least}, got {value}")
 
 
 def run_contacts(args) -> dict:
@@ -185,18 +250,33 @@ def run_contacts(args) -> dict:
     }
 
 
+def _pairs_listed(args, n_pairs: int) -> int:
+    """How many pairs the report lists: ``--max-pairs``, else 20 in text and all in JSON."""
+    if args.max_pairs is not None:
+        return min(n_pairs, args.max_pairs)
+    return n_pairs if args.json else min(n_pairs, DEFAULT_TEXT_PAIRS)
+
+
 def _contacts_common(args, mesh_a, mesh_b, result, containment) -> dict:
-    """Meshes, pairs (file ids and source ids), kinds and containment of a contacts report."""
-    src_a = mesh_a.source_face_ids[result.pairs[:, 0]]
-    src_b = mesh_b.source_face_ids[result.pairs[:, 1]]
+    """Meshes, pairs (file ids and source ids), kinds and containment of a contacts report.
+
+    The pair lists stay numpy arrays (``(c, 2) int32``, ``(c, 2) int64``, ``(c,) int8``), cut
+    to the pairs listed: :func:`write_json` streams them, so a huge answer is never one list.
+    """
+    n_total = int(result.pairs.shape[0])
+    listed = result.pairs[: _pairs_listed(args, n_total)]
+    src_a = mesh_a.source_face_ids[listed[:, 0]]
+    src_b = mesh_b.source_face_ids[listed[:, 1]]
     return {
         "mesh_a": {"path": str(args.mesh_a), "triangles": mesh_a.n_faces,
                    "degenerate": mesh_a.n_degenerate},
         "mesh_b": {"path": str(args.mesh_b), "triangles": mesh_b.n_faces,
                    "degenerate": mesh_b.n_degenerate},
-        "pairs": result.pairs.tolist(),
-        "source_pairs": np.stack([src_a, src_b], axis=1).tolist(),
-        "kinds": result.kinds.tolist(),
+        "pairs": listed,
+        "source_pairs": np.stack([src_a, src_b], axis=1),
+        "kinds": result.kinds[: listed.shape[0]],
+        "pairs_total": n_total,
+        "pairs_truncated": bool(listed.shape[0] < n_total),
         "containment": containment.as_dict(),
     }  # fmt: skip
 
@@ -231,18 +311,27 @@ def _partition_report(args, mesh_a, mesh_b, pose_b, load_ms: float) -> dict:
 
 
 def _load_posed(args):
+    """Both meshes as loaded and B's pose; B's scale is moved into its vertices.
+
+    The queries apply a pose's scale the same way (:func:`core.collide.query.rigid_body`);
+    doing it here once keeps the report's triangle counts and bounds those of the scaled B.
+    """
+    from core.collide.query import rigid_body
     from core.io import load_mesh
+    from core.mesh import check_coordinate_bound
     from core.pose import Pose, rotation_matrix
 
     _check_args(args)
     mesh_a = load_mesh(args.mesh_a)
     mesh_b = load_mesh(args.mesh_b)
-    if args.scale_b != 1.0:
-        mesh_b = mesh_b.with_vertices(mesh_b.vertices * args.scale_b)
     rot = np.eye(3)
     if args.rotate_b is not None:
         rot = rotation_matrix(args.rotate_b[:3], math.radians(args.rotate_b[3]))
-    return mesh_a, mesh_b, Pose(rot, np.array(args.translate_b))
+    pose_b = Pose(rot, np.array(args.translate_b), args.scale_b)
+    check_coordinate_bound(mesh_a, str(args.mesh_a))
+    check_coordinate_bound(mesh_b, str(args.mesh_b), pose_b)
+    mesh_b, _, pose_b = rigid_body(mesh_b, None, pose_b)
+    return mesh_a, mesh_b, pose_b
 
 
 def run_distance(args) -> dict:
@@ -283,8 +372,8 @@ def format_distance(report: dict) -> str:
     ])  # fmt: skip
 
 
-def format_report(report: dict, max_pairs: int) -> str:
-    """The text form of :func:`run_contacts`'s report."""
+def format_report(report: dict) -> str:
+    """The text form of :func:`run_contacts`'s report (its pairs already cut to the list)."""
     from core.collide.tritri import ContactKind
 
     a, b, c = report["mesh_a"], report["mesh_b"], report["counters"]
@@ -303,10 +392,10 @@ def format_report(report: dict, max_pairs: int) -> str:
     if "containment" in report:
         lines.append(f"containment: {report['containment']['text']}")
     pairs = report["pairs"]
-    for (ia, ib), kind in list(zip(pairs, report["kinds"]))[:max_pairs]:
+    for (ia, ib), kind in zip(pairs.tolist(), report["kinds"].tolist()):
         lines.append(f"  A {ia:>8}  B {ib:>8}  {ContactKind(kind).name.lower()}")
-    if len(pairs) > max_pairs:
-        lines.append(f"  ... and {len(pairs) - max_pairs} more (--json lists all)")
+    if report["pairs_truncated"]:
+        lines.append(f"  ... and {report['pairs_total'] - len(pairs)} more (--json lists all)")
     if "partition" in report:
         t = report["timings_ms"]
         lines.append(
@@ -333,6 +422,43 @@ def format_report(report: dict, max_pairs: int) -> str:
     return "\n".join(lines)
 
 
+def _finite_or_null(value):
+    """``value`` with every float that is NaN or infinite replaced by None (JSON null)."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: _finite_or_null(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite_or_null(v) for v in value]
+    return value
+
+
+def _write_rows(array: np.ndarray, out) -> None:
+    """An integer array as a JSON list, ``_JSON_ROWS_PER_WRITE`` rows per write."""
+    out.write("[")
+    for start in range(0, array.shape[0], _JSON_ROWS_PER_WRITE):
+        if start:
+            out.write(", ")
+        out.write(json.dumps(array[start : start + _JSON_ROWS_PER_WRITE].tolist())[1:-1])
+    out.write("]")
+
+
+def write_json(report: dict, out) -> None:
+    """Write ``report`` as one line of strict JSON (no NaN, no Infinity).
+
+    Numpy arrays (the pair lists) are streamed in blocks; the text is the same as
+    ``json.dumps`` of the whole report would give. Floats that are not finite become null.
+    """
+    out.write("{")
+    for i, (key, value) in enumerate(report.items()):
+        out.write((", " if i else "") + json.dumps(key) + ": ")
+        if isinstance(value, np.ndarray):
+            _write_rows(value, out)
+        else:
+            out.write(json.dumps(_finite_or_null(value), allow_nan=False))
+    out.write("}\n")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -343,14 +469,17 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     try:
         report = run_distance(args) if args.command == "distance" else run_contacts(args)
+        if args.json:
+            write_json(report, sys.stdout)
+        elif args.command == "distance":
+            print(format_distance(report))
+        else:
+            print(format_report(report))
     except (BVHLabError, ValueError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    if args.command == "distance":
-        print(json.dumps(report) if args.json else format_distance(report))
-        return 0
-    if args.json:
-        print(json.dumps(report))
-    else:
-        print(format_report(report, args.max_pairs))
+    except MemoryError:
+        hint = " (--max-pairs N lists fewer pairs)" if args.command == "contacts" else ""
+        print(f"error: out of memory for this query{hint}", file=sys.stderr)
+        return 2
     return 0

@@ -21,10 +21,11 @@ from numba import njit
 from core.bv._geom import tri_tri_closest
 from core.bv.registry import fit_volumes, get_kind, lower_bound_by_code, volume_by_code
 from core.bvh.tree import Tree
-from core.collide.query import box_margin, relative_pose
+from core.checks import instance, real_number
+from core.collide.query import box_margin, check_tree, relative_pose, rigid_body
 from core.collide.tandem import grow, transform_points
 from core.collide.trace import Counters
-from core.mesh import TriMesh
+from core.mesh import TriMesh, check_coordinate_bound
 from core.pose import Pose
 from core.settings import DEFAULT_TOLERANCES, Tolerances
 
@@ -189,6 +190,24 @@ def _search(mesh_a, tree_a, mesh_b, tree_b, pose_a, pose_b, bv, upper, stop_at, 
     return out, {"fit": t1 - t0, "search": t2 - t1}
 
 
+def _checked_rigid(mesh_a, tree_a, mesh_b, tree_b, pose_a, pose_b):
+    """The distance queries' argument checks, then scales moved into the meshes.
+
+    Raises ``TypeError`` naming a mesh, tree or pose of the wrong type, and ``ValueError`` when
+    a posed mesh reaches past :data:`core.mesh.MAX_ABS_COORDINATE` (the distance would
+    overflow to infinity).
+    """
+    for name, mesh, tree, pose in (("mesh_a", mesh_a, tree_a, pose_a),
+                                   ("mesh_b", mesh_b, tree_b, pose_b)):  # fmt: skip
+        instance(mesh, name, TriMesh)
+        check_tree(tree, mesh, name[-1])
+        instance(pose, "pose_" + name[-1], Pose, optional=True)
+        check_coordinate_bound(mesh, name, pose)
+    mesh_a, tree_a, pose_a = rigid_body(mesh_a, tree_a, pose_a)
+    mesh_b, tree_b, pose_b = rigid_body(mesh_b, tree_b, pose_b)
+    return mesh_a, tree_a, mesh_b, tree_b, pose_a, pose_b
+
+
 def min_distance(
     mesh_a: TriMesh,
     tree_a: Tree,
@@ -216,6 +235,9 @@ def min_distance(
     -------
     DistanceResult
     """
+    mesh_a, tree_a, mesh_b, tree_b, pose_a, pose_b = _checked_rigid(
+        mesh_a, tree_a, mesh_b, tree_b, pose_a, pose_b
+    )
     (best, pair, pa, pb, n_bv, n_tri), timings = _search(
         mesh_a, tree_a, mesh_b, tree_b, pose_a, pose_b, bv, np.inf, -1.0, tol
     )
@@ -241,8 +263,12 @@ def within_distance(
     Stops at the first triangle pair within ``d``; volume pairs farther than ``d`` are pruned
     from the start, so the answer costs less than :func:`min_distance`.
     """
+    d = real_number(d, "d")
     if not np.isfinite(d) or d < 0.0:
         raise ValueError(f"tolerance distance must be a finite number >= 0, got {d}")
+    mesh_a, tree_a, mesh_b, tree_b, pose_a, pose_b = _checked_rigid(
+        mesh_a, tree_a, mesh_b, tree_b, pose_a, pose_b
+    )
     # Search strictly below an upper bound just above d, and stop at the first pair <= d.
     upper = np.nextafter(float(d), np.inf)
     (best, *_), _ = _search(mesh_a, tree_a, mesh_b, tree_b, pose_a, pose_b, bv, upper, d, tol)

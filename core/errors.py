@@ -58,6 +58,14 @@ class FaceShapeError(MeshError):
     """Faces are not an ``(m, 3)`` integer array."""
 
 
+class FaceTypeError(FaceShapeError, TypeError):
+    """Faces are not integers (floats, booleans, strings, objects): a ``TypeError`` too."""
+
+
+class VertexShapeError(EmptyMeshError):
+    """Vertices are not an ``(n, 3)`` array (an :class:`EmptyMeshError`, as it was first)."""
+
+
 class TopologyChangedError(BVHLabError):
     """A tree was asked to refit to a mesh whose faces differ from the ones it was built on.
 

@@ -7,15 +7,19 @@ the topology it was built on.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from core.checks import real_array
 from core.errors import (
     EmptyMeshError,
     FaceIndexError,
     FaceShapeError,
+    FaceTypeError,
     NonFiniteVertexError,
+    VertexShapeError,
 )
 from core.settings import DEFAULT_TOLERANCES, Tolerances
 
@@ -25,21 +29,44 @@ def _read_only(array: np.ndarray) -> np.ndarray:
     return array
 
 
-def check_vertices(vertices) -> np.ndarray:
+MAX_ABS_COORDINATE = 2.0**240
+"""Largest absolute world coordinate a query accepts (about 1.77e72).
+
+The queries multiply up to four coordinate differences: the orientation determinants of the
+exact triangle test are products of three (Shewchuk 1997), and squared norms of cross products
+(the triangle test's size-relative tolerance, the closest-point solve of the distance query)
+are products of four. Each difference, in A's frame after B's pose, is up to about four times
+the largest coordinate: ``(4 * 2**240)**4 = 2**968`` leaves 2**55 below float64's 2**1024 for
+sums and the 2**27 splitter of exact products. Measured on a sphere against itself posed: the
+answers equal those at unit scale up to 1e76.5, the distance turns wrong at 1e77 and the
+contacts at 1e80 (a product of four overflowing); 2.0**500 would let the cube alone overflow.
+Checked by :func:`check_coordinate_bound` where meshes and poses enter :func:`core.contacts`,
+:func:`core.distance.min_distance` and the command line.
+"""
+
+
+def check_vertices(vertices, name: str = "vertices") -> np.ndarray:
     """Return ``vertices`` as a contiguous ``(n, 3) float64`` array, or raise.
 
     Raises
     ------
+    TypeError
+        Not real numbers: complex (the imaginary part would be lost), boolean, string or object.
+    VertexShapeError
+        Not ``(n, 3)``.
     EmptyMeshError
         No vertices.
     NonFiniteVertexError
         NaN or infinite coordinates, with the count of bad vertices and the first index.
     """
-    v = np.ascontiguousarray(vertices, dtype=np.float64)
-    if v.ndim != 2 or v.shape[1] != 3:
-        raise EmptyMeshError(f"vertices must be an (n, 3) array, got shape {v.shape}")
-    if v.shape[0] == 0:
-        raise EmptyMeshError("the mesh has no vertices")
+    array = vertices if isinstance(vertices, np.ndarray) else np.asarray(vertices)
+    if array.dtype.kind not in "iuf":
+        real_array(array, name, (None, 3))  # raises the TypeError naming the dtype
+    if array.ndim != 2 or array.shape[1] != 3:
+        raise VertexShapeError(f"{name} must be an (n, 3) array, got shape {array.shape}")
+    if array.shape[0] == 0:
+        raise EmptyMeshError(f"{name}: the mesh has no vertices")
+    v = np.ascontiguousarray(array, dtype=np.float64)
     bad = ~np.isfinite(v).all(axis=1)
     if bad.any():
         ids = np.flatnonzero(bad)
@@ -50,30 +77,66 @@ def check_vertices(vertices) -> np.ndarray:
 def check_faces(faces, n_vertices: int) -> np.ndarray:
     """Return ``faces`` as a contiguous ``(m, 3) int32`` array, or raise.
 
+    Only integer arrays are indices: floats (even whole ones, as before), booleans, strings
+    and objects are refused rather than converted, so nothing is silently reinterpreted.
+
     Raises
     ------
+    FaceTypeError
+        Not integers (a ``TypeError`` and a :class:`FaceShapeError`).
     FaceShapeError
-        Not an ``(m, 3)`` array of integers.
+        Not an ``(m, 3)`` array.
     EmptyMeshError
         No faces.
     FaceIndexError
-        Indices outside ``[0, n_vertices)``, with the count of bad faces and the first index.
+        Indices outside ``[0, n_vertices)``, with the count of bad faces, the first index, the
+        bad value and ``n_vertices``.
     """
-    f = np.asarray(faces)
+    f = faces if isinstance(faces, np.ndarray) else np.asarray(faces)
     if f.ndim != 2 or f.shape[1] != 3:
         raise FaceShapeError(f"faces must be an (m, 3) array of vertex indices, got {f.shape}")
     if f.shape[0] == 0:
-        raise EmptyMeshError("the mesh has no triangles")
-    if not np.issubdtype(f.dtype, np.integer):
-        if not np.all(np.equal(np.mod(f, 1), 0)):
-            raise FaceShapeError("face indices must be integers")
-    f64 = f.astype(np.int64, copy=False)
-    bad = ((f64 < 0) | (f64 >= n_vertices)).any(axis=1)
-    if bad.any():
+        raise EmptyMeshError("faces: the mesh has no triangles")
+    if f.dtype.kind not in "iu":
+        what = {"b": "booleans", "f": "floating-point numbers", "c": "complex numbers",
+                "U": "strings", "S": "bytes", "O": "Python objects"}.get(f.dtype.kind,
+                                                                         str(f.dtype))  # fmt: skip
+        raise FaceTypeError(f"faces must be integer vertex indices, got {what} ({f.dtype})")
+    # One pass of min/max finds the common case (all in range) without a per-face mask.
+    lo, hi = int(f.min()), int(f.max())
+    if lo < 0 or hi >= n_vertices:
+        bad = ((f < 0) | (f >= n_vertices)).any(axis=1)
         ids = np.flatnonzero(bad)
-        detail = f"face {ids[0]} is {f64[ids[0]].tolist()}, mesh has {n_vertices} vertices"
+        row = f[ids[0]]
+        value = next(int(x) for x in row if x < 0 or x >= n_vertices)
+        detail = (f"faces: face {ids[0]} is {row.tolist()}, index {value} is not in "
+                  f"[0, {n_vertices}) for a mesh of {n_vertices} vertices")  # fmt: skip
         raise FaceIndexError(len(ids), ids[0], detail)
-    return np.ascontiguousarray(f64, dtype=np.int32)
+    return np.ascontiguousarray(f, dtype=np.int32)
+
+
+def check_coordinate_bound(mesh: TriMesh, name: str, pose=None) -> None:
+    """Raise ``ValueError`` naming ``name`` if the posed mesh reaches past MAX_ABS_COORDINATE.
+
+    Parameters
+    ----------
+    mesh : TriMesh
+    name : str
+        The argument, for the message (``"mesh_a"``).
+    pose : Pose, optional
+        World pose; its scale and translation count.
+    """
+    reach = float(np.max(np.abs(mesh.vertices)))
+    if pose is not None:
+        # |s R x + t| per axis is at most s |x|_2 + |t|, and |x|_2 <= sqrt(3) max|x_i|.
+        if not pose.is_identity:
+            reach = pose.scale * math.sqrt(3.0) * reach + float(np.max(np.abs(pose.translation)))
+    if not reach <= MAX_ABS_COORDINATE:
+        raise ValueError(
+            f"{name}: coordinates reach {reach:.3g} (with its pose), past the supported bound "
+            f"{MAX_ABS_COORDINATE:.3g} (2**240): products of its coordinates would overflow "
+            "float64; scale the mesh down"
+        )
 
 
 def triangle_areas(vertices: np.ndarray, faces: np.ndarray) -> np.ndarray:
@@ -119,33 +182,88 @@ def degenerate_mask(
 
 @dataclass(frozen=True, eq=False)
 class TriMesh:
-    """A triangle mesh with read-only arrays.
+    """A triangle mesh with read-only, validated arrays.
+
+    Every way of making one checks its input: ``TriMesh(vertices=..., faces=...)`` validates
+    exactly as :meth:`from_arrays` does (vectorised, O(n + m)), so no face index can send a
+    kernel outside the vertex array.
 
     Attributes
     ----------
     vertices : (n, 3) float64, read-only
+        Finite real coordinates (integer input is converted; complex, boolean, string or
+        object input raises ``TypeError`` naming ``vertices``).
     faces : (m, 3) int32, read-only
-        Vertex indices of each triangle.
+        Vertex indices of each triangle, each in ``[0, n)``. Only integer input is accepted
+        (floats, booleans, strings, objects raise :class:`~core.errors.FaceTypeError`).
     source_face_ids : (m,) int64, read-only
         For each triangle, the index of the face it came from in the source file (polygons
-        with k sides become k - 2 triangles that share one source id).
+        with k sides become k - 2 triangles that share one source id). Default ``arange(m)``.
     name : str
         A label for messages and the viewer (the file stem for loaded meshes).
+
+    Raises
+    ------
+    TypeError
+        Non-real vertices, non-integer faces, or a name that is not a string.
+    EmptyMeshError, NonFiniteVertexError, FaceShapeError, FaceIndexError
+        As :func:`check_vertices` and :func:`check_faces`.
     """
 
     vertices: np.ndarray
     faces: np.ndarray
-    source_face_ids: np.ndarray
+    source_face_ids: np.ndarray | None = None
     name: str = "mesh"
-    _degenerate: np.ndarray | None = field(default=None, repr=False)
+    _degenerate: np.ndarray | None = field(default=None, repr=False, init=False)
+
+    def __post_init__(self):
+        if not isinstance(self.name, str):
+            raise TypeError(f"name must be a str, got {type(self.name).__name__}")
+        v = check_vertices(self.vertices)
+        f = check_faces(self.faces, v.shape[0])
+        if self.source_face_ids is None:
+            src = np.arange(f.shape[0], dtype=np.int64)
+        else:
+            src = np.asarray(self.source_face_ids)
+            if src.dtype.kind not in "iu":
+                raise TypeError(f"source_face_ids must be integers, got {src.dtype}")
+            src = np.ascontiguousarray(src, dtype=np.int64)
+            if src.shape != (f.shape[0],):
+                raise FaceShapeError(
+                    f"source_face_ids must have shape ({f.shape[0]},), got {src.shape}"
+                )
+        # Copies where the caller could still write to the array it passed.
+        if v is self.vertices:
+            v = v.copy()
+        if f is self.faces:
+            f = f.copy()
+        if src is self.source_face_ids:
+            src = src.copy()
+        object.__setattr__(self, "vertices", _read_only(v))
+        object.__setattr__(self, "faces", _read_only(f))
+        object.__setattr__(self, "source_face_ids", _read_only(src))
+
+    @classmethod
+    def _trusted(cls, vertices, faces, source_face_ids, name) -> TriMesh:
+        """Wrap arrays that already passed the checks (read-only, right dtypes), unchecked.
+
+        Private: only for code holding another mesh's validated ``faces`` and freshly checked
+        vertices (:meth:`with_vertices`), where re-checking the faces would cost O(m) a frame.
+        """
+        mesh = object.__new__(cls)
+        for key, value in (("vertices", vertices), ("faces", faces),
+                           ("source_face_ids", source_face_ids), ("name", name),
+                           ("_degenerate", None)):  # fmt: skip
+            object.__setattr__(mesh, key, value)
+        return mesh
 
     @classmethod
     def from_arrays(cls, vertices, faces, name: str = "mesh", source_face_ids=None) -> TriMesh:
-        """Validate and wrap arrays.
+        """Validate and wrap arrays (the same as the constructor, positional order of old).
 
         Parameters
         ----------
-        vertices : (n, 3) array_like of float
+        vertices : (n, 3) array_like of real numbers
         faces : (m, 3) array_like of int
         name : str
         source_face_ids : (m,) array_like of int, optional
@@ -153,23 +271,9 @@ class TriMesh:
 
         Raises
         ------
-        EmptyMeshError, NonFiniteVertexError, FaceShapeError, FaceIndexError
+        TypeError, EmptyMeshError, NonFiniteVertexError, FaceShapeError, FaceIndexError
         """
-        v = check_vertices(vertices)
-        f = check_faces(faces, v.shape[0])
-        if source_face_ids is None:
-            src = np.arange(f.shape[0], dtype=np.int64)
-        else:
-            src = np.ascontiguousarray(source_face_ids, dtype=np.int64)
-            if src.shape != (f.shape[0],):
-                raise FaceShapeError(
-                    f"source_face_ids must have shape ({f.shape[0]},), got {src.shape}"
-                )
-        if v is vertices:
-            v = v.copy()
-        if f is faces:
-            f = f.copy()
-        return cls(_read_only(v), _read_only(f), _read_only(src), name)
+        return cls(vertices, faces, source_face_ids, name)
 
     def with_vertices(self, vertices) -> TriMesh:
         """A mesh with the same faces (the same array object) and new vertex positions.
@@ -191,7 +295,7 @@ class TriMesh:
             )
         if v is vertices:
             v = v.copy()
-        return TriMesh(_read_only(v), self.faces, self.source_face_ids, self.name)
+        return TriMesh._trusted(_read_only(v), self.faces, self.source_face_ids, self.name)
 
     @property
     def n_vertices(self) -> int:

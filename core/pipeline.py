@@ -19,6 +19,7 @@ from core.bvh.build import build_tree
 from core.bvh.quality import tree_drift
 from core.bvh.refit import leaf_nodes, refit_tree, same_topology
 from core.bvh.tree import SplitRule, Tree
+from core.checks import instance, integer, real_number
 from core.collide.bvquery import collide_bv
 from core.collide.query import CollisionResult, collide
 from core.collide.selfcollide import self_collide
@@ -90,6 +91,23 @@ class PipelineSettings:
     bv: str = "aabb"
     obb_fit: ObbFit = ObbFit.SURFACE
 
+    def __post_init__(self):
+        from core.bv import BV_KINDS
+
+        for name, cls in (("split", SplitRule), ("update", UpdateMode),
+                          ("descend", DescendRule), ("obb_fit", ObbFit),
+                          ("tol", Tolerances)):  # fmt: skip
+            instance(getattr(self, name), name, cls)
+        integer(self.leaf_size, "leaf_size", minimum=1)
+        threshold = real_number(self.drift_threshold, "drift_threshold")
+        if not (np.isfinite(threshold) and threshold >= 0.0):
+            raise ValueError(f"drift_threshold must be a finite number >= 0, got {threshold}")
+        for name in ("trace", "self_collision", "containment"):
+            if not isinstance(getattr(self, name), (bool, np.bool_)):
+                raise TypeError(f"{name} must be a bool, got {type(getattr(self, name)).__name__}")
+        if self.bv not in BV_KINDS:
+            raise ValueError(f"bv must be one of {', '.join(BV_KINDS)}, got {self.bv!r}")
+
 
 Deformer = Callable[[np.ndarray, float], np.ndarray]
 
@@ -113,6 +131,14 @@ class BodyInput:
     mesh: TriMesh
     pose: Pose = field(default_factory=Pose)
     deformer: Deformer | None = None
+
+    def __post_init__(self):
+        instance(self.key, "key", str)
+        instance(self.mesh, "mesh", TriMesh)
+        instance(self.pose, "pose", Pose)
+        if self.deformer is not None and not callable(self.deformer):
+            what = type(self.deformer).__name__
+            raise TypeError(f"deformer must be callable or None, got {what}")
 
 
 @dataclass(frozen=True, eq=False)
@@ -178,6 +204,7 @@ class FramePipeline:
     """
 
     def __init__(self, settings: PipelineSettings | None = None):
+        instance(settings, "settings", PipelineSettings, optional=True)
         self.settings = settings if settings is not None else PipelineSettings()
         self._cache: dict[str, _Cached] = {}
         self._index = 0
@@ -231,6 +258,11 @@ class FramePipeline:
         -------
         Frame
         """
+        for i, body in enumerate(bodies):
+            instance(body, f"bodies[{i}]", BodyInput)
+        t = real_number(t, "t")
+        if not np.isfinite(t):
+            raise ValueError(f"t must be finite, got {t}")
         t_start = time.perf_counter()
         meshes = []
         for body in bodies:

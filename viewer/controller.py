@@ -410,7 +410,7 @@ class Controller(QObject):
         body = self.model.bodies[index]
         inv = Pose.from_matrix(body.pose).inverse()
         center = inv.apply(np.asarray(center_world, dtype=np.float64))
-        drag = inv.rotation @ np.asarray(drag_world, dtype=np.float64)
+        drag = inv.apply_vectors(np.asarray(drag_world, dtype=np.float64))
         radius = self.model.brush_radius * self.body_size(index)
         vertices = brush_pull(body.rest.vertices, center, drag, radius,
                               self.model.brush_strength)

@@ -108,8 +108,8 @@ class SceneOctreeDemo:
         offset = self.radius[:, None] * (np.cos(angle)[:, None] * self.path_u
                                          + np.sin(angle)[:, None] * self.path_v)  # fmt: skip
         return [Pose(p.rotation, p.translation + offset[i] - self.radius[i] * (
-            np.cos(self.phase[i]) * self.path_u[i] + np.sin(self.phase[i]) * self.path_v[i]))
-            for i, p in enumerate(self.base_poses)]  # fmt: skip
+            np.cos(self.phase[i]) * self.path_u[i] + np.sin(self.phase[i]) * self.path_v[i]),
+            p.scale) for i, p in enumerate(self.base_poses)]  # fmt: skip
 
     def obbs(self, poses: list[Pose]) -> SceneOBBs:
         return SceneOBBs.from_local(*self.local, poses)

@@ -29,8 +29,10 @@ from core.bvh.tree import Tree
 from core.collide.query import (
     CollisionResult,
     box_margin,
+    check_tree,
     finish_query,
     relative_pose,
+    rigid_body,
     split_traversal,
 )
 from core.collide.tandem import (
@@ -217,6 +219,21 @@ def collide_bv(
         Same pairs as :func:`core.collide.collide`; ``timings`` also has ``"fit"``.
     """
     kind = get_kind(bv)
+    check_tree(tree_a, mesh_a, "a")
+    check_tree(tree_b, mesh_b, "b")
+    for name, tree, volumes in (("volumes_a", tree_a, volumes_a), ("volumes_b", tree_b, volumes_b)):
+        if volumes is not None and np.shape(volumes) != (tree.n_nodes, kind.width):
+            raise ValueError(
+                f"{name} must have shape ({tree.n_nodes}, {kind.width}) for {kind.name} "
+                f"volumes of this tree, got {np.shape(volumes)}"
+            )
+    # Volumes given for an unscaled mesh do not bound the scaled one: fit them afresh.
+    if pose_a is not None and not pose_a.is_rigid:
+        volumes_a = None
+    if pose_b is not None and not pose_b.is_rigid:
+        volumes_b = None
+    mesh_a, tree_a, pose_a = rigid_body(mesh_a, tree_a, pose_a)
+    mesh_b, tree_b, pose_b = rigid_body(mesh_b, tree_b, pose_b)
     t_fit = time.perf_counter()
     vol_a = fit_volumes(tree_a, mesh_a, kind, obb_fit) if volumes_a is None else volumes_a
     vol_b = fit_volumes(tree_b, mesh_b, kind, obb_fit) if volumes_b is None else volumes_b

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -159,10 +160,58 @@ class CollisionResult:
 
 
 def relative_pose(pose_a: Pose | None, pose_b: Pose | None) -> Pose:
-    """Pose of B in A's frame, ``inverse(pose_a) ∘ pose_b``."""
+    """Pose of B in A's frame, ``inverse(pose_a) ∘ pose_b`` (scale ``s_b / s_a``)."""
     pa = pose_a if pose_a is not None else Pose()
     pb = pose_b if pose_b is not None else Pose()
     return pa.inverse().compose(pb)
+
+
+def scaled_tree(tree: Tree, scale: float) -> Tree:
+    """``tree`` with its boxes scaled about the origin by ``scale > 0``.
+
+    Multiplying by a positive float is monotone and correctly rounded, so the scaled boxes
+    are bit for bit the boxes a refit to the scaled vertices computes.
+    """
+    bmin, bmax = tree.bmin * scale, tree.bmax * scale
+    bmin.flags.writeable = False
+    bmax.flags.writeable = False
+    return dataclasses.replace(tree, bmin=bmin, bmax=bmax)
+
+
+def check_tree(tree: Tree, mesh: TriMesh, name: str) -> None:
+    """Raise ``ValueError`` unless ``tree`` was built on as many triangles as ``mesh`` has.
+
+    The kernels index ``mesh.faces`` with the tree's ``prim_ids``; a tree of another mesh
+    would send them past the end of the array. O(1).
+    """
+    if not isinstance(tree, Tree):
+        raise TypeError(f"tree_{name} must be a Tree, got {type(tree).__name__}")
+    if not isinstance(mesh, TriMesh):
+        raise TypeError(f"mesh_{name} must be a TriMesh, got {type(mesh).__name__}")
+    if tree.faces.shape != mesh.faces.shape:
+        raise ValueError(f"tree_{name} was built on {tree.faces.shape[0]} triangles, "
+                         f"mesh_{name} has {mesh.n_faces}")  # fmt: skip
+
+
+def rigid_body(mesh: TriMesh, tree: Tree | None, pose: Pose | None):
+    """Move a pose's uniform scale into the mesh (and its tree): the kernels take rigid poses.
+
+    The box tests (SAT with ``|R|``, OBB axes, sphere radii) and the triangle test all assume an
+    orthonormal rotation, so a scaled pose ``(s, R, t)`` is applied as the mesh scaled by ``s``
+    with the rigid pose ``(R, t)``: the same geometry, and the same contacts as a caller who
+    scaled the vertices themselves. Costs O(n) only when the scale is not 1.
+
+    Returns
+    -------
+    mesh : TriMesh
+    tree : Tree or None
+    pose : Pose or None
+        Rigid (scale 1).
+    """
+    if pose is None or pose.is_rigid:
+        return mesh, tree, pose
+    scaled = mesh.with_vertices(mesh.vertices * pose.scale)
+    return scaled, None if tree is None else scaled_tree(tree, pose.scale), pose.rigid()
 
 
 def box_margin(tree_a: Tree, tree_b: Tree, tol: Tolerances) -> float:
@@ -248,7 +297,8 @@ def collide(
     tree_a, tree_b : Tree
         Trees fitted to those vertices (built or refitted).
     pose_a, pose_b : Pose, optional
-        World poses; None is the identity. A rigid motion needs no refit.
+        World poses; None is the identity. A rigid motion needs no refit; a pose with a
+        scale other than 1 costs one pass over that mesh (see :func:`rigid_body`).
     descend : DescendRule
     trace : bool
         Record every level's tested pairs (for the viewer); the contacts are the same.
@@ -258,6 +308,10 @@ def collide(
     -------
     CollisionResult
     """
+    check_tree(tree_a, mesh_a, "a")
+    check_tree(tree_b, mesh_b, "b")
+    mesh_a, tree_a, pose_a = rigid_body(mesh_a, tree_a, pose_a)
+    mesh_b, tree_b, pose_b = rigid_body(mesh_b, tree_b, pose_b)
     rel = relative_pose(pose_a, pose_b)
     rot = np.ascontiguousarray(rel.rotation)
     trans = np.ascontiguousarray(rel.translation)

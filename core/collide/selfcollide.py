@@ -256,6 +256,11 @@ def self_collide(
         coordinates; ``counters.n_tri_tests`` counts every pair sent to the triangle test
         (neighbours included); ``n_contacts`` the pairs kept.
     """
+    if tree.faces.shape != mesh.faces.shape:
+        # The kernels index the faces with the tree's triangle ids: refuse before they read
+        # past the end.
+        raise ValueError(f"tree was built on {tree.faces.shape[0]} triangles, mesh has "
+                         f"{mesh.n_faces}")  # fmt: skip
     scale = max(float(np.max(np.abs(tree.bmin[0]))), float(np.max(np.abs(tree.bmax[0]))),
                 float(np.max(tree.bmax[0] - tree.bmin[0])))  # fmt: skip
     margin = tol.box_rel * scale

@@ -207,7 +207,12 @@ class Deformer:
                     raise ValueError(f"{f.name} must be one of {known}; got {value!r}") from None
             else:
                 kind = int if isinstance(f.default, int) else float
-                number = float(value)
+                if isinstance(value, (complex, np.complexfloating)):
+                    raise TypeError(f"{f.name} must be a real number, got {value!r}")
+                try:
+                    number = float(value)
+                except (TypeError, ValueError):
+                    raise TypeError(f"{f.name} must be a real number, got {value!r}") from None
                 if not np.isfinite(number):
                     raise ValueError(f"{f.name} must be finite, got {value!r}")
                 if kind is int and number != int(number):

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field, fields
 
 import numpy as np
 
-from core.collide.query import relative_pose
+from core.collide.query import relative_pose, rigid_body
 from core.collide.tandem import transform_points
 from core.collide.tritri import ContactKind, tri_tri_batch
 from core.mesh import TriMesh
@@ -186,6 +186,8 @@ def b_in_a_frame(mesh_b: TriMesh, pose_a: Pose | None, pose_b: Pose | None) -> n
     """B's vertices in A's frame, ``(nb, 3) float64``, computed as the AABB query does."""
     rel = relative_pose(pose_a, pose_b)
     vb = mesh_b.vertices
+    if not rel.is_rigid:
+        vb = vb * rel.scale
     if not rel.is_identity:
         vb = transform_points(
             vb, np.ascontiguousarray(rel.rotation), np.ascontiguousarray(rel.translation)
@@ -228,6 +230,8 @@ def partition_contacts(
     elif param_kwargs:
         raise ValueError("give the settings either as params= or as keywords, not both")
     entry = PARTITION_KINDS[kind]
+    mesh_a, _, pose_a = rigid_body(mesh_a, None, pose_a)
+    mesh_b, _, pose_b = rigid_body(mesh_b, None, pose_b)
 
     t0 = time.perf_counter()
     va = mesh_a.vertices

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from numba import njit, prange
 
+from core.collide.query import rigid_body
 from core.mesh import TriMesh
 from core.partition import b_in_a_frame, run_tri_tests
 from core.partition.base import (
@@ -181,6 +182,8 @@ def overlap_region_contacts(
     OverlapRegionResult
     """
     params = params or OverlapRegionParams()
+    mesh_a, _, pose_a = rigid_body(mesh_a, None, pose_a)
+    mesh_b, _, pose_b = rigid_body(mesh_b, None, pose_b)
     t0 = time.perf_counter()
     va = mesh_a.vertices
     vb = b_in_a_frame(mesh_b, pose_a, pose_b)

@@ -86,8 +86,11 @@ class SceneOBBs:
         """Move object-frame boxes ``(n, 3)``, ``(n, 3, 3)``, ``(n, 3)`` by their poses."""
         rot = np.stack([p.rotation for p in poses])
         trans = np.stack([p.translation for p in poses])
-        center = np.einsum("nij,nj->ni", rot, local_center) + trans
-        return cls(center, rot @ local_axes, np.asarray(half, dtype=np.float64))
+        scale = np.array([p.scale for p in poses])
+        # x = s R c + t: the centre moves and the half extents grow by s; the axes only turn.
+        center = scale[:, None] * np.einsum("nij,nj->ni", rot, local_center) + trans
+        half = scale[:, None] * np.asarray(half, dtype=np.float64)
+        return cls(center, rot @ local_axes, half)
 
     def aabbs(self, margin: float = 0.0):
         """World boxes of the OBBs, inflated by ``margin``: ``(n, 3) float64`` twice."""

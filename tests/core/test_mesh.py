@@ -79,10 +79,92 @@ def test_non_integer_face_values():
         TriMesh.from_arrays(TET_VERTICES, np.array([[0, 1, 2.5]]))
 
 
-def test_whole_float_faces_are_accepted_as_indices():
-    mesh = TriMesh.from_arrays(TET_VERTICES, TET_FACES.astype(np.float64))
-    assert mesh.faces.dtype == np.int32
-    np.testing.assert_array_equal(mesh.faces, TET_FACES)
+@pytest.mark.parametrize(
+    "faces, what",
+    [
+        (TET_FACES.astype(np.float64), "floating-point"),  # even whole floats: not indices
+        (TET_FACES.astype(str), "strings"),  # numpy used to fail on ufunc 'remainder'
+        (TET_FACES.astype(bool), "booleans"),  # True/False are not vertex 1/0
+        (TET_FACES.astype(object), "Python objects"),
+        (TET_FACES.astype(np.complex128), "complex"),
+    ],
+    ids=["float", "str", "bool", "object", "complex"],
+)
+@pytest.mark.parametrize("make", ["constructor", "from_arrays"])
+def test_non_integer_faces_are_a_type_error_naming_faces(faces, what, make):
+    with pytest.raises(TypeError, match=f"^faces must be integer vertex indices, got {what}"):
+        if make == "constructor":
+            TriMesh(vertices=TET_VERTICES, faces=faces)
+        else:
+            TriMesh.from_arrays(TET_VERTICES, faces)
+    with pytest.raises(FaceShapeError):  # still the mesh error class callers catch
+        TriMesh(vertices=TET_VERTICES, faces=faces)
+
+
+@pytest.mark.parametrize(
+    "vertices, what",
+    [
+        (TET_VERTICES + 1e-3j, "complex numbers"),  # the imaginary part must not be dropped
+        (TET_VERTICES.astype(bool), "booleans"),
+        (TET_VERTICES.astype(str), "strings"),
+        (TET_VERTICES.astype(object), "Python objects"),
+    ],
+    ids=["complex", "bool", "str", "object"],
+)
+def test_non_real_vertices_are_a_type_error_naming_vertices(vertices, what):
+    with pytest.raises(TypeError, match=f"^vertices must hold real numbers .*got {what}$"):
+        TriMesh(vertices=vertices, faces=TET_FACES)
+    with pytest.raises(TypeError, match="^vertices must hold real numbers"):
+        TriMesh.from_arrays(vertices, TET_FACES)
+
+
+def test_integer_vertices_are_converted_to_float64():
+    mesh = TriMesh(vertices=TET_VERTICES.astype(np.int16), faces=TET_FACES.astype(np.uint8))
+    assert mesh.vertices.dtype == np.float64 and mesh.faces.dtype == np.int32
+    np.testing.assert_array_equal(mesh.vertices, TET_VERTICES)
+
+
+@pytest.mark.parametrize("bad", [4, 10**8, -1, -(10**8)], ids=["n", "1e8", "-1", "-1e8"])
+def test_dataclass_constructor_checks_face_indices(bad):
+    # Before: TriMesh(...) skipped the checks; 1e8 crashed the process in the kernels and
+    # an index just past the end silently gave wrong pairs.
+    faces = TET_FACES.copy()
+    faces[2, 1] = bad
+    with pytest.raises(FaceIndexError) as info:
+        TriMesh(vertices=TET_VERTICES, faces=faces)
+    message = str(info.value)
+    assert (info.value.count, info.value.first_index) == (1, 2)
+    assert f"index {bad} is not in [0, 4)" in message and "faces" in message
+    assert isinstance(info.value, ValueError) and "\n" not in message
+
+
+def test_dataclass_constructor_validates_like_from_arrays():
+    mesh = TriMesh(vertices=TET_VERTICES.tolist(), faces=TET_FACES.tolist(), name="tet")
+    assert mesh.vertices.dtype == np.float64 and mesh.faces.dtype == np.int32
+    assert mesh.source_face_ids.tolist() == [0, 1, 2, 3]
+    for array in (mesh.vertices, mesh.faces, mesh.source_face_ids):
+        assert not array.flags.writeable
+    with pytest.raises(NonFiniteVertexError):
+        TriMesh(vertices=np.where(TET_VERTICES == 1, np.nan, TET_VERTICES), faces=TET_FACES)
+    with pytest.raises(EmptyMeshError, match="^vertices must be an \\(n, 3\\) array"):
+        TriMesh(vertices=np.zeros((4, 2)), faces=TET_FACES)
+    with pytest.raises(FaceShapeError, match="^faces must be an \\(m, 3\\) array"):
+        TriMesh(vertices=TET_VERTICES, faces=[0, 1, 2])
+    with pytest.raises(FaceShapeError, match="source_face_ids"):
+        TriMesh(TET_VERTICES, TET_FACES, source_face_ids=[0, 1])
+    with pytest.raises(TypeError, match="^source_face_ids must be integers"):
+        TriMesh(TET_VERTICES, TET_FACES, source_face_ids=[0.5, 1, 2, 3])
+    with pytest.raises(TypeError, match="^name must be a str"):
+        TriMesh(TET_VERTICES, TET_FACES, name=7)
+
+
+def test_constructor_copies_writable_inputs():
+    vertices, faces = TET_VERTICES.copy(), TET_FACES.astype(np.int32)
+    mesh = TriMesh(vertices=vertices, faces=faces)
+    vertices[0] = 9.0
+    faces[0] = 3
+    assert vertices.flags.writeable and faces.flags.writeable  # the caller's stay theirs
+    assert mesh.vertices[0].tolist() == [0.0, 0.0, 0.0] and mesh.faces[0].tolist() == [0, 2, 1]
 
 
 @pytest.mark.parametrize(
