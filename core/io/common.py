@@ -26,7 +26,7 @@ from core.errors import (
     NonFiniteVertexError,
     NoTrianglesError,
 )
-from core.mesh import TriMesh
+from core.mesh import MAX_ABS_COORDINATE, TriMesh
 
 MAX_FILE_BYTES = 2 * 2**30
 """Largest file :func:`~core.io.load_mesh` reads by default (2 GiB); ``max_bytes=`` overrides.
@@ -36,17 +36,9 @@ The text parsers hold the file and its tokens in memory (about 10x the file size
 opening and enforced while reading, so a file that grows (or ``/dev/zero`` behind a link,
 refused anyway as not a regular file) never reads past it."""
 
-MAX_ABS_COORDINATE = 2.0**200
-"""Largest coordinate magnitude accepted (about 1.6e60); larger ones are refused at load.
-
-The engine's float64 arithmetic multiplies coordinate differences up to degree 4 (squared
-lengths of cross products in the distance query, the exact predicates' error bounds), so
-products overflow near ``|x| = 2**256``. Measured on a 96-triangle sphere against a
-relative pose scaled with it: ``min_distance`` is wrong from ``2**256`` on and ``contacts``
-from ``2**260`` (coordinates of 1e308 gave a ``SystemError`` from ``contacts`` and an
-"Infinity" distance with pair [-1, -1]); both match the unit-scale results exactly up to
-``2**255``. The bound leaves a factor ``2**56`` for poses, scaling and the gap between two
-meshes. No real mesh comes near: a micrometre model of the observable universe spans 2**110."""
+# The coordinate bound is the engine's, one constant for the loader and the queries: see
+# core.mesh.MAX_ABS_COORDINATE (products of coordinates overflow near 2**256; measured wrong
+# from 2**256 for min_distance and 2**260 for contacts on a sphere scaled with its pose).
 
 UTF8_BOM = b"\xef\xbb\xbf"
 
@@ -275,7 +267,7 @@ def assemble(
         bad_ids = np.flatnonzero(is_huge)
         raise CorruptMeshFileError(
             file,
-            f"{bad_ids.size} vertices have coordinates beyond +-2**200 (about 1.6e60), where "
+            f"{bad_ids.size} vertices have coordinates beyond +-2**240 (about 1.8e72), where "
             f"products of coordinates overflow; first is vertex {bad_ids[0]} "
             f"{points[bad_ids[0]].tolist()}",
         )

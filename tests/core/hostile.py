@@ -312,9 +312,9 @@ CATALOGUE: list[Hostile] = [
             FaceIndexError, ("out of range",)),
     # Coordinates
     Hostile("obj_coordinates_1e308", _text("huge.obj", "v 0 0 0\nv 1e308 0 0\nv -1e308 1 0\n"
-                                           "f 1 2 3\n"), CorruptMeshFileError, ("2**200",)),
+                                           "f 1 2 3\n"), CorruptMeshFileError, ("2**240",)),
     Hostile("ply_binary_coordinates_1e308", _ply_binary_huge_coordinate, CorruptMeshFileError,
-            ("2**200",)),
+            ("2**240",)),
     Hostile("obj_underscore_number", _text("underscore.obj", "v 1_0 0 0\nv 0 1 0\nv 0 0 1\n"
                                            "f 1 2 3\n"), CorruptMeshFileError,
             ("line 1", "'1_0' is not a number")),
