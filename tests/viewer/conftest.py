@@ -65,6 +65,12 @@ def send_mouse(widget, kind, pos: QPointF, button=Qt.MouseButton.LeftButton,
     QApplication.sendEvent(widget, event)
 
 
+def click(widget, pos: QPointF) -> None:
+    """Press and release the left button at ``pos``."""
+    send_mouse(widget, QEvent.Type.MouseButtonPress, pos)
+    send_mouse(widget, QEvent.Type.MouseButtonRelease, pos, buttons=Qt.MouseButton.NoButton)
+
+
 def drag(widget, start: QPointF, end: QPointF, n_steps: int = 8,
          button=Qt.MouseButton.LeftButton):
     """Press at ``start``, move in ``n_steps`` to ``end``, release."""

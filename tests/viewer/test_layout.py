@@ -3,10 +3,10 @@ visible without scrolling, the View menu's dock list and "Reset layout"."""
 
 from __future__ import annotations
 
-from PyQt6.QtCore import QEvent, QRect, Qt
+from PyQt6.QtCore import QRect, Qt
 from PyQt6.QtWidgets import QApplication, QDockWidget, QScrollArea, QWidget
 
-from tests.viewer.conftest import qt_point, send_mouse, settle
+from tests.viewer.conftest import click, qt_point, settle
 from viewer.qt.main_window import (
     DEFAULT_DOCK_ORDER,
     LAYOUT_VERSION,
@@ -79,9 +79,7 @@ def test_at_1280x800_the_view_is_wide_and_lesson_controls_need_no_scrolling(qtbo
     levels.step_check.setChecked(True)
     window.model.set_level(4)
     pos = qt_point(window, window.controller.centroid_world(0))
-    send_mouse(window.plotter, QEvent.Type.MouseButtonPress, pos)
-    send_mouse(window.plotter, QEvent.Type.MouseButtonRelease, pos,
-               buttons=Qt.MouseButton.NoButton)
+    click(window.plotter, pos)
     assert window.model.inspect is not None
     QApplication.processEvents()
     for widget in (levels.slider, levels.level_label, levels.step_check, levels.next_button,

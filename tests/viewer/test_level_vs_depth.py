@@ -5,17 +5,15 @@ it was tested, each culled one with the test that separated it. Esc clears the s
 from __future__ import annotations
 
 import numpy as np
-from PyQt6.QtCore import QEvent, QPointF, Qt
+from PyQt6.QtCore import QPointF, Qt
 from PyQt6.QtWidgets import QApplication
 
-from tests.viewer.conftest import send_mouse
+from tests.viewer.conftest import click
 from viewer.render.words import separation_text
 
 
 def _click(window, pos: QPointF) -> None:
-    send_mouse(window.plotter, QEvent.Type.MouseButtonPress, pos)
-    send_mouse(window.plotter, QEvent.Type.MouseButtonRelease, pos,
-               buttons=Qt.MouseButton.NoButton)
+    click(window.plotter, pos)
     QApplication.processEvents()
 
 

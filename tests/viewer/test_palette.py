@@ -8,11 +8,10 @@ import itertools
 
 import numpy as np
 import pyvista as pv
-from PyQt6.QtCore import QEvent, Qt
 from PyQt6.QtWidgets import QApplication
 
 from tests.viewer.colour_vision import MACHADO_2009, delta_e, hex_rgb, simulate
-from tests.viewer.conftest import send_mouse, settle
+from tests.viewer.conftest import click, settle
 from viewer.render import scene as sc
 from viewer.render.legend import LEGEND_FONT_PX
 from viewer.render.overlays import KIND_COLORS, KIND_COPLANAR, KIND_CROSSING, KIND_TOUCHING
@@ -192,9 +191,7 @@ def test_the_selection_frames_the_boxes_instead_of_hiding_them(window):
 
     window.model.set_level(5)
     pos = qt_point(window, window.controller.centroid_world(0))
-    send_mouse(window.plotter, QEvent.Type.MouseButtonPress, pos)
-    send_mouse(window.plotter, QEvent.Type.MouseButtonRelease, pos,
-               buttons=Qt.MouseButton.NoButton)
+    click(window.plotter, pos)
     info = window.model.inspect
     assert info is not None
     # Show a level where the clicked box has overlapping partners (the box stays the same).

@@ -10,10 +10,10 @@ from __future__ import annotations
 import re
 
 import numpy as np
-from PyQt6.QtCore import QEvent, Qt
+from PyQt6.QtCore import Qt
 from PyQt6.QtWidgets import QComboBox
 
-from tests.viewer.conftest import qt_point, send_mouse, settle
+from tests.viewer.conftest import click, qt_point, settle
 from viewer.render.geometry import LINES_PER_BOX
 from viewer.render.overlays import inspect_node
 from viewer.timing import TimingHistory
@@ -37,9 +37,7 @@ def _click_scene(qtbot, window, key: str) -> None:
 
 def _click_mesh(window, body: int) -> None:
     pos = qt_point(window, window.controller.centroid_world(body))
-    send_mouse(window.plotter, QEvent.Type.MouseButtonPress, pos)
-    send_mouse(window.plotter, QEvent.Type.MouseButtonRelease, pos,
-               buttons=Qt.MouseButton.NoButton)
+    click(window.plotter, pos)
 
 
 # -- 1. a scene change clears every view of the old scene ----------------------------------------

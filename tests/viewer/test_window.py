@@ -7,9 +7,9 @@ import weakref
 
 import numpy as np
 import pyvista as pv
-from PyQt6.QtCore import QEvent, QPointF, Qt
+from PyQt6.QtCore import QPointF, Qt
 
-from tests.viewer.conftest import drag, qt_point, red_mask, send_mouse, settle
+from tests.viewer.conftest import click, drag, qt_point, red_mask, settle
 from viewer.model import Mode, UpdateChoice
 from viewer.render.geometry import LINES_PER_BOX
 
@@ -231,9 +231,7 @@ def test_step_mode_reveals_one_level_at_a_time(window):
 def test_clicking_a_mesh_inspects_the_box_under_it(window):
     window.model.set_level(4)
     pos = qt_point(window, window.controller.centroid_world(0))
-    send_mouse(window.plotter, QEvent.Type.MouseButtonPress, pos)
-    send_mouse(window.plotter, QEvent.Type.MouseButtonRelease, pos,
-               buttons=Qt.MouseButton.NoButton)
+    click(window.plotter, pos)
     info = window.model.inspect
     assert info is not None
     tree = window.model.frame.trees[info["body"]]

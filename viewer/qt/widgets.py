@@ -9,6 +9,19 @@ SLIDER_STEPS = 1000
 """Integer resolution of a float slider."""
 
 
+def _slider_and_label(owner: QWidget, label_width: int) -> tuple[QSlider, QLabel]:
+    """A horizontal slider with its value printed to its right, laid out in ``owner``."""
+    slider = QSlider(Qt.Orientation.Horizontal)
+    label = QLabel()
+    label.setMinimumWidth(label_width)
+    label.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+    layout = QHBoxLayout(owner)
+    layout.setContentsMargins(0, 0, 0, 0)
+    layout.addWidget(slider, 1)
+    layout.addWidget(label)
+    return slider, label
+
+
 class FloatSlider(QWidget):
     """A horizontal slider over ``[lo, hi]`` with its value printed next to it.
 
@@ -28,15 +41,8 @@ class FloatSlider(QWidget):
         self.lo, self.hi = float(lo), float(hi)
         self.decimals = decimals
         self.is_integer = is_integer
-        self.slider = QSlider(Qt.Orientation.Horizontal)
+        self.slider, self.label = _slider_and_label(self, label_width=48)
         self.slider.setRange(0, int(hi - lo) if is_integer else SLIDER_STEPS)
-        self.label = QLabel()
-        self.label.setMinimumWidth(48)
-        self.label.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        layout = QHBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.slider, 1)
-        layout.addWidget(self.label)
         self.set_value(value)
         self.slider.valueChanged.connect(self._on_slider)
 
@@ -90,16 +96,9 @@ class StopSlider(QWidget):
         super().__init__(parent)
         self.values = [float(v) for v in values]
         self.fmt = fmt
-        self.slider = QSlider(Qt.Orientation.Horizontal)
+        self.slider, self.label = _slider_and_label(self, label_width=56)
         self.slider.setRange(0, len(self.values) - 1)
         self.slider.setPageStep(1)
-        self.label = QLabel()
-        self.label.setMinimumWidth(56)
-        self.label.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        layout = QHBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.slider, 1)
-        layout.addWidget(self.label)
         self.set_value(value)
         self.slider.valueChanged.connect(self._on_slider)
 
