@@ -450,23 +450,19 @@ def random_pairs(n: int, seed: int = 0, coord_range: int = 3) -> tuple[np.ndarra
     return out, families
 
 
-def float_kinds(pairs: np.ndarray, tri_rel: float | None = None) -> np.ndarray:
+def float_kinds(pairs: np.ndarray) -> np.ndarray:
     """The float64 kernel's kinds for many pairs, through :func:`tri_tri_batch`.
 
     Parameters
     ----------
     pairs : (n, 2, 3, 3) array_like of float
-    tri_rel : float, optional
-        Defaults to ``DEFAULT_TOLERANCES.tri_rel``.
 
     Returns
     -------
     (n,) int8
     """
     from core.collide.tritri import tri_tri_batch
-    from core.settings import DEFAULT_TOLERANCES
 
-    rel = DEFAULT_TOLERANCES.tri_rel if tri_rel is None else tri_rel
     pts = np.asarray(pairs, dtype=np.float64)
     n = pts.shape[0]
     va = np.ascontiguousarray(pts[:, 0].reshape(-1, 3))
@@ -475,7 +471,7 @@ def float_kinds(pairs: np.ndarray, tri_rel: float | None = None) -> np.ndarray:
     ids = np.repeat(np.arange(n, dtype=np.int32)[:, None], 2, axis=1)
     kinds = np.empty(n, dtype=np.int8)
     segs = np.empty((n, 2, 3))
-    tri_tri_batch(va, faces, vb, faces, ids, float(rel), kinds, segs)
+    tri_tri_batch(va, faces, vb, faces, ids, kinds, segs)
     return kinds
 
 
