@@ -30,7 +30,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["orient2d", "orient3d"]
+__all__ = ["O3D_ERRBOUND_A", "orient2d", "orient3d"]
 
 # Shewchuk's epsilon is half an ulp of 1 (2^-53 for float64), and the splitter 2^ceil(53/2)+1.
 _EPS = 2.0**-53
@@ -39,7 +39,7 @@ _RESULT_ERRBOUND = (3.0 + 8.0 * _EPS) * _EPS
 _CCW_ERRBOUND_A = (3.0 + 16.0 * _EPS) * _EPS
 _CCW_ERRBOUND_B = (2.0 + 12.0 * _EPS) * _EPS
 _CCW_ERRBOUND_C = (9.0 + 64.0 * _EPS) * _EPS * _EPS
-_O3D_ERRBOUND_A = (7.0 + 56.0 * _EPS) * _EPS
+O3D_ERRBOUND_A = (7.0 + 56.0 * _EPS) * _EPS
 _O3D_ERRBOUND_B = (3.0 + 28.0 * _EPS) * _EPS
 _O3D_ERRBOUND_C = (26.0 + 288.0 * _EPS) * _EPS * _EPS
 
@@ -494,7 +494,7 @@ def orient3d(a, b, c, d):
     det = adz * (bdxcdy - cdxbdy) + bdz * (cdxady - adxcdy) + cdz * (adxbdy - bdxady)
     permanent = ((abs(bdxcdy) + abs(cdxbdy)) * abs(adz) + (abs(cdxady) + abs(adxcdy)) * abs(bdz)
                  + (abs(adxbdy) + abs(bdxady)) * abs(cdz))  # fmt: skip
-    errbound = _O3D_ERRBOUND_A * permanent
+    errbound = O3D_ERRBOUND_A * permanent
     if det > errbound or -det > errbound:
         return det
     return _orient3d_adapt(a, b, c, d, permanent)

@@ -251,7 +251,7 @@ def exact_contacts(
     tri_tri_batch(mesh_a.vertices, mesh_a.faces, vb, mesh_b.faces, tri_pairs, kinds, segs)
     check_kinds(kinds, tri_pairs, "face pair (A, B)")
     hit = kinds != int(ContactKind.DISJOINT)
-    near = tri_pairs[~hit][:0]
+    near = np.empty((0, 2), dtype=tri_pairs.dtype)
     near_d = np.empty(0)
     near_x = np.empty((0, 2, 3))
     if margin > 0.0:

@@ -56,7 +56,7 @@ import numpy as np
 from numba import njit, prange
 
 from core.bv._geom import tri_tri_closest
-from core.collide.predicates import orient2d_xy, orient3d
+from core.collide.predicates import O3D_ERRBOUND_A, orient2d_xy, orient3d
 from core.vec3 import cross3, dot3, lerp3, sub3
 
 __all__ = [
@@ -133,6 +133,24 @@ def _pair_scale(p0, p1, p2, q0, q1, q2):
     return True, e
 
 
+#: Pairs whose nonzero magnitudes all lie in ``[2**-60, 2**60]`` skip the scaling: there the
+#: smallest nonzero term of any predicate is at least about ``2**-450`` and the largest below
+#: ``2**200``, far from underflow and overflow, so scaling would not change a single bit of
+#: any decision (it only saves the 18 multiplications on mesh-sized coordinates).
+_MODERATE_LO = 2.0**-60
+_MODERATE_HI = 2.0**60
+
+
+@njit(cache=True, nogil=True)
+def _is_moderate(p0, p1, p2, q0, q1, q2):
+    for t in (p0, p1, p2, q0, q1, q2):
+        for k in range(3):
+            a = abs(t[k])
+            if not a <= _MODERATE_HI or (a < _MODERATE_LO and a != 0.0):
+                return False
+    return True
+
+
 @njit(cache=True, nogil=True)
 def _scaled(t, e):
     """``t * 2**-e`` exactly (the result is a normal number, or zero, in range)."""
@@ -168,6 +186,50 @@ def _side(t0, t1, t2, x):
     """Exact side of ``x`` of the plane of ``t0 t1 t2``: +1 where its normal
     ``(t1 - t0) x (t2 - t0)`` points, -1 opposite, 0 on it."""
     return -_sgn(orient3d(t0, t1, t2, x))
+
+
+@njit(cache=True, nogil=True)
+def _plane_filter(t0, t1, t2):
+    """The parts of orient3d's stage-A filter that depend only on the plane's triangle.
+
+    ``orient3d(t1, t2, x, t0)`` expanded along the row of ``x`` is ``(x - t0) . n`` with
+    ``n = (t1 - t0) x (t2 - t0)`` evaluated as Shewchuk's stage A evaluates its minors: the
+    same shape of expression (a rounded difference times a difference of two rounded products,
+    three such terms summed), so the same bound ``O3D_ERRBOUND_A * permanent`` holds. Computing
+    ``n`` once per triangle instead of once per corner makes the six side tests of a pair cost
+    about what the float dot products of the tolerance-based test did.
+
+    Returns ``(n, m)``: the rounded minors and the sums of their products' magnitudes.
+    """
+    adx = t1[0] - t0[0]
+    ady = t1[1] - t0[1]
+    adz = t1[2] - t0[2]
+    bdx = t2[0] - t0[0]
+    bdy = t2[1] - t0[1]
+    bdz = t2[2] - t0[2]
+    x1 = ady * bdz
+    x2 = adz * bdy
+    y1 = adz * bdx
+    y2 = adx * bdz
+    z1 = adx * bdy
+    z2 = ady * bdx
+    return (x1 - x2, y1 - y2, z1 - z2), (abs(x1) + abs(x2), abs(y1) + abs(y2), abs(z1) + abs(z2))
+
+
+@njit(cache=True, nogil=True)
+def _side_filtered(t0, t1, t2, n, m, x):
+    """:func:`_side` with the plane's filter parts precomputed by :func:`_plane_filter`; the
+    full adaptive predicate runs only when the filter cannot decide."""
+    cdx = x[0] - t0[0]
+    cdy = x[1] - t0[1]
+    cdz = x[2] - t0[2]
+    det = cdx * n[0] + cdy * n[1] + cdz * n[2]
+    errbound = O3D_ERRBOUND_A * (abs(cdx) * m[0] + abs(cdy) * m[1] + abs(cdz) * m[2])
+    if det > errbound:
+        return 1
+    if -det > errbound:
+        return -1
+    return _side(t0, t1, t2, x)
 
 
 @njit(cache=True, nogil=True)
@@ -509,9 +571,10 @@ def _interval(t0, t1, t2, s0, s1, s2):
     """Where a triangle meets the other's plane, as two lines through its corners.
 
     ``s*`` are the corners' exact sides of the other plane (not all zero, not all of one
-    strict sign). Returns ``(is_point, a_lo, b_lo, a_hi, b_hi)``: the interval's ends along
-    ``w_T = n_T x n_other`` are where the lines ``a_lo b_lo`` and ``a_hi b_hi`` meet the
-    other plane, ``a`` always strictly off it and ``b`` on it or across.
+    strict sign). Returns ``(is_point, a_lo, b_lo, a_hi, b_hi, s_a, s_blo, s_bhi)``: the
+    interval's ends along ``w_T = n_T x n_other`` are where the lines ``a b_lo`` and
+    ``a b_hi`` meet the other plane; ``a`` (side ``s_a``) is strictly off it and each ``b``
+    (sides ``s_blo``, ``s_bhi``) on it or across.
 
     With an apex ``a`` alone on its side (the other two on the plane or across) and the
     corners ``a, b, c`` in the triangle's own winding, the end on ``ab`` is the upper one
@@ -528,16 +591,17 @@ def _interval(t0, t1, t2, s0, s1, s2):
         s_c = s2 if i == 0 else (s0 if i == 1 else s1)
         if s_a != 0 and s_b != s_a and s_c != s_a:
             if s_a > 0:
-                return False, a, c, a, b
-            return False, a, b, a, c
+                return False, a, c, b, s_a, s_c, s_b
+            return False, a, b, c, s_a, s_b, s_c
     # One corner on the plane, the other two strictly on one side: a single point.
     for i in range(3):
         v = t0 if i == 0 else (t1 if i == 1 else t2)
         s_v = s0 if i == 0 else (s1 if i == 1 else s2)
         if s_v == 0:
             u = t1 if i == 0 else t0
-            return True, u, v, u, v
-    return True, t0, t0, t0, t0  # unreachable for valid signs
+            s_u = s1 if i == 0 else s0
+            return True, u, v, v, s_u, 0, 0
+    return True, t0, t0, t0, s0, s0, s0  # unreachable for valid signs
 
 
 @njit(cache=True, nogil=True)
@@ -553,48 +617,28 @@ def _order(a, b, s_a, c, d, s_c):
 
 
 @njit(cache=True, nogil=True)
-def _side_of(t, s0, s1, s2, x):
-    """Exact side recorded for corner ``x`` of a triangle whose corners are ``t``."""
-    if _is_point(x, t[0]):
-        return s0
-    if _is_point(x, t[1]):
-        return s1
-    return s2
-
-
-@njit(cache=True, nogil=True)
 def _crossing_pair(p0, p1, p2, q0, q1, q2, sp0, sp1, sp2, sq0, sq1, sq2):
     """Non-coplanar non-degenerate pair whose triangles both meet the other's plane."""
-    pt_p, a_lo_p, b_lo_p, a_hi_p, b_hi_p = _interval(p0, p1, p2, sp0, sp1, sp2)
-    pt_q, c_lo_w, d_lo_w, c_hi_w, d_hi_w = _interval(q0, q1, q2, sq0, sq1, sq2)
+    pt_p, a_p, b_lo_p, b_hi_p, s_ap, s_blo, s_bhi = _interval(p0, p1, p2, sp0, sp1, sp2)
+    pt_q, c_q, d_lo_w, d_hi_w, s_cq, s_dlo_w, s_dhi_w = _interval(q0, q1, q2, sq0, sq1, sq2)
     # Q's interval was read along w_Q = -w: its ends swap.
-    c_lo, d_lo, c_hi, d_hi = c_hi_w, d_hi_w, c_lo_w, d_lo_w
-    tp = (p0, p1, p2)
-    tq = (q0, q1, q2)
-    s_alo = _side_of(tp, sp0, sp1, sp2, a_lo_p)
-    s_ahi = _side_of(tp, sp0, sp1, sp2, a_hi_p)
-    s_clo = _side_of(tq, sq0, sq1, sq2, c_lo)
-    s_chi = _side_of(tq, sq0, sq1, sq2, c_hi)
+    d_lo, d_hi, s_dlo, s_dhi = d_hi_w, d_lo_w, s_dhi_w, s_dlo_w
     # lo_P <= hi_Q and lo_Q <= hi_P.
-    o1 = _order(a_lo_p, b_lo_p, s_alo, c_hi, d_hi, s_chi)
+    o1 = _order(a_p, b_lo_p, s_ap, c_q, d_hi, s_cq)
     if o1 < 0:
         return _DISJOINT, p0, p0
-    o2 = _order(a_hi_p, b_hi_p, s_ahi, c_lo, d_lo, s_clo)
+    o2 = _order(a_p, b_hi_p, s_ap, c_q, d_lo, s_cq)
     if o2 > 0:
         return _DISJOINT, p0, p0
     # Float images of the four ends (signed distances relative to each plane's first corner).
     n_p = cross3(sub3(p1, p0), sub3(p2, p0))
     n_q = cross3(sub3(q1, q0), sub3(q2, q0))
-    s_blo = _side_of(tp, sp0, sp1, sp2, b_lo_p)
-    s_bhi = _side_of(tp, sp0, sp1, sp2, b_hi_p)
-    s_dlo = _side_of(tq, sq0, sq1, sq2, d_lo)
-    s_dhi = _side_of(tq, sq0, sq1, sq2, d_hi)
-    x_lo_p = _plane_hit(a_lo_p, b_lo_p, s_blo, dot3(n_q, sub3(a_lo_p, q0)),
-                        dot3(n_q, sub3(b_lo_p, q0)))  # fmt: skip
-    x_hi_p = _plane_hit(a_hi_p, b_hi_p, s_bhi, dot3(n_q, sub3(a_hi_p, q0)),
-                        dot3(n_q, sub3(b_hi_p, q0)))  # fmt: skip
-    x_lo_q = _plane_hit(c_lo, d_lo, s_dlo, dot3(n_p, sub3(c_lo, p0)), dot3(n_p, sub3(d_lo, p0)))
-    x_hi_q = _plane_hit(c_hi, d_hi, s_dhi, dot3(n_p, sub3(c_hi, p0)), dot3(n_p, sub3(d_hi, p0)))
+    da = dot3(n_q, sub3(a_p, q0))
+    x_lo_p = _plane_hit(a_p, b_lo_p, s_blo, da, dot3(n_q, sub3(b_lo_p, q0)))
+    x_hi_p = _plane_hit(a_p, b_hi_p, s_bhi, da, dot3(n_q, sub3(b_hi_p, q0)))
+    dc = dot3(n_p, sub3(c_q, p0))
+    x_lo_q = _plane_hit(c_q, d_lo, s_dlo, dc, dot3(n_p, sub3(d_lo, p0)))
+    x_hi_q = _plane_hit(c_q, d_hi, s_dhi, dc, dot3(n_p, sub3(d_hi, p0)))
     if o1 == 0:  # lo_P == hi_Q: one point
         m = lerp3(x_lo_p, x_hi_q, 0.5)
         return _TOUCHING, m, m
@@ -623,14 +667,16 @@ def _crossing_pair(p0, p1, p2, q0, q1, q2, sp0, sp1, sp2, sq0, sq1, sq2):
 @njit(cache=True, nogil=True)
 def _contact_exact(p0, p1, p2, q0, q1, q2):
     """Exact kind and float contact segment of two triangles in the guaranteed range."""
-    sq0 = _side(p0, p1, p2, q0)
-    sq1 = _side(p0, p1, p2, q1)
-    sq2 = _side(p0, p1, p2, q2)
+    n_p, m_p = _plane_filter(p0, p1, p2)
+    sq0 = _side_filtered(p0, p1, p2, n_p, m_p, q0)
+    sq1 = _side_filtered(p0, p1, p2, n_p, m_p, q1)
+    sq2 = _side_filtered(p0, p1, p2, n_p, m_p, q2)
     if sq0 == sq1 and sq1 == sq2 and sq0 != 0:
         return _DISJOINT, p0, p0
-    sp0 = _side(q0, q1, q2, p0)
-    sp1 = _side(q0, q1, q2, p1)
-    sp2 = _side(q0, q1, q2, p2)
+    n_q, m_q = _plane_filter(q0, q1, q2)
+    sp0 = _side_filtered(q0, q1, q2, n_q, m_q, p0)
+    sp1 = _side_filtered(q0, q1, q2, n_q, m_q, p1)
+    sp2 = _side_filtered(q0, q1, q2, n_q, m_q, p2)
     if sp0 == sp1 and sp1 == sp2 and sp0 != 0:
         return _DISJOINT, p0, p0
     q_on_p = sq0 == 0 and sq1 == 0 and sq2 == 0
@@ -662,6 +708,11 @@ def _contact(p0, p1, p2, q0, q1, q2):
     The pair is scaled by ``2**-e`` (exact) so that its largest magnitude is in ``[1/2, 1)``;
     the segment is scaled back.
     """
+    if _is_moderate(p0, p1, p2, q0, q1, q2):
+        kind, x0, x1 = _contact_exact(p0, p1, p2, q0, q1, q2)
+        if kind == _DISJOINT:
+            return kind, p0, p0
+        return kind, x0, x1
     ok, e = _pair_scale(p0, p1, p2, q0, q1, q2)
     if not ok:
         return OUT_OF_RANGE, p0, p0
@@ -802,6 +853,8 @@ def check_kinds(kinds: np.ndarray, pair_ids: np.ndarray | None, what: str = "fac
     what : str
         How to name a pair in the message.
     """
+    if kinds.size == 0 or kinds.min() > OUT_OF_RANGE:  # one pass, no allocation
+        return
     bad = np.flatnonzero(kinds == OUT_OF_RANGE)
     if bad.size:
         name = what
