@@ -231,6 +231,21 @@ def test_swapped_family_is_the_same_pair_swapped():
     np.testing.assert_array_equal(fast, fast_back)
 
 
+@settings(max_examples=300, deadline=None)
+@given(st.integers(0, 2**31), st.sampled_from(list(itertools.permutations(range(3)))),
+       st.sampled_from(list(itertools.permutations(range(3)))))  # fmt: skip
+def test_swaps_and_corner_orders_never_change_the_kind(seed, perm_p, perm_q):
+    """Symmetric by construction: on near-degenerate float pairs of every family, swapping the
+    triangles and permuting corners gives the same kind, which is the referee's."""
+    pairs, _ = float_pairs(3, seed=seed)
+    variants = []
+    for p, q in pairs:
+        variants += [(p, q), (q, p), (p[list(perm_p)], q[list(perm_q)])]
+    _, fast = compare(np.array([np.stack(v) for v in variants]))
+    expected = [exact_contact(p, q) for p, q in pairs]
+    assert fast.reshape(3, 3).tolist() == [[int(k)] * 3 for k in expected]
+
+
 def test_long_run_entry_point_prints_counts(capsys):
     status = main(["--pairs", "300", "--batch", "120", "--seed", "4"])
     out = capsys.readouterr().out
