@@ -36,8 +36,12 @@ to stay a normal float64, which holds when **every nonzero coordinate of the pai
 ``m * 2**-MAX_SPREAD_LOG2`` (``2**-240``, about ``5.7e-73``, times the pair's largest) and all
 are finite. A pair outside that range gets the kind ``OUT_OF_RANGE`` (-1) from the kernels;
 :func:`check_kinds` turns it into a one-line :class:`ValueError`. The bound comes from the
-smallest nonzero term of orient3d's error bound: with coordinates on a grid of ``2**-(S + 53)``
-its products are at least ``2**(-3 S - 212)``, which must stay above ``2**-1022``.
+smallest nonzero quantities the predicates form: after scaling, coordinates lie on a grid of
+``2**-(S + 53)``, so a product of three differences is at least ``2**(-3 S - 159)`` and the
+smallest error bound (stage C, ``o3derrboundC * permanent``) at least ``2**(-3 S - 260)``,
+which must stay above the smallest normal ``2**-1022``: ``S = 240`` leaves a factor ``2**42``.
+Pairs whose nonzero magnitudes all lie in ``[2**-60, 2**60]`` (any mesh in practice) are far
+inside these limits and skip the scaling.
 
 Symmetry: the answer is exact, so it is the same for ``(P, Q)`` and ``(Q, P)`` and for any
 order of the corners; the tests check it.
@@ -485,11 +489,19 @@ def _coplanar(p0, p1, p2, q0, q1, q2):
     edge line of one has the other's three corners strictly outside; their interiors meet
     (positive-area overlap) iff no edge line has the other's corners outside or on it. Both
     are separating-axis statements on the Minkowski difference ``P - Q``, whose edges are
-    translates of the triangles' edges."""
+    translates of the triangles' edges.
+
+    A TOUCHING contact is reported exactly: with disjoint interiors the triangles meet in a
+    point or a segment whose ends are corners lying in both (two edges crossing at interior
+    points would overlap the interiors), so the two extreme such corners are the contact.
+    """
     axis = _plane_axis(p0, p1, p2)
     sig_p = _orient2(p0, p1, p2, axis)
     sig_q = _orient2(q0, q1, q2, axis)
     is_weakly_separated = False
+    # Bit j of inside_*: corner j of the other triangle is inside-or-on this edge line.
+    in_p = 7  # corners of Q inside-or-on all of P's edge lines so far
+    in_q = 7
     for side in range(2):
         if side == 0:
             t0, t1, t2, u0, u1, u2, sig = p0, p1, p2, q0, q1, q2, sig_p
@@ -505,9 +517,49 @@ def _coplanar(p0, p1, p2, q0, q1, q2):
                 return _DISJOINT, p0, p0
             if s0 <= 0 and s1 <= 0 and s2 <= 0:
                 is_weakly_separated = True
-    kind = _TOUCHING if is_weakly_separated else _COPLANAR
-    x0, x1 = _overlap_extent(p0, p1, p2, q0, q1, q2, axis, sig_p, sig_q)
-    return kind, x0, x1
+            inside = (1 if s0 >= 0 else 0) | (2 if s1 >= 0 else 0) | (4 if s2 >= 0 else 0)
+            if side == 0:
+                in_p &= inside
+            else:
+                in_q &= inside
+    if not is_weakly_separated:
+        x0, x1 = _overlap_extent(p0, p1, p2, q0, q1, q2, axis, sig_p, sig_q)
+        return _COPLANAR, x0, x1
+    # Corners in both triangles: Q's corners inside P (in_p), P's corners inside Q (in_q).
+    lo = p0
+    hi = p0
+    n_found = 0
+    for j in range(6):
+        if j < 3:
+            ok = (in_p >> j) & 1
+            x = q0 if j == 0 else (q1 if j == 1 else q2)
+        else:
+            ok = (in_q >> (j - 3)) & 1
+            x = p0 if j == 3 else (p1 if j == 4 else p2)
+        if ok:
+            if n_found == 0:
+                lo = x
+                hi = x
+            else:
+                lo, hi = _extend(lo, hi, x)
+            n_found += 1
+    return _TOUCHING, lo, hi
+
+
+@njit(cache=True, nogil=True)
+def _extend(lo, hi, x):
+    """Grow the collinear extremes ``lo, hi`` by the point ``x`` (on their line), exactly:
+    compared along the first axis where the points differ."""
+    for k in range(3):
+        if lo[k] != hi[k] or lo[k] != x[k]:
+            if lo[k] == hi[k]:  # a point so far: order the pair along this axis
+                return (lo, x) if lo[k] < x[k] else (x, lo)
+            if (x[k] - lo[k]) * (hi[k] - lo[k]) < 0.0:
+                return x, hi
+            if (x[k] - hi[k]) * (hi[k] - lo[k]) > 0.0:
+                return lo, x
+            return lo, hi
+    return lo, hi
 
 
 @njit(cache=True, nogil=True)

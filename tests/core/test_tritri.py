@@ -196,6 +196,27 @@ def test_sliver_is_a_triangle_until_exactly_degenerate():
     assert _same_segment(seg, [[1, 1, 0], [1, 1, 0]], atol=1e-12)
 
 
+def test_coplanar_touching_contact_is_exact_corners():
+    """Coplanar triangles with disjoint interiors meet in corners lying in both: the reported
+    contact is those input points bit for bit (self-collision relies on it to drop neighbours
+    that only share a corner), here on arbitrary floats in the plane z = 0.1."""
+    rng = np.random.default_rng(4)
+    for _ in range(200):
+        v, a, b, c = rng.uniform(-1.0, 1.0, size=(4, 2))
+        corners = [np.array([x, y, 0.1]) for x, y in (v, a, b, c)]
+        v, a, b, c = corners
+        p = np.stack([v, a, b])
+        q = np.stack([v, 2 * v - a, 2 * v - b])  # mirrored through v: they share only v
+        kind, seg = tri_tri(p, q)
+        if exact_contact(p, q) == T:
+            assert kind == T
+            np.testing.assert_array_equal(seg, [v, v])
+        shared_edge = np.stack([a, v, c])  # shares the edge (v, a) with p
+        kind, seg = tri_tri(p, shared_edge)
+        if kind == T:
+            assert {tuple(seg[0]), tuple(seg[1])} <= {tuple(v), tuple(a)}
+
+
 def test_out_of_range_pairs_are_rejected_with_one_line():
     a = np.array(P, dtype=float)
     b = np.array([[1, 1, -1], [1, 2, 1], [2, 1, 1]], dtype=float)
