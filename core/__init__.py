@@ -44,6 +44,7 @@ def contacts(
     leaf_size: int = 1,
     trace: bool = False,
     descend: DescendRule | None = None,
+    margin: float = 0.0,
 ) -> CollisionResult:
     """Build both trees and return every contacting triangle pair.
 
@@ -60,10 +61,16 @@ def contacts(
         Keep the per-level record of the traversal.
     descend : DescendRule or str, optional
         Default :attr:`DescendRule.LARGER_VOLUME`.
+    margin : float
+        Near-contact distance ``D >= 0``: the result also lists the pairs that do not touch
+        but are at most ``D`` apart (``near_pairs``, ``near_distances``). Default 0: exact
+        contacts only.
 
     Returns
     -------
     CollisionResult
+        Contacts decided exactly for the float64 coordinates (B's after its pose, computed in
+        float64).
 
     Raises
     ------
@@ -91,7 +98,8 @@ def contacts(
     check_coordinate_bound(mesh_a, "mesh_a", pose_a)
     check_coordinate_bound(mesh_b, "mesh_b", pose_b)
     tree_a, tree_b = build_trees([mesh_a, mesh_b], split, leaf_size)
-    return collide(mesh_a, tree_a, mesh_b, tree_b, pose_a, pose_b, descend=descend, trace=trace)
+    return collide(mesh_a, tree_a, mesh_b, tree_b, pose_a, pose_b, descend=descend, trace=trace,
+                   margin=margin)  # fmt: skip
 
 
 def load_mesh(path, name=None) -> TriMesh:

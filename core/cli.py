@@ -146,6 +146,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="with --partition octree/kdtree/bsp: deepest level")
     c.add_argument("--capacity", type=_integer, default=None, metavar="N",
                    help="with --partition octree/kdtree/bsp: triangles a leaf may hold")
+    c.add_argument("--margin", type=float, default=0.0, metavar="D",
+                   help="also report triangle pairs that do not touch but are at most D apart, "
+                   "with their distance (default 0: exact contacts only)")  # fmt: skip
     c.add_argument("--json", action="store_true", help="print one JSON object")
     c.add_argument("--max-pairs", type=_integer, default=None, metavar="N",
                    help="list at most N pairs (default: 20 in text, all with --json); the "
@@ -195,12 +198,29 @@ def _check_args(args) -> None:
             raise ValueError(f"{name} must be at least {least}, got {value}")
 
 
+def _check_margin(args) -> None:
+    if not (math.isfinite(args.margin) and args.margin >= 0.0):
+        raise ValueError(f"--margin must be a finite distance >= 0, got {args.margin}")
+    if args.margin > 0.0 and args.partition is not None:
+        raise ValueError("--margin works with the tree traversal, not with --partition")
+
+
+def _near_report(result) -> dict:
+    """The near-contact keys of a contacts report (empty lists with margin 0)."""
+    return {
+        "margin": result.margin,
+        "near_pairs": result.near_pairs.tolist(),
+        "near_distances": result.near_distances.tolist(),
+    }
+
+
 def run_contacts(args) -> dict:
     """Load, pose, build and collide as the arguments say; return the report as a dict."""
     from core.bvh import SplitRule, build_trees
     from core.collide import DescendRule, collide
     from core.containment import pair_containment
 
+    _check_margin(args)
     t0 = time.perf_counter()
     mesh_a, mesh_b, pose_b = _load_posed(args)
     t1 = time.perf_counter()
@@ -211,14 +231,16 @@ def run_contacts(args) -> dict:
     t2 = time.perf_counter()
     if args.bv is None:
         result = collide(mesh_a, tree_a, mesh_b, tree_b, None, pose_b,
-                         descend=DescendRule[args.descend.upper()], trace=True)  # fmt: skip
+                         descend=DescendRule[args.descend.upper()], trace=True,
+                         margin=args.margin)  # fmt: skip
     else:
         from core.bv import ObbFit
         from core.collide.bvquery import collide_bv
 
         result = collide_bv(mesh_a, tree_a, mesh_b, tree_b, None, pose_b, bv=args.bv,
                             descend=DescendRule[args.descend.upper()], trace=True,
-                            obb_fit=ObbFit[args.obb_fit.upper()])  # fmt: skip
+                            obb_fit=ObbFit[args.obb_fit.upper()],
+                            margin=args.margin)  # fmt: skip
     containment = pair_containment(mesh_a, mesh_b, None, pose_b, result)
     trace = result.trace
     levels = [
@@ -229,6 +251,7 @@ def run_contacts(args) -> dict:
     ]
     return {
         **_contacts_common(args, mesh_a, mesh_b, result, containment),
+        **_near_report(result),
         "split": split.name.lower(),
         "leaf_size": args.leaf_size,
         **({"bv": args.bv} if args.bv is not None else {}),
@@ -396,6 +419,14 @@ def format_report(report: dict) -> str:
         lines.append(f"  A {ia:>8}  B {ib:>8}  {ContactKind(kind).name.lower()}")
     if report["pairs_truncated"]:
         lines.append(f"  ... and {report['pairs_total'] - len(pairs)} more (--json lists all)")
+    if report.get("margin", 0.0) > 0.0:
+        near = list(zip(report["near_pairs"], report["near_distances"]))
+        lines.append(f"near contacts (not touching, at most {report['margin']:g} apart): "
+                     f"{len(near)} triangle pairs")  # fmt: skip
+        for (ia, ib), dist in near[:DEFAULT_TEXT_PAIRS]:
+            lines.append(f"  A {ia:>8}  B {ib:>8}  distance {dist:.6g}")
+        if len(near) > DEFAULT_TEXT_PAIRS:
+            lines.append(f"  ... and {len(near) - DEFAULT_TEXT_PAIRS} more (--json lists all)")
     if "partition" in report:
         t = report["timings_ms"]
         lines.append(

@@ -77,6 +77,10 @@ class PipelineSettings:
         (:func:`core.collide.bvquery.collide_bv`; timed as ``"fit"``).
     obb_fit : ObbFit
         How the ``"obb"`` kind chooses each box's axes (:class:`core.bv.ObbFit`).
+    margin : float
+        Near-contact distance ``D >= 0`` of the pair query: ``Frame.result.near_pairs`` lists
+        the triangle pairs that do not touch but are at most ``D`` apart. 0 (default): exact
+        contacts only.
     """
 
     split: SplitRule = SplitRule.MIDPOINT
@@ -90,6 +94,7 @@ class PipelineSettings:
     containment: bool = False
     bv: str = "aabb"
     obb_fit: ObbFit = ObbFit.SURFACE
+    margin: float = 0.0
 
     def __post_init__(self):
         from core.bv import BV_KINDS
@@ -290,12 +295,13 @@ class FramePipeline:
             if s.bv == "aabb":
                 result = collide(
                     meshes[0], trees[0], meshes[1], trees[1], bodies[0].pose, bodies[1].pose,
-                    descend=s.descend, trace=s.trace, tol=s.tol,
+                    descend=s.descend, trace=s.trace, tol=s.tol, margin=s.margin,
                 )  # fmt: skip
             else:
                 result = collide_bv(
                     meshes[0], trees[0], meshes[1], trees[1], bodies[0].pose, bodies[1].pose,
                     bv=s.bv, descend=s.descend, trace=s.trace, tol=s.tol, obb_fit=s.obb_fit,
+                    margin=s.margin,
                 )  # fmt: skip
         t_pair = time.perf_counter()
 

@@ -95,6 +95,7 @@ def warm_up(verbose: bool = True) -> float:
     finally:
         for m, value in zip(modules, saved):
             m.PARALLEL_MIN_PAIRS = value
+    collide(a, tree_a, b, tree_b, None, pose, margin=0.1)  # the near-contact distance kernel
     _warm_bounding_volumes(a, tree_a, b, tree_b, pose)
     _warm_partitions(a, b, pose)
     seconds = time.perf_counter() - t0

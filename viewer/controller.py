@@ -184,6 +184,7 @@ class Controller(QObject):
             trace=True,
             bv=choice.bv,
             obb_fit=ObbFit[choice.obb_fit],
+            margin=float(choice.margin),
             self_collision=self.model.is_self_collision,
             containment=True,
         )

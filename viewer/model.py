@@ -131,6 +131,9 @@ class PipelineChoice:
     obb_fit : str
         Name of a ``core.bv.ObbFit`` member: how the ``"obb"`` kind chooses its boxes' axes
         (the other kinds ignore it).
+    margin : float
+        Near-contact distance ``D >= 0``: pairs that do not touch but are at most ``D`` apart
+        are reported with their distance; 0 means exact contact only.
     """
 
     update: UpdateChoice = UpdateChoice.REFIT
@@ -140,6 +143,7 @@ class PipelineChoice:
     bv: str = "aabb"
     partition: str = "none"
     obb_fit: str = "SURFACE"
+    margin: float = 0.0
 
 
 @dataclass(frozen=True)

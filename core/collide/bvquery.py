@@ -29,6 +29,7 @@ from core.bvh.tree import Tree
 from core.collide.query import (
     CollisionResult,
     box_margin,
+    check_margin,
     check_tree,
     finish_query,
     relative_pose,
@@ -193,6 +194,7 @@ def collide_bv(
     volumes_a: np.ndarray | None = None,
     volumes_b: np.ndarray | None = None,
     obb_fit: ObbFit = ObbFit.SURFACE,
+    margin: float = 0.0,
 ) -> CollisionResult:
     """All contacting triangle pairs of two posed meshes, traversing with one BV kind.
 
@@ -212,6 +214,10 @@ def collide_bv(
         OBB fit with another :class:`~core.bv.ObbFit`).
     obb_fit : ObbFit
         Only for ``"obb"`` volumes fitted here: how the axes are chosen.
+    margin : float
+        Near-contact distance, as in :func:`core.collide.collide`. The volumes are inflated
+        by ``sqrt(3) * margin``: the k-DOP slabs use unnormalised directions up to
+        ``(1, 1, 1)``, along which two points ``D`` apart differ by up to ``sqrt(3) D``.
 
     Returns
     -------
@@ -240,12 +246,13 @@ def collide_bv(
     rel = relative_pose(pose_a, pose_b)
     rot = np.ascontiguousarray(rel.rotation)
     trans = np.ascontiguousarray(rel.translation)
-    margin = box_margin(tree_a, tree_b, tol)
+    margin = check_margin(margin)
+    box_pad = box_margin(tree_a, tree_b, tol) + np.sqrt(3.0) * margin
 
     t0 = time.perf_counter()
     args = (kind.code, tree_a.first, tree_a.count, vol_a, tree_b.first, tree_b.count, vol_b,
-            rot, trans, margin, int(descend), trace)  # fmt: skip
+            rot, trans, box_pad, int(descend), trace)  # fmt: skip
     traversal = split_traversal(traverse_bv_from, args, trace)
     timings = {"fit": t0 - t_fit, "traverse": time.perf_counter() - t0}
-    return finish_query(mesh_a, tree_a, mesh_b, tree_b, traversal, rot, trans, pose_a, tol,
+    return finish_query(mesh_a, tree_a, mesh_b, tree_b, traversal, rot, trans, pose_a, margin,
                         trace, timings)  # fmt: skip

@@ -1,10 +1,11 @@
 """Exact rational classification of a triangle pair, the referee of the float64 test.
 
 :func:`exact_contact` decides the same four :class:`~core.collide.tritri.ContactKind` values as
-:func:`core.collide.tritri.tri_tri_contact`, with the tolerance taken to zero: every sign is
-the sign of an exact integer or :class:`fractions.Fraction` expression, so the answer is the
-true one for integer or rational coordinates. The semantics are those of the tritri module
-docstring with ``eps = 0``:
+:func:`core.collide.tritri.tri_tri_contact` by a different construction: every sign is the sign
+of an exact integer or :class:`fractions.Fraction` expression (float64 inputs become the
+Fractions they exactly equal), and the interval ends and clipped polygons are computed as
+rationals, where the kernel uses orientation signs only. The semantics are those of the
+tritri module docstring:
 
 * a triangle with ``(p1 - p0) x (p2 - p0) == 0`` (repeated or collinear corners) is
   degenerate and stands for the segment between its two farthest corners (a point if all three
@@ -12,20 +13,19 @@ docstring with ``eps = 0``:
 * two non-degenerate triangles in the same plane are COPLANAR when their overlap has positive
   area, TOUCHING when they meet only along their boundaries, DISJOINT otherwise;
 * otherwise each triangle meets the other's plane in a segment on the line ``L`` where the
-  planes meet (Möller 1997). The triangles meet iff the two segments overlap; they are
+  planes meet (Moller 1997). The triangles meet iff the two segments overlap; they are
   CROSSING iff the overlap has positive length and each triangle has corners strictly on both
   sides of the other's plane, TOUCHING if they meet in any other way.
 
-It is slow (pure Python: 1e6 pairs took 105 s including the float64 side, about 0.1 ms a
-pair) and used only by the tests and by ``python -m core.collide.exact --pairs N``, which
-compares the float64 kernel with it on random integer triangles built so that touching,
-coplanar, edge-edge, vertex-face, sliver and degenerate cases are frequent
-(:func:`random_pairs`). The two should agree on small integer corners because every exact
-quantity that is not zero is then far above the float64 test's tolerance: a corner off the
-other plane is at least ``1 / |n| >= 1.4e-4`` from it (``|n| <= 6912`` for corners in
-``[-24, 24]``), 1.7e-6 of the longest edge against ``tri_rel = 1e-12``; interval ends are
-ratios of such integers, and their gaps stay far above it as well (the 1e6-pair run found no
-disagreement).
+It is slow (pure Python, about 0.1 ms a pair on small integers, more on floats with wide
+exponents) and used only by the tests and by ``python -m core.collide.exact --pairs N``, which
+compares the float64 kernel with it, pair by pair, on generated families where the hard cases
+are frequent: integer families (:class:`PairFamily`: touching, coplanar, edge-edge,
+vertex-face, sliver and degenerate configurations on a small grid) and float families
+(:class:`FloatFamily`: shared corners and edges moved by 1e-15 to 1e-10, corners rounded onto
+faces and edges, float slivers, exactly degenerate float triangles, random rotations,
+power-of-two scalings over the whole guaranteed range, swaps and corner permutations). Since
+both sides are exact, any disagreement is a bug.
 """
 
 from __future__ import annotations
@@ -41,11 +41,14 @@ import numpy as np
 from core.collide.tritri import ContactKind
 
 __all__ = [
+    "FloatFamily",
     "PairFamily",
     "compare",
     "exact_contact",
     "exact_contact_extent",
     "float_kinds",
+    "float_pairs",
+    "mixed_pairs",
     "main",
     "random_pairs",
 ]
@@ -93,7 +96,9 @@ def _as_point(x):
         elif isinstance(c, np.integer):
             out.append(int(c))
         else:
-            out.append(Fraction(float(c)))
+            c = float(c)
+            # Integral floats as ints: the same exact value, and much faster arithmetic.
+            out.append(int(c) if c.is_integer() else Fraction(c))
     return tuple(out)
 
 
@@ -450,23 +455,183 @@ def random_pairs(n: int, seed: int = 0, coord_range: int = 3) -> tuple[np.ndarra
     return out, families
 
 
-def float_kinds(pairs: np.ndarray, tri_rel: float | None = None) -> np.ndarray:
+class FloatFamily(IntEnum):
+    """How :func:`float_pairs` builds a pair of float64 triangles.
+
+    Each family puts the pair within a few ulps of a change of answer, where a tolerance-based
+    test goes wrong (issue 10): the exact answer is the referee's, however small the gap.
+    """
+
+    SHARED_VERTEX_MOVED = 0
+    """Q reuses a corner of P moved by 1e-15 to 1e-10 in a random direction."""
+    SHARED_EDGE_MOVED = 1
+    """Q reuses an edge of P, both ends moved by 1e-15 to 1e-10."""
+    VERTEX_ON_FACE = 2
+    """A corner of Q at a random point of P's face, rounded to float64 (on the plane, or a
+    few ulps off it)."""
+    EDGE_ACROSS_EDGE = 3
+    """An edge of Q through a rounded point of an edge of P."""
+    SLIVER = 4
+    """P or Q a needle: its third corner 1e-15 to 1e-8 off its long edge."""
+    DEGENERATE = 5
+    """P or Q exactly degenerate in float64: a repeated corner, or three collinear dyadic
+    corners."""
+    ROTATED = 6
+    """An integer-family pair (:class:`PairFamily`) under a random rotation, rounded: the
+    special relation survives only up to round-off."""
+    SCALED = 7
+    """A pair of the other families scaled by a random power of two over the whole range the
+    test guarantees (from near the smallest normal to near the largest float64)."""
+    SWAPPED = 8
+    """A pair of the other families with P and Q swapped and each triangle's corners
+    permuted."""
+
+
+def _unit(rng, k):
+    v = rng.normal(size=(k, 3))
+    return v / np.linalg.norm(v, axis=1, keepdims=True)
+
+
+def _tiny(rng, lo=-15.0, hi=-10.0):
+    return 10.0 ** rng.uniform(lo, hi)
+
+
+def _random_rotation(rng):
+    q, r = np.linalg.qr(rng.normal(size=(3, 3)))
+    q = q * np.sign(np.diag(r))
+    if np.linalg.det(q) < 0:
+        q[:, 0] = -q[:, 0]
+    return q
+
+
+def _scale_exponents(pair, rng):
+    """A random power-of-two exponent keeping the scaled pair exact and in the normal range."""
+    mags = np.abs(pair[pair != 0.0])
+    if mags.size == 0:
+        return 0
+    hi = 1022 - int(np.floor(np.log2(mags.max())))
+    lo = -1021 - int(np.floor(np.log2(mags.min())))
+    return int(rng.integers(lo, hi + 1)) if lo <= hi else 0
+
+
+def float_pairs(n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Random float64 triangle pairs, each :class:`FloatFamily` about equally often.
+
+    Parameters
+    ----------
+    n : int
+        Number of pairs.
+    seed : int
+
+    Returns
+    -------
+    pairs : (n, 2, 3, 3) float64
+        ``pairs[i, 0]`` is P, ``pairs[i, 1]`` is Q, one corner per row.
+    families : (n,) int8
+        The :class:`FloatFamily` of each pair.
+    """
+    rng = np.random.default_rng(seed)
+    families = rng.integers(0, len(FloatFamily), size=n).astype(np.int8)
+    out = np.empty((n, 2, 3, 3))
+    base_int, _ = random_pairs(n, seed=seed + 7_919)
+    for i in range(n):
+        fam = FloatFamily(families[i])
+        inner = fam
+        if fam in (FloatFamily.SCALED, FloatFamily.SWAPPED):
+            inner = FloatFamily(rng.integers(0, FloatFamily.SCALED))
+        pair = _float_pair(rng, inner, base_int[i])
+        if fam == FloatFamily.SCALED:
+            pair = np.ldexp(pair, _scale_exponents(pair, rng))
+        elif fam == FloatFamily.SWAPPED:
+            pair = pair[::-1][:, rng.permutation(3)].copy()
+            pair[1] = pair[1][rng.permutation(3)]
+        out[i] = pair
+    return out, families
+
+
+def _float_pair(rng, fam, base_int):
+    """One pair ``(2, 3, 3) float64`` of family ``fam`` (not SCALED or SWAPPED)."""
+    p = rng.uniform(-1.0, 1.0, size=(3, 3))
+    q = rng.uniform(-1.0, 1.0, size=(3, 3))
+    if fam == FloatFamily.SHARED_VERTEX_MOVED:
+        q[rng.integers(3)] = p[rng.integers(3)] + _tiny(rng) * _unit(rng, 1)[0]
+    elif fam == FloatFamily.SHARED_EDGE_MOVED:
+        e = rng.integers(3)
+        q[0] = p[e] + _tiny(rng) * _unit(rng, 1)[0]
+        q[1] = p[(e + 1) % 3] + _tiny(rng) * _unit(rng, 1)[0]
+    elif fam == FloatFamily.VERTEX_ON_FACE:
+        s, t = rng.uniform(-0.2, 1.0, size=2)
+        if rng.random() < 0.5:  # dyadic corners and weights: exactly on the face
+            p = np.round(p * 64.0) / 64.0
+            s, t = np.round(s * 8.0) / 8.0, np.round(t * 8.0) / 8.0
+        q[0] = p[0] + s * (p[1] - p[0]) + t * (p[2] - p[0])
+    elif fam == FloatFamily.EDGE_ACROSS_EDGE:
+        e = rng.integers(3)
+        s = rng.uniform(-0.1, 1.1)
+        if rng.random() < 0.5:  # dyadic: the crossing point exactly on the edge
+            p = np.round(p * 64.0) / 64.0
+            s = np.round(s * 8.0) / 8.0
+        x = p[e] + s * (p[(e + 1) % 3] - p[e])
+        d = np.round(rng.uniform(-1.0, 1.0, size=3) * 64.0) / 64.0
+        q[0] = x + d
+        q[1] = x - rng.choice([0.25, 0.5, 1.0, 2.0]) * d
+    elif fam == FloatFamily.SLIVER:
+        t = p if rng.random() < 0.5 else q
+        t[2] = t[0] + rng.uniform(0.0, 1.0) * (t[1] - t[0]) + _tiny(rng, -15.0, -8.0) * _unit(
+            rng, 1
+        )[0]
+    elif fam == FloatFamily.DEGENERATE:
+        for t in ((p,), (q,), (p, q))[rng.integers(3)]:
+            t[:2] = np.round(t[:2] * 64.0) / 64.0  # dyadic: the collinear corner is exact
+            if rng.random() < 0.4:
+                t[2] = t[rng.integers(2)]
+            else:
+                t[2] = t[0] + rng.choice([-1.0, -0.5, 0.25, 0.5, 2.0]) * (t[1] - t[0])
+    elif fam == FloatFamily.ROTATED:
+        rot = _random_rotation(rng)
+        shift = rng.uniform(-1.0, 1.0, size=3)
+        pair = np.asarray(base_int, dtype=np.float64) / 8.0
+        return pair @ rot.T + shift
+    return np.stack([p, q])
+
+
+def mixed_pairs(n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Half integer families (:func:`random_pairs`), half float families (:func:`float_pairs`).
+
+    Returns
+    -------
+    pairs : (n, 2, 3, 3) float64
+    families : (n,) int16
+        ``PairFamily`` values for the integer half, ``100 + FloatFamily`` for the float half.
+    """
+    n_int = n // 2
+    ints, fam_int = random_pairs(n_int, seed=seed)
+    floats, fam_float = float_pairs(n - n_int, seed=seed)
+    pairs = np.concatenate([ints.astype(np.float64), floats])
+    families = np.concatenate([fam_int.astype(np.int16), 100 + fam_float.astype(np.int16)])
+    return pairs, families
+
+
+def family_name(code: int) -> str:
+    """Name of a :func:`mixed_pairs` family code."""
+    if code >= 100:
+        return "f:" + FloatFamily(code - 100).name.lower()
+    return "i:" + PairFamily(code).name.lower()
+
+
+def float_kinds(pairs: np.ndarray) -> np.ndarray:
     """The float64 kernel's kinds for many pairs, through :func:`tri_tri_batch`.
 
     Parameters
     ----------
     pairs : (n, 2, 3, 3) array_like of float
-    tri_rel : float, optional
-        Defaults to ``DEFAULT_TOLERANCES.tri_rel``.
 
     Returns
     -------
     (n,) int8
     """
     from core.collide.tritri import tri_tri_batch
-    from core.settings import DEFAULT_TOLERANCES
 
-    rel = DEFAULT_TOLERANCES.tri_rel if tri_rel is None else tri_rel
     pts = np.asarray(pairs, dtype=np.float64)
     n = pts.shape[0]
     va = np.ascontiguousarray(pts[:, 0].reshape(-1, 3))
@@ -475,7 +640,7 @@ def float_kinds(pairs: np.ndarray, tri_rel: float | None = None) -> np.ndarray:
     ids = np.repeat(np.arange(n, dtype=np.int32)[:, None], 2, axis=1)
     kinds = np.empty(n, dtype=np.int8)
     segs = np.empty((n, 2, 3))
-    tri_tri_batch(va, faces, vb, faces, ids, float(rel), kinds, segs)
+    tri_tri_batch(va, faces, vb, faces, ids, kinds, segs)
     return kinds
 
 
@@ -484,15 +649,16 @@ def compare(pairs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
     Parameters
     ----------
-    pairs : (n, 2, 3, 3) int64
+    pairs : (n, 2, 3, 3) int64 or float64
 
     Returns
     -------
     exact : (n,) int8
     fast : (n,) int8
+        The float64 kernel's kinds; -1 (``OUT_OF_RANGE``) for a pair outside its range.
     """
     fast = float_kinds(pairs)
-    listed = pairs.tolist()  # Python ints: exact and much faster than numpy scalars
+    listed = pairs.tolist()  # Python numbers: exact and much faster than numpy scalars
     exact = np.fromiter((exact_contact(p, q) for p, q in listed), dtype=np.int8, count=len(listed))
     return exact, fast
 
@@ -500,8 +666,9 @@ def compare(pairs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def main(argv: list[str] | None = None) -> int:
     """``python -m core.collide.exact --pairs N``: compare the float64 test with the exact one.
 
-    Prints the count of each kind per family and every disagreement (up to ``--show``);
-    exits with status 1 if there is any disagreement.
+    Half the pairs come from the integer families, half from the float families
+    (:func:`mixed_pairs`). Prints the count of each kind per family and every disagreement (up
+    to ``--show``); exits with status 1 if there is any disagreement.
     """
     parser = argparse.ArgumentParser(
         prog="python -m core.collide.exact",
@@ -510,7 +677,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pairs", type=int, default=100_000, help="pairs to test")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--range", type=int, default=3, dest="coord_range",
-                        help="base corners are integers in [-R, R] (default 3)")  # fmt: skip
+                        help="integer families: base corners in [-R, R] (default 3)")  # fmt: skip
     parser.add_argument("--batch", type=int, default=100_000, help="pairs per batch")
     parser.add_argument("--show", type=int, default=20, help="disagreements printed")
     args = parser.parse_args(argv)
@@ -518,7 +685,9 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--pairs and --batch must be positive")
 
     n_kinds = len(ContactKind)
-    counts = np.zeros((len(PairFamily), n_kinds), dtype=np.int64)
+    codes = [int(f) for f in PairFamily] + [100 + int(f) for f in FloatFamily]
+    row_of = {c: i for i, c in enumerate(codes)}
+    counts = np.zeros((len(codes), n_kinds), dtype=np.int64)
     bad = []
     n_bad = 0
     t0 = time.perf_counter()
@@ -526,10 +695,15 @@ def main(argv: list[str] | None = None) -> int:
     batch_id = 0
     while done < args.pairs:
         n = min(args.batch, args.pairs - done)
-        pairs, families = random_pairs(n, seed=args.seed * 1_000_003 + batch_id,
-                                       coord_range=args.coord_range)  # fmt: skip
+        seed = args.seed * 1_000_003 + batch_id
+        n_int = n // 2
+        ints, fam_int = random_pairs(n_int, seed=seed, coord_range=args.coord_range)
+        floats, fam_float = float_pairs(n - n_int, seed=seed)
+        pairs = np.concatenate([ints.astype(np.float64), floats])
+        families = np.concatenate([fam_int.astype(np.int16), 100 + fam_float.astype(np.int16)])
         exact, fast = compare(pairs)
-        np.add.at(counts, (families.astype(np.int64), exact.astype(np.int64)), 1)
+        rows = np.array([row_of[int(c)] for c in families], dtype=np.int64)
+        np.add.at(counts, (rows, exact.astype(np.int64)), 1)
         wrong = np.flatnonzero(exact != fast)
         n_bad += wrong.size
         for i in wrong[: max(0, args.show - len(bad))]:
@@ -542,14 +716,15 @@ def main(argv: list[str] | None = None) -> int:
 
     names = [k.name.lower() for k in ContactKind]
     print(f"{done} pairs (seed {args.seed}, range {args.coord_range}) in {seconds:.1f} s")
-    print(f"{'family':<14}" + "".join(f"{s:>10}" for s in names))
-    for fam in PairFamily:
-        print(f"{fam.name.lower():<14}" + "".join(f"{c:>10}" for c in counts[fam]))
-    print(f"{'total':<14}" + "".join(f"{c:>10}" for c in counts.sum(axis=0)))
+    print(f"{'family':<24}" + "".join(f"{s:>10}" for s in names))
+    for code, row in zip(codes, counts, strict=True):
+        print(f"{family_name(code):<24}" + "".join(f"{c:>10}" for c in row))
+    print(f"{'total':<24}" + "".join(f"{c:>10}" for c in counts.sum(axis=0)))
     print(f"disagreements: {n_bad}")
     for pair, e, f, fam in bad:
-        print(f"  [{PairFamily(fam).name.lower()}] P={pair[0].tolist()} Q={pair[1].tolist()} "
-              f"exact={ContactKind(e).name} float64={ContactKind(f).name}")  # fmt: skip
+        got = ContactKind(f).name if f >= 0 else "OUT_OF_RANGE"
+        print(f"  [{family_name(fam)}] P={pair[0].tolist()} Q={pair[1].tolist()} "
+              f"exact={ContactKind(e).name} float64={got}")  # fmt: skip
     return 1 if n_bad else 0
 
 

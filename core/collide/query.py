@@ -19,7 +19,7 @@ from core.collide.tandem import (
     traverse_from,
 )
 from core.collide.trace import Counters, Trace
-from core.collide.tritri import ContactKind, tri_tri_batch
+from core.collide.tritri import ContactKind, check_kinds, tri_tri_batch, tri_tri_distance_batch
 from core.mesh import TriMesh
 from core.pose import Pose
 from core.settings import DEFAULT_TOLERANCES, Tolerances
@@ -133,6 +133,15 @@ class CollisionResult:
         Seconds: ``"traverse"``, ``"tritri"``.
     trace : Trace or None
         Per-level record, when the query ran in trace mode.
+    margin : float
+        The near-contact margin ``D`` the query ran with (0: exact contacts only).
+    near_pairs : (n, 2) int32
+        Face pairs that do not touch but whose distance is at most ``margin``, sorted
+        lexicographically; empty when ``margin`` is 0.
+    near_distances : (n,) float64
+        Their distances (a float64 approximation: Ericson 2005, 5.1.9).
+    near_points : (n, 2, 3) float64
+        Their closest points, on A then on B, in world coordinates.
     """
 
     pairs: np.ndarray
@@ -141,6 +150,10 @@ class CollisionResult:
     counters: Counters
     timings: dict = field(default_factory=dict)
     trace: Trace | None = None
+    margin: float = 0.0
+    near_pairs: np.ndarray = field(default_factory=lambda: np.empty((0, 2), dtype=np.int32))
+    near_distances: np.ndarray = field(default_factory=lambda: np.empty(0))
+    near_points: np.ndarray = field(default_factory=lambda: np.empty((0, 2, 3)))
 
     @property
     def n_contacts(self) -> int:
@@ -233,9 +246,10 @@ def exact_contacts(
     rot: np.ndarray,
     trans: np.ndarray,
     pose_a: Pose | None,
-    tol: Tolerances,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Run the exact triangle test on candidate pairs and keep the contacts.
+    margin: float = 0.0,
+) -> tuple[np.ndarray, ...]:
+    """Run the exact triangle test on candidate pairs and keep the contacts (and, with a
+    margin, the pairs nearer than it).
 
     Parameters
     ----------
@@ -247,7 +261,8 @@ def exact_contacts(
         Pose of B in A's frame.
     pose_a : Pose or None
         A's world pose, to put the segments in world coordinates.
-    tol : Tolerances
+    margin : float
+        Also report the non-touching pairs whose distance is at most this (0: none).
 
     Returns
     -------
@@ -256,24 +271,56 @@ def exact_contacts(
     kinds : (c,) int8
     segments : (c, 2, 3) float64
         World coordinates.
+    near_pairs : (n, 2) int32
+        Sorted lexicographically.
+    near_distances : (n,) float64
+    near_points : (n, 2, 3) float64
+        World coordinates.
+
+    Raises
+    ------
+    ValueError
+        If a pair is outside the exact test's range (one line naming the first such pair).
+
+    Notes
+    -----
+    The exact answer refers to B's coordinates after its rigid motion, computed in float64
+    (``R x + t`` rounded), not to the real-number image of B's file coordinates.
     """
     n_tests = tri_pairs.shape[0]
     if n_tests == 0:
-        return np.empty((0, 2), dtype=np.int32), np.empty(0, dtype=np.int8), np.empty((0, 2, 3))
+        return (np.empty((0, 2), dtype=np.int32), np.empty(0, dtype=np.int8),
+                np.empty((0, 2, 3)), np.empty((0, 2), dtype=np.int32), np.empty(0),
+                np.empty((0, 2, 3)))  # fmt: skip
     vb = mesh_b.vertices
     if not np.array_equal(rot, np.eye(3)) or trans.any():
         vb = transform_points(vb, rot, trans)
     kinds = np.empty(n_tests, dtype=np.int8)
     segs = np.empty((n_tests, 2, 3))
-    tri_tri_batch(mesh_a.vertices, mesh_a.faces, vb, mesh_b.faces, tri_pairs, tol.tri_rel,
-                  kinds, segs)  # fmt: skip
+    tri_tri_batch(mesh_a.vertices, mesh_a.faces, vb, mesh_b.faces, tri_pairs, kinds, segs)
+    check_kinds(kinds, tri_pairs, "face pair (A, B)")
     hit = kinds != int(ContactKind.DISJOINT)
+    near = np.empty((0, 2), dtype=tri_pairs.dtype)
+    near_d = np.empty(0)
+    near_x = np.empty((0, 2, 3))
+    if margin > 0.0:
+        missed = tri_pairs[~hit]
+        dist = np.empty(missed.shape[0])
+        points = np.empty((missed.shape[0], 2, 3))
+        tri_tri_distance_batch(mesh_a.vertices, mesh_a.faces, vb, mesh_b.faces, missed, dist,
+                               points)  # fmt: skip
+        close = dist <= margin
+        near, near_d, near_x = missed[close], dist[close], points[close]
+        order = np.lexsort((near[:, 1], near[:, 0]))
+        near, near_d, near_x = near[order], near_d[order], near_x[order]
     pairs, kinds, segs = tri_pairs[hit], kinds[hit], segs[hit]
     order = np.lexsort((pairs[:, 1], pairs[:, 0]))
     pairs, kinds, segs = pairs[order], kinds[order], segs[order]
     if pose_a is not None and not pose_a.is_identity:
         segs = pose_a.apply(segs)
-    return pairs, kinds, segs
+        if near_x.shape[0]:
+            near_x = pose_a.apply(near_x)
+    return pairs, kinds, segs, near, near_d, near_x
 
 
 def collide(
@@ -287,6 +334,7 @@ def collide(
     descend: DescendRule = DescendRule.LARGER_VOLUME,
     trace: bool = False,
     tol: Tolerances = DEFAULT_TOLERANCES,
+    margin: float = 0.0,
 ) -> CollisionResult:
     """All contacting triangle pairs of two posed meshes.
 
@@ -303,6 +351,11 @@ def collide(
     trace : bool
         Record every level's tested pairs (for the viewer); the contacts are the same.
     tol : Tolerances
+        Only the box round-off margin (``box_rel``).
+    margin : float
+        Near-contact distance ``D >= 0``: also report the pairs that do not touch but are
+        within ``D`` (``CollisionResult.near_pairs``). The boxes are inflated by ``D`` so the
+        traversal reaches them. 0 means exact contacts only.
 
     Returns
     -------
@@ -312,23 +365,35 @@ def collide(
     check_tree(tree_b, mesh_b, "b")
     mesh_a, tree_a, pose_a = rigid_body(mesh_a, tree_a, pose_a)
     mesh_b, tree_b, pose_b = rigid_body(mesh_b, tree_b, pose_b)
+    margin = check_margin(margin)
     rel = relative_pose(pose_a, pose_b)
     rot = np.ascontiguousarray(rel.rotation)
     trans = np.ascontiguousarray(rel.translation)
     is_rotated = not np.array_equal(rot, np.eye(3))
-    margin = box_margin(tree_a, tree_b, tol)
+    box_pad = box_margin(tree_a, tree_b, tol) + margin
 
     t0 = time.perf_counter()
     leaf_a, leaf_b, counts, level_start, trace_a, trace_b, trace_sep, level_leaves = _traverse(
-        tree_a, tree_b, rot, trans, is_rotated, margin, int(descend), trace
+        tree_a, tree_b, rot, trans, is_rotated, box_pad, int(descend), trace
     )
     timings = {"traverse": time.perf_counter() - t0}
     traversal = (leaf_a, leaf_b, counts, level_start, trace_a, trace_b, trace_sep, level_leaves)
-    return finish_query(mesh_a, tree_a, mesh_b, tree_b, traversal, rot, trans, pose_a, tol,
+    return finish_query(mesh_a, tree_a, mesh_b, tree_b, traversal, rot, trans, pose_a, margin,
                         trace, timings)  # fmt: skip
 
 
-def finish_query(mesh_a, tree_a, mesh_b, tree_b, traversal, rot, trans, pose_a, tol, trace,
+def check_margin(margin) -> float:
+    """The near-contact margin as a float, or a one-line :class:`ValueError`."""
+    try:
+        value = float(margin)
+    except (TypeError, ValueError):
+        raise ValueError(f"margin must be a number, got {margin!r}") from None
+    if not (value >= 0.0 and np.isfinite(value)):
+        raise ValueError(f"margin must be a finite distance >= 0, got {margin!r}")
+    return value
+
+
+def finish_query(mesh_a, tree_a, mesh_b, tree_b, traversal, rot, trans, pose_a, margin, trace,
                  timings) -> CollisionResult:  # fmt: skip
     """Triangle pairs of the overlapping leaves, their exact test, and the result.
 
@@ -338,6 +403,8 @@ def finish_query(mesh_a, tree_a, mesh_b, tree_b, traversal, rot, trans, pose_a, 
         The eight items a traversal returns (see :func:`core.collide.tandem.traverse`).
     rot, trans : (3, 3), (3,) float64
         Pose of B in A's frame.
+    margin : float
+        Near-contact distance (see :func:`collide`).
     trace : bool
         Whether the traversal recorded its levels.
     timings : dict[str, float]
@@ -349,7 +416,9 @@ def finish_query(mesh_a, tree_a, mesh_b, tree_b, traversal, rot, trans, pose_a, 
         leaf_a, leaf_b, tree_a.first, tree_a.count, tree_a.prim_ids,
         tree_b.first, tree_b.count, tree_b.prim_ids,
     )  # fmt: skip
-    pairs, kinds, segs = exact_contacts(mesh_a, mesh_b, tri_pairs, rot, trans, pose_a, tol)
+    pairs, kinds, segs, near, near_d, near_x = exact_contacts(
+        mesh_a, mesh_b, tri_pairs, rot, trans, pose_a, margin
+    )
     timings["tritri"] = time.perf_counter() - t0
     counters = Counters(
         n_bv_tests=int(counts[0]),
@@ -362,5 +431,6 @@ def finish_query(mesh_a, tree_a, mesh_b, tree_b, traversal, rot, trans, pose_a, 
     if trace:
         record = Trace(level_start, trace_a, trace_b, trace_sep, level_leaves)
     return CollisionResult(
-        pairs=pairs, kinds=kinds, segments=segs, counters=counters, timings=timings, trace=record
-    )
+        pairs=pairs, kinds=kinds, segments=segs, counters=counters, timings=timings, trace=record,
+        margin=margin, near_pairs=near, near_distances=near_d, near_points=near_x,
+    )  # fmt: skip

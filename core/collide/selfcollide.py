@@ -13,9 +13,9 @@ Neighbours in a mesh always touch, so triangles that share corners are filtered 
 share (vertex indices, as welded by the loader):
 
 * no shared corner: any contact counts (the kinds of :mod:`core.collide.tritri`);
-* one shared corner ``v``: only if the contact reaches beyond ``v``, i.e. the contact segment
-  has a point farther than the triangle test's tolerance ``eps`` from ``v`` (their interiors
-  cross along a segment, or one folds onto the other);
+* one shared corner ``v``: only if the contact reaches beyond ``v``: CROSSING or COPLANAR, or
+  a TOUCHING contact whose segment is not the single point ``v`` (the exact test reports a
+  point contact at a shared corner as exactly that corner, twice);
 * two or three shared corners (an edge, or a duplicated face): only a COPLANAR overlap, the
   two triangles folded onto each other.
 """
@@ -44,7 +44,7 @@ from core.collide.tandem import (
     traversal_output,
 )
 from core.collide.trace import Counters, Trace
-from core.collide.tritri import ContactKind, tri_tri_batch
+from core.collide.tritri import ContactKind, check_kinds, tri_tri_batch
 from core.mesh import TriMesh
 from core.pose import Pose
 from core.settings import DEFAULT_TOLERANCES, Tolerances
@@ -207,20 +207,16 @@ def shared_corner_counts(faces: np.ndarray, pairs: np.ndarray) -> tuple[np.ndarr
     return n_shared.astype(np.int64), shared_vertex.astype(np.int64)
 
 
-def _adjacency_keep(vertices, faces, pairs, kinds, segs, tri_rel):
+def _adjacency_keep(vertices, faces, pairs, kinds, segs):
     """``(q,) bool``: which contacts survive the shared-corner rule of the module docstring."""
     n_shared, shared_vertex = shared_corner_counts(faces, pairs)
     keep = kinds != int(ContactKind.DISJOINT)
     keep &= (n_shared == 0) | (n_shared == 1) | (kinds == int(ContactKind.COPLANAR))
-    one = np.flatnonzero(keep & (n_shared == 1))
+    one = np.flatnonzero(keep & (n_shared == 1) & (kinds == int(ContactKind.TOUCHING)))
     if one.size:
-        tris = vertices[faces[pairs[one]]]  # (u, 2, 3, 3)
-        edges = tris - np.roll(tris, 1, axis=2)
-        longest = np.sqrt((edges * edges).sum(axis=3)).max(axis=(1, 2))
-        eps = tri_rel * longest
         v = vertices[shared_vertex[one]][:, None, :]
-        reach = np.sqrt(((segs[one] - v) ** 2).sum(axis=2)).max(axis=1)
-        keep[one] = reach > eps
+        is_only_v = (segs[one] == v).all(axis=(1, 2))
+        keep[one] = ~is_only_v
     return keep
 
 
@@ -276,8 +272,9 @@ def self_collide(
         kinds = np.empty(n_tests, dtype=np.int8)
         segs = np.empty((n_tests, 2, 3))
         v, f = mesh.vertices, mesh.faces
-        tri_tri_batch(v, f, v, f, tri_pairs, tol.tri_rel, kinds, segs)
-        keep = _adjacency_keep(v, f, tri_pairs, kinds, segs, tol.tri_rel)
+        tri_tri_batch(v, f, v, f, tri_pairs, kinds, segs)
+        check_kinds(kinds, tri_pairs, "face pair")
+        keep = _adjacency_keep(v, f, tri_pairs, kinds, segs)
         pairs, kinds, segs = tri_pairs[keep], kinds[keep], segs[keep]
         order = np.lexsort((pairs[:, 1], pairs[:, 0]))
         pairs, kinds, segs = pairs[order], kinds[order], segs[order]

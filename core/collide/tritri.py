@@ -1,76 +1,103 @@
-"""Exact triangle-triangle contact test with a coplanar branch (numba, float64).
+"""Exact triangle-triangle contact test (numba, float64 input, exact decisions).
 
-The non-coplanar case is the interval test of Möller, "A Fast Triangle-Triangle Intersection
-Test", Journal of Graphics Tools 2(2), 1997: each triangle meets the other's plane in a segment
-of the line ``L`` where the two planes meet, and the triangles touch iff the two segments
-overlap on ``L``. Unlike the paper, the segment ends are computed as 3-D points (vertex on the
-plane, or edge crossing interpolated between two vertices on opposite sides), so the contact
-segment comes out of the test for free.
+Every contact decision and every kind is taken from the **exact signs** of orientation
+determinants of the input coordinates (:mod:`core.collide.predicates`, Shewchuk 1997), so for
+the float64 coordinates it is given, the answer is the one real arithmetic gives. There is no
+tolerance. The construction follows Guigue and Devillers, "Fast and robust triangle-triangle
+overlap test using orientation predicates", Journal of Graphics Tools 8(1), 2003: the six signs
+of each triangle's corners against the other's plane, then the order of the two triangles'
+segments on the line where the planes meet, read from one orient3d each.
 
-Tolerance policy (the brute-force oracle :mod:`core.collide.brute` uses the same one)
---------------------------------------------------------------------------------------
-``eps = tri_rel * longest edge of the two triangles`` (one number per pair), and everything else
-is plain float64:
+Kinds (``P``, ``Q`` closed triangles; a triangle is *degenerate* when its three corners are
+collinear, exactly: it then stands for the segment between its two extreme corners, a point if
+all three coincide)
+------------------------------------------------------------------------------------------------
+DISJOINT
+    ``P`` and ``Q`` share no point.
+CROSSING
+    Neither is degenerate, they are not coplanar, each has corners strictly on both sides of
+    the other's plane, and they share a segment of positive length: they penetrate.
+TOUCHING
+    They share at least one point, and it is not CROSSING or COPLANAR: a corner or an edge on
+    the other's surface, one triangle on one side of the other's plane, coplanar triangles that
+    meet only along their boundaries, or any contact of a degenerate triangle.
+COPLANAR
+    Neither is degenerate, all six corners lie in one plane, and the overlap has positive area.
 
-* A triangle is **degenerate** when its smallest height is ``<= eps``
-  (``|(p1 - p0) x (p2 - p0)| <= eps * its longest edge``). It is then tested as its longest
-  edge (the foot of the opposite height falls inside that edge), a point if that edge is zero,
-  and any contact it has is TOUCHING. This is a distance threshold tied to the pair's ``eps``,
-  not ``Tolerances.degenerate_rel`` (an area ratio used to count bad triangles of one mesh):
-  the kernel only receives ``tri_rel``.
-* A vertex is **on** the other triangle's plane when its signed distance (unit normal) is
-  ``<= eps`` in magnitude; such a distance counts as zero when deciding sides.
-* Inside a plane, a point is **in** a triangle when its signed distance to each edge line,
-  measured in that plane, is ``>= -eps`` (the triangle's edges pushed out by ``eps``).
-* On the line ``L`` two intervals **overlap** when ``max(lo) <= min(hi) + eps``; the contact
-  is CROSSING when the overlap is longer than ``eps`` and each triangle has corners farther
-  than ``eps`` on both sides of the other's plane, TOUCHING otherwise.
-* Two segments (degenerate against degenerate) touch when their distance is ``<= eps``; when
-  both ends of the shorter are within ``eps`` of the longer's line, the contact is the overlap
-  of the two on that line.
-* A TOUCHING segment not longer than ``eps`` is reported as a point (two equal endpoints).
-* A coplanar overlap has **positive area** when ``area > eps * diameter`` (its mean width is
-  larger than the tolerance), so triangles sharing only an edge are TOUCHING, not COPLANAR.
+These are the semantics of the rational referee :func:`core.collide.exact.exact_contact`; the
+fuzz harness ``python -m core.collide.exact`` checks the two against each other.
 
-Scaling by the triangles' own size makes every decision invariant under uniform scaling
-(see :class:`core.settings.Tolerances` for the choice of ``tri_rel``), and all arithmetic is
-done relative to the first corner so that it is invariant under translation as well (up to the
-round-off of the input coordinates themselves). Known widening: a vertex
-snapped onto the other plane is treated as lying on ``L``; when the planes meet at a small angle
-``theta`` this lets the test accept a gap up to ``eps / sin(theta)`` (Möller's test does the
-same), and pushing the edges of a needle triangle out by ``eps`` reaches further than ``eps``
-beyond its sharpest corner.
+Guaranteed range
+----------------
+Each pair is first scaled by a power of two (exact) so that its largest coordinate magnitude
+``m`` lies in ``[1/2, 1)``: the answer does not depend on the coordinates' magnitude, from
+subnormal numbers up to the largest float64. Exactness needs every product in the predicates
+to stay a normal float64, which holds when **every nonzero coordinate of the pair is at least**
+``m * 2**-MAX_SPREAD_LOG2`` (``2**-240``, about ``5.7e-73``, times the pair's largest) and all
+are finite. A pair outside that range gets the kind ``OUT_OF_RANGE`` (-1) from the kernels;
+:func:`check_kinds` turns it into a one-line :class:`ValueError`. The bound comes from the
+smallest nonzero quantities the predicates form: after scaling, coordinates lie on a grid of
+``2**-(S + 53)``, so a product of three differences is at least ``2**(-3 S - 159)`` and the
+smallest error bound (stage C, ``o3derrboundC * permanent``) at least ``2**(-3 S - 260)``,
+which must stay above the smallest normal ``2**-1022``: ``S = 240`` leaves a factor ``2**42``.
+Pairs whose nonzero magnitudes all lie in ``[2**-60, 2**60]`` (any mesh in practice) are far
+inside these limits and skip the scaling.
+
+Symmetry: the answer is exact, so it is the same for ``(P, Q)`` and ``(Q, P)`` and for any
+order of the corners; the tests check it.
+
+The contact segment is a **float64 approximation** built after the decision: interval ends
+interpolated from float signed distances, a clipped polygon for coplanar overlaps. It is
+meant for drawing; it may miss the exact intersection by round-off.
 """
 
 from __future__ import annotations
 
+import math
 from enum import IntEnum
 
 import numpy as np
 from numba import njit, prange
 
-from core.bv._geom import closest_seg_seg
-from core.settings import DEFAULT_TOLERANCES, Tolerances
-from core.vec3 import cross3, dot3, lerp3, norm3, scale3, sub3
+from core.bv._geom import tri_tri_closest
+from core.collide.predicates import O3D_ERRBOUND_A, orient2d_xy, orient3d
+from core.vec3 import cross3, dot3, lerp3, sub3
 
-__all__ = ["ContactKind", "tri_tri", "tri_tri_batch", "tri_tri_contact"]
+__all__ = [
+    "MAX_SPREAD_LOG2",
+    "OUT_OF_RANGE",
+    "ContactKind",
+    "check_kinds",
+    "pair_in_range",
+    "tri_tri",
+    "tri_tri_batch",
+    "tri_tri_contact",
+    "tri_tri_distance_batch",
+]
 
 
 class ContactKind(IntEnum):
-    """How two triangles meet."""
+    """How two triangles meet (exact; see the module docstring)."""
 
     DISJOINT = 0
-    """No contact."""
+    """No common point."""
     CROSSING = 1
-    """Non-coplanar, each triangle has vertices strictly on both sides of the other's plane:
-    they penetrate along a segment."""
+    """Non-coplanar, each triangle has corners strictly on both sides of the other's plane,
+    and they share a segment of positive length: they penetrate."""
     TOUCHING = 2
-    """They meet without penetrating: a vertex or edge on the other's surface, one triangle on
-    one side of the other's plane, coplanar triangles meeting only along their boundary, or any
-    contact of a degenerate triangle."""
+    """They meet without penetrating: a corner or edge on the other's surface, one triangle on
+    one side of the other's plane, coplanar triangles meeting only along their boundary, or
+    any contact of a degenerate (collinear) triangle."""
     COPLANAR = 3
-    """All six signed distances within tolerance and the overlap has positive area."""
+    """Both non-degenerate, all six corners in one plane, and the overlap has positive area."""
 
+
+#: Kind code of a pair outside the guaranteed range (not a :class:`ContactKind`).
+OUT_OF_RANGE = -1
+
+#: Largest ratio, as a power of two, between the largest coordinate magnitude of a pair and its
+#: smallest nonzero one for which the answer is guaranteed exact (module docstring).
+MAX_SPREAD_LOG2 = 240
 
 # numba freezes module globals as constants; the IntEnum itself is not usable in nopython code.
 _DISJOINT = 0
@@ -84,57 +111,237 @@ _MAX_POLY = 8
 
 
 # ----------------------------------------------------------------------------------------------
-# 3-vectors are tuples (core.vec3): numba keeps them in registers, so the common path
-# allocates nothing.
+# Range check and power-of-two scaling.
 
 
 @njit(cache=True, nogil=True)
-def _mid(a, b):
-    return lerp3(a, b, 0.5)
+def _pair_scale(p0, p1, p2, q0, q1, q2):
+    """``(ok, e)``: whether the pair is in the guaranteed range, and the exponent ``e`` with
+    the largest magnitude ``m = f * 2**e``, ``f`` in ``[1/2, 1)`` (0 when all are zero)."""
+    m = 0.0
+    lo = np.inf
+    for t in (p0, p1, p2, q0, q1, q2):
+        for k in range(3):
+            a = abs(t[k])
+            if not a <= 1.7976931348623157e308:  # NaN or inf
+                return False, 0
+            if a > m:
+                m = a
+            if a != 0.0 and a < lo:
+                lo = a
+    if m == 0.0:
+        return True, 0
+    _, e = math.frexp(m)
+    if math.ldexp(lo, MAX_SPREAD_LOG2) < m:
+        return False, e
+    return True, e
+
+
+#: Pairs whose nonzero magnitudes all lie in ``[2**-60, 2**60]`` skip the scaling: there the
+#: smallest nonzero term of any predicate is at least about ``2**-450`` and the largest below
+#: ``2**200``, far from underflow and overflow, so scaling would not change a single bit of
+#: any decision (it only saves the 18 multiplications on mesh-sized coordinates).
+_MODERATE_LO = 2.0**-60
+_MODERATE_HI = 2.0**60
 
 
 @njit(cache=True, nogil=True)
-def _touching(x0, x1, eps):
-    """A TOUCHING result; a segment not longer than ``eps`` is reported as its midpoint, so a
-    point contact has two equal endpoints."""
-    if norm3(sub3(x1, x0)) <= eps:
-        m = _mid(x0, x1)
-        return _TOUCHING, m, m
-    return _TOUCHING, x0, x1
+def _is_moderate(p0, p1, p2, q0, q1, q2):
+    for t in (p0, p1, p2, q0, q1, q2):
+        for k in range(3):
+            a = abs(t[k])
+            if not a <= _MODERATE_HI or (a < _MODERATE_LO and a != 0.0):
+                return False
+    return True
 
 
 @njit(cache=True, nogil=True)
-def _longest_edge(p0, p1, p2):
-    """Endpoints and length of the longest edge of a triangle (the first one on ties, compared
-    by squared length: one square root instead of three)."""
-    e01 = sub3(p1, p0)
-    e12 = sub3(p2, p1)
-    e20 = sub3(p0, p2)
-    s01 = dot3(e01, e01)
-    s12 = dot3(e12, e12)
-    s20 = dot3(e20, e20)
-    if s01 >= s12 and s01 >= s20:
-        return p0, p1, np.sqrt(s01)
-    if s12 >= s20:
-        return p1, p2, np.sqrt(s12)
-    return p2, p0, np.sqrt(s20)
+def _scaled(t, e):
+    """``t * 2**-e`` exactly (the result is a normal number, or zero, in range)."""
+    if -1000 <= e <= 1000:
+        s = math.ldexp(1.0, -e)
+        return (t[0] * s, t[1] * s, t[2] * s)
+    return (math.ldexp(t[0], -e), math.ldexp(t[1], -e), math.ldexp(t[2], -e))
 
 
 @njit(cache=True, nogil=True)
-def _edge_dist(ti, tj, x, u):
-    """Signed distance of ``x`` to the line ``ti -> tj`` measured in the plane of normal ``u``;
-    positive on the left, which is the inside of a triangle wound counter-clockwise about ``u``."""
-    e = sub3(tj, ti)
-    return dot3(cross3(e, sub3(x, ti)), u) / norm3(e)
+def _unscaled(t, e):
+    if -1000 <= e <= 1000:
+        s = math.ldexp(1.0, e)
+        return (t[0] * s, t[1] * s, t[2] * s)
+    return (math.ldexp(t[0], e), math.ldexp(t[1], e), math.ldexp(t[2], e))
+
+
+# ----------------------------------------------------------------------------------------------
+# Exact signs.
 
 
 @njit(cache=True, nogil=True)
-def _point_in_tri(x, t0, t1, t2, u, eps):
-    return (
-        _edge_dist(t0, t1, x, u) >= -eps
-        and _edge_dist(t1, t2, x, u) >= -eps
-        and _edge_dist(t2, t0, x, u) >= -eps
-    )
+def _sgn(x):
+    if x > 0.0:
+        return 1
+    if x < 0.0:
+        return -1
+    return 0
+
+
+@njit(cache=True, nogil=True)
+def _side(t0, t1, t2, x):
+    """Exact side of ``x`` of the plane of ``t0 t1 t2``: +1 where its normal
+    ``(t1 - t0) x (t2 - t0)`` points, -1 opposite, 0 on it."""
+    return -_sgn(orient3d(t0, t1, t2, x))
+
+
+@njit(cache=True, nogil=True)
+def _plane_filter(t0, t1, t2):
+    """The parts of orient3d's stage-A filter that depend only on the plane's triangle.
+
+    ``orient3d(t1, t2, x, t0)`` expanded along the row of ``x`` is ``(x - t0) . n`` with
+    ``n = (t1 - t0) x (t2 - t0)`` evaluated as Shewchuk's stage A evaluates its minors: the
+    same shape of expression (a rounded difference times a difference of two rounded products,
+    three such terms summed), so the same bound ``O3D_ERRBOUND_A * permanent`` holds. Computing
+    ``n`` once per triangle instead of once per corner makes the six side tests of a pair cost
+    about what the float dot products of the tolerance-based test did.
+
+    Returns ``(n, m)``: the rounded minors and the sums of their products' magnitudes.
+    """
+    adx = t1[0] - t0[0]
+    ady = t1[1] - t0[1]
+    adz = t1[2] - t0[2]
+    bdx = t2[0] - t0[0]
+    bdy = t2[1] - t0[1]
+    bdz = t2[2] - t0[2]
+    x1 = ady * bdz
+    x2 = adz * bdy
+    y1 = adz * bdx
+    y2 = adx * bdz
+    z1 = adx * bdy
+    z2 = ady * bdx
+    return (x1 - x2, y1 - y2, z1 - z2), (abs(x1) + abs(x2), abs(y1) + abs(y2), abs(z1) + abs(z2))
+
+
+@njit(cache=True, nogil=True)
+def _side_filtered(t0, t1, t2, n, m, x):
+    """:func:`_side` with the plane's filter parts precomputed by :func:`_plane_filter`; the
+    full adaptive predicate runs only when the filter cannot decide."""
+    cdx = x[0] - t0[0]
+    cdy = x[1] - t0[1]
+    cdz = x[2] - t0[2]
+    det = cdx * n[0] + cdy * n[1] + cdz * n[2]
+    errbound = O3D_ERRBOUND_A * (abs(cdx) * m[0] + abs(cdy) * m[1] + abs(cdz) * m[2])
+    if det > errbound:
+        return 1
+    if -det > errbound:
+        return -1
+    return _side(t0, t1, t2, x)
+
+
+@njit(cache=True, nogil=True)
+def _proj(x, axis):
+    """Drop coordinate ``axis`` (exact): ``(u, v)`` with ``(u, v, axis)`` a right-handed
+    cyclic order, so the projected orientation is the normal's ``axis`` component."""
+    if axis == 0:
+        return x[1], x[2]
+    if axis == 1:
+        return x[2], x[0]
+    return x[0], x[1]
+
+
+@njit(cache=True, nogil=True)
+def _orient2(a, b, c, axis):
+    """Exact sign of the ``axis`` component of ``(b - a) x (c - a)``."""
+    au, av = _proj(a, axis)
+    bu, bv = _proj(b, axis)
+    cu, cv = _proj(c, axis)
+    return _sgn(orient2d_xy(au, av, bu, bv, cu, cv))
+
+
+@njit(cache=True, nogil=True)
+def _plane_axis(t0, t1, t2):
+    """An axis along which the exact normal of ``t0 t1 t2`` is nonzero (the largest float
+    component first, for well-conditioned float clipping), or -1 if the corners are
+    collinear."""
+    n = cross3(sub3(t1, t0), sub3(t2, t0))
+    first = 0
+    if abs(n[1]) > abs(n[first]):
+        first = 1
+    if abs(n[2]) > abs(n[first]):
+        first = 2
+    for k in range(3):
+        axis = (first + k) % 3
+        if _orient2(t0, t1, t2, axis) != 0:
+            return axis
+    return -1
+
+
+@njit(cache=True, nogil=True)
+def _extremes(t0, t1, t2):
+    """The two extreme corners of three collinear points (exact comparisons along an axis
+    where they differ); twice the same point if all three coincide."""
+    for k in range(3):
+        if not (t0[k] == t1[k] and t1[k] == t2[k]):
+            lo = t0
+            hi = t0
+            for t in (t1, t2):
+                if t[k] < lo[k]:
+                    lo = t
+                if t[k] > hi[k]:
+                    hi = t
+            return lo, hi
+    return t0, t0
+
+
+@njit(cache=True, nogil=True)
+def _is_point(a, b):
+    return a[0] == b[0] and a[1] == b[1] and a[2] == b[2]
+
+
+@njit(cache=True, nogil=True)
+def _on_line(x, a, b):
+    """``x`` on the line through ``a != b``, exactly (the cross product is zero)."""
+    return _orient2(a, b, x, 0) == 0 and _orient2(a, b, x, 1) == 0 and _orient2(a, b, x, 2) == 0
+
+
+@njit(cache=True, nogil=True)
+def _within(x, a, b):
+    """For ``x`` on the line through ``a != b``: is it inside the closed segment?"""
+    for k in range(3):
+        if a[k] != b[k]:
+            return min(a[k], b[k]) <= x[k] <= max(a[k], b[k])
+    return False
+
+
+# ----------------------------------------------------------------------------------------------
+# Float approximations of the contact set (drawing only).
+
+
+@njit(cache=True, nogil=True)
+def _arr(t):
+    out = np.empty(3)
+    out[0] = t[0]
+    out[1] = t[1]
+    out[2] = t[2]
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _closest_mid(p0, p1, p2, q0, q1, q2):
+    """Midpoint of the closest points of the two triangles: the float image of a point
+    contact when no construction is more precise."""
+    _, pa, pb = tri_tri_closest(_arr(p0), _arr(p1), _arr(p2), _arr(q0), _arr(q1), _arr(q2))
+    return (0.5 * (pa[0] + pb[0]), 0.5 * (pa[1] + pb[1]), 0.5 * (pa[2] + pb[2]))
+
+
+@njit(cache=True, nogil=True)
+def _plane_hit(a, b, s_b, da, db):
+    """Float point where the line ``a b`` meets the other plane: ``b`` itself when it lies on
+    it exactly, else interpolated from the float signed distances ``da``, ``db``."""
+    if s_b == 0:
+        return b
+    den = da - db
+    t = da / den if den != 0.0 else 0.5
+    t = min(max(t, 0.0), 1.0)
+    return lerp3(a, b, t)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -142,349 +349,430 @@ def _point_in_tri(x, t0, t1, t2, u, eps):
 
 
 @njit(cache=True, nogil=True)
-def _clip_param(fa, fb, lo, hi, eps):
-    """Restrict ``[lo, hi]`` to the ``t`` where ``fa + t (fb - fa) >= -eps`` (``eps >= 0``)."""
-    if fa < -eps and fb < -eps:
-        return 1.0, 0.0
-    if fa < -eps:
-        lo = max(lo, (-eps - fa) / (fb - fa))  # fb >= -eps > fa: positive denominator
-    elif fb < -eps:
-        hi = min(hi, (-eps - fa) / (fb - fa))  # fa >= -eps > fb: negative denominator
+def _point_in_tri2(x, t0, t1, t2, axis, sigma):
+    """``x`` (in the plane) inside the closed triangle, in the projection along ``axis``
+    where the triangle's exact orientation sign is ``sigma``."""
+    return (sigma * _orient2(t0, t1, x, axis) >= 0 and sigma * _orient2(t1, t2, x, axis) >= 0
+            and sigma * _orient2(t2, t0, x, axis) >= 0)  # fmt: skip
+
+
+@njit(cache=True, nogil=True)
+def _seg_tri(a, b, t0, t1, t2):
+    """Closed segment ``[a, b]`` (maybe a point) against the non-degenerate triangle
+    ``t0 t1 t2``. Returns ``(kind, x0, x1)``, kind TOUCHING or DISJOINT."""
+    s_a = _side(t0, t1, t2, a)
+    s_b = _side(t0, t1, t2, b)
+    if s_a == s_b and s_a != 0:
+        return _DISJOINT, a, b
+    axis = _plane_axis(t0, t1, t2)
+    sigma = _orient2(t0, t1, t2, axis)
+    if s_a == 0 and s_b == 0:
+        if _is_point(a, b):
+            if _point_in_tri2(a, t0, t1, t2, axis, sigma):
+                return _TOUCHING, a, a
+            return _DISJOINT, a, b
+        # In the plane: disjoint iff an edge line has both ends strictly outside, or the
+        # segment's line has the three corners strictly on one side (separating axes of the
+        # Minkowski difference).
+        for k in range(3):
+            ti = t0 if k == 0 else (t1 if k == 1 else t2)
+            tj = t1 if k == 0 else (t2 if k == 1 else t0)
+            if sigma * _orient2(ti, tj, a, axis) < 0 and sigma * _orient2(ti, tj, b, axis) < 0:
+                return _DISJOINT, a, b
+        o0 = _orient2(a, b, t0, axis)
+        o1 = _orient2(a, b, t1, axis)
+        o2 = _orient2(a, b, t2, axis)
+        if (o0 > 0 and o1 > 0 and o2 > 0) or (o0 < 0 and o1 < 0 and o2 < 0):
+            return _DISJOINT, a, b
+        x0, x1 = _clip_segment(a, b, t0, t1, t2, axis, sigma)
+        return _TOUCHING, x0, x1
+    if s_a == 0 or s_b == 0:
+        x = a if s_a == 0 else b
+        if _point_in_tri2(x, t0, t1, t2, axis, sigma):
+            return _TOUCHING, x, x
+        return _DISJOINT, a, b
+    # Strictly opposite sides: the crossing point is in the closed triangle iff the three
+    # volumes (a, b, edge) do not have strictly opposite signs.
+    v0 = _sgn(orient3d(a, b, t0, t1))
+    v1 = _sgn(orient3d(a, b, t1, t2))
+    v2 = _sgn(orient3d(a, b, t2, t0))
+    if (v0 > 0 or v1 > 0 or v2 > 0) and (v0 < 0 or v1 < 0 or v2 < 0):
+        return _DISJOINT, a, b
+    n = cross3(sub3(t1, t0), sub3(t2, t0))
+    x = _plane_hit(a, b, 1, dot3(n, sub3(a, t0)), dot3(n, sub3(b, t0)))
+    return _TOUCHING, x, x
+
+
+@njit(cache=True, nogil=True)
+def _clip_segment(a, b, t0, t1, t2, axis, sigma):
+    """Float clip of an in-plane segment by the triangle's edge lines (drawing only); the
+    segment's midpoint if round-off empties it."""
+    lo, hi = 0.0, 1.0
+    for k in range(3):
+        ti = t0 if k == 0 else (t1 if k == 1 else t2)
+        tj = t1 if k == 0 else (t2 if k == 1 else t0)
+        iu, iv = _proj(ti, axis)
+        ju, jv = _proj(tj, axis)
+        au, av = _proj(a, axis)
+        bu, bv = _proj(b, axis)
+        fa = sigma * ((ju - iu) * (av - iv) - (jv - iv) * (au - iu))
+        fb = sigma * ((ju - iu) * (bv - iv) - (jv - iv) * (bu - iu))
+        if fa < 0.0 and fb < 0.0:
+            lo, hi = 1.0, 0.0
+        elif fa < 0.0:
+            lo = max(lo, fa / (fa - fb))
+        elif fb < 0.0:
+            hi = min(hi, fa / (fa - fb))
+    if lo > hi:
+        m = lerp3(a, b, 0.5 * (lo + hi))
+        return m, m
+    return lerp3(a, b, lo), lerp3(a, b, hi)
+
+
+@njit(cache=True, nogil=True)
+def _seg_seg(a, b, c, d):
+    """Closed segments ``[a, b]`` and ``[c, d]`` (either may be a point), exactly.
+    Returns ``(kind, x0, x1)``, kind TOUCHING or DISJOINT."""
+    if _is_point(a, b) and _is_point(c, d):
+        if _is_point(a, c):
+            return _TOUCHING, a, a
+        return _DISJOINT, a, b
+    if _is_point(a, b):
+        a, b, c, d = c, d, a, b
+    # Now [a, b] is a proper segment.
+    if _is_point(c, d):
+        if _on_line(c, a, b) and _within(c, a, b):
+            return _TOUCHING, c, c
+        return _DISJOINT, a, b
+    if orient3d(a, b, c, d) != 0.0:
+        return _DISJOINT, a, b  # skew lines
+    c_on = _on_line(c, a, b)
+    d_on = _on_line(d, a, b)
+    if c_on and d_on:
+        # Collinear: overlap of the intervals along an axis where a and b differ; its ends are
+        # input points, so the contact segment is exact.
+        k = 0
+        while a[k] == b[k]:
+            k += 1
+        lo_ab, hi_ab = (a, b) if a[k] < b[k] else (b, a)
+        lo_cd, hi_cd = (c, d) if c[k] < d[k] else (d, c)
+        lo = lo_ab if lo_ab[k] >= lo_cd[k] else lo_cd
+        hi = hi_ab if hi_ab[k] <= hi_cd[k] else hi_cd
+        if lo[k] > hi[k]:
+            return _DISJOINT, a, b
+        return _TOUCHING, lo, hi
+    x = d if c_on else c
+    axis = _plane_axis(a, b, x)
+    o1 = _orient2(a, b, c, axis)
+    o2 = _orient2(a, b, d, axis)
+    o3 = _orient2(c, d, a, axis)
+    o4 = _orient2(c, d, b, axis)
+    if o1 * o2 <= 0 and o3 * o4 <= 0:
+        m = _seg_seg_point(a, b, c, d)
+        return _TOUCHING, m, m
+    return _DISJOINT, a, b
+
+
+@njit(cache=True, nogil=True)
+def _seg_seg_point(a, b, c, d):
+    _, pa, pb = tri_tri_closest(_arr(a), _arr(b), _arr(b), _arr(c), _arr(d), _arr(d))
+    return (0.5 * (pa[0] + pb[0]), 0.5 * (pa[1] + pb[1]), 0.5 * (pa[2] + pb[2]))
+
+
+# ----------------------------------------------------------------------------------------------
+# Coplanar branch.
+
+
+@njit(cache=True, nogil=True)
+def _coplanar(p0, p1, p2, q0, q1, q2):
+    """Both non-degenerate and in one plane. Exact: the closed triangles are disjoint iff an
+    edge line of one has the other's three corners strictly outside; their interiors meet
+    (positive-area overlap) iff no edge line has the other's corners outside or on it. Both
+    are separating-axis statements on the Minkowski difference ``P - Q``, whose edges are
+    translates of the triangles' edges.
+
+    A TOUCHING contact is reported exactly: with disjoint interiors the triangles meet in a
+    point or a segment whose ends are corners lying in both (two edges crossing at interior
+    points would overlap the interiors), so the two extreme such corners are the contact.
+    """
+    axis = _plane_axis(p0, p1, p2)
+    sig_p = _orient2(p0, p1, p2, axis)
+    sig_q = _orient2(q0, q1, q2, axis)
+    is_weakly_separated = False
+    # Bit j of inside_*: corner j of the other triangle is inside-or-on this edge line.
+    in_p = 7  # corners of Q inside-or-on all of P's edge lines so far
+    in_q = 7
+    for side in range(2):
+        if side == 0:
+            t0, t1, t2, u0, u1, u2, sig = p0, p1, p2, q0, q1, q2, sig_p
+        else:
+            t0, t1, t2, u0, u1, u2, sig = q0, q1, q2, p0, p1, p2, sig_q
+        for k in range(3):
+            ti = t0 if k == 0 else (t1 if k == 1 else t2)
+            tj = t1 if k == 0 else (t2 if k == 1 else t0)
+            s0 = sig * _orient2(ti, tj, u0, axis)
+            s1 = sig * _orient2(ti, tj, u1, axis)
+            s2 = sig * _orient2(ti, tj, u2, axis)
+            if s0 < 0 and s1 < 0 and s2 < 0:
+                return _DISJOINT, p0, p0
+            if s0 <= 0 and s1 <= 0 and s2 <= 0:
+                is_weakly_separated = True
+            inside = (1 if s0 >= 0 else 0) | (2 if s1 >= 0 else 0) | (4 if s2 >= 0 else 0)
+            if side == 0:
+                in_p &= inside
+            else:
+                in_q &= inside
+    if not is_weakly_separated:
+        x0, x1 = _overlap_extent(p0, p1, p2, q0, q1, q2, axis, sig_p, sig_q)
+        return _COPLANAR, x0, x1
+    # Corners in both triangles: Q's corners inside P (in_p), P's corners inside Q (in_q).
+    lo = p0
+    hi = p0
+    n_found = 0
+    for j in range(6):
+        if j < 3:
+            ok = (in_p >> j) & 1
+            x = q0 if j == 0 else (q1 if j == 1 else q2)
+        else:
+            ok = (in_q >> (j - 3)) & 1
+            x = p0 if j == 3 else (p1 if j == 4 else p2)
+        if ok:
+            if n_found == 0:
+                lo = x
+                hi = x
+            else:
+                lo, hi = _extend(lo, hi, x)
+            n_found += 1
+    return _TOUCHING, lo, hi
+
+
+@njit(cache=True, nogil=True)
+def _extend(lo, hi, x):
+    """Grow the collinear extremes ``lo, hi`` by the point ``x`` (on their line), exactly:
+    compared along the first axis where the points differ."""
+    for k in range(3):
+        if lo[k] != hi[k] or lo[k] != x[k]:
+            if lo[k] == hi[k]:  # a point so far: order the pair along this axis
+                return (lo, x) if lo[k] < x[k] else (x, lo)
+            if (x[k] - lo[k]) * (hi[k] - lo[k]) < 0.0:
+                return x, hi
+            if (x[k] - hi[k]) * (hi[k] - lo[k]) > 0.0:
+                return lo, x
+            return lo, hi
     return lo, hi
 
 
 @njit(cache=True, nogil=True)
-def _seg_tri(a, b, t0, t1, t2, u, eps):
-    """Segment ``[a, b]`` against a non-degenerate triangle of unit normal ``u``."""
-    da = dot3(u, sub3(a, t0))
-    db = dot3(u, sub3(b, t0))
-    is_a_on = abs(da) <= eps
-    is_b_on = abs(db) <= eps
-    if is_a_on and is_b_on:
-        # The segment lies in the plane: clip it by the three edge lines pushed out by eps
-        # (decides contact) and by the edge lines themselves (the drawn segment, when not
-        # empty, so that it does not stick out of the triangle by eps).
-        lo, hi = 0.0, 1.0
-        lo0, hi0 = 0.0, 1.0
-        for k in range(3):
-            if k == 0:
-                ti, tj = t0, t1
-            elif k == 1:
-                ti, tj = t1, t2
-            else:
-                ti, tj = t2, t0
-            fa = _edge_dist(ti, tj, a, u)
-            fb = _edge_dist(ti, tj, b, u)
-            lo, hi = _clip_param(fa, fb, lo, hi, eps)
-            lo0, hi0 = _clip_param(fa, fb, lo0, hi0, 0.0)
-        if lo > hi:
-            return _DISJOINT, a, b
-        if lo0 <= hi0:
-            lo, hi = lo0, hi0
-        return _touching(lerp3(a, b, lo), lerp3(a, b, hi), eps)
-    if (da > eps and db > eps) or (da < -eps and db < -eps):
-        return _DISJOINT, a, b
-    if is_a_on:
-        x = a
-    elif is_b_on:
-        x = b
-    else:
-        x = lerp3(a, b, da / (da - db))  # opposite strict signs: da - db != 0
-    if _point_in_tri(x, t0, t1, t2, u, eps):
-        return _TOUCHING, x, x
-    return _DISJOINT, a, b
-
-
-@njit(cache=True, nogil=True)
-def _seg_seg(a, b, la, c, d, lc, eps):
-    """Segment ``[a, b]`` (length ``la``) against segment ``[c, d]`` (length ``lc``); either may
-    be a point."""
-    if lc > la:  # work along the longer one
-        a, b, la, c, d, lc = c, d, lc, a, b, la
-    if la == 0.0:  # two points
-        if norm3(sub3(c, a)) <= eps:
-            m = _mid(a, c)
-            return _TOUCHING, m, m
-        return _DISJOINT, a, b
-    w = scale3(sub3(b, a), 1.0 / la)
-    tc = dot3(sub3(c, a), w)
-    td = dot3(sub3(d, a), w)
-    off_c = norm3(sub3(sub3(c, a), scale3(w, tc)))
-    off_d = norm3(sub3(sub3(d, a), scale3(w, td)))
-    if off_c <= eps and off_d <= eps:
-        # Collinear within tolerance: the contact is the overlap of the two intervals on ab.
-        lo = max(0.0, min(tc, td))
-        hi = min(la, max(tc, td))
-        if lo > hi + eps:
-            return _DISJOINT, a, b
-        if lo > hi:
-            lo = hi = 0.5 * (lo + hi)
-        return _touching(lerp3(a, b, lo / la), lerp3(a, b, hi / la), eps)
-    _, s, t = closest_seg_seg(a, b, c, d)
-    x1 = lerp3(a, b, s)
-    x2 = lerp3(c, d, t)
-    if norm3(sub3(x2, x1)) <= eps:
-        m = _mid(x1, x2)
-        return _TOUCHING, m, m
-    return _DISJOINT, a, b
-
-
-# ----------------------------------------------------------------------------------------------
-# Coplanar branch: polygon clipping in the reference plane (rare path, small local arrays).
-
-
-@njit(cache=True, nogil=True)
-def _clip_poly(poly, n, t0, t1, t2, u, sgn, offset):
-    """Clip the convex polygon ``poly[:n]`` ``(_MAX_POLY, 3) float64`` by the triangle's three
-    edge lines pushed out by ``offset`` (Sutherland-Hodgman). ``sgn`` is +1 if the triangle
-    winds counter-clockwise about ``u``. Returns ``(out (_MAX_POLY, 3) float64, n_out)``."""
-    cur = poly.copy()
-    n_cur = n
+def _overlap_extent(p0, p1, p2, q0, q1, q2, axis, sig_p, sig_q):
+    """Float image of a coplanar overlap: the two points of the clipped polygon farthest
+    apart (drawing only); the closest-point midpoint if round-off empties the polygon."""
+    poly = np.empty((_MAX_POLY, 3))
     nxt = np.empty((_MAX_POLY, 3))
     for k in range(3):
-        if k == 0:
-            ti, tj = t0, t1
-        elif k == 1:
-            ti, tj = t1, t2
-        else:
-            ti, tj = t2, t0
-        n_nxt = 0
-        for i in range(n_cur):
-            x = (cur[i, 0], cur[i, 1], cur[i, 2])
-            j = (i + 1) % n_cur
-            y = (cur[j, 0], cur[j, 1], cur[j, 2])
-            fx = sgn * _edge_dist(ti, tj, x, u) + offset
-            fy = sgn * _edge_dist(ti, tj, y, u) + offset
+        poly[0, k] = q0[k]
+        poly[1, k] = q1[k]
+        poly[2, k] = q2[k]
+    n = 3
+    for e in range(3):
+        ti = p0 if e == 0 else (p1 if e == 1 else p2)
+        tj = p1 if e == 0 else (p2 if e == 1 else p0)
+        iu, iv = _proj(ti, axis)
+        ju, jv = _proj(tj, axis)
+        m = 0
+        for i in range(n):
+            j = (i + 1) % n
+            x = (poly[i, 0], poly[i, 1], poly[i, 2])
+            y = (poly[j, 0], poly[j, 1], poly[j, 2])
+            xu, xv = _proj(x, axis)
+            yu, yv = _proj(y, axis)
+            fx = sig_p * ((ju - iu) * (xv - iv) - (jv - iv) * (xu - iu))
+            fy = sig_p * ((ju - iu) * (yv - iv) - (jv - iv) * (yu - iu))
             if fx >= 0.0:
-                nxt[n_nxt, 0] = x[0]
-                nxt[n_nxt, 1] = x[1]
-                nxt[n_nxt, 2] = x[2]
-                n_nxt += 1
+                for k in range(3):
+                    nxt[m, k] = x[k]
+                m += 1
             if (fx >= 0.0) != (fy >= 0.0):
-                z = lerp3(x, y, fx / (fx - fy))  # fx, fy on opposite sides: fx - fy != 0
-                nxt[n_nxt, 0] = z[0]
-                nxt[n_nxt, 1] = z[1]
-                nxt[n_nxt, 2] = z[2]
-                n_nxt += 1
-        cur, nxt = nxt, cur
-        n_cur = n_nxt
-        if n_cur == 0:
+                z = lerp3(x, y, fx / (fx - fy))
+                for k in range(3):
+                    nxt[m, k] = z[k]
+                m += 1
+        poly, nxt = nxt, poly
+        n = m
+        if n == 0:
             break
-    return cur, n_cur
-
-
-@njit(cache=True, nogil=True)
-def _farthest_pair(poly, n):
-    """Indices of the two vertices of ``poly[:n]`` farthest apart, and their distance."""
+    if n == 0:
+        x = _closest_mid(p0, p1, p2, q0, q1, q2)
+        return x, x
     bi, bj, best = 0, 0, -1.0
     for i in range(n):
         for j in range(i, n):
-            dx = poly[i, 0] - poly[j, 0]
-            dy = poly[i, 1] - poly[j, 1]
-            dz = poly[i, 2] - poly[j, 2]
-            d2 = dx * dx + dy * dy + dz * dz
+            d2 = 0.0
+            for k in range(3):
+                d2 += (poly[i, k] - poly[j, k]) ** 2
             if d2 > best:
                 bi, bj, best = i, j, d2
-    return bi, bj, np.sqrt(best)
-
-
-@njit(cache=True, nogil=True)
-def _poly_area(poly, n, u):
-    """Area of the planar polygon ``poly[:n]`` seen along the unit normal ``u``."""
-    area = 0.0
-    o = (poly[0, 0], poly[0, 1], poly[0, 2])
-    for i in range(1, n - 1):
-        x = (poly[i, 0], poly[i, 1], poly[i, 2])
-        y = (poly[i + 1, 0], poly[i + 1, 1], poly[i + 1, 2])
-        area += dot3(cross3(sub3(x, o), sub3(y, o)), u)
-    return 0.5 * abs(area)
-
-
-@njit(cache=True, nogil=True)
-def _tri_poly(t0, t1, t2):
-    poly = np.empty((_MAX_POLY, 3))
-    for k in range(3):
-        poly[0, k] = t0[k]
-        poly[1, k] = t1[k]
-        poly[2, k] = t2[k]
-    return poly
-
-
-@njit(cache=True, nogil=True)
-def _row(poly, i):
-    return (poly[i, 0], poly[i, 1], poly[i, 2])
-
-
-@njit(cache=True, nogil=True)
-def _coplanar(p0, p1, p2, n_p, q0, q1, q2, n_q, u, eps, area_kind):
-    """Both triangles lie (within ``eps``) in the plane of unit normal ``u``.
-
-    ``n_p``, ``n_q`` are the unnormalised normals; ``area_kind`` is returned when the overlap
-    has positive area (COPLANAR, or TOUCHING when only one triangle lies in the other's plane).
-    """
-    sgn_p = 1.0 if dot3(n_p, u) >= 0.0 else -1.0
-    sgn_q = 1.0 if dot3(n_q, u) >= 0.0 else -1.0
-    exact, n_exact = _clip_poly(_tri_poly(q0, q1, q2), 3, p0, p1, p2, u, sgn_p, 0.0)
-    if n_exact >= 3:
-        i, j, diam = _farthest_pair(exact, n_exact)
-        if _poly_area(exact, n_exact, u) > eps * diam:
-            return area_kind, _row(exact, i), _row(exact, j)
-    # No positive-area overlap: contact iff either triangle meets the other pushed out by eps
-    # (both ways, so the answer does not depend on the order of the pair).
-    if n_exact >= 1:
-        i, j, diam = _farthest_pair(exact, n_exact)
-        return _touching(_row(exact, i), _row(exact, j), eps)
-    near, n_near = _clip_poly(_tri_poly(q0, q1, q2), 3, p0, p1, p2, u, sgn_p, eps)
-    if n_near == 0:
-        near, n_near = _clip_poly(_tri_poly(p0, p1, p2), 3, q0, q1, q2, u, sgn_q, eps)
-    if n_near == 0:
-        return _DISJOINT, p0, p0
-    i, j, diam = _farthest_pair(near, n_near)
-    return _touching(_row(near, i), _row(near, j), eps)
+    return (poly[bi, 0], poly[bi, 1], poly[bi, 2]), (poly[bj, 0], poly[bj, 1], poly[bj, 2])
 
 
 # ----------------------------------------------------------------------------------------------
-# Non-coplanar interval test.
+# Non-coplanar: the two segments on the planes' line.
 
 
 @njit(cache=True, nogil=True)
-def _interval(t0, t1, t2, d0, d1, d2, eps, w):
-    """Where a triangle meets the other plane, as an interval on the line direction ``w``.
+def _interval(t0, t1, t2, s0, s1, s2):
+    """Where a triangle meets the other's plane, as two lines through its corners.
 
-    ``d*`` are the signed distances of the corners to the other plane; at least one is within
-    ``eps`` or two have strictly opposite signs. Returns ``(lo, hi, x_lo, x_hi)``: the extreme
-    parameters ``dot(w, x)`` and the 3-D points that reach them.
+    ``s*`` are the corners' exact sides of the other plane (not all zero, not all of one
+    strict sign). Returns ``(is_point, a_lo, b_lo, a_hi, b_hi, s_a, s_blo, s_bhi)``: the
+    interval's ends along ``w_T = n_T x n_other`` are where the lines ``a b_lo`` and
+    ``a b_hi`` meet the other plane; ``a`` (side ``s_a``) is strictly off it and each ``b``
+    (sides ``s_blo``, ``s_bhi``) on it or across.
+
+    With an apex ``a`` alone on its side (the other two on the plane or across) and the
+    corners ``a, b, c`` in the triangle's own winding, the end on ``ab`` is the upper one
+    when ``a`` is on the positive side: the sub-triangle ``a, X_ab, X_ac`` has the winding of
+    the triangle, and ``n_T . ((X_ab - a) x (X_ac - X_ab))`` then has the sign of
+    ``-s_a * dot(w_T, X_ac - X_ab)``.
     """
-    lo = np.inf
-    hi = -np.inf
-    x_lo = t0
-    x_hi = t0
-    for k in range(6):
-        # k < 3: corner k on the plane; k >= 3: edge (k-3, k-2) crossing it.
-        if k == 0:
-            x, ok = t0, abs(d0) <= eps
-        elif k == 1:
-            x, ok = t1, abs(d1) <= eps
-        elif k == 2:
-            x, ok = t2, abs(d2) <= eps
-        elif k == 3:
-            ok = (d0 > eps and d1 < -eps) or (d0 < -eps and d1 > eps)
-            x = lerp3(t0, t1, d0 / (d0 - d1)) if ok else t0
-        elif k == 4:
-            ok = (d1 > eps and d2 < -eps) or (d1 < -eps and d2 > eps)
-            x = lerp3(t1, t2, d1 / (d1 - d2)) if ok else t0
-        else:
-            ok = (d2 > eps and d0 < -eps) or (d2 < -eps and d0 > eps)
-            x = lerp3(t2, t0, d2 / (d2 - d0)) if ok else t0
-        if ok:
-            s = dot3(w, x)
-            if s < lo:
-                lo, x_lo = s, x
-            if s > hi:
-                hi, x_hi = s, x
-    return lo, hi, x_lo, x_hi
+    for i in range(3):
+        a = t0 if i == 0 else (t1 if i == 1 else t2)
+        b = t1 if i == 0 else (t2 if i == 1 else t0)
+        c = t2 if i == 0 else (t0 if i == 1 else t1)
+        s_a = s0 if i == 0 else (s1 if i == 1 else s2)
+        s_b = s1 if i == 0 else (s2 if i == 1 else s0)
+        s_c = s2 if i == 0 else (s0 if i == 1 else s1)
+        if s_a != 0 and s_b != s_a and s_c != s_a:
+            if s_a > 0:
+                return False, a, c, b, s_a, s_c, s_b
+            return False, a, b, c, s_a, s_b, s_c
+    # One corner on the plane, the other two strictly on one side: a single point.
+    for i in range(3):
+        v = t0 if i == 0 else (t1 if i == 1 else t2)
+        s_v = s0 if i == 0 else (s1 if i == 1 else s2)
+        if s_v == 0:
+            u = t1 if i == 0 else t0
+            s_u = s1 if i == 0 else s0
+            return True, u, v, v, s_u, 0, 0
+    return True, t0, t0, t0, s0, s0, s0  # unreachable for valid signs
 
 
 @njit(cache=True, nogil=True)
-def _all_one_side(d0, d1, d2, eps):
-    return (d0 > eps and d1 > eps and d2 > eps) or (d0 < -eps and d1 < -eps and d2 < -eps)
+def _order(a, b, s_a, c, d, s_c):
+    """Exact sign of ``dot(w, Y - X)``, ``w = n_P x n_Q``, for ``X`` where the line ``a b``
+    of P meets Q's plane and ``Y`` where the line ``c d`` of Q meets P's plane.
 
-
-@njit(cache=True, nogil=True)
-def _straddles(d0, d1, d2, eps):
-    has_pos = d0 > eps or d1 > eps or d2 > eps
-    has_neg = d0 < -eps or d1 < -eps or d2 < -eps
-    return has_pos and has_neg
-
-
-@njit(cache=True, nogil=True)
-def _add(a, b):
-    return (a[0] + b[0], a[1] + b[1], a[2] + b[2])
-
-
-@njit(cache=True, nogil=True)
-def _contact(p0, p1, p2, q0, q1, q2, tri_rel):
-    """Core of :func:`tri_tri_contact` on tuples; returns ``(kind, x0, x1)``.
-
-    Works relative to ``p0``: for nearby points the differences are exact (Sterbenz), so a
-    small pair far from the origin is decided as well as the same pair near it, where absolute
-    coordinates would carry round-off far above ``eps`` (found by a test at x = 1e6).
+    ``det[b - a, c - a, d - a] = lambda (dq_d - dq_c)(dp_b - dp_a)`` with ``Y - X = lambda w``
+    (Binet-Cauchy, ``n_P . (b - a) = 0``), and ``det[...] = -orient3d(a, b, c, d)``; the sign
+    of ``dp_b - dp_a`` is ``-s_a`` and that of ``dq_d - dq_c`` is ``-s_c``.
     """
-    o = p0
-    kind, x0, x1 = _contact_local(
-        (0.0, 0.0, 0.0), sub3(p1, o), sub3(p2, o), sub3(q0, o), sub3(q1, o), sub3(q2, o), tri_rel
-    )
-    return kind, _add(x0, o), _add(x1, o)
+    return -_sgn(orient3d(a, b, c, d)) * s_a * s_c
 
 
 @njit(cache=True, nogil=True)
-def _contact_local(p0, p1, p2, q0, q1, q2, tri_rel):
-    """:func:`_contact` with ``p0`` at the origin."""
-    a, b, l_p = _longest_edge(p0, p1, p2)
-    c, d, l_q = _longest_edge(q0, q1, q2)
-    eps = tri_rel * max(l_p, l_q)
+def _crossing_pair(p0, p1, p2, q0, q1, q2, sp0, sp1, sp2, sq0, sq1, sq2):
+    """Non-coplanar non-degenerate pair whose triangles both meet the other's plane."""
+    pt_p, a_p, b_lo_p, b_hi_p, s_ap, s_blo, s_bhi = _interval(p0, p1, p2, sp0, sp1, sp2)
+    pt_q, c_q, d_lo_w, d_hi_w, s_cq, s_dlo_w, s_dhi_w = _interval(q0, q1, q2, sq0, sq1, sq2)
+    # Q's interval was read along w_Q = -w: its ends swap.
+    d_lo, d_hi, s_dlo, s_dhi = d_hi_w, d_lo_w, s_dhi_w, s_dlo_w
+    # lo_P <= hi_Q and lo_Q <= hi_P.
+    o1 = _order(a_p, b_lo_p, s_ap, c_q, d_hi, s_cq)
+    if o1 < 0:
+        return _DISJOINT, p0, p0
+    o2 = _order(a_p, b_hi_p, s_ap, c_q, d_lo, s_cq)
+    if o2 > 0:
+        return _DISJOINT, p0, p0
+    # Float images of the four ends (signed distances relative to each plane's first corner).
     n_p = cross3(sub3(p1, p0), sub3(p2, p0))
     n_q = cross3(sub3(q1, q0), sub3(q2, q0))
-    nn_p = norm3(n_p)
-    nn_q = norm3(n_q)
-    # |n| / longest edge is the smallest height of the triangle.
-    is_p_degenerate = nn_p <= eps * l_p
-    is_q_degenerate = nn_q <= eps * l_q
-    if is_p_degenerate and is_q_degenerate:
-        return _seg_seg(a, b, l_p, c, d, l_q, eps)
-    if is_p_degenerate:
-        return _seg_tri(a, b, q0, q1, q2, scale3(n_q, 1.0 / nn_q), eps)
-    if is_q_degenerate:
-        return _seg_tri(c, d, p0, p1, p2, scale3(n_p, 1.0 / nn_p), eps)
-
-    u_p = scale3(n_p, 1.0 / nn_p)
-    u_q = scale3(n_q, 1.0 / nn_q)
-    dq0 = dot3(u_p, sub3(q0, p0))
-    dq1 = dot3(u_p, sub3(q1, p0))
-    dq2 = dot3(u_p, sub3(q2, p0))
-    if _all_one_side(dq0, dq1, dq2, eps):
-        return _DISJOINT, p0, p0
-    dp0 = dot3(u_q, sub3(p0, q0))
-    dp1 = dot3(u_q, sub3(p1, q0))
-    dp2 = dot3(u_q, sub3(p2, q0))
-    if _all_one_side(dp0, dp1, dp2, eps):
-        return _DISJOINT, p0, p0
-
-    is_q_on_p = abs(dq0) <= eps and abs(dq1) <= eps and abs(dq2) <= eps
-    is_p_on_q = abs(dp0) <= eps and abs(dp1) <= eps and abs(dp2) <= eps
-    w = cross3(u_p, u_q)
-    nn_w = norm3(w)
-    if is_q_on_p or is_p_on_q or nn_w == 0.0:
-        area_kind = _COPLANAR if (is_q_on_p and is_p_on_q) else _TOUCHING
-        # Work in the plane of the triangle the other one lies on; if both, the larger one
-        # (its normal is the better conditioned).
-        if is_q_on_p and not is_p_on_q:
-            u = u_p
-        elif is_p_on_q and not is_q_on_p:
-            u = u_q
-        else:
-            u = u_p if nn_p >= nn_q else u_q
-        return _coplanar(p0, p1, p2, n_p, q0, q1, q2, n_q, u, eps, area_kind)
-
-    w = scale3(w, 1.0 / nn_w)
-    lo_p, hi_p, xlo_p, xhi_p = _interval(p0, p1, p2, dp0, dp1, dp2, eps, w)
-    lo_q, hi_q, xlo_q, xhi_q = _interval(q0, q1, q2, dq0, dq1, dq2, eps, w)
-    if lo_p >= lo_q:
-        lo, x_lo = lo_p, xlo_p
-    else:
-        lo, x_lo = lo_q, xlo_q
-    if hi_p <= hi_q:
-        hi, x_hi = hi_p, xhi_p
-    else:
-        hi, x_hi = hi_q, xhi_q
-    if lo > hi + eps:
-        return _DISJOINT, p0, p0
-    if hi - lo <= eps:
-        m = _mid(x_lo, x_hi)
+    da = dot3(n_q, sub3(a_p, q0))
+    x_lo_p = _plane_hit(a_p, b_lo_p, s_blo, da, dot3(n_q, sub3(b_lo_p, q0)))
+    x_hi_p = _plane_hit(a_p, b_hi_p, s_bhi, da, dot3(n_q, sub3(b_hi_p, q0)))
+    dc = dot3(n_p, sub3(c_q, p0))
+    x_lo_q = _plane_hit(c_q, d_lo, s_dlo, dc, dot3(n_p, sub3(d_lo, p0)))
+    x_hi_q = _plane_hit(c_q, d_hi, s_dhi, dc, dot3(n_p, sub3(d_hi, p0)))
+    if o1 == 0:  # lo_P == hi_Q: one point
+        m = lerp3(x_lo_p, x_hi_q, 0.5)
         return _TOUCHING, m, m
-    if _straddles(dp0, dp1, dp2, eps) and _straddles(dq0, dq1, dq2, eps):
-        return _CROSSING, x_lo, x_hi
-    return _TOUCHING, x_lo, x_hi
+    if o2 == 0:  # hi_P == lo_Q
+        m = lerp3(x_hi_p, x_lo_q, 0.5)
+        return _TOUCHING, m, m
+    if pt_p:
+        return _TOUCHING, x_lo_p, x_lo_p
+    if pt_q:
+        return _TOUCHING, x_lo_q, x_lo_q
+    # Positive length: [max(lo), min(hi)], the ends picked by float order along w (drawing).
+    w = cross3(n_p, n_q)
+    x0 = x_lo_p if dot3(w, x_lo_p) >= dot3(w, x_lo_q) else x_lo_q
+    x1 = x_hi_p if dot3(w, x_hi_p) <= dot3(w, x_hi_q) else x_hi_q
+    is_p_straddling = (sp0 > 0 or sp1 > 0 or sp2 > 0) and (sp0 < 0 or sp1 < 0 or sp2 < 0)
+    is_q_straddling = (sq0 > 0 or sq1 > 0 or sq2 > 0) and (sq0 < 0 or sq1 < 0 or sq2 < 0)
+    if is_p_straddling and is_q_straddling:
+        return _CROSSING, x0, x1
+    return _TOUCHING, x0, x1
+
+
+# ----------------------------------------------------------------------------------------------
+# The decision.
+
+
+@njit(cache=True, nogil=True)
+def _contact_exact(p0, p1, p2, q0, q1, q2):
+    """Exact kind and float contact segment of two triangles in the guaranteed range."""
+    n_p, m_p = _plane_filter(p0, p1, p2)
+    sq0 = _side_filtered(p0, p1, p2, n_p, m_p, q0)
+    sq1 = _side_filtered(p0, p1, p2, n_p, m_p, q1)
+    sq2 = _side_filtered(p0, p1, p2, n_p, m_p, q2)
+    if sq0 == sq1 and sq1 == sq2 and sq0 != 0:
+        return _DISJOINT, p0, p0
+    n_q, m_q = _plane_filter(q0, q1, q2)
+    sp0 = _side_filtered(q0, q1, q2, n_q, m_q, p0)
+    sp1 = _side_filtered(q0, q1, q2, n_q, m_q, p1)
+    sp2 = _side_filtered(q0, q1, q2, n_q, m_q, p2)
+    if sp0 == sp1 and sp1 == sp2 and sp0 != 0:
+        return _DISJOINT, p0, p0
+    q_on_p = sq0 == 0 and sq1 == 0 and sq2 == 0
+    p_on_q = sp0 == 0 and sp1 == 0 and sp2 == 0
+    if q_on_p or p_on_q:
+        # All of Q on P's plane happens when they are coplanar or P is degenerate (and the
+        # other way round): only then are the exact collinearity tests needed.
+        is_p_deg = _plane_axis(p0, p1, p2) < 0
+        is_q_deg = _plane_axis(q0, q1, q2) < 0
+        if is_p_deg and is_q_deg:
+            a, b = _extremes(p0, p1, p2)
+            c, d = _extremes(q0, q1, q2)
+            return _seg_seg(a, b, c, d)
+        if is_p_deg:
+            a, b = _extremes(p0, p1, p2)
+            return _seg_tri(a, b, q0, q1, q2)
+        if is_q_deg:
+            c, d = _extremes(q0, q1, q2)
+            return _seg_tri(c, d, p0, p1, p2)
+        return _coplanar(p0, p1, p2, q0, q1, q2)
+    return _crossing_pair(p0, p1, p2, q0, q1, q2, sp0, sp1, sp2, sq0, sq1, sq2)
+
+
+@njit(cache=True, nogil=True)
+def _contact(p0, p1, p2, q0, q1, q2):
+    """Core of :func:`tri_tri_contact` on tuples; returns ``(kind, x0, x1)``, kind
+    ``OUT_OF_RANGE`` for a pair outside the guaranteed range.
+
+    The pair is scaled by ``2**-e`` (exact) so that its largest magnitude is in ``[1/2, 1)``;
+    the segment is scaled back.
+    """
+    if _is_moderate(p0, p1, p2, q0, q1, q2):
+        kind, x0, x1 = _contact_exact(p0, p1, p2, q0, q1, q2)
+        if kind == _DISJOINT:
+            return kind, p0, p0
+        return kind, x0, x1
+    ok, e = _pair_scale(p0, p1, p2, q0, q1, q2)
+    if not ok:
+        return OUT_OF_RANGE, p0, p0
+    kind, x0, x1 = _contact_exact(_scaled(p0, e), _scaled(p1, e), _scaled(p2, e),
+                                  _scaled(q0, e), _scaled(q1, e), _scaled(q2, e))  # fmt: skip
+    if kind == _DISJOINT:
+        return kind, p0, p0
+    return kind, _unscaled(x0, e), _unscaled(x1, e)
 
 
 @njit(cache=True, nogil=True)
@@ -500,7 +788,7 @@ def _vert(v, i):
 @njit(cache=True, nogil=True)
 def _write(seg, kind, x0, x1):
     for k in range(3):
-        if kind == _DISJOINT:
+        if kind == _DISJOINT or kind == OUT_OF_RANGE:
             seg[0, k] = np.nan
             seg[1, k] = np.nan
         else:
@@ -509,33 +797,31 @@ def _write(seg, kind, x0, x1):
 
 
 @njit(cache=True, nogil=True)
-def tri_tri_contact(p0, p1, p2, q0, q1, q2, tri_rel, seg_out):
-    """Classify the contact of triangles ``P = (p0, p1, p2)`` and ``Q = (q0, q1, q2)``.
+def tri_tri_contact(p0, p1, p2, q0, q1, q2, seg_out):
+    """Classify the contact of triangles ``P = (p0, p1, p2)`` and ``Q = (q0, q1, q2)`` exactly.
 
     Parameters
     ----------
     p0, p1, p2, q0, q1, q2 : (3,) float64
         Corners of the two triangles, in the same frame.
-    tri_rel : float
-        Tolerance relative to the longest edge of the two triangles (``Tolerances.tri_rel``);
-        see the module docstring for exactly where it is applied.
     seg_out : (2, 3) float64
-        Written with the contact segment: for CROSSING and TOUCHING the intersection segment
-        (both endpoints equal for a point contact), for COPLANAR the two points of the overlap
-        polygon farthest apart. NaN for DISJOINT (unspecified by contract).
+        Written with a float64 approximation of the contact: for CROSSING and TOUCHING the
+        intersection segment (both endpoints equal for a point contact), for COPLANAR the two
+        points of the overlap polygon farthest apart; NaN for DISJOINT and OUT_OF_RANGE.
 
     Returns
     -------
     int
-        The :class:`ContactKind` value.
+        The :class:`ContactKind` value, or :data:`OUT_OF_RANGE` (-1) when the pair is outside
+        the guaranteed range (module docstring).
     """
-    kind, x0, x1 = _contact(_tup(p0), _tup(p1), _tup(p2), _tup(q0), _tup(q1), _tup(q2), tri_rel)
+    kind, x0, x1 = _contact(_tup(p0), _tup(p1), _tup(p2), _tup(q0), _tup(q1), _tup(q2))
     _write(seg_out, kind, x0, x1)
     return kind
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def tri_tri_batch(va, fa, vb, fb, pair_ids, tri_rel, kinds_out, segs_out):
+def tri_tri_batch(va, fa, vb, fb, pair_ids, kinds_out, segs_out):
     """Run :func:`tri_tri_contact` on many face pairs, in parallel over the pairs.
 
     Parameters
@@ -550,10 +836,8 @@ def tri_tri_batch(va, fa, vb, fb, pair_ids, tri_rel, kinds_out, segs_out):
         Faces of mesh B.
     pair_ids : (c, 2) int32 or int64
         Face ids ``(a, b)`` of the pairs to test.
-    tri_rel : float
-        Relative tolerance (``Tolerances.tri_rel``).
     kinds_out : (c,) int8
-        Written with the :class:`ContactKind` value of each pair.
+        Written with the :class:`ContactKind` value of each pair (or :data:`OUT_OF_RANGE`).
     segs_out : (c, 2, 3) float64
         Written with the contact segment of each pair (NaN for DISJOINT).
     """
@@ -567,30 +851,98 @@ def tri_tri_batch(va, fa, vb, fb, pair_ids, tri_rel, kinds_out, segs_out):
             _vert(vb, fb[ib, 0]),
             _vert(vb, fb[ib, 1]),
             _vert(vb, fb[ib, 2]),
-            tri_rel,
         )
         kinds_out[k] = kind
         _write(segs_out[k], kind, x0, x1)
 
 
-def tri_tri(tri_a, tri_b, tol: Tolerances = DEFAULT_TOLERANCES) -> tuple[ContactKind, np.ndarray]:
+@njit(cache=True, nogil=True, parallel=True)
+def tri_tri_distance_batch(va, fa, vb, fb, pair_ids, dist_out, segs_out):
+    """Float64 distance and closest points of many face pairs (the near-contact margin).
+
+    Parameters
+    ----------
+    va, fa, vb, fb : as :func:`tri_tri_batch`
+    pair_ids : (c, 2) int32 or int64
+    dist_out : (c,) float64
+        Written with the distance of each pair (Ericson 2005, 5.1.9; a float approximation).
+    segs_out : (c, 2, 3) float64
+        Written with the closest points, on A then on B.
+    """
+    for k in prange(pair_ids.shape[0]):
+        ia = pair_ids[k, 0]
+        ib = pair_ids[k, 1]
+        d, pa, pb = tri_tri_closest(va[fa[ia, 0]], va[fa[ia, 1]], va[fa[ia, 2]],
+                                    vb[fb[ib, 0]], vb[fb[ib, 1]], vb[fb[ib, 2]])  # fmt: skip
+        dist_out[k] = d
+        for j in range(3):
+            segs_out[k, 0, j] = pa[j]
+            segs_out[k, 1, j] = pb[j]
+
+
+def pair_in_range(tri_a, tri_b) -> bool:
+    """Whether a pair is inside the guaranteed range (module docstring).
+
+    Parameters
+    ----------
+    tri_a, tri_b : (3, 3) array_like of float
+    """
+    a = np.asarray(tri_a, dtype=np.float64).reshape(3, 3)
+    b = np.asarray(tri_b, dtype=np.float64).reshape(3, 3)
+    ok, _ = _pair_scale(_tup(a[0]), _tup(a[1]), _tup(a[2]), _tup(b[0]), _tup(b[1]), _tup(b[2]))
+    return bool(ok)
+
+
+def check_kinds(kinds: np.ndarray, pair_ids: np.ndarray | None, what: str = "face pair") -> None:
+    """Raise a one-line :class:`ValueError` if any pair was outside the guaranteed range.
+
+    Parameters
+    ----------
+    kinds : (c,) int8
+        Kinds written by :func:`tri_tri_batch`.
+    pair_ids : (c, 2) int or None
+        The face ids of those pairs (None: name the pair by ``what`` alone).
+    what : str
+        How to name a pair in the message.
+    """
+    if kinds.size == 0 or kinds.min() > OUT_OF_RANGE:  # one pass, no allocation
+        return
+    bad = np.flatnonzero(kinds == OUT_OF_RANGE)
+    if bad.size:
+        name = what
+        if pair_ids is not None:
+            ia, ib = (int(x) for x in pair_ids[bad[0]])
+            name = f"{what} ({ia}, {ib})"
+        more = f" (and {bad.size - 1} more pairs)" if bad.size > 1 else ""
+        raise ValueError(
+            f"{name}{more} is outside the exact triangle test's range: coordinates must be "
+            f"finite and, within a pair, no nonzero coordinate may be more than "
+            f"2^{MAX_SPREAD_LOG2} times smaller than the largest"
+        )
+
+
+def tri_tri(tri_a, tri_b) -> tuple[ContactKind, np.ndarray]:
     """Plain-Python convenience around :func:`tri_tri_contact`.
 
     Parameters
     ----------
     tri_a, tri_b : (3, 3) array_like of float
         Corners of the two triangles, one per row.
-    tol : Tolerances
-        Only ``tol.tri_rel`` is used.
 
     Returns
     -------
     kind : ContactKind
     segment : (2, 3) float64
-        Contact segment endpoints (NaN when DISJOINT).
+        Contact segment endpoints, a float approximation (NaN when DISJOINT).
+
+    Raises
+    ------
+    ValueError
+        If the pair is outside the guaranteed range.
     """
     a = np.ascontiguousarray(tri_a, dtype=np.float64).reshape(3, 3)
     b = np.ascontiguousarray(tri_b, dtype=np.float64).reshape(3, 3)
     seg = np.empty((2, 3))
-    kind = tri_tri_contact(a[0], a[1], a[2], b[0], b[1], b[2], float(tol.tri_rel), seg)
+    kind = tri_tri_contact(a[0], a[1], a[2], b[0], b[1], b[2], seg)
+    check_kinds(np.array([kind]), None, "the triangle pair")
     return ContactKind(kind), seg

@@ -22,7 +22,7 @@ import numpy as np
 
 from core.collide.query import relative_pose, rigid_body
 from core.collide.tandem import transform_points
-from core.collide.tritri import ContactKind, tri_tri_batch
+from core.collide.tritri import ContactKind, check_kinds, tri_tri_batch
 from core.mesh import TriMesh
 from core.partition import bsp, grid, kdtree, octree
 from core.partition.base import (
@@ -174,7 +174,8 @@ def run_tri_tests(va, fa, vb, fb, candidates, tol: Tolerances, pose_a: Pose | No
     kinds = np.empty(n, dtype=np.int8)
     segs = np.empty((n, 2, 3))
     if n:
-        tri_tri_batch(va, fa, vb, fb, candidates, tol.tri_rel, kinds, segs)
+        tri_tri_batch(va, fa, vb, fb, candidates, kinds, segs)
+        check_kinds(kinds, candidates, "face pair (A, B)")
     hit = kinds != int(ContactKind.DISJOINT)
     pairs, kinds, segs = candidates[hit], kinds[hit], segs[hit]
     if pose_a is not None and not pose_a.is_identity and segs.shape[0]:

@@ -7,10 +7,8 @@ import pytest
 
 from core.collide.brute import brute_force_contacts, brute_force_pairs
 from core.collide.tritri import ContactKind, tri_tri_batch
-from core.settings import DEFAULT_TOLERANCES, Tolerances
 from tests.core.test_tritri import HAND_CASES
 
-TRI_REL = DEFAULT_TOLERANCES.tri_rel
 ONE_FACE = np.array([[0, 1, 2]], dtype=np.int32)
 
 
@@ -30,16 +28,16 @@ def test_hand_case_kind(name, a, b, kind, segment):
             assert kinds.tolist() == [int(kind)]
 
 
-def test_in_plane_gap_uses_the_tolerance():
-    """Coplanar triangles a fraction of eps apart across an edge touch; 3 eps apart they don't.
-    This also checks that the box prefilter is inflated enough not to cull the first."""
+def test_closed_boxes_keep_exact_touching_pairs():
+    """Coplanar triangles sharing only an edge have boxes that share only a face: the closed
+    box test keeps the pair, and the exact test calls it TOUCHING; one ulp apart, nothing."""
     a = np.array([[0, 0, 0], [4, 0, 0], [0, 4, 0]], dtype=float)
-    b = np.array([[4, 0, 0], [0, 4, 0], [4, 4, 0]], dtype=float)
-    eps = TRI_REL * 4 * np.sqrt(2)
-    outward = np.array([1.0, 1.0, 0.0]) / np.sqrt(2)
-    for gap, expected in ((0.5 * eps, [int(ContactKind.TOUCHING)]), (3 * eps, [])):
-        _, kinds = brute_force_contacts(a, ONE_FACE, b + gap * outward, ONE_FACE)
-        assert kinds.tolist() == expected
+    b = np.array([[4, 0, 0], [4, 4, 0], [8, 0, 0]], dtype=float)
+    _, kinds = brute_force_contacts(a, ONE_FACE, b, ONE_FACE)
+    assert kinds.tolist() == [int(ContactKind.TOUCHING)]
+    apart = b.copy()
+    apart[:, 0] = np.nextafter(apart[:, 0], np.inf)
+    assert brute_force_pairs(a, ONE_FACE, apart, ONE_FACE).shape == (0, 2)
 
 
 def _flat_grid(n):
@@ -117,7 +115,7 @@ def _tritri_all_pairs(va, fa, vb, fb):
     pair_ids = np.stack([ids_a.ravel(), ids_b.ravel()], axis=1)
     kinds = np.empty(len(pair_ids), dtype=np.int8)
     segs = np.empty((len(pair_ids), 2, 3))
-    tri_tri_batch(va, fa, vb, fb, pair_ids, TRI_REL, kinds, segs)
+    tri_tri_batch(va, fa, vb, fb, pair_ids, kinds, segs)
     hit = kinds != 0
     return pair_ids[hit], kinds[hit]
 
@@ -135,8 +133,8 @@ def test_degenerate_soup_matches_tritri(seed):
     assert (kinds == int(ContactKind.TOUCHING)).sum() > 10  # degenerate contacts happened
 
 
-def test_point_and_segment_soups_touch_by_distance():
-    """Two degenerate soups in the same plane z = 0: segments whose distance is within eps."""
+def test_point_and_segment_soups_in_one_plane():
+    """Two degenerate soups in the same plane z = 0: segments that cross or touch exactly."""
     rng = np.random.default_rng(3)
     n = 150
     a = rng.random((n, 3, 3)) * [1, 1, 0]
@@ -180,11 +178,3 @@ def test_no_contact_gives_empty_arrays():
     pairs, kinds = brute_force_contacts(va, fa, vb + 10.0, fb)
     assert pairs.shape == (0, 2) and pairs.dtype == np.int64
     assert kinds.shape == (0,) and kinds.dtype == np.int8
-
-
-def test_tolerance_setting_is_used():
-    a = np.array([[0, 0, 0], [4, 0, 0], [0, 4, 0]], dtype=float)
-    b = np.array([[1, 1, 1e-9], [2, 1, 2], [1, 2, 2]], dtype=float)
-    assert brute_force_pairs(a, ONE_FACE, b, ONE_FACE).shape == (0, 2)
-    loose = Tolerances(tri_rel=1e-6)
-    assert brute_force_pairs(a, ONE_FACE, b, ONE_FACE, tol=loose).tolist() == [[0, 0]]

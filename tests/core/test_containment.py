@@ -108,7 +108,11 @@ def test_posed_sphere_moves_out_of_the_big_one():
 
 def test_touching_spheres_are_in_contact():
     a = sphere_mesh(8)
-    pose_b = Pose(np.eye(3), np.array([2.0, 0.0, 0.0]))  # equators meet at x = 1
+    # B's leftmost corner onto A's rightmost one, exactly: a shift of (2, 0, 0) would leave
+    # them sin(pi) = 1.2e-16 apart in y, and the exact test would rightly call that apart.
+    right = a.vertices[np.argmax(a.vertices[:, 0])]
+    left = a.vertices[np.argmin(a.vertices[:, 0])]
+    pose_b = Pose(np.eye(3), right - left)
     result = _collide(a, a, None, pose_b)
     assert result.in_contact
     pc = pair_containment(a, a, None, pose_b, result)

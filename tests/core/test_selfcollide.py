@@ -12,7 +12,6 @@ from core.collide.exact import exact_contact_extent
 from core.collide.selfcollide import self_collide, shared_corner_counts
 from core.collide.tritri import ContactKind
 from core.mesh import TriMesh
-from core.settings import DEFAULT_TOLERANCES
 from tests.core.meshgen import sphere_mesh, triangle_soup
 
 
@@ -67,7 +66,7 @@ def self_oracle(mesh: TriMesh) -> dict[tuple[int, int], int]:
     """``{(i, j): kind}`` for ``i < j`` by brute force: non-neighbours from the numpy oracle,
     neighbours (sharing a vertex index) from the exact rational test and the adjacency rule."""
     v, f = mesh.vertices, mesh.faces
-    pairs, kinds = brute_force_contacts(v, f, v, f, DEFAULT_TOLERANCES)
+    pairs, kinds = brute_force_contacts(v, f, v, f)
     corner_sets = [set(row) for row in f.tolist()]
     out = {}
     for (i, j), kind in zip(pairs.tolist(), kinds.tolist()):

@@ -1,4 +1,5 @@
-"""Exact triangle-triangle test: hand cases, properties, and agreement with the brute oracle."""
+"""Exact triangle-triangle test: hand cases, exactness at the limits, properties, and agreement
+with the rational referee (:mod:`core.collide.exact`)."""
 
 from __future__ import annotations
 
@@ -10,13 +11,22 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from core.collide.brute import brute_force_contacts
-from core.collide.tritri import ContactKind, tri_tri, tri_tri_batch, tri_tri_contact
-from core.settings import DEFAULT_TOLERANCES, Tolerances
+from core.collide.exact import exact_contact
+from core.collide.tritri import (
+    MAX_SPREAD_LOG2,
+    OUT_OF_RANGE,
+    ContactKind,
+    pair_in_range,
+    tri_tri,
+    tri_tri_batch,
+    tri_tri_contact,
+)
 from tests.core.meshgen import closest_point_on_triangle
 
 MESH_DIR = Path("/work/shared/data/meshes")
-TRI_REL = DEFAULT_TOLERANCES.tri_rel
+# The contact segment is a float64 approximation: its checks allow this much round-off relative
+# to the pair's longest edge (the contact decision itself has no tolerance).
+SEG_REL = 1e-12
 
 D, X, T, C = ContactKind.DISJOINT, ContactKind.CROSSING, ContactKind.TOUCHING, ContactKind.COPLANAR
 
@@ -90,7 +100,7 @@ def _distance_to_triangle(x, tri):
 
 def _pair_eps(a, b):
     tris = np.stack([a, b])
-    return TRI_REL * np.linalg.norm(np.roll(tris, -1, axis=1) - tris, axis=-1).max()
+    return SEG_REL * np.linalg.norm(np.roll(tris, -1, axis=1) - tris, axis=-1).max()
 
 
 # ----------------------------------------------------------------------------------------------
@@ -120,36 +130,111 @@ def test_hand_case(name, a, b, kind, segment):
     assert _same_segment(seg_ba, segment, atol=1e-12)
 
 
-def test_tolerance_is_relative_to_triangle_size():
-    """A vertex counts as on the face within tri_rel * longest edge, at any scale."""
-    a = np.array(P, dtype=float)
-    longest = 4 * np.sqrt(2)
-    for scale in (1e-6, 1.0, 1e6):
-        eps = TRI_REL * longest * scale
-        for offset, expected in ((0.5 * eps, T), (-0.5 * eps, T), (3 * eps, D)):
-            b = np.array([[1, 1, 0], [2, 1, 2], [1, 2, 2]], dtype=float) * scale
-            b[0, 2] = offset
-            assert tri_tri(a * scale, b)[0] == expected, (scale, offset)
+def test_one_ulp_decides_at_any_scale():
+    """A corner on the face touches; moved off the plane by one unit in the last place, it
+    does not. The same at every power-of-two scale, subnormal numbers included."""
+    for log_scale in (-1070, -600, -1, 0, 1, 500, 1000):
+        scale = 2.0**log_scale
+        a = np.array(P, dtype=float) * scale
+        b = np.array([[1, 1, 0], [2, 1, 2], [1, 2, 2]], dtype=float) * scale
+        assert tri_tri(a, b)[0] == T, log_scale
+        tiny = np.nextafter(0.0, 1.0) if log_scale < -1000 else np.spacing(scale)
+        for offset, expected in ((tiny, D), (-tiny, X)):
+            moved = b.copy()
+            moved[0, 2] = offset
+            assert tri_tri(a, moved)[0] == expected, (log_scale, offset)
+            assert exact_contact(a, moved) == expected
 
 
-def test_coplanar_within_tolerance_and_not_beyond():
+def test_coplanar_only_when_exactly_coplanar():
     a = np.array(P, dtype=float)
     b = np.array([[1, 1, 0], [5, 1, 0], [1, 5, 0]], dtype=float)
-    eps = TRI_REL * 4 * np.sqrt(2)
-    assert tri_tri(a, b + [0, 0, 0.5 * eps])[0] == C
-    assert tri_tri(a, b + [0, 0, 3 * eps])[0] == D
-    # A looser tolerance from the settings makes the same pair coplanar.
-    assert tri_tri(a, b + [0, 0, 3 * eps], Tolerances(tri_rel=1e-9))[0] == C
+    assert tri_tri(a, b)[0] == C
+    lift = 2.0**-200  # far below any tolerance, inside the guaranteed range
+    lifted = b + [0, 0, lift]
+    assert tri_tri(a, lifted)[0] == D
+    assert exact_contact(a, lifted) == D
+    tilted = b.copy()
+    tilted[2, 2] = lift  # one corner off the plane: they meet along a segment
+    assert tri_tri(a, tilted)[0] == T
+    assert exact_contact(a, tilted) == T
 
 
-def test_sliver_becomes_its_longest_edge():
-    """A triangle thinner than the tolerance is tested as the segment it almost is."""
+def test_shared_vertex_moved_by_1e_10_still_crosses():
+    """The issue's near-touching family: a shared corner moved by 1e-10 gives a crossing whose
+    segment is a few 1e-10 long; the referee agrees, the test must not miss it."""
+    a = np.array([[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]])
+    b = np.array([[1e-10, 2e-10, -1e-10], [0.5, -0.5, 1.0], [-0.5, 0.5, 1.0]])
+    expected = exact_contact(a, b)
+    assert expected == X
+    kind, seg = tri_tri(a, b)
+    assert kind == X
+    assert 0.0 < np.linalg.norm(seg[1] - seg[0]) < 1e-8
+
+
+def test_nearly_parallel_planes_do_not_touch():
+    """Triangles 1.77e-7 apart whose planes meet at a tiny angle are DISJOINT: there is no
+    widening by a tolerance over the sine of the angle."""
+    a = np.array([[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]])
+    b = np.array([[0.2, 0.2, 1.77e-7], [0.9, 0.05, 1.77e-7 + 1e-13], [0.05, 0.9, 1.77e-7]])
+    assert exact_contact(a, b) == D
+    assert tri_tri(a, b)[0] == D
+
+
+def test_sliver_is_a_triangle_until_exactly_degenerate():
+    """A needle thinner than any tolerance is still a triangle: it crosses, as the referee
+    says; collapsed onto its long edge exactly it becomes a segment that touches."""
     a = np.array(P, dtype=float)
-    eps = TRI_REL * 6
-    sliver = np.array([[1, 1, -3], [1, 1, 3], [1, 1 + 0.1 * eps, 0.5]])
+    sliver = np.array([[1, 1, -3], [1, 1, 3], [1, 1 + 1e-15, 0.5]])
     kind, seg = tri_tri(a, sliver)
-    assert kind == T
+    assert kind == X == exact_contact(a, sliver)
     assert _same_segment(seg, [[1, 1, 0], [1, 1, 0]], atol=1e-12)
+    collapsed = sliver.copy()
+    collapsed[2, 1] = 1.0
+    kind, seg = tri_tri(a, collapsed)
+    assert kind == T == exact_contact(a, collapsed)
+    assert _same_segment(seg, [[1, 1, 0], [1, 1, 0]], atol=1e-12)
+
+
+def test_coplanar_touching_contact_is_exact_corners():
+    """Coplanar triangles with disjoint interiors meet in corners lying in both: the reported
+    contact is those input points bit for bit (self-collision relies on it to drop neighbours
+    that only share a corner), here on arbitrary floats in the plane z = 0.1."""
+    rng = np.random.default_rng(4)
+    for _ in range(200):
+        v, a, b, c = rng.uniform(-1.0, 1.0, size=(4, 2))
+        corners = [np.array([x, y, 0.1]) for x, y in (v, a, b, c)]
+        v, a, b, c = corners
+        p = np.stack([v, a, b])
+        q = np.stack([v, 2 * v - a, 2 * v - b])  # mirrored through v: they share only v
+        kind, seg = tri_tri(p, q)
+        if exact_contact(p, q) == T:
+            assert kind == T
+            np.testing.assert_array_equal(seg, [v, v])
+        shared_edge = np.stack([a, v, c])  # shares the edge (v, a) with p
+        kind, seg = tri_tri(p, shared_edge)
+        if kind == T:
+            assert {tuple(seg[0]), tuple(seg[1])} <= {tuple(v), tuple(a)}
+
+
+def test_out_of_range_pairs_are_rejected_with_one_line():
+    a = np.array(P, dtype=float)
+    b = np.array([[1, 1, -1], [1, 2, 1], [2, 1, 1]], dtype=float)
+    spread = b.copy()
+    spread[0, 0] = 2.0 ** -(MAX_SPREAD_LOG2 + 3)  # too small next to the other coordinates
+    assert pair_in_range(a, b) and not pair_in_range(a, spread)
+    for bad in (spread, np.where(b == 2.0, np.inf, b), np.where(b == 2.0, np.nan, b)):
+        with pytest.raises(ValueError, match="outside the exact triangle test's range") as info:
+            tri_tri(a, bad)
+        assert "\n" not in str(info.value)
+        seg = np.zeros((2, 3))
+        assert tri_tri_contact(a[0], a[1], a[2], bad[0], bad[1], bad[2], seg) == OUT_OF_RANGE
+        assert np.isnan(seg).all()
+    # At the limit of the range the answer is still exact.
+    edge = b.copy()
+    edge[0, 0] = 4.0 * 2.0**-MAX_SPREAD_LOG2
+    assert pair_in_range(a, edge)
+    assert tri_tri(a, edge)[0] == exact_contact(a, edge)
 
 
 def test_contact_kernel_and_batch_agree_with_wrapper():
@@ -163,13 +248,13 @@ def test_contact_kernel_and_batch_agree_with_wrapper():
         pair_ids = np.stack([np.arange(n), np.arange(n)], axis=1).astype(ids_dtype)
         kinds = np.full(n, -1, dtype=np.int8)
         segs = np.zeros((n, 2, 3))
-        tri_tri_batch(va, faces, vb, faces, pair_ids, TRI_REL, kinds, segs)
+        tri_tri_batch(va, faces, vb, faces, pair_ids, kinds, segs)
         assert kinds.tolist() == [int(case[3]) for case in HAND_CASES]
         for i, case in enumerate(HAND_CASES):
             if case[4] is not None:
                 assert _same_segment(segs[i], case[4], atol=1e-12)
     seg = np.zeros((2, 3))
-    kind = tri_tri_contact(a_tris[0, 0], a_tris[0, 1], a_tris[0, 2], *b_tris[0], TRI_REL, seg)
+    kind = tri_tri_contact(a_tris[0, 0], a_tris[0, 1], a_tris[0, 2], *b_tris[0], seg)
     assert kind == int(HAND_CASES[0][3])
     assert _same_segment(seg, HAND_CASES[0][4], atol=1e-12)
 
@@ -237,26 +322,35 @@ def test_corner_order_does_not_matter(pair, perm_a, perm_b):
     _assert_same_result(tri_tri(a, b), tri_tri(a[list(perm_a)], b[list(perm_b)]), eps)
 
 
+_EXACT_SHIFT = st.integers(-400, 400).map(lambda k: k / 8.0)
+
+
 @settings(max_examples=300, deadline=None)
-@given(_tri_pairs(), st.tuples(*[st.floats(-50, 50)] * 3))
+@given(_tri_pairs(), st.tuples(*[_EXACT_SHIFT] * 3))
 def test_translation_invariant(pair, shift):
+    """Shifts by multiples of 1/8 keep these grid corners exact, so the exact answer cannot
+    change (an inexact shift rounds the corners and may rightly change it)."""
     a, b = pair
     shift = np.array(shift)
-    eps = _pair_eps(a, b)
+    eps = SEG_REL * 100.0  # round-off of segment ends at coordinates up to about 53
     _assert_same_result(
         tri_tri(a, b), tri_tri(a + shift, b + shift), eps, transform=lambda x: x + shift
     )
 
 
 @settings(max_examples=300, deadline=None)
-@given(_tri_pairs(), st.floats(-3, 3))
-def test_scale_invariant(pair, log_scale):
+@given(_tri_pairs(), st.integers(-1070, 1020))
+def test_power_of_two_scale_invariant(pair, log_scale):
+    """Over the whole float64 range, subnormal numbers included: the kernel scales each pair by
+    a power of two itself, so the kind is the same and so is the segment (exactly, while the
+    scaled segment is a normal number)."""
     a, b = pair
-    scale = 10.0**log_scale
-    eps = _pair_eps(a, b)
-    ref = tri_tri(a, b)
+    scale = 2.0**log_scale
+    ref_kind, ref_seg = tri_tri(a, b)
     kind, seg = tri_tri(a * scale, b * scale)
-    _assert_same_result(ref, (kind, seg / scale if kind != D else seg), eps)
+    assert kind == ref_kind
+    if log_scale >= -1000 and kind != D:
+        np.testing.assert_array_equal(seg / scale, ref_seg)
 
 
 @settings(max_examples=400, deadline=None)
@@ -276,15 +370,10 @@ def test_segment_lies_on_both_triangles(pair):
 
 @settings(max_examples=300, deadline=None)
 @given(_tri_pairs())
-def test_agrees_with_brute_oracle_on_grid_pairs(pair):
+def test_agrees_with_rational_referee_on_grid_pairs(pair):
+    """Even on exact touching and coplanar configurations, the kind is the referee's."""
     a, b = pair
-    """Even on exact touching and coplanar configurations, the kind matches the oracle's."""
-    kind, _ = tri_tri(a, b)
-    faces = np.array([[0, 1, 2]], dtype=np.int32)
-    pairs, kinds = brute_force_contacts(a, faces, b, faces)
-    assert (len(pairs) == 1) == (kind != D)
-    if len(pairs):
-        assert kinds[0] == kind
+    assert tri_tri(a, b)[0] == exact_contact(a, b)
 
 
 def _grid_family_pairs(rng, n):
@@ -306,32 +395,29 @@ def _grid_family_pairs(rng, n):
 
 
 @pytest.mark.parametrize("seed", [0, 1])
-def test_grid_families_match_oracle_in_bulk(seed):
-    """10 000 exact-contact-prone pairs, spread 100 apart on x so that only pair i of A meets
-    pair i of B; one oracle call checks them all, kinds included."""
-    n = 10_000
+def test_grid_families_in_bulk_match_referee(seed):
+    """4000 exact-contact-prone pairs through the batch kernel, spread 128 apart on x (an exact
+    translation of integer corners) so that the batch sees far-off coordinates; the kinds are
+    the referee's on the unshifted pairs."""
+    n = 4000
     a, b = _grid_family_pairs(np.random.default_rng(seed), n)
     spread = np.zeros((n, 1, 3))
-    spread[:, 0, 0] = 100.0 * np.arange(n)
-    a += spread
-    b += spread
+    spread[:, 0, 0] = 128.0 * np.arange(n)
     faces = np.arange(3 * n, dtype=np.int32).reshape(n, 3)
     pair_ids = np.stack([np.arange(n), np.arange(n)], axis=1)
     kinds = np.empty(n, dtype=np.int8)
     segs = np.empty((n, 2, 3))
-    tri_tri_batch(a.reshape(-1, 3), faces, b.reshape(-1, 3), faces, pair_ids, TRI_REL, kinds, segs)
-    oracle_pairs, oracle_kinds = brute_force_contacts(
-        a.reshape(-1, 3), faces, b.reshape(-1, 3), faces
-    )
-    hit = kinds != D
-    np.testing.assert_array_equal(pair_ids[hit], oracle_pairs)
-    np.testing.assert_array_equal(kinds[hit], oracle_kinds)
+    tri_tri_batch((a + spread).reshape(-1, 3), faces, (b + spread).reshape(-1, 3), faces,
+                  pair_ids, kinds, segs)  # fmt: skip
+    expected = [exact_contact(p, q) for p, q in zip(a.tolist(), b.tolist(), strict=True)]
+    np.testing.assert_array_equal(kinds, expected)
     # Every kind shows up in numbers, so this compares more than crossings.
-    assert np.bincount(kinds, minlength=4).min() > 100
+    assert np.bincount(kinds, minlength=4).min() > 40
 
 
 # ----------------------------------------------------------------------------------------------
-# Agreement with the brute-force oracle on soups and real meshes.
+# Soups and real meshes: the kernel's kinds against the rational referee, on every contact (or
+# a sample of them) and a sample of the non-contacting candidates.
 
 
 def _read_obj(path):
@@ -356,9 +442,10 @@ def _unit_box(vertices):
     return (vertices - centre) / np.ptp(vertices, axis=0).max()
 
 
-def _tritri_pairs(va, fa, vb, fb):
+def _tritri_pairs(va, fa, vb, fb, referee_sample=400):
     """Contacting pairs by tri_tri_batch over box-overlap candidates found here (a generous
-    1e-6 margin, independent of the oracle's prefilter). Returns (pairs, kinds, segs)."""
+    1e-6 margin). Up to ``referee_sample`` contacting and as many non-contacting candidates are
+    checked against the rational referee. Returns (pairs, kinds, segs)."""
     ta, tb = va[fa], vb[fb]
     margin = 1e-6 * max(np.ptp(va, axis=0).max(), np.ptp(vb, axis=0).max())
     bmin_b = tb.min(axis=1) - margin
@@ -374,9 +461,21 @@ def _tritri_pairs(va, fa, vb, fb):
     pairs = np.concatenate(blocks).astype(np.int64)
     kinds = np.empty(len(pairs), dtype=np.int8)
     segs = np.empty((len(pairs), 2, 3))
-    tri_tri_batch(va, fa, vb, fb, pairs, TRI_REL, kinds, segs)
+    tri_tri_batch(va, fa, vb, fb, pairs, kinds, segs)
+    _assert_referee_agrees(va, fa, vb, fb, pairs, kinds, referee_sample)
     hit = kinds != D
     return pairs[hit], kinds[hit], segs[hit]
+
+
+def _assert_referee_agrees(va, fa, vb, fb, pairs, kinds, n_sample, seed=0):
+    """The referee's kind on up to ``n_sample`` contacting and ``n_sample`` other pairs."""
+    rng = np.random.default_rng(seed)
+    hit = np.flatnonzero(kinds != D)
+    miss = np.flatnonzero(kinds == D)
+    chosen = np.concatenate([rng.permutation(hit)[:n_sample], rng.permutation(miss)[:n_sample]])
+    for i in chosen:
+        ia, ib = pairs[i]
+        assert kinds[i] == exact_contact(va[fa[ia]], vb[fb[ib]]), (ia, ib)
 
 
 def _soup(rng, n, size):
@@ -385,8 +484,8 @@ def _soup(rng, n, size):
     return vertices, np.arange(3 * n, dtype=np.int32).reshape(n, 3)
 
 
-@pytest.mark.parametrize("seed", [0, 1, 2, 3, 4])
-def test_random_soup_matches_oracle(seed):
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_random_soup_matches_referee(seed):
     rng = np.random.default_rng(seed)
     va, fa = _soup(rng, 300, 0.2)
     vb, fb = _soup(rng, 300, 0.2)
@@ -395,12 +494,10 @@ def test_random_soup_matches_oracle(seed):
     pair_ids = np.stack([ids_a.ravel(), ids_b.ravel()], axis=1)
     kinds = np.empty(len(pair_ids), dtype=np.int8)
     segs = np.empty((len(pair_ids), 2, 3))
-    tri_tri_batch(va, fa, vb, fb, pair_ids, TRI_REL, kinds, segs)
+    tri_tri_batch(va, fa, vb, fb, pair_ids, kinds, segs)
     hit = kinds != D
-    oracle_pairs, oracle_kinds = brute_force_contacts(va, fa, vb, fb)
-    assert len(oracle_pairs) > 20  # the soup is dense enough to test something
-    np.testing.assert_array_equal(pair_ids[hit], oracle_pairs)
-    np.testing.assert_array_equal(kinds[hit], oracle_kinds)
+    assert hit.sum() > 20  # the soup is dense enough to test something
+    _assert_referee_agrees(va, fa, vb, fb, pair_ids, kinds, 300, seed)
     # Generic random triangles only ever cross.
     assert set(kinds[hit].tolist()) == {int(X)}
 
@@ -412,25 +509,22 @@ def real_meshes():
     return spot, teapot
 
 
-def test_real_meshes_match_oracle(real_meshes):
+def test_real_meshes_match_referee(real_meshes):
     (va, fa), (vb, fb) = real_meshes
     assert len(fa) == 5856 and len(fb) == 6320
     va = _unit_box(va)
     vb = 0.9 * _unit_box(vb) + [0.2, 0.05, 0.0]
     pairs, kinds, segs = _tritri_pairs(va, fa, vb, fb)
-    oracle_pairs, oracle_kinds = brute_force_contacts(va, fa, vb, fb)
-    assert len(oracle_pairs) > 200
-    np.testing.assert_array_equal(pairs, oracle_pairs)
-    np.testing.assert_array_equal(kinds, oracle_kinds)
-    # Every contact segment lies on both triangles.
-    scale_eps = 10 * TRI_REL
+    assert len(pairs) > 200
+    # Every contact segment lies on both triangles, up to float round-off.
+    scale_eps = 10 * SEG_REL
     for (ia, ib), seg in zip(pairs[::7], segs[::7], strict=True):
         for x in seg:
             assert _distance_to_triangle(x, va[fa[ia]]) <= scale_eps
             assert _distance_to_triangle(x, vb[fb[ib]]) <= scale_eps
 
 
-def test_mesh_against_slightly_rotated_copy_matches_oracle(real_meshes):
+def test_mesh_against_slightly_rotated_copy_matches_referee(real_meshes):
     """Neighbouring faces share vertices exactly: many touching contacts, not just crossings."""
     _, (v, f) = real_meshes
     v = _unit_box(v)
@@ -440,20 +534,14 @@ def test_mesh_against_slightly_rotated_copy_matches_oracle(real_meshes):
     )
     vb = v @ rot.T
     pairs, kinds, _ = _tritri_pairs(v, f, vb, f)
-    oracle_pairs, oracle_kinds = brute_force_contacts(v, f, vb, f)
-    np.testing.assert_array_equal(pairs, oracle_pairs)
-    np.testing.assert_array_equal(kinds, oracle_kinds)
     assert (kinds == X).sum() > 1000 and (kinds == T).sum() > 50
 
 
-def test_mesh_against_itself_matches_oracle(real_meshes):
+def test_mesh_against_itself_matches_referee(real_meshes):
     """Every face is coplanar with itself and touches its neighbours: exact, not generic."""
     (v, f), _ = real_meshes
     v = _unit_box(v)
     pairs, kinds, _ = _tritri_pairs(v, f, v, f)
-    oracle_pairs, oracle_kinds = brute_force_contacts(v, f, v, f)
-    np.testing.assert_array_equal(pairs, oracle_pairs)
-    np.testing.assert_array_equal(kinds, oracle_kinds)
     diagonal = pairs[:, 0] == pairs[:, 1]
     assert diagonal.sum() == len(f)
     assert (kinds[diagonal] == C).all()

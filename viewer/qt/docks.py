@@ -780,12 +780,23 @@ class PipelinePanel(QWidget):
                                      Qt.ItemDataRole.ToolTipRole)
         self.descend.currentIndexChanged.connect(
             lambda _i: self.model.set_pipeline(descend=self.descend.currentData()))
+        self.margin = QDoubleSpinBox()
+        self.margin.setRange(0.0, 10.0)
+        self.margin.setDecimals(4)
+        self.margin.setSingleStep(0.005)
+        self.margin.setSpecialValueText("0 (exact contact only)")
+        self.margin.setToolTip(
+            "Near-contact margin D. At 0 only triangles that really touch or cross are "
+            "contacts, decided exactly. Above 0, triangle pairs that do not touch but are at "
+            "most D apart are also reported, with their distance, in the Stats dock.")
+        self.margin.valueChanged.connect(lambda v: self.model.set_pipeline(margin=float(v)))
         self.drift = _wrap(QLabel("drift: -"))
         form = QFormLayout(self)
         form.addRow("tree update", self.update_mode)
         form.addRow("drift threshold", self.threshold)
         form.addRow("split rule", self.split)
         form.addRow("descend rule", self.descend)
+        form.addRow("near-contact margin", self.margin)
         self.volume_choice = VolumeChoice(model)
         form.addRow(self.volume_choice)
         form.addRow(self.drift)
@@ -795,8 +806,10 @@ class PipelinePanel(QWidget):
 
     def refresh(self) -> None:
         p = self.model.pipeline
-        for widget in (self.update_mode, self.threshold, self.split, self.descend):
+        widgets = (self.update_mode, self.threshold, self.split, self.descend, self.margin)
+        for widget in widgets:
             widget.blockSignals(True)
+        self.margin.setValue(p.margin)
         self.update_mode.setCurrentIndex(self.update_mode.findData(p.update))
         self.threshold.setValue(p.drift_threshold)
         self.threshold.setEnabled(p.update is UpdateChoice.AUTO)
@@ -805,7 +818,7 @@ class PipelinePanel(QWidget):
         for combo in (self.update_mode, self.split, self.descend):
             # The chosen item's tooltip on the closed combo too.
             combo.setToolTip(combo.itemData(combo.currentIndex(), Qt.ItemDataRole.ToolTipRole))
-        for widget in (self.update_mode, self.threshold, self.split, self.descend):
+        for widget in widgets:
             widget.blockSignals(False)
 
     def _on_frame(self, frame) -> None:
@@ -940,6 +953,17 @@ def relation_text(frame, result) -> str:
     containment ("A is inside B", "apart", "undefined: B is open (N boundary edges)")."""
     if frame is None or result is None:
         return ""
+    text = _contact_relation(frame, result)
+    near = getattr(result, "near_pairs", None)
+    if getattr(result, "margin", 0.0) > 0.0 and near is not None:
+        text += (f"<br>{len(near):,} near pairs (not touching, at most {result.margin:g} "
+                 f"apart)")
+        if len(near):
+            text += f", closest {float(np.min(result.near_distances)):.4g}"
+    return text
+
+
+def _contact_relation(frame, result) -> str:
     is_self = frame.result is None
     who = "Self-collision" if is_self else "A and B"
     if result.n_contacts:

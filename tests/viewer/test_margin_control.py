@@ -1,0 +1,41 @@
+"""The Pipeline dock's near-contact margin: typed into the spin box, it reaches the frame and
+the Stats dock lists the near pairs; at 0 only exact contacts are reported."""
+
+from __future__ import annotations
+
+from PyQt6.QtCore import Qt
+
+from tests.viewer.conftest import settle
+
+
+def test_margin_spin_box_reports_near_pairs(qtbot, make_window):
+    window = make_window("concentric-spheres")  # never touching: a gap of 0.05 by default
+    panel = window.docks["pipeline_dock"].panel
+    stats = window.docks["stats_dock"].panel
+    assert panel.margin.value() == 0.0
+    assert panel.margin.text() == "0 (exact contact only)"
+    assert "Near-contact margin" in panel.margin.toolTip()
+    assert window.model.frame.result.near_pairs.shape == (0, 2)
+    assert "near pairs" not in stats.relation.text()
+
+    panel.margin.selectAll()
+    qtbot.keyClicks(panel.margin, "0.1")
+    qtbot.keyClick(panel.margin, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: window.model.pipeline.margin == 0.1, timeout=5_000)
+    settle(qtbot, window)
+    qtbot.waitUntil(lambda: window.model.frame.result.margin == 0.1, timeout=60_000)
+    result = window.model.frame.result
+    assert result.n_contacts == 0
+    assert len(result.near_pairs) > 100
+    assert (result.near_distances <= 0.1).all()
+    text = stats.relation.text()
+    assert f"{len(result.near_pairs):,} near pairs (not touching, at most 0.1 apart)" in text
+
+    panel.margin.selectAll()
+    qtbot.keyClicks(panel.margin, "0")
+    qtbot.keyClick(panel.margin, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: window.model.pipeline.margin == 0.0, timeout=5_000)
+    settle(qtbot, window)
+    qtbot.waitUntil(lambda: window.model.frame.result.margin == 0.0, timeout=60_000)
+    assert window.model.frame.result.near_pairs.shape == (0, 2)
+    assert "near pairs" not in stats.relation.text()
