@@ -160,25 +160,35 @@ def test_coplanar_only_when_exactly_coplanar():
     assert exact_contact(a, tilted) == T
 
 
-def test_shared_vertex_moved_by_1e_10_still_crosses():
-    """The issue's near-touching family: a shared corner moved by 1e-10 gives a crossing whose
-    segment is a few 1e-10 long; the referee agrees, the test must not miss it."""
-    a = np.array([[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]])
-    b = np.array([[1e-10, 2e-10, -1e-10], [0.5, -0.5, 1.0], [-0.5, 0.5, 1.0]])
-    expected = exact_contact(a, b)
-    assert expected == X
-    kind, seg = tri_tri(a, b)
+def test_shared_vertex_moved_by_1e_15_still_crosses():
+    """The issue's near-touching family: a shared corner moved by about 1e-15 leaves a crossing
+    whose segment is 5e-16 long. The referee says CROSSING; the tolerance-based test called it
+    TOUCHING (found by the SHARED_VERTEX_MOVED fuzz family)."""
+    p = np.array([[-0.5121938886744517, -0.43409409082459294, -0.554301373012182],
+                  [-0.6954004717387736, 0.2204634890322057, 0.7317316759535959],
+                  [0.9080534179413029, -0.859555456119441, -0.02450830781093738]])
+    q = np.array([[0.021683483239020696, 0.657519965803526, 0.4145482368818574],
+                  [-0.5121938886744508, -0.43409409082459316, -0.5543013730121812],
+                  [0.6040976862353868, -0.4772166772822868, -0.21857388743961592]])  # fmt: skip
+    assert exact_contact(p, q) == X
+    kind, seg = tri_tri(p, q)
     assert kind == X
-    assert 0.0 < np.linalg.norm(seg[1] - seg[0]) < 1e-8
+    assert 0.0 < np.linalg.norm(seg[1] - seg[0]) < 1e-14
 
 
-def test_nearly_parallel_planes_do_not_touch():
-    """Triangles 1.77e-7 apart whose planes meet at a tiny angle are DISJOINT: there is no
-    widening by a tolerance over the sine of the angle."""
-    a = np.array([[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]])
-    b = np.array([[0.2, 0.2, 1.77e-7], [0.9, 0.05, 1.77e-7 + 1e-13], [0.05, 0.9, 1.77e-7]])
-    assert exact_contact(a, b) == D
-    assert tri_tri(a, b)[0] == D
+def test_near_miss_is_not_widened_into_a_contact():
+    """Triangles 3e-13 apart (a shared corner and edge moved apart by ~1e-12, then swapped and
+    permuted) do not touch: the referee says DISJOINT; the tolerance-based test said TOUCHING
+    (found by the SWAPPED fuzz family)."""
+    p = np.array([[-0.16237985519815457, -0.019231556394852373, -0.5094993410328361],
+                  [-0.35262054823311395, 0.4042614447097208, -0.8335644621823697],
+                  [-0.7813728340155621, -0.9299505237713861, 0.290138251548994]])
+    q = np.array([[-0.1623798551931761, -0.01923155639591778, -0.5094993410319175],
+                  [-0.7813728340155908, -0.9299505237715433, 0.2901382515487376],
+                  [0.09014824351496187, -0.9988282729954481, 0.09928395281245672]])  # fmt: skip
+    assert exact_contact(p, q) == D
+    assert tri_tri(p, q)[0] == D
+    assert tri_tri(q, p)[0] == D
 
 
 def test_sliver_is_a_triangle_until_exactly_degenerate():
