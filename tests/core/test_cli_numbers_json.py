@@ -209,10 +209,13 @@ def test_coordinates_near_float_max_are_one_line_errors(capsys, tmp_path, assets
 
 
 def test_scale_b_that_pushes_b_past_the_bound_is_an_error(capsys, tmp_path, assets_dir):
-    path = _huge_obj(tmp_path, 1e70)  # within the bound (2**240, about 1.8e72) by itself
+    # 1e50 is within the bound (2**240, about 1.8e72) by itself, and near enough spot's
+    # coordinates (the smallest nonzero one is 4.3e-19) for the exact triangle test's range:
+    # a pair may span at most 2**240.
+    path = _huge_obj(tmp_path, 1e50)
     code, out, err = run(capsys, "contacts", path, assets_dir / "spot.obj", "--json")
     assert code == 0, err
-    code, out, err = run(capsys, "contacts", assets_dir / "spot.obj", path, "--scale-b", 1e3)
+    code, out, err = run(capsys, "contacts", assets_dir / "spot.obj", path, "--scale-b", 1e23)
     _one_line_error(code, out, err, "huge.obj", "2**240")
 
 
