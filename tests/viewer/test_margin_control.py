@@ -39,3 +39,16 @@ def test_margin_spin_box_reports_near_pairs(qtbot, make_window):
     qtbot.waitUntil(lambda: window.model.frame.result.margin == 0.0, timeout=60_000)
     assert window.model.frame.result.near_pairs.shape == (0, 2)
     assert "near pairs" not in stats.relation.text()
+
+
+def test_typing_a_margin_applies_it_once_on_enter(qtbot, make_window):
+    # Each margin recomputes the frame: "0.012" typed key by key must not run 0.01 first.
+    window = make_window("concentric-spheres")
+    panel = window.docks["pipeline_dock"].panel
+    margins = []
+    window.model.pipeline_changed.connect(lambda p: margins.append(p.margin))
+    panel.margin.selectAll()
+    qtbot.keyClicks(panel.margin, "0.012")
+    assert margins == [] and window.model.pipeline.margin == 0.0
+    qtbot.keyClick(panel.margin, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: margins == [0.012], timeout=5_000)

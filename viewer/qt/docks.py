@@ -785,6 +785,9 @@ class PipelinePanel(QWidget):
         self.margin.setDecimals(4)
         self.margin.setSingleStep(0.005)
         self.margin.setSpecialValueText("0 (exact contact only)")
+        # Apply the typed value on Enter or leaving the box, not at every keystroke: each
+        # value recomputes the frame, and "0.012" typed key by key would run 0, 0.01, 0.012.
+        self.margin.setKeyboardTracking(False)
         self.margin.setToolTip(
             "Near-contact margin D. At 0 only triangles that really touch or cross are "
             "contacts, decided exactly. Above 0, triangle pairs that do not touch but are at "
