@@ -78,9 +78,9 @@ endef
 
 help:
 	@echo "make run    set up, then start BVH Lab on a built-in scene"
-	@echo "make test   set up, then ruff and the whole test suite (under a virtual display)"
+	@echo "make test   set up, then ruff, the import rules and the whole test suite (virtual display)"
 	@echo "make bench  set up with the peer libraries, then run the benchmarks"
-	@echo "make lint   ruff check"
+	@echo "make lint   ruff check and the import rules (lint-imports)"
 	@echo "make clean  remove .venv and every cache (numba, pytest, ruff)"
 
 run: system-run display warmup
@@ -88,6 +88,7 @@ run: system-run display warmup
 
 test: system-test $(TEST_STAMP) warmup
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/lint-imports --no-logo
 	$(PY) -m pytest
 
 # The performance table, close proximity per bounding-volume kind, then the long robustness runs that do not fit the test budget:
@@ -103,6 +104,7 @@ bench: $(BENCH_STAMP) warmup
 
 lint: $(TEST_STAMP)
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/lint-imports --no-logo
 
 warmup: $(TEST_STAMP)
 	$(PY) -m core warmup
@@ -147,6 +149,6 @@ $(BENCH_STAMP): pyproject.toml | $(PY)
 	@touch $@ $(TEST_STAMP)
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis build dist *.egg-info
+	rm -rf $(VENV) .pytest_cache .ruff_cache .import_linter_cache .hypothesis build dist *.egg-info
 	rm -rf "$${XDG_CACHE_HOME:-$$HOME/.cache}/bvh-lab"
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +
