@@ -14,7 +14,7 @@ import numpy as np
 from numba import njit
 
 from core.bv._geom import jacobi_eigenvectors
-from core.bv.obb import node_corner_ids, point_covariance, surface_covariance
+from core.bv.obb_fit import node_corner_ids, point_covariance, surface_covariance
 from core.bvh.quality import sah_cost, volume_sum
 from core.bvh.tree import BuildStats, SplitRule, Tree
 from core.mesh import TriMesh
@@ -229,7 +229,7 @@ def _obb_split(order, start, end, vertices, faces, keys):
     oriented box at the mean of the triangle centres, falling back to the next longest axis.
 
     The box axes are the eigenvectors of the area-weighted covariance of the node's
-    triangles (the "surface" fit of :mod:`core.bv.obb`); zero-area nodes use the corners.
+    triangles (the "surface" fit of :mod:`core.bv.obb_fit`); zero-area nodes use the corners.
 
     Returns
     -------
