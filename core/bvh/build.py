@@ -32,8 +32,8 @@ _OBB = int(SplitRule.OBB)
 
 
 @njit(cache=True, nogil=True)
-def triangle_boxes(vertices, faces):
-    """Boxes of the triangles.
+def face_boxes(vertices, faces):
+    """The axis-aligned box of each face of a mesh (the primitives a tree is built over).
 
     Parameters
     ----------
@@ -438,7 +438,7 @@ def build_tree(
     if leaf_size < 1:
         raise ValueError(f"leaf_size must be at least 1, got {leaf_size}")
     t0 = time.perf_counter()
-    pmin, pmax = triangle_boxes(mesh.vertices, mesh.faces)
+    pmin, pmax = face_boxes(mesh.vertices, mesh.faces)
     first, count, parent, depth, prim_start, n_prims, prim_ids, bmin, bmax = build_topology(
         pmin, pmax, int(split), leaf_size, mesh.vertices, mesh.faces
     )
