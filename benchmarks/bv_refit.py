@@ -17,7 +17,7 @@ import numpy as np
 from benchmarks.scenes import sphere_case
 from benchmarks.timing import measure
 from core.bv import BV_KINDS, ObbFit, refit_volumes
-from core.bv.obb import fit_hull_bottom_up, fit_method
+from core.bv.obb_fit import fit_hull_bottom_up, fit_method
 from core.bvh import SplitRule, build_tree
 
 SIZES = {"10k": 10_000, "100k": 100_000, "500k": 500_000}
@@ -38,7 +38,7 @@ HOW = {
 }
 
 
-#: The cost of each OBB fit method (see :mod:`core.bv.obb`).
+#: The cost of each OBB fit method (see :mod:`core.bv.obb_fit`).
 FIT_HOW = {
     ObbFit.VERTICES: "distinct vertices of every node (a sort per node)",
     ObbFit.SURFACE: "running sums of the triangle moments (the default)",

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from core.bv.obb import ObbFit
+from core.bv.obb_fit import ObbFit
 from core.bvh.build import build_tree
 from core.bvh.quality import tree_drift
 from core.bvh.refit import leaf_nodes, refit_tree, same_topology

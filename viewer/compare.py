@@ -13,8 +13,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from core.bv import ObbFit, get_kind, obb, refit_volumes
+from core.bv import ObbFit, get_kind, refit_volumes
 from core.bv.kdop import DIRECTIONS
+from core.bv.obb_fit import fit_method
 from core.collide import DescendRule
 from core.collide.bvquery import collide_bv
 from viewer.render.volumes import kdop_faces, polytope_volume
@@ -79,7 +80,7 @@ def _fit(kind, tree, mesh, obb_fit: ObbFit = ObbFit.SURFACE) -> np.ndarray:
     out = np.empty((tree.n_nodes, kind.width))
     args = (mesh.vertices, mesh.faces, tree.prim_ids, tree.prim_start, tree.n_prims, out)
     if kind.name == "obb":
-        obb.fit_method(*args, int(obb_fit))
+        fit_method(*args, int(obb_fit))
     else:
         kind.fit(*args)
     # Read-only like core.bv.fit_volumes' rows: numba types read-only arrays apart, and the

@@ -4,7 +4,7 @@
 ``sphere``, ``kdop6``, ``kdop14``, ``kdop18``, ``kdop26``, ``pss``, ``lss``, ``rss``.
 """
 
-from core.bv.obb import ObbFit
+from core.bv.obb_fit import ObbFit
 from core.bv.registry import BV_KINDS, BVKind, fit_volumes, get_kind, refit_volumes
 
 __all__ = ["BV_KINDS", "BVKind", "ObbFit", "fit_volumes", "get_kind", "refit_volumes"]

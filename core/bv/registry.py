@@ -22,6 +22,7 @@ import numpy as np
 from numba import njit
 
 from core.bv import aabb, kdop, obb, sphere, ssv
+from core.bv.obb_fit import ObbFit, fit_hull_bottom_up, fit_method
 
 
 @dataclass(frozen=True)
@@ -200,7 +201,7 @@ def lower_bound_by_code(code, ra, rb, rot, trans):
 _CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def fit_volumes(tree, mesh, bv: str | BVKind = "obb", obb_fit: obb.ObbFit | None = None):
+def fit_volumes(tree, mesh, bv: str | BVKind = "obb", obb_fit: ObbFit | None = None):
     """Every node's volume of one kind, fitted from its triangles; cached per tree and mesh.
 
     Parameters
@@ -218,7 +219,7 @@ def fit_volumes(tree, mesh, bv: str | BVKind = "obb", obb_fit: obb.ObbFit | None
         Read-only; row layout documented in the kind's module.
     """
     kind = get_kind(bv)
-    method = obb.ObbFit.SURFACE if obb_fit is None else obb.ObbFit(obb_fit)
+    method = ObbFit.SURFACE if obb_fit is None else ObbFit(obb_fit)
     key = (kind.name, int(method) if kind.name == "obb" else -1)
     per_tree = _CACHE.setdefault(tree, {})
     hit = per_tree.get(key)
@@ -226,11 +227,11 @@ def fit_volumes(tree, mesh, bv: str | BVKind = "obb", obb_fit: obb.ObbFit | None
         return hit[1]
     out = np.empty((tree.n_nodes, kind.width))
     args = (mesh.vertices, mesh.faces, tree.prim_ids, tree.prim_start, tree.n_prims)
-    if kind.name == "obb" and method in (obb.ObbFit.HULL_VERTICES, obb.ObbFit.HULL_SURFACE):
-        obb.fit_hull_bottom_up(*args, tree.first, tree.count, tree.level_nodes,
-                               tree.level_start, out, int(method))  # fmt: skip
+    if kind.name == "obb" and method in (ObbFit.HULL_VERTICES, ObbFit.HULL_SURFACE):
+        fit_hull_bottom_up(*args, tree.first, tree.count, tree.level_nodes, tree.level_start,
+                           out, int(method))  # fmt: skip
     elif kind.name == "obb":
-        obb.fit_method(*args, out, int(method))
+        fit_method(*args, out, int(method))
     elif kind.refit_exact:
         # The same volumes as ``fit``, and for the merging kinds (boxes, k-DOPs) O(k) instead
         # of O(m log m): bunny-bunny, 69k triangles each, 14-DOP 26 -> 10 ms a frame (measured).

@@ -7,7 +7,7 @@ the axes), ``half`` (2: half-lengths of the core along axes 0 and 1), ``radius``
 has ``half = (0, 0)``, an LSS ``half = (h, 0)``.
 
 Fit (PQP): the axes are the principal axes of the node's triangles (the area-integrated
-covariance of :mod:`core.bv.obb`); the core spans the vertices' range along the main one (LSS)
+covariance of :mod:`core.bv.obb_fit`); the core spans the vertices' range along the main one (LSS)
 or two (RSS) axes, the radius covers the rest: the half-thickness along the third axis (RSS),
 the farthest vertex from the axis (LSS), the farthest vertex from the centre of the node's box
 (PSS, the sphere of :mod:`core.bv.sphere`). PQP also rounds the rectangle's corners in; this

@@ -14,7 +14,7 @@ import numpy as np
 from numba import njit
 
 from core.bv._geom import jacobi_eigenvectors
-from core.bv.obb import node_corner_ids, point_covariance, surface_covariance
+from core.bv.obb_fit import node_corner_ids, point_covariance, surface_covariance
 from core.bvh.quality import sah_cost, volume_sum
 from core.bvh.tree import BuildStats, SplitRule, Tree
 from core.mesh import TriMesh
@@ -32,8 +32,8 @@ _OBB = int(SplitRule.OBB)
 
 
 @njit(cache=True, nogil=True)
-def triangle_boxes(vertices, faces):
-    """Boxes of the triangles.
+def face_boxes(vertices, faces):
+    """The axis-aligned box of each face of a mesh (the primitives a tree is built over).
 
     Parameters
     ----------
@@ -229,7 +229,7 @@ def _obb_split(order, start, end, vertices, faces, keys):
     oriented box at the mean of the triangle centres, falling back to the next longest axis.
 
     The box axes are the eigenvectors of the area-weighted covariance of the node's
-    triangles (the "surface" fit of :mod:`core.bv.obb`); zero-area nodes use the corners.
+    triangles (the "surface" fit of :mod:`core.bv.obb_fit`); zero-area nodes use the corners.
 
     Returns
     -------
@@ -438,7 +438,7 @@ def build_tree(
     if leaf_size < 1:
         raise ValueError(f"leaf_size must be at least 1, got {leaf_size}")
     t0 = time.perf_counter()
-    pmin, pmax = triangle_boxes(mesh.vertices, mesh.faces)
+    pmin, pmax = face_boxes(mesh.vertices, mesh.faces)
     first, count, parent, depth, prim_start, n_prims, prim_ids, bmin, bmax = build_topology(
         pmin, pmax, int(split), leaf_size, mesh.vertices, mesh.faces
     )

@@ -16,7 +16,7 @@ import numpy as np
 from numba import njit, prange
 
 from core.bv import obb
-from core.bv.obb import ObbFit
+from core.bv.obb_fit import ObbFit
 from core.bv.registry import (
     BV_KINDS,
     BVKind,

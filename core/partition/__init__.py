@@ -31,8 +31,8 @@ from core.partition.base import (
     candidate_keys,
     combined_triangles,
     decode_keys,
+    inflated_boxes_and_centroids,
     margin_for,
-    triangle_boxes,
 )
 from core.partition.bsp import BspParams, BspPlaneRule
 from core.partition.grid import GridParams
@@ -241,7 +241,7 @@ def partition_contacts(
     lo = np.minimum(va.min(axis=0), vb.min(axis=0))
     hi = np.maximum(va.max(axis=0), vb.max(axis=0))
     margin = margin_for(lo, hi, tol)
-    bmin, bmax, cen = triangle_boxes(tris, margin)
+    bmin, bmax, cen = inflated_boxes_and_centroids(tris, margin)
     part = entry.build_from_boxes(tris, bmin, bmax, cen, mesh_a.n_faces, params, margin)
     t1 = time.perf_counter()
     keys, n_raw = candidate_keys(part)

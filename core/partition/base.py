@@ -35,7 +35,7 @@ __all__ = [
     "candidate_keys",
     "combined_triangles",
     "margin_for",
-    "triangle_boxes",
+    "inflated_boxes_and_centroids",
 ]
 
 
@@ -153,8 +153,8 @@ def combined_triangles(va: np.ndarray, fa: np.ndarray, vb: np.ndarray, fb: np.nd
 
 
 @njit(cache=True, nogil=True)
-def triangle_boxes(tris, margin):
-    """Boxes of triangles inflated by ``margin``.
+def inflated_boxes_and_centroids(tris, margin):
+    """The axis-aligned box of each triangle inflated by ``margin``, and its centroid.
 
     Parameters
     ----------
@@ -459,7 +459,7 @@ def build_over_mesh(build_fn, mesh: TriMesh, params, n_a: int | None, tol: Toler
     the first ``n_a`` faces being A's)."""
     tris = np.ascontiguousarray(mesh.vertices[mesh.faces])
     margin = margin_for(mesh.vertices.min(axis=0), mesh.vertices.max(axis=0), tol)
-    bmin, bmax, cen = triangle_boxes(tris, margin)
+    bmin, bmax, cen = inflated_boxes_and_centroids(tris, margin)
     n_a = mesh.n_faces if n_a is None else int(n_a)
     return build_fn(tris, bmin, bmax, cen, n_a, params, margin)
 

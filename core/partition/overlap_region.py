@@ -35,8 +35,8 @@ from core.partition import b_in_a_frame, run_tri_tests
 from core.partition.base import (
     candidate_keys,
     decode_keys,
+    inflated_boxes_and_centroids,
     margin_for,
-    triangle_boxes,
 )
 from core.partition.grid import GridParams
 from core.partition.grid import build_from_boxes as grid_build
@@ -196,7 +196,7 @@ def overlap_region_contacts(
         return _empty(nan, (0, 0), {"region": time.perf_counter() - t0})
     tris_a = va[mesh_a.faces]
     tris_b = vb[mesh_b.faces]
-    bmin, bmax, cen = triangle_boxes(np.concatenate([tris_a, tris_b]), margin)
+    bmin, bmax, cen = inflated_boxes_and_centroids(np.concatenate([tris_a, tris_b]), margin)
     is_in = np.all(bmin <= region[1], axis=1) & np.all(bmax >= region[0], axis=1)
     ids = np.flatnonzero(is_in)
     n_a_in = int(np.count_nonzero(ids < mesh_a.n_faces))

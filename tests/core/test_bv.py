@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from core.bv import BV_KINDS, ObbFit, fit_volumes, refit_volumes
 from core.bv.kdop import DIRECTIONS
-from core.bv.obb import fit_method
+from core.bv.obb_fit import fit_method
 from core.bvh import SplitRule, build_tree
 from core.collide.brute import brute_force_pairs
 from core.collide.bvquery import collide_bv
@@ -247,7 +247,7 @@ def test_wire_records(soup_tree, kind):
 def test_bottom_up_hull_fit_equals_the_per_node_hulls(spot, method):
     """fit_volumes builds each node's hull from its children's hull vertices; the boxes must be
     those of the hull of all the node's vertices (fit_method), up to the hull's tolerance."""
-    from core.bv.obb import fit_hull_bottom_up
+    from core.bv.obb_fit import fit_hull_bottom_up
 
     tree = build_tree(spot, SplitRule.OBB)
     args = (spot.vertices, spot.faces, tree.prim_ids, tree.prim_start, tree.n_prims)

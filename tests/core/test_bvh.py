@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from core.bvh import SplitRule, build_tree, build_trees, refit_tree, tree_drift
-from core.bvh.build import triangle_boxes
+from core.bvh.build import face_boxes
 from core.errors import TopologyChangedError
 from core.mesh import TriMesh
 from tests.core.meshgen import sphere_mesh, triangle_soup
@@ -184,9 +184,9 @@ def test_build_trees_matches_serial_builds():
         assert np.array_equal(tree.bmin, alone.bmin)
 
 
-def test_triangle_boxes_match_numpy():
+def test_face_boxes_match_numpy():
     mesh = triangle_soup(100, seed=8)
-    lo, hi = triangle_boxes(mesh.vertices, mesh.faces)
+    lo, hi = face_boxes(mesh.vertices, mesh.faces)
     tri = mesh.triangles
     assert np.array_equal(lo, tri.min(axis=1)) and np.array_equal(hi, tri.max(axis=1))
 

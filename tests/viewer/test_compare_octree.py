@@ -120,7 +120,7 @@ def test_octree_demo_window_draws_visited_nodes_and_tested_objects(qtbot, demo):
 def test_scene_list_entry_opens_the_octree_demo_and_keeps_the_scene(qtbot, window):
     from PyQt6.QtCore import Qt
 
-    from viewer.qt.docks import SCENE_OCTREE_ENTRY
+    from viewer.qt.panels.scene import SCENE_OCTREE_ENTRY
 
     role = Qt.ItemDataRole.UserRole
 

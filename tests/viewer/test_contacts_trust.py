@@ -11,7 +11,7 @@ from core.mesh import TriMesh
 from core.pipeline import BodyInput, FramePipeline
 from viewer.controller import Controller
 from viewer.model import Display, ViewerModel
-from viewer.qt.docks import relation_text
+from viewer.qt.panels.stats import relation_text
 from viewer.render.overlays import (
     KIND_COLORS,
     KIND_COPLANAR,

@@ -20,8 +20,9 @@ from pyvistaqt import QtInteractor
 from viewer.controller import MAX_TRIANGLES, WARN_TRIANGLES, Controller
 from viewer.frame_extras import bv_choices, obb_fit_choices, partition_choices, split_choices
 from viewer.model import Mode, UpdateChoice, ViewTimings
-from viewer.qt.docks import level_text, make_docks, tree_depth_text
+from viewer.qt.docks import make_docks
 from viewer.qt.interaction import CanvasInteraction
+from viewer.qt.panels.levels import level_text, tree_depth_text
 from viewer.render import SceneRenderer, inspect_node
 from viewer.render.scene import set_default_view
 from viewer.scenes import DEFAULT_SCENE, SCENES

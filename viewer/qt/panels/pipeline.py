@@ -1,0 +1,113 @@
+"""The Pipeline dock: tree update (refit / rebuild / auto), drift, split and descend rules,
+near-contact margin and bounding-volume kind."""
+
+from __future__ import annotations
+
+from PyQt6.QtCore import Qt
+from PyQt6.QtWidgets import QComboBox, QDoubleSpinBox, QFormLayout, QLabel, QWidget
+
+from viewer.frame_extras import descend_choices, split_choices
+from viewer.model import UpdateChoice
+from viewer.qt.panels.common import wrap_label
+from viewer.qt.volume_choice import VolumeChoice
+
+UPDATE_CHOICES = (
+    (UpdateChoice.REFIT, "refit every frame",
+     "Keep the tree's shape and recompute its volumes bottom-up from the moved triangles: "
+     "fast, but the volumes loosen as the mesh deforms (the drift grows)."),
+    (UpdateChoice.REBUILD, "rebuild every frame",
+     "Build the tree anew from the triangles every frame: tight volumes, slow build."),
+    (UpdateChoice.AUTO, "auto: rebuild when drift > threshold",
+     "Refit, and rebuild once the SAH drift (how much costlier the refitted tree is than "
+     "at its last build) passes the threshold."),
+)
+"""Label and tooltip of each tree-update choice."""
+
+
+class PipelinePanel(QWidget):
+    """Refit / rebuild / auto, drift, split and descend rules."""
+
+    def __init__(self, model, controller, parent=None):
+        super().__init__(parent)
+        self.model, self.controller = model, controller
+        self.update_mode = QComboBox()
+        for choice, text, tip in UPDATE_CHOICES:
+            self.update_mode.addItem(text, choice)
+            self.update_mode.setItemData(self.update_mode.count() - 1, tip,
+                                         Qt.ItemDataRole.ToolTipRole)
+        self.update_mode.currentIndexChanged.connect(
+            lambda _i: self.model.set_pipeline(update=self.update_mode.currentData()))
+        self.threshold = QDoubleSpinBox()
+        self.threshold.setRange(0.0, 5.0)
+        self.threshold.setSingleStep(0.05)
+        self.threshold.setDecimals(2)
+        self.threshold.valueChanged.connect(
+            lambda v: self.model.set_pipeline(drift_threshold=float(v)))
+        self.split = QComboBox()
+        for name, label, tooltip in split_choices():
+            self.split.addItem(label, name)
+            self.split.setItemData(self.split.count() - 1, tooltip, Qt.ItemDataRole.ToolTipRole)
+        self.split.currentIndexChanged.connect(
+            lambda _i: self.model.set_pipeline(split=self.split.currentData()))
+        self.descend = QComboBox()
+        for name, label, tooltip in descend_choices():
+            self.descend.addItem(label, name)
+            self.descend.setItemData(self.descend.count() - 1, tooltip,
+                                     Qt.ItemDataRole.ToolTipRole)
+        self.descend.currentIndexChanged.connect(
+            lambda _i: self.model.set_pipeline(descend=self.descend.currentData()))
+        self.margin = QDoubleSpinBox()
+        self.margin.setRange(0.0, 10.0)
+        self.margin.setDecimals(4)
+        self.margin.setSingleStep(0.005)
+        self.margin.setSpecialValueText("0 (exact contact only)")
+        # Apply the typed value on Enter or leaving the box, not at every keystroke: each
+        # value recomputes the frame, and "0.012" typed key by key would run 0, 0.01, 0.012.
+        self.margin.setKeyboardTracking(False)
+        self.margin.setToolTip(
+            "Near-contact margin D. At 0 only triangles that really touch or cross are "
+            "contacts, decided exactly. Above 0, triangle pairs that do not touch but are at "
+            "most D apart are also reported, with their distance, in the Stats dock.")
+        self.margin.valueChanged.connect(lambda v: self.model.set_pipeline(margin=float(v)))
+        self.drift = wrap_label(QLabel("drift: -"))
+        form = QFormLayout(self)
+        form.addRow("tree update", self.update_mode)
+        form.addRow("drift threshold", self.threshold)
+        form.addRow("split rule", self.split)
+        form.addRow("descend rule", self.descend)
+        form.addRow("near-contact margin", self.margin)
+        self.volume_choice = VolumeChoice(model)
+        form.addRow(self.volume_choice)
+        form.addRow(self.drift)
+        model.pipeline_changed.connect(lambda _p: self.refresh())
+        model.frame_ready.connect(self._on_frame)
+        self.refresh()
+
+    def refresh(self) -> None:
+        p = self.model.pipeline
+        widgets = (self.update_mode, self.threshold, self.split, self.descend, self.margin)
+        for widget in widgets:
+            widget.blockSignals(True)
+        self.margin.setValue(p.margin)
+        self.update_mode.setCurrentIndex(self.update_mode.findData(p.update))
+        self.threshold.setValue(p.drift_threshold)
+        self.threshold.setEnabled(p.update is UpdateChoice.AUTO)
+        self.split.setCurrentIndex(max(0, self.split.findData(p.split)))
+        self.descend.setCurrentIndex(max(0, self.descend.findData(p.descend)))
+        for combo in (self.update_mode, self.split, self.descend):
+            # The chosen item's tooltip on the closed combo too.
+            combo.setToolTip(combo.itemData(combo.currentIndex(), Qt.ItemDataRole.ToolTipRole))
+        for widget in widgets:
+            widget.blockSignals(False)
+
+    def _on_frame(self, frame) -> None:
+        if frame is None:
+            self.drift.setText("drift: -")
+            return
+        parts = []
+        names = ("mesh",) if frame.result is None else ("A", "B")  # self-collision: one
+        for i, (drift, rebuilt) in enumerate(zip(frame.drift[:2], frame.rebuilt[:2])):
+            parts.append(f"{names[i]}: drift {drift:+.3f}{' (rebuilt)' if rebuilt else ''}")
+        self.drift.setText(
+            "SAH drift since the last build (cost now / cost at build − 1):<br>"
+            + "<br>".join(parts))

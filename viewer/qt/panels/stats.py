@@ -1,0 +1,165 @@
+"""The Stats dock: per-level table, totals, how the meshes meet, phase times and tree
+statistics."""
+
+from __future__ import annotations
+
+import numpy as np
+from PyQt6.QtCore import Qt
+from PyQt6.QtWidgets import (
+    QAbstractItemView,
+    QHeaderView,
+    QLabel,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from viewer.qt.panels.common import wrap_label
+from viewer.qt.panels.mesh_notes import body_notes
+from viewer.render.overlays import KIND_LABELS, shown_result
+from viewer.render.scene import frame_kind
+from viewer.render.words import pair_noun, volume_noun
+from viewer.timing import PHASE_WORDS, last_and_median, shown_phases
+
+
+class StatsPanel(QWidget):
+    """Per-level table, totals, phase times and tree statistics."""
+
+    HEADERS = ("traversal level", "tested", "overlap", "leaf pairs")
+
+    def __init__(self, model, parent=None):
+        super().__init__(parent)
+        self.model = model
+        self.table = QTableWidget(0, len(self.HEADERS))
+        self.table.setHorizontalHeaderLabels(list(self.HEADERS))
+        self.table.verticalHeader().setVisible(False)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        self.table.horizontalHeader().setSectionResizeMode(
+            0, QHeaderView.ResizeMode.ResizeToContents)
+        self.table.setMinimumHeight(180)
+        self.totals = wrap_label(QLabel())
+        self.phases = wrap_label(QLabel())
+        self.trees = wrap_label(QLabel())
+        self.relation = wrap_label(QLabel())  # contact kinds, or containment when apart
+        self.meshes = wrap_label(QLabel())  # hidden bodies and each mesh's notes
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.table, 1)
+        layout.addWidget(self.relation)
+        layout.addWidget(self.totals)
+        layout.addWidget(self.meshes)
+        layout.addWidget(self.phases)
+        layout.addWidget(self.trees)
+        model.frame_ready.connect(self.refresh)
+        model.scene_changed.connect(self._refresh_meshes)
+        model.body_changed.connect(lambda _i: self._refresh_meshes())
+        model.display_changed.connect(lambda _d: self._refresh_meshes())
+        model.view_timings_changed.connect(lambda _t: self._refresh_phases(self.model.frame))
+        model.level_changed.connect(lambda _l: self._highlight_level())
+
+    def refresh(self, frame) -> None:
+        result = shown_result(frame)
+        self.relation.setText(relation_text(frame, result))
+        self._refresh_meshes()
+        if frame is None or result is None:
+            self.table.setRowCount(0)
+            self.totals.setText("")
+            self.trees.setText("")
+            self._refresh_phases(frame)
+            return
+        trace = result.trace
+        if trace is not None:
+            tested = trace.tested_per_level
+            overlap = trace.overlapping_per_level
+            leaves = trace.leaf_pairs_per_level
+            self.table.setRowCount(trace.n_levels)
+            for d in range(trace.n_levels):
+                for col, value in enumerate((d, tested[d], overlap[d], leaves[d])):
+                    item = QTableWidgetItem(f"{int(value):,}")
+                    item.setTextAlignment(Qt.AlignmentFlag.AlignRight
+                                          | Qt.AlignmentFlag.AlignVCenter)
+                    self.table.setItem(d, col, item)
+            self._highlight_level()
+        c = result.counters
+        self.totals.setText(
+            f"<b>Totals</b>: volume tests N<sub>bv</sub> = {c.n_bv_tests:,} "
+            f"({pair_noun(frame_kind(frame))} tested; {c.n_bv_overlaps:,} overlapping, "
+            f"{c.n_leaf_pairs:,} leaf pairs); "
+            f"triangle tests N<sub>p</sub> = {c.n_tri_tests:,}; contacts = {c.n_contacts:,}")
+        rows = []
+        names = ("mesh",) if frame.result is None else ("A", "B")  # self-collision: one tree
+        for i, tree in enumerate(frame.trees[:len(names)]):
+            s = tree.stats
+            rows.append(
+                f"{names[i]}: {tree.n_nodes:,} nodes, depth {s.depth_min}–{s.depth_max}, "
+                f"SAH drift {frame.drift[i]:+.3f}{' (rebuilt now)' if frame.rebuilt[i] else ''}")
+        self.trees.setText("<b>Trees</b><br>" + "<br>".join(rows))
+        self._refresh_phases(frame)
+
+    def _refresh_meshes(self) -> None:
+        """Which tested bodies are hidden (the counts include them, the canvas does not draw
+        them), and the notes about each mesh."""
+        lines = []
+        for i, body in enumerate(self.model.bodies):
+            role = ("" if self.model.is_self_collision and len(self.model.bodies) == 1
+                    else f"{'AB'[i]}, " if i < 2 else "not tested, ")
+            if not body.is_visible and i < 2:
+                lines.append(f"<b>{body.name}</b> ({role}hidden): its mesh, "
+                             f"{volume_noun(frame_kind(self.model.frame), plural=True)}, pair "
+                             "volumes and contacts are not drawn; the counts above include it")
+            for note in body_notes(body, self.model.display):
+                lines.append(f"<b>{body.name}</b>: {note}")
+        self.meshes.setText("<b>Meshes</b><br>" + "<br>".join(lines) if lines else "")
+
+    def _refresh_phases(self, frame) -> None:
+        if frame is None:
+            self.phases.setText("")
+            return
+        history = self.model.timing_history
+        # "volume fit" appears for kinds other than the tree's own boxes (they fit their
+        # volumes every frame, before the traversal: the cost the OBB fit choice changes);
+        # a self-collision scene shows its self-collision time instead of an empty
+        # traverse.
+        words = dict(PHASE_WORDS)
+        parts = [f"{words[name]} {last_and_median(history, name)}"
+                 for name in shown_phases(frame.timings, frame.result is None)]
+        n = history.count("total")
+        self.phases.setText(
+            "<b>Phase times (ms)</b>, last frame (median of the "
+            f"{n} frame{'' if n == 1 else 's'} of the last second): " + ", ".join(parts))
+
+    def _highlight_level(self) -> None:
+        level = self.model.level
+        self.table.clearSelection()
+        if level is not None and level < self.table.rowCount():
+            self.table.selectRow(level)
+
+
+def relation_text(frame, result) -> str:
+    """Stats line about how the tested meshes meet: contacts per kind, or, with no contact,
+    containment ("A is inside B", "apart", "undefined: B is open (N boundary edges)")."""
+    if frame is None or result is None:
+        return ""
+    text = _contact_relation(frame, result)
+    near = getattr(result, "near_pairs", None)
+    if getattr(result, "margin", 0.0) > 0.0 and near is not None:
+        text += (f"<br>{len(near):,} near pairs (not touching, at most {result.margin:g} "
+                 f"apart)")
+        if len(near):
+            text += f", closest {float(np.min(result.near_distances)):.4g}"
+    return text
+
+
+def _contact_relation(frame, result) -> str:
+    is_self = frame.result is None
+    who = "Self-collision" if is_self else "A and B"
+    if result.n_contacts:
+        kinds = np.asarray(result.kinds)
+        parts = [f"{int(np.count_nonzero(kinds == k)):,} {label}"
+                 for k, label in KIND_LABELS.items() if np.any(kinds == k)]
+        return f"<b>{who}</b>: {result.n_contacts:,} contact pairs ({', '.join(parts)})"
+    containment = getattr(frame, "containment", None)
+    if containment is not None:
+        return f"<b>No contact</b>: {containment.text}"
+    return f"<b>{who}</b>: no contact"
