@@ -6,23 +6,16 @@ with its widgets' signals blocked.
 
 from __future__ import annotations
 
-from PyQt6.QtCore import Qt
-from PyQt6.QtWidgets import QComboBox, QFormLayout, QGroupBox, QLabel
+from PyQt6.QtWidgets import QFormLayout, QGroupBox, QLabel
 
 from viewer.frame_extras import bv_choices, obb_fit_choices, partition_choices, partition_tip
+from viewer.qt.widgets import pipeline_combo
 
 OBB_KIND = "obb"
 """The one kind whose fit method is a choice (the "OBB fit" combo is enabled only for it)."""
 
 OBB_SPLIT = "OBB"
 """Split rule that cuts across the node's own oriented box (Gottschalk et al. 1996)."""
-
-
-def _add_items(combo: QComboBox, choices) -> None:
-    """Fill a combo from ``(data, label, tooltip)`` triples."""
-    for data, label, tooltip in choices:
-        combo.addItem(label, data)
-        combo.setItemData(combo.count() - 1, tooltip, Qt.ItemDataRole.ToolTipRole)
 
 
 class VolumeChoice(QGroupBox):
@@ -32,23 +25,13 @@ class VolumeChoice(QGroupBox):
     def __init__(self, model, parent=None):
         super().__init__("Bounding volume and partition", parent)
         self.model = model
-        self.bv = QComboBox()
-        _add_items(self.bv, bv_choices())
+        self.bv = pipeline_combo(model, "bv", bv_choices())
         self._descriptions = {key: description for key, _l, description in bv_choices()}
-        self.bv.currentIndexChanged.connect(
-            lambda _i: self.model.set_pipeline(bv=self.bv.currentData()))
-        self.obb_fit = QComboBox()
-        _add_items(self.obb_fit, obb_fit_choices())
+        self.obb_fit = pipeline_combo(model, "obb_fit", obb_fit_choices())
         self._fit_tooltips = {name: tip for name, _l, tip in obb_fit_choices()}
-        self.obb_fit.currentIndexChanged.connect(
-            lambda _i: self.model.set_pipeline(obb_fit=self.obb_fit.currentData()))
-        self.partition = QComboBox()
-        for key, label in partition_choices():
-            self.partition.addItem(label, key)
-            self.partition.setItemData(self.partition.count() - 1, partition_tip(key),
-                                       Qt.ItemDataRole.ToolTipRole)
-        self.partition.currentIndexChanged.connect(
-            lambda _i: self.model.set_pipeline(partition=self.partition.currentData()))
+        self.partition = pipeline_combo(
+            model, "partition",
+            ((key, label, partition_tip(key)) for key, label in partition_choices()))
         self.description = QLabel()
         self.description.setWordWrap(True)
         form = QFormLayout(self)

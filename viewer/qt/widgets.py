@@ -3,10 +3,28 @@
 from __future__ import annotations
 
 from PyQt6.QtCore import Qt, pyqtSignal
-from PyQt6.QtWidgets import QHBoxLayout, QLabel, QSlider, QWidget
+from PyQt6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSlider, QWidget
 
 SLIDER_STEPS = 1000
 """Integer resolution of a float slider."""
+
+
+def add_choices(combo: QComboBox, choices) -> None:
+    """Append ``(data, label, tooltip)`` triples to ``combo``: the label shown, the data kept,
+    the tooltip on the item."""
+    for data, label, tooltip in choices:
+        combo.addItem(label, data)
+        combo.setItemData(combo.count() - 1, tooltip, Qt.ItemDataRole.ToolTipRole)
+
+
+def pipeline_combo(model, field: str, choices) -> QComboBox:
+    """A combo of ``(data, label, tooltip)`` choices that writes its data to the model's
+    pipeline setting ``field`` when the user picks an item."""
+    combo = QComboBox()
+    add_choices(combo, choices)
+    combo.currentIndexChanged.connect(
+        lambda _i: model.set_pipeline(**{field: combo.currentData()}))
+    return combo
 
 
 def _slider_and_label(owner: QWidget, label_width: int) -> tuple[QSlider, QLabel]:

@@ -19,7 +19,7 @@ from PyQt6.QtWidgets import (
 
 from viewer.controller import deformer_description, deformer_fields, deformer_names
 from viewer.qt.panels.common import narrow_combo, wrap_label
-from viewer.qt.widgets import FloatSlider
+from viewer.qt.widgets import FloatSlider, add_choices
 
 AXIS_TIPS = {
     "x": "the mesh's own x axis", "y": "the mesh's own y axis", "z": "the mesh's own z axis",
@@ -44,13 +44,9 @@ class DeformPanel(QWidget):
         self.target = QComboBox()
         self.target.currentIndexChanged.connect(self._on_target)
         self.kind = QComboBox()
-        self.kind.addItem("none", None)
-        self.kind.setItemData(0, "No deformer: the mesh keeps its rest shape.",
-                              Qt.ItemDataRole.ToolTipRole)
-        for key, label in deformer_names():
-            self.kind.addItem(label, key)
-            self.kind.setItemData(self.kind.count() - 1, deformer_description(key),
-                                  Qt.ItemDataRole.ToolTipRole)
+        add_choices(self.kind, [(None, "none", "No deformer: the mesh keeps its rest shape."),
+                                *((key, label, deformer_description(key))
+                                  for key, label in deformer_names())])
         self.kind.currentIndexChanged.connect(self._on_kind)
         self.description = wrap_label(QLabel())
         self.params_box = QWidget()
@@ -143,10 +139,9 @@ class DeformPanel(QWidget):
             value = body.deformer_params.get(spec.name, spec.default)
             if isinstance(spec.kind, type) and issubclass(spec.kind, enum.Enum):
                 combo = narrow_combo(QComboBox())
-                for member in spec.choices:
-                    combo.addItem(str(member.value).replace("_", " "), member)
-                    combo.setItemData(combo.count() - 1, choice_tip(spec.label, member.value),
-                                      Qt.ItemDataRole.ToolTipRole)
+                add_choices(combo, ((member, str(member.value).replace("_", " "),
+                                     choice_tip(spec.label, member.value))
+                                    for member in spec.choices))
                 combo.setCurrentIndex(max(0, combo.findData(value)))
                 combo.currentIndexChanged.connect(
                     lambda _i, n=spec.name, c=combo: self._set_param(n, c.currentData()))

@@ -4,12 +4,13 @@ near-contact margin and bounding-volume kind."""
 from __future__ import annotations
 
 from PyQt6.QtCore import Qt
-from PyQt6.QtWidgets import QComboBox, QDoubleSpinBox, QFormLayout, QLabel, QWidget
+from PyQt6.QtWidgets import QDoubleSpinBox, QFormLayout, QLabel, QWidget
 
 from viewer.frame_extras import descend_choices, split_choices
 from viewer.model import UpdateChoice
 from viewer.qt.panels.common import wrap_label
 from viewer.qt.volume_choice import VolumeChoice
+from viewer.qt.widgets import pipeline_combo
 
 UPDATE_CHOICES = (
     (UpdateChoice.REFIT, "refit every frame",
@@ -30,32 +31,15 @@ class PipelinePanel(QWidget):
     def __init__(self, model, controller, parent=None):
         super().__init__(parent)
         self.model, self.controller = model, controller
-        self.update_mode = QComboBox()
-        for choice, text, tip in UPDATE_CHOICES:
-            self.update_mode.addItem(text, choice)
-            self.update_mode.setItemData(self.update_mode.count() - 1, tip,
-                                         Qt.ItemDataRole.ToolTipRole)
-        self.update_mode.currentIndexChanged.connect(
-            lambda _i: self.model.set_pipeline(update=self.update_mode.currentData()))
+        self.update_mode = pipeline_combo(model, "update", UPDATE_CHOICES)
         self.threshold = QDoubleSpinBox()
         self.threshold.setRange(0.0, 5.0)
         self.threshold.setSingleStep(0.05)
         self.threshold.setDecimals(2)
         self.threshold.valueChanged.connect(
             lambda v: self.model.set_pipeline(drift_threshold=float(v)))
-        self.split = QComboBox()
-        for name, label, tooltip in split_choices():
-            self.split.addItem(label, name)
-            self.split.setItemData(self.split.count() - 1, tooltip, Qt.ItemDataRole.ToolTipRole)
-        self.split.currentIndexChanged.connect(
-            lambda _i: self.model.set_pipeline(split=self.split.currentData()))
-        self.descend = QComboBox()
-        for name, label, tooltip in descend_choices():
-            self.descend.addItem(label, name)
-            self.descend.setItemData(self.descend.count() - 1, tooltip,
-                                     Qt.ItemDataRole.ToolTipRole)
-        self.descend.currentIndexChanged.connect(
-            lambda _i: self.model.set_pipeline(descend=self.descend.currentData()))
+        self.split = pipeline_combo(model, "split", split_choices())
+        self.descend = pipeline_combo(model, "descend", descend_choices())
         self.margin = QDoubleSpinBox()
         self.margin.setRange(0.0, 10.0)
         self.margin.setDecimals(4)
