@@ -1,8 +1,10 @@
-"""The per-frame sequence, headless: deform -> refit or rebuild -> traverse -> contacts.
+"""The per-frame sequence, headless: deform -> refit or rebuild -> traverse -> contacts, then
+the extras the request asks for (partition, distance, containment, self-collision).
 
 The viewer's controller calls :meth:`FramePipeline.step` once per frame from a worker thread
 (every kernel releases the GIL); benchmarks and soak tests call the same method, so what is
-measured is what the user sees.
+measured is what the user sees. The :class:`Frame` it returns is everything the viewer
+draws, with one timing per phase: the viewer only turns it into geometry.
 """
 
 from __future__ import annotations
