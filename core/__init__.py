@@ -25,14 +25,12 @@ _numba_cache.configure()
 
 from typing import TYPE_CHECKING  # noqa: E402
 
-import numpy as np  # noqa: E402
-
 from core.mesh import TriMesh  # noqa: E402
 from core.pose import Pose  # noqa: E402
 
 if TYPE_CHECKING:
-    from core.bvh import SplitRule
-    from core.collide import CollisionResult, DescendRule
+    from core.collide import CollisionResult
+    from core.request import CollisionRequest
 
 
 def contacts(
@@ -40,31 +38,26 @@ def contacts(
     mesh_b: TriMesh,
     pose_a: Pose | None = None,
     pose_b: Pose | None = None,
-    split: SplitRule | None = None,
-    leaf_size: int = 1,
-    trace: bool = False,
-    descend: DescendRule | None = None,
-    margin: float = 0.0,
+    request: CollisionRequest | None = None,
+    **overrides,
 ) -> CollisionResult:
-    """Build both trees and return every contacting triangle pair.
+    """Build both trees (or the requested spatial partition) and return every contacting
+    triangle pair.
 
     Parameters
     ----------
     mesh_a, mesh_b : TriMesh
     pose_a, pose_b : Pose, optional
         World poses (identity when None).
-    split : SplitRule or str, optional
-        Default :attr:`SplitRule.MIDPOINT`; a name such as ``"sah"`` also works.
-    leaf_size : int
-        At least 1.
-    trace : bool
-        Keep the per-level record of the traversal.
-    descend : DescendRule or str, optional
-        Default :attr:`DescendRule.LARGER_VOLUME`.
-    margin : float
-        Near-contact distance ``D >= 0``: the result also lists the pairs that do not touch
-        but are at most ``D`` apart (``near_pairs``, ``near_distances``). Default 0: exact
-        contacts only.
+    request : CollisionRequest, optional
+        Every choice of the query (:class:`core.request.CollisionRequest`); default: AABB
+        tree, midpoint split, one triangle per leaf, no trace, exact contacts only.
+    **overrides
+        Fields of the request to change, e.g. ``split="sah"``, ``leaf_size=4``,
+        ``trace=True``, ``descend="both"``, ``margin=0.01``, ``bv="obb"``,
+        ``partition="octree"``. ``split``, ``descend`` and ``obb_fit`` also take their
+        names (any case). ``margin`` (``D >= 0``) also lists the pairs that do not touch but
+        are at most ``D`` apart (``near_pairs``, ``near_distances``).
 
     Returns
     -------
@@ -75,31 +68,34 @@ def contacts(
     Raises
     ------
     TypeError
-        An argument of the wrong type (named in the message).
+        An argument of the wrong type, or an unknown override (named in the message).
     ValueError
         ``leaf_size < 1``, an unknown rule name, or a posed mesh whose coordinates reach past
         :data:`core.mesh.MAX_ABS_COORDINATE`.
     """
-    from core.bvh import SplitRule, build_trees
-    from core.checks import enum_member, instance, integer
-    from core.collide import DescendRule, collide
+    from core.bv import ObbFit
+    from core.bvh import SplitRule
+    from core.checks import enum_member, instance
+    from core.collide import DescendRule
+    from core.collide.dispatch import run_query
     from core.mesh import check_coordinate_bound
+    from core.request import CollisionRequest
 
     hint = " (make one with TriMesh(vertices=..., faces=...) or load_mesh(path))"
     instance(mesh_a, "mesh_a", TriMesh, hint=hint)
     instance(mesh_b, "mesh_b", TriMesh, hint=hint)
     instance(pose_a, "pose_a", Pose, optional=True)
     instance(pose_b, "pose_b", Pose, optional=True)
-    split = enum_member(split, "split", SplitRule, SplitRule.MIDPOINT)
-    descend = enum_member(descend, "descend", DescendRule, DescendRule.LARGER_VOLUME)
-    leaf_size = integer(leaf_size, "leaf_size", minimum=1)
-    if not isinstance(trace, (bool, np.bool_)):
-        raise TypeError(f"trace must be a bool, got {type(trace).__name__}")
+    instance(request, "request", CollisionRequest, optional=True)
+    base = request if request is not None else CollisionRequest()
+    # Rule names are taken here (a script says split="sah"); the request itself holds members.
+    for name, enum_cls in (("split", SplitRule), ("descend", DescendRule), ("obb_fit", ObbFit)):
+        if name in overrides:
+            overrides[name] = enum_member(overrides[name], name, enum_cls, getattr(base, name))
+    request = base.replace(**overrides) if overrides else base
     check_coordinate_bound(mesh_a, "mesh_a", pose_a)
     check_coordinate_bound(mesh_b, "mesh_b", pose_b)
-    tree_a, tree_b = build_trees([mesh_a, mesh_b], split, leaf_size)
-    return collide(mesh_a, tree_a, mesh_b, tree_b, pose_a, pose_b, descend=descend, trace=trace,
-                   margin=margin)  # fmt: skip
+    return run_query(request, mesh_a, mesh_b, pose_a, pose_b)
 
 
 def load_mesh(path, name=None) -> TriMesh:

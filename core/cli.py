@@ -214,33 +214,49 @@ def _near_report(result) -> dict:
     }
 
 
+def contacts_request(args):
+    """The :class:`core.request.CollisionRequest` the ``contacts`` options ask for (trace on:
+    the report lists the levels)."""
+    from core.bv import ObbFit
+    from core.bvh import SplitRule
+    from core.collide import DescendRule
+    from core.request import CollisionRequest
+
+    params = {}
+    if args.partition is not None:
+        for option in ("cell_size", "max_depth", "capacity"):
+            if getattr(args, option) is not None:
+                params[option] = getattr(args, option)
+    return CollisionRequest(
+        bv=args.bv if args.bv is not None else "aabb",
+        obb_fit=ObbFit[args.obb_fit.upper()],
+        split=SplitRule[args.split.upper()],
+        leaf_size=args.leaf_size,
+        descend=DescendRule[args.descend.upper()],
+        trace=True,
+        margin=args.margin,
+        partition=args.partition,
+        partition_params=params,
+    )
+
+
 def run_contacts(args) -> dict:
     """Load, pose, build and collide as the arguments say; return the report as a dict."""
-    from core.bvh import SplitRule, build_trees
-    from core.collide import DescendRule, collide
+    from core.bvh import build_trees
+    from core.collide.dispatch import run_query
     from core.containment import pair_containment
 
     _check_margin(args)
     t0 = time.perf_counter()
-    mesh_a, mesh_b, pose_b = _load_posed(args)
+    mesh_a, mesh_b, pose_b = _load_posed(args)  # checks the options first
     t1 = time.perf_counter()
-    if args.partition is not None:
-        return _partition_report(args, mesh_a, mesh_b, pose_b, 1e3 * (t1 - t0))
-    split = SplitRule[args.split.upper()]
-    tree_a, tree_b = build_trees([mesh_a, mesh_b], split, args.leaf_size)
+    request = contacts_request(args)
+    if request.partition is not None:
+        return _partition_report(args, request, mesh_a, mesh_b, pose_b, 1e3 * (t1 - t0))
+    split = request.split
+    trees = build_trees([mesh_a, mesh_b], split, request.leaf_size)
     t2 = time.perf_counter()
-    if args.bv is None:
-        result = collide(mesh_a, tree_a, mesh_b, tree_b, None, pose_b,
-                         descend=DescendRule[args.descend.upper()], trace=True,
-                         margin=args.margin)  # fmt: skip
-    else:
-        from core.bv import ObbFit
-        from core.collide.bvquery import collide_bv
-
-        result = collide_bv(mesh_a, tree_a, mesh_b, tree_b, None, pose_b, bv=args.bv,
-                            descend=DescendRule[args.descend.upper()], trace=True,
-                            obb_fit=ObbFit[args.obb_fit.upper()],
-                            margin=args.margin)  # fmt: skip
+    result = run_query(request, mesh_a, mesh_b, None, pose_b, trees=trees)
     containment = pair_containment(mesh_a, mesh_b, None, pose_b, result)
     trace = result.trace
     levels = [
@@ -304,19 +320,12 @@ def _contacts_common(args, mesh_a, mesh_b, result, containment) -> dict:
     }  # fmt: skip
 
 
-def _partition_report(args, mesh_a, mesh_b, pose_b, load_ms: float) -> dict:
+def _partition_report(args, request, mesh_a, mesh_b, pose_b, load_ms: float) -> dict:
     """The contacts report when candidates come from a spatial partition."""
+    from core.collide.dispatch import run_query
     from core.containment import pair_containment
-    from core.partition import partition_contacts
 
-    params = {}
-    if args.cell_size is not None:
-        params["cell_size"] = args.cell_size
-    if args.max_depth is not None:
-        params["max_depth"] = args.max_depth
-    if args.capacity is not None:
-        params["capacity"] = args.capacity
-    result = partition_contacts(mesh_a, mesh_b, None, pose_b, kind=args.partition, **params)
+    result = run_query(request, mesh_a, mesh_b, None, pose_b)
     containment = pair_containment(mesh_a, mesh_b, None, pose_b, result)
     return {
         **_contacts_common(args, mesh_a, mesh_b, result, containment),

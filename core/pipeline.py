@@ -1,8 +1,10 @@
-"""The per-frame sequence, headless: deform -> refit or rebuild -> traverse -> contacts.
+"""The per-frame sequence, headless: deform -> refit or rebuild -> traverse -> contacts, then
+the extras the request asks for (partition, distance, containment, self-collision).
 
 The viewer's controller calls :meth:`FramePipeline.step` once per frame from a worker thread
 (every kernel releases the GIL); benchmarks and soak tests call the same method, so what is
-measured is what the user sees.
+measured is what the user sees. The :class:`Frame` it returns is everything the viewer
+draws, with one timing per phase: the viewer only turns it into geometry.
 """
 
 from __future__ import annotations
@@ -14,20 +16,20 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from core.bv.obb_fit import ObbFit
 from core.bvh.build import build_tree
 from core.bvh.quality import tree_drift
 from core.bvh.refit import leaf_nodes, refit_tree, same_topology
-from core.bvh.tree import SplitRule, Tree
-from core.checks import instance, integer, real_number
-from core.collide.bvquery import collide_bv
-from core.collide.query import CollisionResult, collide
+from core.bvh.tree import Tree
+from core.checks import instance, real_number
+from core.collide.dispatch import partition_query, tree_query
+from core.collide.query import CollisionResult
 from core.collide.selfcollide import self_collide
-from core.collide.tandem import DescendRule
 from core.containment import PairContainment, pair_containment
+from core.distance import DistanceResult, min_distance
+from core.frame_volumes import FrameVolumes, fitted_volumes
 from core.mesh import TriMesh
 from core.pose import Pose
-from core.settings import DEFAULT_TOLERANCES, Tolerances
+from core.request import DISTANCE_BV, REQUEST_FIELDS, CollisionRequest
 
 
 class UpdateMode(enum.Enum):
@@ -47,71 +49,59 @@ class UpdateMode(enum.Enum):
     AUTO = "auto"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class PipelineSettings:
-    """Choices for every frame.
+    """Choices for every frame: the query's request, and how deformed trees are updated.
+
+    ``PipelineSettings(split=..., bv=..., margin=...)`` takes any field of
+    :class:`core.request.CollisionRequest` as a keyword (it changes the request) and reads it
+    back as an attribute (``settings.bv`` is ``settings.request.bv``).
 
     Attributes
     ----------
-    split : SplitRule
-    leaf_size : int
+    request : CollisionRequest
+        The pair query of every frame. Default: :data:`DEFAULT_REQUEST` (trace on: the
+        viewer draws it). Its ``split`` and ``leaf_size`` build the trees; a change of either
+        rebuilds them. A ``partition`` runs beside the trees (``Frame.partition``);
+        ``distance`` and ``containment`` run when A and B do not touch; ``self_collision``
+        tests every body against itself.
     update : UpdateMode
     drift_threshold : float
         AUTO rebuilds when ``SAH now / SAH at build - 1`` exceeds this (0.25: a quarter more
         expected box tests than a fresh tree).
-    descend : DescendRule
-    trace : bool
-        Record the per-level trace (the viewer needs it; benchmarks can turn it off).
-    tol : Tolerances
-    self_collision : bool
-        Also test every body against itself (:func:`core.collide.selfcollide.self_collide`)
-        and fill ``Frame.self_results``.
-    containment : bool
-        When bodies 0 and 1 do not touch, decide whether one is inside the other
-        (:func:`core.containment.pair_containment`) and fill ``Frame.containment``. One
-        winding-number sum over the outer mesh's triangles, plus an edge count for
-        closedness: a few milliseconds at 70k triangles, and only on frames without contacts.
-    bv : str
-        Key of :data:`core.bv.BV_KINDS` the traversal tests. ``"aabb"`` traverses the tree's
-        own refitted boxes; any other kind fits its volumes on the same topology each frame
-        (:func:`core.collide.bvquery.collide_bv`; timed as ``"fit"``).
-    obb_fit : ObbFit
-        How the ``"obb"`` kind chooses each box's axes (:class:`core.bv.ObbFit`).
-    margin : float
-        Near-contact distance ``D >= 0`` of the pair query: ``Frame.result.near_pairs`` lists
-        the triangle pairs that do not touch but are at most ``D`` apart. 0 (default): exact
-        contacts only.
     """
 
-    split: SplitRule = SplitRule.MIDPOINT
-    leaf_size: int = 1
-    update: UpdateMode = UpdateMode.REFIT
-    drift_threshold: float = 0.25
-    descend: DescendRule = DescendRule.LARGER_VOLUME
-    trace: bool = True
-    tol: Tolerances = DEFAULT_TOLERANCES
-    self_collision: bool = False
-    containment: bool = False
-    bv: str = "aabb"
-    obb_fit: ObbFit = ObbFit.SURFACE
-    margin: float = 0.0
+    request: CollisionRequest
+    update: UpdateMode
+    drift_threshold: float
 
-    def __post_init__(self):
-        from core.bv import BV_KINDS
-
-        for name, cls in (("split", SplitRule), ("update", UpdateMode),
-                          ("descend", DescendRule), ("obb_fit", ObbFit),
-                          ("tol", Tolerances)):  # fmt: skip
-            instance(getattr(self, name), name, cls)
-        integer(self.leaf_size, "leaf_size", minimum=1)
-        threshold = real_number(self.drift_threshold, "drift_threshold")
+    def __init__(self, request: CollisionRequest | None = None,
+                 update: UpdateMode = UpdateMode.REFIT, drift_threshold: float = 0.25,
+                 **request_fields):  # fmt: skip
+        instance(request, "request", CollisionRequest, optional=True)
+        base = request if request is not None else DEFAULT_REQUEST
+        if request_fields:
+            base = base.replace(**request_fields)
+        instance(update, "update", UpdateMode)
+        threshold = real_number(drift_threshold, "drift_threshold")
         if not (np.isfinite(threshold) and threshold >= 0.0):
             raise ValueError(f"drift_threshold must be a finite number >= 0, got {threshold}")
-        for name in ("trace", "self_collision", "containment"):
-            if not isinstance(getattr(self, name), (bool, np.bool_)):
-                raise TypeError(f"{name} must be a bool, got {type(getattr(self, name)).__name__}")
-        if self.bv not in BV_KINDS:
-            raise ValueError(f"bv must be one of {', '.join(BV_KINDS)}, got {self.bv!r}")
+        object.__setattr__(self, "request", base)
+        object.__setattr__(self, "update", update)
+        object.__setattr__(self, "drift_threshold", threshold)
+
+
+DEFAULT_REQUEST = CollisionRequest(trace=True)
+"""The frame pipeline's request unless told otherwise: the AABB tree with its trace."""
+
+
+def _request_field(name: str) -> property:
+    return property(lambda self: getattr(self.request, name),
+                    doc=f"``request.{name}`` (:class:`core.request.CollisionRequest`).")
+
+
+for _name in REQUEST_FIELDS:
+    setattr(PipelineSettings, _name, _request_field(_name))
 
 
 Deformer = Callable[[np.ndarray, float], np.ndarray]
@@ -165,15 +155,31 @@ class Frame:
     result : CollisionResult or None
         Bodies 0 and 1; None with fewer than two bodies.
     timings : dict[str, float]
-        Seconds: ``deform``, ``update``, ``traverse``, ``tritri``, ``total``; with self-collision
-        also ``self`` (inside ``total``, not inside ``traverse`` or ``tritri``); with a non-AABB
-        ``PipelineSettings.bv`` also ``fit`` (inside ``total``).
+        Seconds of every phase that ran, each once: ``deform``, ``update``, ``traverse``,
+        ``tritri``, ``total`` always; ``fit`` for a kind other than the tree's own boxes;
+        ``partition``, ``distance``, ``containment``, ``self`` when they ran. All are inside
+        ``total``; none is inside another.
     self_results : list of CollisionResult or None
-        One per body, the body against itself (pairs ``i < j`` into its own faces), when
-        ``PipelineSettings.self_collision`` is on; else None.
+        One per body, the body against itself (pairs ``i < j`` into its own faces), when the
+        request's ``self_collision`` is on; else None.
     containment : PairContainment or None
-        Bodies 0 and 1 ("A", "B") when ``PipelineSettings.containment`` is on, there are two
+        Bodies 0 and 1 ("A", "B") when the request's ``containment`` is on, there are two
         bodies and they have no contact; else None.
+    volumes : FrameVolumes or None
+        The kind the traversal tested and both trees' volume rows, the very fit it used
+        (None with fewer than two bodies).
+    partition : CollisionResult or None
+        The request's spatial partition run on bodies 0 and 1 (its cells and candidate
+        counts), when it names one.
+    distance : DistanceResult or None
+        Minimum distance and closest points of bodies 0 and 1 (bounded with
+        :data:`core.request.DISTANCE_BV` volumes), when the request's ``distance`` is on and
+        they have no contact.
+    request : CollisionRequest or None
+        The request the frame ran with.
+
+    A frame holds plain data only (numpy arrays, dataclasses of them, numbers, strings), so
+    it can be stored (pickled) and drawn later without running the core.
     """
 
     index: int
@@ -187,6 +193,10 @@ class Frame:
     timings: dict
     self_results: list | None = None
     containment: PairContainment | None = None
+    volumes: FrameVolumes | None = None
+    partition: CollisionResult | None = None
+    distance: DistanceResult | None = None
+    request: CollisionRequest | None = None
 
 
 @dataclass
@@ -289,47 +299,45 @@ class FramePipeline:
                 del self._cache[key]
         t_update = time.perf_counter()
 
-        result = None
-        if len(bodies) >= 2:
-            s = self.settings
-            if s.bv == "aabb":
-                result = collide(
-                    meshes[0], trees[0], meshes[1], trees[1], bodies[0].pose, bodies[1].pose,
-                    descend=s.descend, trace=s.trace, tol=s.tol, margin=s.margin,
-                )  # fmt: skip
-            else:
-                result = collide_bv(
-                    meshes[0], trees[0], meshes[1], trees[1], bodies[0].pose, bodies[1].pose,
-                    bv=s.bv, descend=s.descend, trace=s.trace, tol=s.tol, obb_fit=s.obb_fit,
-                    margin=s.margin,
-                )  # fmt: skip
-        t_pair = time.perf_counter()
-
-        containment = None
-        s = self.settings
-        if s.containment and result is not None and not result.in_contact:
-            containment = pair_containment(meshes[0], meshes[1], bodies[0].pose, bodies[1].pose,
-                                           result)
+        request = self.settings.request
+        timings = {"deform": t_deform - t_start, "update": t_update - t_deform}
+        result = volumes = partition = distance = containment = None
+        is_pair = len(bodies) >= 2
+        if is_pair:
+            poses = (bodies[0].pose, bodies[1].pose)
+            result = tree_query(request, meshes[0], trees[0], meshes[1], trees[1], *poses)
+            timings.update(result.timings)
+            t0 = time.perf_counter()
+            # A cache hit for a fitted kind (the traversal just fitted them): no re-fit.
+            volumes = fitted_volumes(trees, meshes, request.bv, request.obb_fit.name)
+            if "fit" in timings:
+                timings["fit"] += time.perf_counter() - t0
+            if request.partition is not None:
+                t0 = time.perf_counter()
+                partition = partition_query(request.replace(margin=0.0), meshes[0], meshes[1],
+                                            *poses)  # fmt: skip
+                timings["partition"] = time.perf_counter() - t0
+            if request.distance and not result.in_contact:
+                t0 = time.perf_counter()
+                distance = min_distance(meshes[0], trees[0], meshes[1], trees[1], *poses,
+                                        bv=DISTANCE_BV)  # fmt: skip
+                timings["distance"] = time.perf_counter() - t0
+            if request.containment and not result.in_contact:
+                t0 = time.perf_counter()
+                containment = pair_containment(meshes[0], meshes[1], *poses, result)
+                timings["containment"] = time.perf_counter() - t0
         self_results = None
-        if s.self_collision:
+        if request.self_collision:
+            t0 = time.perf_counter()
             self_results = [
-                self_collide(mesh, tree, trace=s.trace, tol=s.tol, pose=body.pose,
-                             descend=s.descend)
+                self_collide(mesh, tree, trace=request.trace, tol=request.tol, pose=body.pose,
+                             descend=request.descend)
                 for body, mesh, tree in zip(bodies, meshes, trees)
             ]
-        t_end = time.perf_counter()
-
-        timings = {
-            "deform": t_deform - t_start,
-            "update": t_update - t_deform,
-            "traverse": result.timings["traverse"] if result else 0.0,
-            "tritri": result.timings["tritri"] if result else 0.0,
-            "total": t_end - t_start,
-        }
-        if self_results is not None:
-            timings["self"] = t_end - t_pair
-        if result is not None and "fit" in result.timings:
-            timings["fit"] = result.timings["fit"]
+            timings["self"] = time.perf_counter() - t0
+        timings.setdefault("traverse", 0.0)
+        timings.setdefault("tritri", 0.0)
+        timings["total"] = time.perf_counter() - t_start
         frame = Frame(
             index=self._index,
             t=float(t),
@@ -342,6 +350,10 @@ class FramePipeline:
             timings=timings,
             self_results=self_results,
             containment=containment,
+            volumes=volumes,
+            partition=partition,
+            distance=distance,
+            request=request,
         )
         self._index += 1
         return frame

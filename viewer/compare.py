@@ -18,6 +18,7 @@ from core.bv.kdop import DIRECTIONS
 from core.bv.obb_fit import fit_method
 from core.collide import DescendRule
 from core.collide.bvquery import collide_bv
+from core.frame_volumes import volume_set  # noqa: F401 - the compare view draws each kind
 from viewer.render.volumes import kdop_faces, polytope_volume
 
 DEFAULT_KINDS = ("aabb", "aabb15", "obb", "sphere", "kdop14", "rss")
@@ -105,7 +106,7 @@ def compare_kinds(frame, kinds, level: int, descend: str = "LARGER_VOLUME",
 
     Parameters
     ----------
-    frame : core.pipeline.Frame (or a ViewFrame)
+    frame : core.pipeline.Frame
         Uses its first two meshes, trees and poses.
     kinds : sequence of str
         Keys of ``core.bv.BV_KINDS``.

@@ -28,7 +28,7 @@ from core.mesh import TriMesh
 from core.pipeline import BodyInput, FramePipeline, PipelineSettings, UpdateMode
 from core.pose import Pose
 from core.warmup import warm_up
-from viewer.frame_extras import annotate
+from viewer.choices import NO_PARTITION
 from viewer.model import Body, UpdateChoice, ViewerModel
 from viewer.render.scene import DISPLAY_MAX_TRIANGLES, prepare_display_copy
 from viewer.scenes import ASSETS_DIR, SCENES, BodySpec, SceneSpec, default_color
@@ -187,6 +187,8 @@ class Controller(QObject):
             margin=float(choice.margin),
             self_collision=self.model.is_self_collision,
             containment=True,
+            partition=None if choice.partition == NO_PARTITION else choice.partition,
+            distance=True,
         )
 
     @staticmethod
@@ -466,15 +468,13 @@ class Controller(QObject):
         self._is_pending = False
         self.pipe.settings = self._settings()
         inputs, t, generation = self._inputs(), self.model.t, self._generation
-        self._executor.submit(self._run, inputs, t, generation, self.model.pipeline.partition)
+        self._executor.submit(self._run, inputs, t, generation)
 
-    def _run(self, inputs, t, generation, partition: str = "none") -> None:
+    def _run(self, inputs, t, generation) -> None:
         start = time.perf_counter()
         try:
             _ensure_kernels()
             frame = self.pipe.step(inputs, t)
-            frame = annotate(frame, self.pipe.settings.bv, partition,
-                             obb_fit=self.pipe.settings.obb_fit.name)
             error = None
         except Exception as exc:  # noqa: BLE001 - any failure becomes a message, not a crash
             frame, error = None, exc
@@ -505,8 +505,6 @@ class Controller(QObject):
         self.pipe.settings = self._settings()
         _ensure_kernels()
         frame = self.pipe.step(self._inputs(), self.model.t)
-        frame = annotate(frame, self.pipe.settings.bv, self.model.pipeline.partition,
-                         obb_fit=self.pipe.settings.obb_fit.name)
         self._deliver(frame)
         return frame
 

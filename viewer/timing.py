@@ -16,13 +16,21 @@ WINDOW_S = 1.0
 
 PHASE_WORDS = (("deform", "deform"), ("update", "refit / rebuild"), ("fit", "volume fit"),
                ("traverse", "traverse"), ("tritri", "triangle tests"),
-               ("self", "self-collision"), ("overlay", "overlay update"), ("render", "render"))
-"""Phases in the order they run, with their words for the Stats dock."""
+               ("partition", "spatial partition"), ("distance", "minimum distance"),
+               ("containment", "inside test"), ("self", "self-collision"),
+               ("total", "core frame"), ("overlay", "overlay update"), ("render", "render"))
+"""Phases in the order they run, with their words for the Stats dock: the core frame's
+(``Frame.timings``, "core frame" is their total), then the viewer's drawing."""
 
 SHORT_WORDS = {"deform": "deform", "update": "update", "fit": "fit", "traverse": "traverse",
-               "tritri": "tri", "self": "self-collision", "overlay": "overlay",
-               "render": "render"}
+               "tritri": "tri", "partition": "partition", "distance": "distance",
+               "containment": "inside", "self": "self-collision", "total": "core",
+               "overlay": "overlay", "render": "render"}
 """Shorter words for the status bar."""
+
+OPTIONAL_PHASES = frozenset({"fit", "partition", "distance", "containment", "self"})
+"""Phases a frame runs only for some choices (a fitted kind, a spatial partition, bodies
+apart, self-collision): listed only when the frame's ``timings`` has them."""
 
 
 class TimingHistory:
@@ -73,14 +81,15 @@ class TimingHistory:
 def shown_phases(timings: dict, is_self_only: bool) -> list[str]:
     """Names of the phases worth showing for a frame's ``timings``.
 
-    A self-collision scene has no A-B pair: its "traverse" and "triangle tests" are 0 and
-    the time is in "self"; showing "traverse 0.0" there hid a 115 ms self-collision.
+    A phase the frame did not run is left out (:data:`OPTIONAL_PHASES`). A self-collision
+    scene has no A-B pair: its "traverse" and "triangle tests" are 0 and the time is in
+    "self"; showing "traverse 0.0" there hid a 115 ms self-collision.
     """
     names = []
     for name, _words in PHASE_WORDS:
         if name in ("traverse", "tritri") and is_self_only:
             continue
-        if name in ("fit", "self") and name not in timings:
+        if name in OPTIONAL_PHASES and name not in timings:
             continue
         names.append(name)
     return names

@@ -142,6 +142,26 @@ class CollisionResult:
         Their distances (a float64 approximation: Ericson 2005, 5.1.9).
     near_points : (n, 2, 3) float64
         Their closest points, on A then on B, in world coordinates.
+    partition_kind : str or None
+        The spatial partition that found the candidate pairs (a key of
+        ``core.partition.PARTITION_KINDS``); None when the trees did. The fields below are
+        filled by a partition query only.
+    n_candidates : int
+        Distinct (A, B) triangle pairs sharing a cell.
+    n_raw_candidates : int
+        Pairs counted once per shared cell (before deduplication).
+    cells : (q, 2, 3) float64
+        ``(bmin, bmax)`` of the cells both meshes occupy, in A's frame (BSP: bounds of the
+        triangles of the leaves both meshes occupy).
+    planes : core.partition.base.PlaneRecords or None
+        BSP splitting planes in A's frame (empty for the other kinds).
+    n_multi_cell_triangles : tuple of int
+        Triangles of A, and of B, that landed in more than one cell.
+    partition : core.partition.base.Partition or None
+        The structure itself (all leaves, stats).
+
+    A tree query times ``"traverse"`` and ``"tritri"`` (and ``"fit"`` for a kind other than
+    the tree's own boxes); a partition query ``"build"``, ``"candidates"`` and ``"tritri"``.
     """
 
     pairs: np.ndarray
@@ -154,10 +174,22 @@ class CollisionResult:
     near_pairs: np.ndarray = field(default_factory=lambda: np.empty((0, 2), dtype=np.int32))
     near_distances: np.ndarray = field(default_factory=lambda: np.empty(0))
     near_points: np.ndarray = field(default_factory=lambda: np.empty((0, 2, 3)))
+    partition_kind: str | None = None
+    n_candidates: int = 0
+    n_raw_candidates: int = 0
+    cells: np.ndarray = field(default_factory=lambda: np.empty((0, 2, 3)))
+    planes: object = None
+    n_multi_cell_triangles: tuple = (0, 0)
+    partition: object = None
 
     @property
     def n_contacts(self) -> int:
         return int(self.pairs.shape[0])
+
+    @property
+    def n_tri_tests(self) -> int:
+        """Exact triangle tests run (``counters.n_tri_tests``)."""
+        return self.counters.n_tri_tests
 
     @property
     def in_contact(self) -> bool:

@@ -16,12 +16,13 @@ The seed-paper methods live next to them: :mod:`core.partition.overlap_region` (
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, fields
 
 import numpy as np
 
-from core.collide.query import relative_pose, rigid_body
+from core.collide.query import CollisionResult, relative_pose, rigid_body
 from core.collide.tandem import transform_points
+from core.collide.trace import Counters
 from core.collide.tritri import ContactKind, check_kinds, tri_tri_batch
 from core.mesh import TriMesh
 from core.partition import bsp, grid, kdtree, octree
@@ -108,56 +109,11 @@ def make_params(kind: str, **params):
     return ptype(**params)
 
 
-@dataclass(frozen=True, eq=False)
-class PartitionResult:
-    """Contacts found through a spatial partition, with its drawable records.
-
-    Attributes
-    ----------
-    pairs : (c, 2) int32
-        Contacting face ids (A, B), sorted lexicographically.
-    kinds : (c,) int8
-        :class:`~core.collide.tritri.ContactKind` of each pair.
-    segments : (c, 2, 3) float64
-        Contact segments in world coordinates.
-    n_candidates : int
-        Distinct (A, B) triangle pairs sharing a cell.
-    n_raw_candidates : int
-        Pairs counted once per shared cell (before deduplication).
-    n_tri_tests : int
-        Exact triangle tests run (the candidates).
-    timings : dict[str, float]
-        Seconds: ``"build"``, ``"candidates"``, ``"tritri"``.
-    cells : (q, 2, 3) float64
-        ``(bmin, bmax)`` of the cells both meshes occupy, in A's frame (BSP: bounds of the
-        triangles of the leaves both meshes occupy).
-    planes : PlaneRecords
-        BSP splitting planes in A's frame (empty for the other kinds).
-    n_multi_cell_triangles : tuple of int
-        Triangles of A, and of B, that landed in more than one cell.
-    partition : Partition
-        The structure itself (all leaves, stats).
-    """
-
-    pairs: np.ndarray
-    kinds: np.ndarray
-    segments: np.ndarray
-    n_candidates: int
-    n_raw_candidates: int
-    n_tri_tests: int
-    timings: dict = field(default_factory=dict)
-    cells: np.ndarray = field(default_factory=lambda: np.empty((0, 2, 3)))
-    planes: PlaneRecords = field(default_factory=PlaneRecords.empty)
-    n_multi_cell_triangles: tuple = (0, 0)
-    partition: Partition | None = None
-
-    @property
-    def n_contacts(self) -> int:
-        return int(self.pairs.shape[0])
-
-    @property
-    def in_contact(self) -> bool:
-        return self.pairs.shape[0] > 0
+PartitionResult = CollisionResult
+"""A partition query's result is the one result type of every pair query
+(:class:`core.collide.query.CollisionResult`): ``partition_kind``, ``cells``, ``planes``,
+``n_candidates`` ... filled, the volume counters 0. The name stays for callers of
+:func:`partition_contacts`."""
 
 
 def run_tri_tests(va, fa, vb, fb, candidates, tol: Tolerances, pose_a: Pose | None):
@@ -224,7 +180,8 @@ def partition_contacts(
 
     Returns
     -------
-    PartitionResult
+    CollisionResult
+        With the partition's records (``cells``, ``planes``, ``n_candidates`` ...).
     """
     if params is None:
         params = make_params(kind, **param_kwargs)
@@ -252,14 +209,15 @@ def partition_contacts(
 
     is_both = part.leaf_has_both()
     cells = np.stack([part.leaf_bmin[is_both], part.leaf_bmax[is_both]], axis=1)
-    return PartitionResult(
+    return CollisionResult(
         pairs=pairs,
         kinds=kinds,
         segments=segs,
+        counters=Counters(n_tri_tests=int(candidates.shape[0]), n_contacts=int(pairs.shape[0])),
+        timings={"build": t1 - t0, "candidates": t2 - t1, "tritri": t3 - t2},
+        partition_kind=kind,
         n_candidates=int(keys.shape[0]),
         n_raw_candidates=n_raw,
-        n_tri_tests=int(candidates.shape[0]),
-        timings={"build": t1 - t0, "candidates": t2 - t1, "tritri": t3 - t2},
         cells=cells,
         planes=part.planes,
         n_multi_cell_triangles=part.n_multi_cell_triangles(),

@@ -27,8 +27,8 @@ from PyQt6.QtWidgets import (
     QVBoxLayout,
 )
 
-from viewer.compare import DEFAULT_KINDS, SAT_KINDS, compare_kinds
-from viewer.frame_extras import bv_choices, obb_fit_choices, volume_set
+from viewer.choices import bv_choices, obb_fit_choices
+from viewer.compare import DEFAULT_KINDS, SAT_KINDS, compare_kinds, volume_set
 from viewer.render.thumbnails import volumes_image
 
 MAX_PICTURES = 4

@@ -17,8 +17,8 @@ from PyQt6.QtWidgets import (
 )
 from pyvistaqt import QtInteractor
 
+from viewer.choices import bv_choices, obb_fit_choices, partition_choices, split_choices
 from viewer.controller import MAX_TRIANGLES, WARN_TRIANGLES, Controller
-from viewer.frame_extras import bv_choices, obb_fit_choices, partition_choices, split_choices
 from viewer.model import Mode, UpdateChoice, ViewTimings
 from viewer.qt.docks import make_docks
 from viewer.qt.interaction import CanvasInteraction
@@ -424,6 +424,7 @@ class MainWindow(QMainWindow):
         phases = shown_phases(frame.timings, frame.result is None)
         if not any(body.deformer for body in self.model.bodies):
             phases.remove("deform")  # nothing deforms: "deform 0.0" only takes room
+        phases.remove("total")  # "last frame ... ms" at the end already says the whole time
         self.timing_label.setText(
             f"contacts {contacts:,} | ms (median of 1 s): " + " · ".join(
                 f"{SHORT_WORDS[name]} {last_and_median(history, name, 1)}" for name in phases))

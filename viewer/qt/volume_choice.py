@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from PyQt6.QtWidgets import QFormLayout, QGroupBox, QLabel
 
-from viewer.frame_extras import bv_choices, obb_fit_choices, partition_choices, partition_tip
+from viewer.choices import bv_choices, obb_fit_choices, partition_choices, partition_tip
 from viewer.qt.widgets import pipeline_combo
 
 OBB_KIND = "obb"

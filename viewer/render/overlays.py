@@ -201,7 +201,7 @@ def node_volumes(frame, trees, groups) -> pv.PolyData:
 
     Parameters
     ----------
-    frame : Frame or viewer.frame_extras.ViewFrame
+    frame : core.pipeline.Frame
         A frame with ``volumes`` of a kind other than the AABBs draws that kind
         (:mod:`viewer.render.volumes`); otherwise the trees' own boxes.
     trees : sequence of two trees
@@ -225,7 +225,7 @@ def _pair_volumes(frame, trees, pairs: np.ndarray, poses, hidden=frozenset()) ->
 
 
 def _add_extras(frame, poses, out: Overlays, level: int | None) -> None:
-    """Partition cells and planes, and the closest points, of a ``ViewFrame``.
+    """Partition cells and planes, and the closest points, of a frame.
 
     BSP planes are drawn down to depth ``level`` (all when None), so the level slider
     reveals the splits one depth at a time; only planes of nodes holding both meshes.

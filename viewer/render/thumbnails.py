@@ -15,21 +15,21 @@ from viewer.render.scene import (
     decimated,
     set_default_view,
 )
-from viewer.render.volumes import MAX_POLYTOPES, VolumeSet, volumes_groups_polydata
+from viewer.render.volumes import MAX_POLYTOPES, volumes_groups_polydata
 
 THUMBNAIL_SIZE = (360, 280)
 """Pixels of one picture: four fit side by side in a 1500-pixel dialog."""
 
 
-def volumes_image(frame, volumes: VolumeSet, level: int, title: str = "",
+def volumes_image(frame, volumes, level: int, title: str = "",
                   size: tuple[int, int] = THUMBNAIL_SIZE, mesh_colors=("#7fa7d9", "#9ccc7a")
                   ) -> np.ndarray:  # fmt: skip
     """Both meshes (faint) and their volumes at tree depth ``level``, off screen.
 
     Parameters
     ----------
-    frame : core.pipeline.Frame or ViewFrame
-    volumes : VolumeSet
+    frame : core.pipeline.Frame
+    volumes : core.frame_volumes.FrameVolumes
     level : int
         Tree depth (clamped to each tree's depth).
     title : str

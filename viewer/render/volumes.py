@@ -16,7 +16,6 @@ computed here in the same way but vectorised over the plane triples (a few ms pe
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from itertools import combinations
 
 import numpy as np
@@ -42,30 +41,6 @@ _BOX_EDGES = np.array(
      (3, 7)],
     dtype=np.int64,
 )
-
-
-@dataclass(frozen=True, eq=False)
-class VolumeSet:
-    """The volumes of one kind that a frame's traversal tested, for drawing.
-
-    Attributes
-    ----------
-    name : str
-        Registry key (``"obb"``, ``"kdop14"``, ...).
-    label : str
-    rows : list of (k, w) float64
-        Volume rows of body A's and body B's tree, in each body's local frame.
-    wire : callable
-        The kind's ``wire(rows) -> dict`` of drawable records.
-    dirs : (nd, 3) float64 or None
-        Slab directions of a k-DOP (drawn by :func:`kdop_faces` instead of ``wire``).
-    """
-
-    name: str
-    label: str
-    rows: list = field(default_factory=list)
-    wire: object = None
-    dirs: np.ndarray | None = None
 
 
 def _transform(points: np.ndarray, pose: np.ndarray | None) -> np.ndarray:
@@ -297,13 +272,14 @@ def _polygon_cells(points: np.ndarray, sizes: np.ndarray):
 
 
 # -- public ---------------------------------------------------------------------------------
-def volume_parts(volumes: VolumeSet, body: int, node_ids: np.ndarray,
+def volume_parts(volumes, body: int, node_ids: np.ndarray,
                  pose: np.ndarray | None):
     """Points (world), cell sizes and point ids of some nodes' volumes of one body.
 
     Parameters
     ----------
-    volumes : VolumeSet
+    volumes : core.frame_volumes.FrameVolumes
+        A frame's ``volumes``: ``name``, ``rows`` per body, ``dirs`` (k-DOP) and ``wire``.
     body : int
         0 (A) or 1 (B).
     node_ids : (j,) int
@@ -330,12 +306,13 @@ def volume_parts(volumes: VolumeSet, body: int, node_ids: np.ndarray,
     return _transform(points, pose), sizes, ids
 
 
-def volumes_groups_polydata(volumes: VolumeSet, groups) -> pv.PolyData:
+def volumes_groups_polydata(volumes, groups) -> pv.PolyData:
     """Several groups of volumes as one PolyData.
 
     Parameters
     ----------
-    volumes : VolumeSet
+    volumes : core.frame_volumes.FrameVolumes
+        A frame's ``volumes``: ``name``, ``rows`` per body, ``dirs`` (k-DOP) and ``wire``.
     groups : sequence of (body 0 or 1, node ids (j,) int, pose (4, 4) float64 or None)
 
     Returns

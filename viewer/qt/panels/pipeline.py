@@ -6,7 +6,7 @@ from __future__ import annotations
 from PyQt6.QtCore import Qt
 from PyQt6.QtWidgets import QDoubleSpinBox, QFormLayout, QLabel, QWidget
 
-from viewer.frame_extras import descend_choices, split_choices
+from viewer.choices import descend_choices, split_choices
 from viewer.model import UpdateChoice
 from viewer.qt.panels.common import wrap_label
 from viewer.qt.volume_choice import VolumeChoice

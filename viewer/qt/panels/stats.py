@@ -117,10 +117,10 @@ class StatsPanel(QWidget):
             self.phases.setText("")
             return
         history = self.model.timing_history
-        # "volume fit" appears for kinds other than the tree's own boxes (they fit their
-        # volumes every frame, before the traversal: the cost the OBB fit choice changes);
-        # a self-collision scene shows its self-collision time instead of an empty
-        # traverse.
+        # Every phase the frame ran, from its timings: "volume fit" for kinds other than the
+        # tree's own boxes (the cost the OBB fit choice changes), "spatial partition" when
+        # one is chosen, "minimum distance" and "inside test" when A and B are apart; a
+        # self-collision scene shows its self-collision time instead of an empty traverse.
         words = dict(PHASE_WORDS)
         parts = [f"{words[name]} {last_and_median(history, name)}"
                  for name in shown_phases(frame.timings, frame.result is None)]

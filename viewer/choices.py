@@ -1,29 +1,19 @@
-"""What the viewer computes on top of a core frame: the chosen kind's volumes, a spatial
-partition's cells, and the closest points when the meshes are apart.
+"""The viewer's choice lists: the words and tooltips of every rule, kind and partition a
+person can pick.
 
-Called by the controller in its worker thread, right after ``FramePipeline.step``; like the
-controller, this module calls the core and imports no Qt. The result is a :class:`ViewFrame`,
-which reads like the core ``Frame`` (every attribute is forwarded) plus three fields.
+Pure data and small functions over the core's enums and registries (names only: nothing
+here runs a query), shared by the widgets, the command line and the window's settings.
 """
 
 from __future__ import annotations
 
-import numpy as np
-
-from core.bv import BV_KINDS, ObbFit, fit_volumes, get_kind
-from core.bv.kdop import DIRECTIONS
+from core.bv import BV_KINDS, ObbFit
 from core.bvh import SplitRule
 from core.collide import DescendRule
-from core.distance import min_distance
-from core.partition import PARTITION_KINDS, partition_contacts
-from viewer.render.volumes import VolumeSet
+from core.partition import PARTITION_KINDS
 
 NO_PARTITION = "none"
 """The partition choice that runs only the bounding-volume tree."""
-
-DISTANCE_BV = "rss"
-"""Kind that bounds the distance query: PQP's rectangle swept spheres (Larsen et al. 2000),
-the tightest distance bound of the registry."""
 
 PARTITION_LABELS = {
     "grid": "uniform grid",
@@ -142,78 +132,3 @@ def partition_choices() -> list[tuple[str, str]]:
 def partition_tip(key: str) -> str:
     """Tooltip of a partition choice."""
     return PARTITION_TIPS.get(key, f"Also find candidate pairs with a {key} partition.")
-
-
-class ViewFrame:
-    """A core ``Frame`` plus the viewer's extras; unknown attributes read the core frame.
-
-    Attributes
-    ----------
-    core : core.pipeline.Frame
-    volumes : VolumeSet or None
-        The traversal's kind and both trees' volume rows (None with fewer than two bodies).
-    partition : core.partition.PartitionResult or None
-        When a spatial partition is chosen.
-    distance : core.distance.DistanceResult or None
-        When bodies A and B have no contact.
-    """
-
-    def __init__(self, core, volumes=None, partition=None, distance=None):
-        self.core = core
-        self.volumes = volumes
-        self.partition = partition
-        self.distance = distance
-
-    def __getattr__(self, name):
-        # Only called for names not found on the wrapper itself.
-        return getattr(self.__dict__["core"], name)
-
-
-def volume_set(frame, bv: str, obb_fit: str = "SURFACE") -> VolumeSet | None:
-    """The volumes of kind ``bv`` of the frame's first two trees (cached by the core per tree
-    and mesh, so this is the fit the traversal used).
-
-    ``obb_fit`` names the ``ObbFit`` member of the ``"obb"`` kind: it must be the one the
-    pipeline traversed with, or the boxes drawn are not the boxes tested."""
-    if len(frame.trees) < 2:
-        return None
-    kind = get_kind(bv)
-    if kind.name in ("aabb", "aabb15"):
-        # The tree's own refitted boxes are the AABBs the traversal tested.
-        rows = [np.concatenate([t.bmin, t.bmax], axis=1) for t in frame.trees[:2]]
-    else:
-        method = ObbFit[obb_fit]
-        rows = [fit_volumes(t, m, kind, method) for t, m in zip(frame.trees[:2], frame.meshes[:2])]
-    dirs = None
-    if kind.name.startswith("kdop"):
-        dirs = DIRECTIONS[int(kind.name[4:])]
-    return VolumeSet(kind.name, kind.label, rows, kind.wire, dirs)
-
-
-def annotate(frame, bv: str = "aabb", partition: str = NO_PARTITION,
-             with_distance: bool = True, obb_fit: str = "SURFACE") -> ViewFrame:
-    """Wrap a core frame with the volumes, the partition and the distance.
-
-    Parameters
-    ----------
-    frame : core.pipeline.Frame
-    bv : str
-        The kind the pipeline traversed with.
-    partition : str
-        ``"none"`` or a key of ``core.partition.PARTITION_KINDS``.
-    with_distance : bool
-        Run the minimum-distance query when A and B do not touch.
-    obb_fit : str
-        Name of the ``ObbFit`` member the pipeline fitted the ``"obb"`` kind with.
-    """
-    volumes = volume_set(frame, bv, obb_fit)
-    part = dist = None
-    result = frame.result
-    if result is not None and len(frame.meshes) >= 2:
-        meshes, poses = frame.meshes, frame.poses
-        if partition != NO_PARTITION:
-            part = partition_contacts(meshes[0], meshes[1], poses[0], poses[1], kind=partition)
-        if with_distance and result.counters.n_contacts == 0:
-            dist = min_distance(meshes[0], frame.trees[0], meshes[1], frame.trees[1],
-                                poses[0], poses[1], bv=DISTANCE_BV)
-    return ViewFrame(frame, volumes, part, dist)
