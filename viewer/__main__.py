@@ -44,12 +44,12 @@ def main(argv=None) -> int:
         print(format_soak(report), flush=True)
         return 0 if report.is_ok else 1
     if args.benchmark:
-        from viewer.benchmark import format_report, run_benchmark
+        from viewer.benchmark import format_frame_phase_table, run_benchmark
 
         report = run_benchmark(args.benchmark, args.frames, update=args.update,
                                is_full_resolution=args.full_resolution, bv=args.bv,
                                obb_fit=args.obb_fit.upper(), split=args.split.upper())
-        print(format_report(report))
+        print(format_frame_phase_table(report))
         return 0
     from viewer.app import run
 

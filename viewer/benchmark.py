@@ -100,8 +100,8 @@ def run_benchmark(scene: str, n_frames: int = 60, n_warmup: int = 10, update: st
     }
 
 
-def format_report(report: dict) -> str:
-    """A small table for the terminal."""
+def format_frame_phase_table(report: dict) -> str:
+    """The viewer benchmark's report as a table of median milliseconds per frame phase."""
     labels = {"deform": "deform", "update": "refit/rebuild", "fit": "volume fit",
               "traverse": "traverse",
               "tritri": "triangle tests", "core": "core total", "overlay": "overlay update",

@@ -411,7 +411,8 @@ def _levels(depth: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return level_nodes, level_start
 
 
-def _read_only(*arrays):
+def _set_read_only(*arrays):
+    """Clear the writeable flag of each of a tree's topology arrays."""
     for a in arrays:
         a.flags.writeable = False
 
@@ -458,7 +459,8 @@ def build_tree(
         volume_sum=float(volume_sum(bmin, bmax)),
         build_seconds=seconds,
     )
-    _read_only(first, count, parent, depth, prim_start, n_prims, prim_ids, level_nodes, level_start)
+    _set_read_only(first, count, parent, depth, prim_start, n_prims, prim_ids, level_nodes,
+                   level_start)
     return Tree(
         first=first,
         count=count,

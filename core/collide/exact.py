@@ -237,7 +237,7 @@ def _segment_triangle(a, b, tri, normal) -> tuple[bool, bool]:
 # The classification.
 
 
-def _interval(t, d, w):
+def _exact_interval(t, d, w):
     """Extreme values of ``dot(w, x)`` over the points where triangle ``t`` meets the other
     plane (``d`` its corners' exact signed plane values, not all of one strict sign)."""
     values = []
@@ -323,8 +323,8 @@ def exact_contact_extent(tri_a, tri_b) -> tuple[ContactKind, bool]:
 
     # Planes meet in a line (parallel distinct planes were rejected above) of direction w.
     w = _cross(n_p, n_q)
-    lo_p, hi_p = _interval(p, dp, w)
-    lo_q, hi_q = _interval(q, dq, w)
+    lo_p, hi_p = _exact_interval(p, dp, w)
+    lo_q, hi_q = _exact_interval(q, dq, w)
     lo = max(lo_p, lo_q)
     hi = min(hi_p, hi_q)
     if lo > hi:

@@ -133,8 +133,10 @@ def test_orient3d_sign_convention():
 
 
 # The error-free product needs a product that does not underflow (the predicates' range
-# check guarantees it; see core.collide.tritri.MAX_SPREAD_LOG2).
-NORMAL = st.one_of(st.just(0.0), st.floats(-1e150, 1e150).filter(lambda x: abs(x) > 1e-150))
+# check guarantees it; see core.collide.tritri.MAX_SPREAD_LOG2). Not only the product: its
+# error term has bits down to 2**-104 times it, so |x y| must be at least 2**(-1074 + 104),
+# about 1e-292; with |x|, |y| > 1e-150 the example x = y = 3.3e-147 lost the error's low bits.
+NORMAL = st.one_of(st.just(0.0), st.floats(-1e150, 1e150).filter(lambda x: abs(x) > 1e-140))
 
 
 @settings(max_examples=300, deadline=None)

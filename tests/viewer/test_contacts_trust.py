@@ -320,7 +320,7 @@ def test_file_open_reads_off_the_gui_thread_while_the_event_loop_runs(
 
     from PyQt6.QtCore import QTimer
 
-    import viewer.controller as controller_module
+    import viewer.control.files as files_module
     from viewer.scenes import sphere
 
     v, f = sphere(1.0, 40)()
@@ -329,7 +329,7 @@ def test_file_open_reads_off_the_gui_thread_while_the_event_loop_runs(
                               + [f"f {a + 1} {b + 1} {c + 1}" for a, b, c in f]) + "\n")
     release = threading.Event()
     reader_threads = []
-    real_load = controller_module.load_mesh
+    real_load = files_module.load_mesh
 
     def slow_load(p):
         # Hold the read until the GUI thread has shown it keeps processing events.
@@ -337,8 +337,8 @@ def test_file_open_reads_off_the_gui_thread_while_the_event_loop_runs(
         assert release.wait(60)
         return real_load(p)
 
-    monkeypatch.setattr(controller_module, "load_mesh", slow_load)
-    monkeypatch.setattr(controller_module, "WARN_TRIANGLES", 1000)
+    monkeypatch.setattr(files_module, "load_mesh", slow_load)
+    monkeypatch.setattr(files_module, "WARN_TRIANGLES", 1000)
     ticks = []
     timer = QTimer()
     timer.timeout.connect(lambda: ticks.append(1))
@@ -354,15 +354,15 @@ def test_file_open_reads_off_the_gui_thread_while_the_event_loop_runs(
     assert window.model.loading == "" and not window._loading_dialog.isVisible()
     title, text = window.last_error
     assert title == "Large mesh" and "frames per second" in text
-    assert f"{controller_module.MAX_TRIANGLES:,} triangles" in text
+    assert f"{files_module.MAX_TRIANGLES:,} triangles" in text
 
 
 def test_too_many_triangles_are_refused_with_the_limit(tmp_path, monkeypatch):
-    import viewer.controller as controller_module
+    import viewer.control.files as files_module
 
     path = tmp_path / "two.obj"
     path.write_text(_TRI + "v 1 1 0\nf 1 2 3\nf 2 4 3\n")
-    monkeypatch.setattr(controller_module, "MAX_TRIANGLES", 1)
+    monkeypatch.setattr(files_module, "MAX_TRIANGLES", 1)
     model, controller = _controller()
     errors = []
     model.error.connect(lambda title, text: errors.append(text))

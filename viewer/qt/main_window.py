@@ -18,7 +18,8 @@ from PyQt6.QtWidgets import (
 from pyvistaqt import QtInteractor
 
 from viewer.choices import bv_choices, obb_fit_choices, partition_choices, split_choices
-from viewer.controller import MAX_TRIANGLES, WARN_TRIANGLES, Controller
+from viewer.control.files import MAX_TRIANGLES, WARN_TRIANGLES
+from viewer.controller import Controller
 from viewer.model import Mode, UpdateChoice, ViewTimings
 from viewer.qt.docks import make_docks
 from viewer.qt.interaction import CanvasInteraction

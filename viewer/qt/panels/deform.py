@@ -17,7 +17,7 @@ from PyQt6.QtWidgets import (
     QWidget,
 )
 
-from viewer.controller import deformer_description, deformer_fields, deformer_names
+from viewer.control.deformers import deformer_description, deformer_fields, deformer_names
 from viewer.qt.panels.common import narrow_combo, wrap_label
 from viewer.qt.widgets import FloatSlider, add_choices
 

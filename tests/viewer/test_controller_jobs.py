@@ -1,0 +1,45 @@
+"""The controller is its jobs composed: each job's methods live in one module of
+``viewer.control`` and no job silently overrides another's."""
+
+from __future__ import annotations
+
+from PyQt6.QtCore import QObject
+
+from viewer.controller import Controller
+
+JOB_MODULES = {
+    "viewer.control.scenes": {"load_scene", "swap_to_b"},
+    "viewer.control.files": {"load_files", "load_files_async", "read_files"},
+    "viewer.control.poses": {"translate_body", "rotate_body", "centroid_world", "body_size"},
+    "viewer.control.sculpt": {"begin_stroke", "sculpt", "undo_stroke", "reset_rest"},
+    "viewer.control.frames": {"request_frame", "step_sync", "is_busy"},
+    "viewer.control.animation": {"step_time"},
+}
+
+
+def _jobs():
+    return [c for c in Controller.__mro__[1:] if c.__module__.startswith("viewer.control.")]
+
+
+def test_each_public_method_lives_in_its_job_module():
+    for module, names in JOB_MODULES.items():
+        for name in names:
+            owner = next(c for c in Controller.__mro__ if name in vars(c))
+            assert owner.__module__ == module, name
+    assert {c.__module__ for c in _jobs()} == set(JOB_MODULES)
+
+
+def test_no_two_jobs_define_the_same_method_and_none_overrides_qt():
+    # In a class composed of mixins the first in the MRO wins silently; a name defined twice
+    # would make one job's method disappear.
+    seen = {}
+    for job in _jobs():
+        for name in vars(job):
+            if name.startswith("__"):
+                continue
+            assert name not in seen, f"{name}: {seen.get(name)} and {job.__name__}"
+            assert not hasattr(QObject, name), f"{job.__name__}.{name} shadows QObject's"
+            seen[name] = job.__name__
+    # The composition itself adds only construction and shutdown.
+    own = {n for n in vars(Controller) if not n.startswith("__")}
+    assert own <= {"shutdown", "staticMetaObject"}

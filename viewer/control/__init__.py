@@ -1,0 +1,16 @@
+"""The controller's jobs, one module each; :class:`viewer.controller.Controller` composes them.
+
+These modules are the viewer's only callers of the core besides the two dialog controllers
+(``viewer.compare``, ``viewer.scene_octree_demo``):
+
+* :mod:`~viewer.control.scenes` -- built-in scenes become bodies; swap which body is B;
+* :mod:`~viewer.control.files` -- mesh files read (off the GUI thread) and checked, limits;
+* :mod:`~viewer.control.poses` -- dragging and rotating a body (its pose, not its vertices);
+* :mod:`~viewer.control.sculpt` -- brush strokes on a body's rest shape, with undo;
+* :mod:`~viewer.control.frames` -- ``FramePipeline.step`` in a worker thread, one frame in flight;
+* :mod:`~viewer.control.animation` -- the play clock that asks for frames;
+* :mod:`~viewer.control.deformers` -- the deformer registry as the Deform dock lists it.
+
+Each job is a mixin holding its own state; a job that needs another's calls its methods
+(``request_frame``, ``_forget_strokes``) rather than touching its attributes.
+"""

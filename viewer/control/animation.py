@@ -1,0 +1,47 @@
+"""The animation clock: while playing, a timer advances the model's time and asks for frames."""
+
+from __future__ import annotations
+
+import time
+
+from PyQt6.QtCore import QTimer
+
+PLAY_INTERVAL_MS = 15
+"""Animation tick. Each tick asks for a frame; ticks while a frame is running coalesce."""
+
+
+class Animation:
+    """The controller's animation job: play/pause (``model.playing_changed``) and
+    ``step_time``.
+
+    Uses the host's ``model`` and ``request_frame`` (frames); the host is the timer's QObject
+    parent.
+    """
+
+    def _init_animation(self) -> None:
+        self._play_timer = QTimer(self)
+        self._play_timer.setInterval(PLAY_INTERVAL_MS)
+        self._play_timer.timeout.connect(self._tick)
+        self._play_clock = None
+        self.model.playing_changed.connect(self._on_playing)
+
+    def _on_playing(self, is_playing: bool) -> None:
+        if is_playing:
+            self._play_clock = time.perf_counter()
+            self._play_timer.start()
+        else:
+            self._play_timer.stop()
+
+    def _tick(self) -> None:
+        now = time.perf_counter()
+        self.model.set_time(self.model.t + (now - self._play_clock))
+        self._play_clock = now
+        self.request_frame()
+
+    def step_time(self, dt: float) -> None:
+        """Advance the animation clock by ``dt`` seconds (may be negative) and run a frame."""
+        self.model.set_time(max(0.0, self.model.t + dt))
+        self.request_frame()
+
+    def _stop_animation(self) -> None:
+        self._play_timer.stop()

@@ -1,0 +1,64 @@
+"""Brush strokes on a body's rest shape, one undo history per body."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from core.deform import BrushHistory, brush_pull
+from core.pose import Pose
+
+
+class Sculpting:
+    """The controller's sculpt job: ``begin_stroke``, ``sculpt``, ``undo_stroke``,
+    ``reset_rest``.
+
+    Uses the host's ``model`` and ``body_size`` (poses); ``model.set_rest`` asks for the next
+    frame.
+    """
+
+    def _init_sculpting(self) -> None:
+        self._histories: dict[str, BrushHistory] = {}
+
+    def _forget_strokes(self) -> None:
+        """Drop every body's undo history (the scene was replaced)."""
+        self._histories.clear()
+
+    def begin_stroke(self, index: int) -> None:
+        """Remember body ``index``'s rest vertices, so the stroke that starts can be undone."""
+        body = self.model.bodies[index]
+        self._histories.setdefault(body.key, BrushHistory()).push(body.rest.vertices)
+
+    def sculpt(self, index: int, center_world, drag_world) -> None:
+        """Pull the rest vertices of body ``index`` near ``center_world`` along ``drag_world``.
+
+        The brush radius is ``model.brush_radius`` times the body's size.
+        """
+        body = self.model.bodies[index]
+        inv = Pose.from_matrix(body.pose).inverse()
+        center = inv.apply(np.asarray(center_world, dtype=np.float64))
+        drag = inv.apply_vectors(np.asarray(drag_world, dtype=np.float64))
+        radius = self.model.brush_radius * self.body_size(index)
+        vertices = brush_pull(body.rest.vertices, center, drag, radius,
+                              self.model.brush_strength)
+        self.model.set_rest(index, body.rest.with_vertices(vertices))
+
+    def undo_stroke(self, index: int | None = None) -> bool:
+        """Undo the last stroke on body ``index`` (default: the selected body, else any)."""
+        candidates = [index] if index is not None else (
+            [self.model.selected] if self.model.selected >= 0 else
+            range(len(self.model.bodies)))
+        for i in candidates:
+            body = self.model.bodies[i]
+            history = self._histories.get(body.key)
+            if history is not None and len(history):
+                self.model.set_rest(i, body.rest.with_vertices(history.undo()))
+                self.model.message.emit(f"Undid a stroke on {body.name}")
+                return True
+        self.model.message.emit("Nothing to undo")
+        return False
+
+    def reset_rest(self, index: int) -> None:
+        """Give body ``index`` back the shape it was loaded with, forgetting its strokes."""
+        body = self.model.bodies[index]
+        self._histories.pop(body.key, None)
+        self.model.set_rest(index, body.original)
