@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from core.bv import BV_KINDS, ObbFit, fit_volumes, get_kind
-from core.bv.kdop import DIRECTIONS
+from core.bv import BV_KINDS, TREE_BOX_KIND, ObbFit, fit_volumes, get_kind
 from core.bvh import SplitRule
 from core.collide import DescendRule
 from core.distance import min_distance
 from core.partition import PARTITION_KINDS, partition_contacts
+from viewer.kinds import kind_words
 from viewer.render.volumes import VolumeSet
 
 NO_PARTITION = "none"
@@ -122,13 +122,9 @@ def descend_choices() -> list[tuple[str, str, str]]:
             for m in DescendRule]
 
 
-BV_LABELS = {"obb": "OBB (oriented box)"}
-"""Viewer labels of kinds whose registry label is a bare acronym a student may not know."""
-
-
 def bv_choices() -> list[tuple[str, str, str]]:
-    """``(key, label, description)`` of every bounding-volume kind, registry order."""
-    return [(key, BV_LABELS.get(key, kind.label), kind.description)
+    """``(key, people_name, description)`` of every bounding-volume kind, registry order."""
+    return [(key, kind.people_name, kind.description)
             for key, kind in BV_KINDS.items()]
 
 
@@ -175,19 +171,18 @@ def volume_set(frame, bv: str, obb_fit: str = "SURFACE") -> VolumeSet | None:
 
     ``obb_fit`` names the ``ObbFit`` member of the ``"obb"`` kind: it must be the one the
     pipeline traversed with, or the boxes drawn are not the boxes tested."""
-    if len(frame.trees) < 2:
+    if not frame.trees:
         return None
-    kind = get_kind(bv)
-    if kind.name in ("aabb", "aabb15"):
+    # One tree (self-collision) traverses the tree's own boxes, whatever kind is chosen.
+    kind = get_kind(bv if len(frame.trees) >= 2 else TREE_BOX_KIND)
+    if kind.is_tree_box:
         # The tree's own refitted boxes are the AABBs the traversal tested.
         rows = [np.concatenate([t.bmin, t.bmax], axis=1) for t in frame.trees[:2]]
     else:
         method = ObbFit[obb_fit]
         rows = [fit_volumes(t, m, kind, method) for t, m in zip(frame.trees[:2], frame.meshes[:2])]
-    dirs = None
-    if kind.name.startswith("kdop"):
-        dirs = DIRECTIONS[int(kind.name[4:])]
-    return VolumeSet(kind.name, kind.label, rows, kind.wire, dirs)
+    return VolumeSet(kind.name, kind.label, rows, kind.wire, kind_words(kind.name),
+                     kind.max_drawn)
 
 
 def annotate(frame, bv: str = "aabb", partition: str = NO_PARTITION,
