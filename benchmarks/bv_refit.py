@@ -22,22 +22,6 @@ from core.bvh import SplitRule, build_tree
 
 SIZES = {"10k": 10_000, "100k": 100_000, "500k": 500_000}
 
-#: How each kind's ``refit`` works (read from the kind modules; stated, not measured).
-HOW = {
-    "aabb": "exact merge of children, O(k)",
-    "aabb15": "exact merge of children, O(k)",
-    "obb": "from primitives: covariance O(k) by running sums, extents O(m depth)",
-    "sphere": "loose merge of child spheres, O(k)",
-    "kdop6": "exact slab-wise merge, O(k)",
-    "kdop14": "exact slab-wise merge, O(k)",
-    "kdop18": "exact slab-wise merge, O(k)",
-    "kdop26": "exact slab-wise merge, O(k)",
-    "pss": "from primitives (the sphere fit of every node), O(m depth)",
-    "lss": "from primitives (OBB fit, then the radius), O(m depth)",
-    "rss": "from primitives (the OBB fit), O(m depth)",
-}
-
-
 #: The cost of each OBB fit method (see :mod:`core.bv.obb_fit`).
 FIT_HOW = {
     ObbFit.VERTICES: "distinct vertices of every node (a sort per node)",
@@ -57,7 +41,8 @@ def run(label: str, repeats: int) -> list[str]:
                      f"nodes, depth {tree.stats.depth_max})")  # fmt: skip
         for kind in BV_KINDS:
             samples, _ = measure(lambda k=kind, t=tree: refit_volumes(t, mesh, k), repeats)
-            lines.append(f"  {kind:<8} {1e3 * samples.median:>9.2f} ms   {HOW[kind]}")
+            how = BV_KINDS[kind].refit_how
+            lines.append(f"  {kind:<8} {1e3 * samples.median:>9.2f} ms   {how}")
         out = np.empty((tree.n_nodes, BV_KINDS["obb"].width))
         base = (mesh.vertices, mesh.faces, tree.prim_ids, tree.prim_start, tree.n_prims)
         for method in ObbFit:

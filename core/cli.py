@@ -90,7 +90,7 @@ def _bv_names() -> list[str]:
 def _distance_bv_names() -> list[str]:
     from core.bv import BV_KINDS
 
-    return [name for name, kind in BV_KINDS.items() if kind.lower_bound is not None]
+    return [name for name, kind in BV_KINDS.items() if kind.bounds_distance]
 
 
 def _partition_names() -> list[str]:

@@ -6,8 +6,9 @@ are visited depth first, the closer child pair first, and a pair is dropped when
 lower-bound distance is already no better than the best triangle pair found. Leaves run the
 exact triangle-triangle distance (:func:`core.bv._geom.tri_tri_closest`).
 
-Any kind with a ``lower_bound`` can drive it: ``rss`` (PQP's choice, the default), ``lss``,
-``pss``, ``sphere``, ``obb`` (largest separating-axis gap) and ``aabb``.
+Any kind whose registry row ``bounds_distance`` (it has a ``lower_bound``) can drive it: ``rss``
+(PQP's choice, the default), ``lss``, ``pss``, ``sphere``, ``obb`` (largest separating-axis gap)
+and the ``aabb`` kinds.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import numpy as np
 from numba import njit
 
 from core.bv._geom import tri_tri_closest
-from core.bv.registry import fit_volumes, get_kind, lower_bound_by_code, volume_by_code
+from core.bv.registry import BV_KINDS, fit_volumes, get_kind, lower_bound_by_code, volume_by_code
 from core.bvh.tree import Tree
 from core.checks import instance, real_number
 from core.collide.query import box_margin, check_tree, relative_pose, rigid_body
@@ -169,8 +170,8 @@ def branch_and_bound(code, first_a, count_a, prim_ids_a, vol_a, va, fa, first_b,
 
 def _search(mesh_a, tree_a, mesh_b, tree_b, pose_a, pose_b, bv, upper, stop_at, tol):
     kind = get_kind(bv)
-    if kind.lower_bound is None:
-        usable = "rss lss pss sphere obb aabb aabb15"
+    if not kind.bounds_distance:
+        usable = " ".join(name for name, k in BV_KINDS.items() if k.bounds_distance)
         raise ValueError(f"bounding volume {kind.name!r} has no distance bound; use one of "
                          f"{usable}")  # fmt: skip
     t0 = time.perf_counter()

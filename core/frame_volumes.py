@@ -1,7 +1,7 @@
 """The bounding volumes a frame's traversal tested, as plain arrays a viewer can draw later.
 
-A :class:`FrameVolumes` holds only a kind's key, its label, both trees' volume rows and (for a
-k-DOP) its slab directions: numpy arrays and strings, so a stored frame carries the very boxes
+A :class:`FrameVolumes` holds only a kind's key, its label and both trees' volume rows: numpy
+arrays and strings, so a stored frame carries the very boxes
 that were tested and can be drawn without running the core again.
 """
 
@@ -16,29 +16,56 @@ import numpy as np
 class FrameVolumes:
     """The volumes of one kind that a frame's traversal tested, for drawing.
 
+    Only the kind's key, its label and the rows are stored; everything else about the kind
+    (how it is drawn and said) is read from its registry row, :data:`core.bv.BV_KINDS`, so a
+    stored frame stays small and a kind's facts live in one place.
+
     Attributes
     ----------
     name : str
-        Registry key (``"aabb"``, ``"obb"``, ``"kdop14"``, ...).
+        Registry key.
     label : str
         The kind's name for people.
     rows : list of (k, w) float64
-        Volume rows of body A's and body B's tree, in each body's local frame.
-    dirs : (nd, 3) float64 or None
-        Slab directions of a k-DOP (its faces are solved from ``rows`` and these).
+        Volume rows of body A's and body B's tree (one tree: self-collision), in each body's
+        local frame.
     """
 
     name: str
     label: str
     rows: list = field(default_factory=list)
-    dirs: np.ndarray | None = None
 
-    def wire(self, rows: np.ndarray) -> dict:
-        """The kind's drawable records of some ``rows`` (``core.bv`` kind ``wire``: numpy
-        only, no kernel runs)."""
+    def kind(self):
+        """The registry row of :attr:`name` (:class:`core.bv.BVKind`)."""
         from core.bv import get_kind
 
-        return get_kind(self.name).wire(rows)
+        return get_kind(self.name)
+
+    def wire(self, rows: np.ndarray) -> dict:
+        """The kind's drawable records of some ``rows`` (its ``wire``: numpy only, no kernel
+        runs): ``points (N, 3) float64``, ``line_sizes (c,) int64``, ``line_ids`` ``int64``."""
+        return self.kind().wire(rows)
+
+    @property
+    def max_drawn(self) -> int | None:
+        """Most volumes of the kind drawn per overlay (None: only the display's cap)."""
+        return self.kind().max_drawn
+
+    @property
+    def noun(self) -> str:
+        return self.kind().noun
+
+    @property
+    def noun_plural(self) -> str:
+        return self.kind().noun_plural
+
+    @property
+    def pair_noun(self) -> str:
+        return self.kind().pair_noun
+
+    def separating_test(self, sep_id: int) -> str:
+        """Which test of the kind separated a culled pair, in words."""
+        return self.kind().separating_test(sep_id)
 
 
 def fitted_volumes(trees, meshes, bv: str, obb_fit: str = "SURFACE") -> FrameVolumes | None:
@@ -59,24 +86,21 @@ def fitted_volumes(trees, meshes, bv: str, obb_fit: str = "SURFACE") -> FrameVol
     Returns
     -------
     FrameVolumes or None
-        None with fewer than two trees.
+        None without trees; with one tree (self-collision), the tree's own boxes.
     """
-    from core.bv import ObbFit, fit_volumes, get_kind
-    from core.bv.kdop import DIRECTIONS
+    from core.bv import TREE_BOX_KIND, ObbFit, fit_volumes, get_kind
 
-    if len(trees) < 2:
+    if not trees:
         return None
-    kind = get_kind(bv)
-    if kind.name in ("aabb", "aabb15"):
+    # One tree (self-collision) traverses the tree's own boxes, whatever kind is chosen.
+    kind = get_kind(bv if len(trees) >= 2 else TREE_BOX_KIND)
+    if kind.is_tree_box:
         # The tree's own refitted boxes are the AABBs the traversal tested.
         rows = [np.concatenate([t.bmin, t.bmax], axis=1) for t in trees[:2]]
     else:
         method = ObbFit[obb_fit]
         rows = [fit_volumes(t, m, kind, method) for t, m in zip(trees[:2], meshes[:2])]
-    dirs = None
-    if kind.name.startswith("kdop"):
-        dirs = DIRECTIONS[int(kind.name[4:])]
-    return FrameVolumes(kind.name, kind.label, rows, dirs)
+    return FrameVolumes(kind.name, kind.label, rows)
 
 
 def volume_set(frame, bv: str, obb_fit: str = "SURFACE") -> FrameVolumes | None:

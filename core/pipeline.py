@@ -303,6 +303,9 @@ class FramePipeline:
         timings = {"deform": t_deform - t_start, "update": t_update - t_deform}
         result = volumes = partition = distance = containment = None
         is_pair = len(bodies) >= 2
+        if len(bodies) == 1:
+            # One body (self-collision): the tree's own boxes, which its self-traversal tests.
+            volumes = fitted_volumes(trees, meshes, request.bv, request.obb_fit.name)
         if is_pair:
             poses = (bodies[0].pose, bodies[1].pose)
             result = tree_query(request, meshes[0], trees[0], meshes[1], trees[1], *poses)

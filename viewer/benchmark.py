@@ -11,6 +11,7 @@ from __future__ import annotations
 import statistics
 import time
 
+from viewer.kinds import has_fit_choice
 from viewer.model import DEFAULT_LEVEL
 
 CORE_PHASES = ("deform", "update", "fit", "traverse", "tritri")
@@ -85,7 +86,7 @@ def run_benchmark(scene: str, n_frames: int = 60, n_warmup: int = 10, update: st
     median_ms = {k: 1e3 * statistics.median(v) for k, v in samples.items()}
     return {
         "scene": scene,
-        "bv": bv if bv != "obb" else f"obb ({obb_fit.lower()} fit)",
+        "bv": f"{bv} ({obb_fit.lower()} fit)" if has_fit_choice(bv) else bv,
         "split": split.lower(),
         "frames": n_frames,
         "triangles": [b.rest.n_faces for b in model.bodies],

@@ -112,13 +112,9 @@ def descend_choices() -> list[tuple[str, str, str]]:
             for m in DescendRule]
 
 
-BV_LABELS = {"obb": "OBB (oriented box)"}
-"""Viewer labels of kinds whose registry label is a bare acronym a student may not know."""
-
-
 def bv_choices() -> list[tuple[str, str, str]]:
-    """``(key, label, description)`` of every bounding-volume kind, registry order."""
-    return [(key, BV_LABELS.get(key, kind.label), kind.description)
+    """``(key, people_name, description)`` of every bounding-volume kind, registry order."""
+    return [(key, kind.people_name, kind.description)
             for key, kind in BV_KINDS.items()]
 
 

@@ -13,13 +13,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from core.bv import ObbFit, get_kind, refit_volumes
-from core.bv.kdop import DIRECTIONS
-from core.bv.obb_fit import fit_method
+from core.bv import ObbFit, fit_from_triangles, get_kind, refit_volumes
 from core.collide import DescendRule
 from core.collide.bvquery import collide_bv
 from core.frame_volumes import volume_set  # noqa: F401 - the compare view draws each kind
-from viewer.render.volumes import kdop_faces, polytope_volume
 
 DEFAULT_KINDS = ("aabb", "aabb15", "obb", "sphere", "kdop14", "rss")
 """Kinds ticked when the compare view opens: one of each family, and the axis-aligned boxes
@@ -41,13 +38,16 @@ class CompareRow:
     Attributes
     ----------
     kind, label : str
+        Registry key and the kind's short label.
+    has_fit_choice : bool
+        The kind's fit has a method to choose (the OBB fit): its label names the method.
     level : int
         Tree depth the volume total is taken at (clamped to each tree's depth).
     total_volume : float
-        Sum of the volumes of A's and B's nodes at that depth (smaller = tighter). For the
-        k-DOPs this is the polytope's own volume, computed here from its faces: the core's
-        k-DOP ``volume`` is that of its axis slabs (an upper bound for the descend rule),
-        which would show every k-DOP as loose as the AABB.
+        Sum of the volumes of A's and B's nodes at that depth (smaller = tighter): each
+        shape's own volume (``BVKind.shape_volumes``; for a k-DOP the polytope's, not the
+        upper bound its ``volume`` gives the descend rule, which would show every k-DOP as
+        loose as the AABB).
     n_bv_tests, n_bv_overlaps, n_tri_tests, n_contacts : int
         The core's counters of the query.
     fit_ms : float
@@ -64,6 +64,7 @@ class CompareRow:
 
     kind: str
     label: str
+    has_fit_choice: bool
     level: int
     total_volume: float
     n_bv_tests: int
@@ -77,27 +78,11 @@ class CompareRow:
     traverse_ms: float = 0.0
 
 
-def _fit(kind, tree, mesh, obb_fit: ObbFit = ObbFit.SURFACE) -> np.ndarray:
-    out = np.empty((tree.n_nodes, kind.width))
-    args = (mesh.vertices, mesh.faces, tree.prim_ids, tree.prim_start, tree.n_prims, out)
-    if kind.name == "obb":
-        fit_method(*args, int(obb_fit))
-    else:
-        kind.fit(*args)
-    # Read-only like core.bv.fit_volumes' rows: numba types read-only arrays apart, and the
-    # traversal compiled for writable ones is not in the warmed cache (measured: a 28 s
-    # compile on the first compare).
-    out.flags.writeable = False
-    return out
-
-
 def total_volume(kind, rows: np.ndarray, node_ids: np.ndarray) -> float:
-    """Sum of the volumes of rows ``node_ids`` of ``(k, w) float64`` volume rows: the kind's
-    ``volume``, or for a k-DOP the exact polytope volume."""
-    if kind.name.startswith("kdop"):
-        dirs = DIRECTIONS[int(kind.name[4:])]
-        return float(sum(polytope_volume(kdop_faces(rows[int(i)], dirs)) for i in node_ids))
-    return float(sum(kind.volume(rows[int(i)]) for i in node_ids))
+    """Sum of the shape volumes (``BVKind.shape_volumes``) of rows ``node_ids`` of ``(k, w)
+    float64`` volume rows."""
+    node_ids = np.asarray(node_ids, dtype=np.int64)
+    return float(kind.shape_volumes(np.asarray(rows)[node_ids]).sum())
 
 
 def compare_kinds(frame, kinds, level: int, descend: str = "LARGER_VOLUME",
@@ -127,7 +112,7 @@ def compare_kinds(frame, kinds, level: int, descend: str = "LARGER_VOLUME",
     for name in kinds:
         kind = get_kind(name)
         t0 = time.perf_counter()
-        rows = [_fit(kind, t, m, ObbFit[obb_fit]) for t, m in zip(trees, meshes)]
+        rows = [fit_from_triangles(t, m, kind, ObbFit[obb_fit]) for t, m in zip(trees, meshes)]
         t1 = time.perf_counter()
         for t, m in zip(trees, meshes):
             refit_volumes(t, m, kind)
@@ -146,8 +131,8 @@ def compare_kinds(frame, kinds, level: int, descend: str = "LARGER_VOLUME",
                      for r, t in zip(rows, trees))  # fmt: skip
         c = result.counters
         rows_out.append(CompareRow(
-            kind.name, kind.label, int(level), volume, c.n_bv_tests, c.n_bv_overlaps,
-            c.n_tri_tests, c.n_contacts, 1e3 * (t1 - t0), 1e3 * (t2 - t1), 1e3 * (t3 - t2),
-            kind.refit_exact, 1e3 * traverse_s,
+            kind.name, kind.label, kind.has_fit_choice, int(level), volume, c.n_bv_tests,
+            c.n_bv_overlaps, c.n_tri_tests, c.n_contacts, 1e3 * (t1 - t0), 1e3 * (t2 - t1),
+            1e3 * (t3 - t2), kind.refit_exact, 1e3 * traverse_s,
         ))  # fmt: skip
     return rows_out

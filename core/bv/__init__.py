@@ -5,6 +5,15 @@
 """
 
 from core.bv.obb_fit import ObbFit
-from core.bv.registry import BV_KINDS, BVKind, fit_volumes, get_kind, refit_volumes
+from core.bv.registry import (
+    BV_KINDS,
+    TREE_BOX_KIND,
+    BVKind,
+    fit_from_triangles,
+    fit_volumes,
+    get_kind,
+    refit_volumes,
+)
 
-__all__ = ["BV_KINDS", "BVKind", "ObbFit", "fit_volumes", "get_kind", "refit_volumes"]
+__all__ = ["BV_KINDS", "TREE_BOX_KIND", "BVKind", "ObbFit", "fit_from_triangles", "fit_volumes",
+           "get_kind", "refit_volumes"]

@@ -14,7 +14,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from core.bv.obb import gap15, sat6, sat15
+from core.bv._wire import box_record
+from core.bv.obb import box_axis_text, gap15, sat6, sat15
 
 #: Row layout: ``bmin`` (3) then ``bmax`` (3).
 WIDTH = 6
@@ -187,7 +188,21 @@ def corners(rows: np.ndarray) -> np.ndarray:
 
 
 def wire(rows: np.ndarray) -> dict:
-    """Drawable records: ``{"kind": "box", "corners": (j, 8, 3) float64}`` (bit order as in
-    :func:`corners`; edges join corners that differ in one bit)."""
-    return {"kind": "box", "corners": corners(rows)}
+    """Drawable records (:mod:`core.bv._wire`): 12 line cells per box, plus ``"kind": "box"``
+    and ``"corners": (j, 8, 3) float64`` (bit order as in :func:`corners`; edges join corners
+    that differ in one bit)."""
+    return box_record(corners(rows))
 
+
+def separating_test(sep_id: int) -> str:
+    """The test that culled a pair, in words: "A's axis 2 (y)", "B's axis 1 (x)", "A3 x B3
+    (edge-edge axis)" (ids of :func:`overlap` and :func:`overlap15`). The axes are the world
+    axes of each body's frame, so each is named by its letter too."""
+    return box_axis_text(sep_id, letters="xyz")
+
+
+def distance_outside(row: np.ndarray, points: np.ndarray) -> np.ndarray:
+    """How far each point is outside the box ``row (6,)`` (<= 0 inside), ``(p,) float64``:
+    the largest excess over the slabs (a lower bound of the true distance, exact on faces)."""
+    points = np.asarray(points, dtype=np.float64).reshape(-1, 3)
+    return np.maximum(row[:3] - points, points - row[3:6]).max(axis=1)

@@ -17,6 +17,7 @@ import numpy as np
 from numba import njit
 
 from core.bv._geom import ROUND
+from core.bv._wire import box_record
 from core.bv.obb_fit import fit_method
 
 #: Row layout: center 3, axes 9 (columns are axes), half 3.
@@ -296,5 +297,35 @@ def corners(rows: np.ndarray) -> np.ndarray:
 
 
 def wire(rows: np.ndarray) -> dict:
-    """Drawable records: ``{"kind": "box", "corners": (j, 8, 3) float64}``."""
-    return {"kind": "box", "corners": corners(rows)}
+    """Drawable records (:mod:`core.bv._wire`): 12 line cells per box, plus ``"kind": "box"``
+    and ``"corners": (j, 8, 3) float64``."""
+    return box_record(corners(rows))
+
+
+def box_axis_text(sep_id: int, letters: str = "") -> str:
+    """A separating axis of the 15-axis test (:func:`sat15` ids; SAT lite uses 0-5) in words.
+
+    Axes are numbered from 1 on screen, as the OBBTree paper (Gottschalk et al. 1996) names
+    them A1, A2, A3; ``letters`` (e.g. ``"xyz"``) adds the letter of a face axis when the
+    boxes' axes are the coordinate axes.
+    """
+    letter = f" ({letters[sep_id % 3]})" if letters and sep_id < 6 else ""
+    if sep_id < 3:
+        return f"A's axis {sep_id + 1}{letter}"
+    if sep_id < 6:
+        return f"B's axis {sep_id - 2}{letter}"
+    i, j = divmod(sep_id - 6, 3)
+    return f"A{i + 1} x B{j + 1} (edge-edge axis)"
+
+
+def separating_test(sep_id: int) -> str:
+    """The test that culled a pair, in words: "A's axis 3", "A1 x B3 (edge-edge axis)"."""
+    return box_axis_text(sep_id)
+
+
+def distance_outside(row: np.ndarray, points: np.ndarray) -> np.ndarray:
+    """How far each point is outside the box ``row (15,)`` (<= 0 inside), ``(p,) float64``:
+    the largest excess over the half-lengths along the box axes."""
+    points = np.asarray(points, dtype=np.float64).reshape(-1, 3)
+    local = (points - row[:3]) @ row[3:12].reshape(3, 3)
+    return (np.abs(local) - row[12:15]).max(axis=1)

@@ -2,7 +2,9 @@
 
 Every kind is a :class:`BVKind`: a row width and the kind's numba functions with the common
 signatures (``fit``, ``refit``, ``overlap``, ``volume``, ``lower_bound``), a ``wire`` for the
-viewer, a label and a description for students.
+viewer, and everything a student reads about it (its name, the nouns for one volume and for
+pairs, how the test that separated a pair is said). Nothing outside the kind's module and its
+row knows which kind it is: adding one is the recipe in ``CONTRIBUTING.md``.
 
 Why the traversal dispatches on a small integer ``code`` instead of taking the ``overlap``
 function as a first-class argument: numba 0.68 compiles a kernel that takes (or closes over)
@@ -16,7 +18,8 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import partial
 
 import numpy as np
 from numba import njit
@@ -34,7 +37,8 @@ class BVKind:
     name : str
         Registry key.
     code : int
-        Its number in the numba dispatch (:func:`overlap_by_code`).
+        Its number in the numba dispatch (:func:`overlap_by_code`, :func:`volume_by_code`,
+        :func:`lower_bound_by_code`).
     width : int
         Floats per node row.
     fit, refit, overlap, volume, lower_bound : numba functions
@@ -44,10 +48,44 @@ class BVKind:
         id of the test that separated); ``volume(row) -> float``;
         ``lower_bound(row_a, row_b, rot, trans) -> float`` (None where not offered).
     wire : callable
-        ``wire(rows) -> dict`` of plain numpy drawable records.
+        ``wire(rows (j, width) float64) -> dict`` of plain numpy drawable records: ``points
+        (N, 3) float64``, ``line_sizes (c,) int64``, ``line_ids (line_sizes.sum(),) int64``
+        (see :mod:`core.bv._wire`), plus the kind's own descriptive keys.
     refit_exact : bool
         Whether ``refit`` gives the same volumes as ``fit`` (exact merge or from primitives).
-    label, description : str
+    label : str
+        Short name with the acronym, for tables ("OBB", "AABB (SAT lite)").
+    description : str
+        A few sentences for students: what the volume is, how it is tested, what it costs.
+    people_name : str
+        What a student reads in a list of kinds ("oriented box (OBB)", "14-DOP", "capsule
+        (LSS)"): the viewer's choice labels.
+    noun, noun_plural, pair_noun : str
+        One volume, several, and a pair of them in a sentence ("oriented box", "oriented
+        boxes", "oriented box pairs").
+    separating_test : callable
+        ``separating_test(sep_id: int) -> str``: the test that separated a culled pair, from
+        the id ``overlap`` returned ("A's axis 2 (y)", "slab 5 (direction (1, 1, 0))").
+    distance_outside : callable
+        ``distance_outside(row (width,) float64, points (p, 3) float64) -> (p,) float64``:
+        how far each point is outside the volume, <= 0 inside (what the generic tests check
+        containment with).
+    refit_how : str
+        How ``refit`` works and what it costs, in a few words (the refit benchmark's table).
+    parameters : dict
+        The kind's fixed parameters by name (a k-DOP's ``"directions"``, ``(k/2, 3)
+        float64``); empty for most.
+    max_drawn : int or None
+        Most volumes a viewer should draw per overlay when drawing one costs more than a box
+        (a k-DOP's faces are solved per node); None: no limit of its own.
+    exact_volume : callable or None
+        ``exact_volume(rows) -> (j,) float64`` of the drawn shape, where ``volume`` is only an
+        upper bound (a k-DOP's is its box's); None: ``volume`` is exact.
+    has_fit_choice : bool
+        Its fit has a choice of method (:class:`core.bv.obb_fit.ObbFit`, the OBB's).
+    is_tree_box : bool
+        Its volumes are the tree's own boxes (``core.bvh.Tree.bmin, bmax``), so a viewer can
+        draw those instead of fitting.
     """
 
     name: str
@@ -62,27 +100,77 @@ class BVKind:
     refit_exact: bool
     label: str
     description: str
+    people_name: str
+    noun: str
+    noun_plural: str
+    pair_noun: str
+    separating_test: Callable[[int], str]
+    distance_outside: Callable
+    refit_how: str
+    parameters: dict = field(default_factory=dict, compare=False)
+    max_drawn: int | None = None
+    exact_volume: Callable | None = None
+    has_fit_choice: bool = False
+    is_tree_box: bool = False
+
+    @property
+    def bounds_distance(self) -> bool:
+        """Whether its ``lower_bound`` can drive :func:`core.distance.min_distance`."""
+        return self.lower_bound is not None
+
+    def shape_volumes(self, rows: np.ndarray) -> np.ndarray:
+        """Volume of each row's shape, ``(j,) float64`` (``exact_volume``, else ``volume``)."""
+        rows = np.asarray(rows, dtype=np.float64).reshape(-1, self.width)
+        if self.exact_volume is not None:
+            return self.exact_volume(rows)
+        return np.array([self.volume(r) for r in rows], dtype=np.float64)
+
+
+TREE_BOX_KIND = "aabb"
+"""The kind that tests the tree's own boxes (``core.bvh.Tree.bmin, bmax``) the way the tree
+traversal and self-collision do (SAT lite under rotation)."""
+
+
+def _words(people_name: str, noun: str, noun_plural: str, pair_noun: str) -> dict:
+    return {"people_name": people_name, "noun": noun, "noun_plural": noun_plural,
+            "pair_noun": pair_noun}  # fmt: skip
 
 
 def _kinds() -> dict[str, BVKind]:
+    boxes = _words("axis-aligned box", "box", "boxes", "box pairs")
     k = [
         BVKind("aabb", 0, aabb.WIDTH, aabb.fit, aabb.refit, aabb.overlap, aabb.volume,
                aabb.lower_bound, aabb.wire, True, "AABB (SAT lite)",
                "Axis-aligned boxes. Under rotation B's box is tested in A's frame with only the "
                "six face axes (van den Bergen's SAT lite): cheap, never misses, sometimes lets "
-               "a separated pair through."),
+               "a separated pair through.",
+               **{**boxes, "people_name": "axis-aligned box (AABB, SAT lite)"},
+               separating_test=aabb.separating_test, distance_outside=aabb.distance_outside,
+               refit_how="exact merge of children, O(k)", is_tree_box=True),
         BVKind("aabb15", 1, aabb.WIDTH, aabb.fit, aabb.refit, aabb.overlap15, aabb.volume,
                aabb.lower_bound, aabb.wire, True, "AABB (15 axes)",
                "Axis-aligned boxes tested with the full 15-axis separating axis test: fewer "
-               "box tests than SAT lite, more arithmetic per test."),
+               "box tests than SAT lite, more arithmetic per test.",
+               **{**boxes, "people_name": "axis-aligned box (AABB, 15 axes)"},
+               separating_test=aabb.separating_test, distance_outside=aabb.distance_outside,
+               refit_how="exact merge of children, O(k)", is_tree_box=True),
         BVKind("obb", 2, obb.WIDTH, obb.fit, obb.refit, obb.overlap, obb.volume,
                obb.lower_bound, obb.wire, True, "OBB",
                "Oriented boxes along the principal axes of the triangles (OBBTree, RAPID); "
-               "15-axis test. Tight on long thin parts; fit costs an eigen-decomposition."),
+               "15-axis test. Tight on long thin parts; fit costs an eigen-decomposition.",
+               **_words("oriented box (OBB)", "oriented box", "oriented boxes",
+                        "oriented box pairs"),
+               separating_test=obb.separating_test, distance_outside=obb.distance_outside,
+               refit_how="from primitives: covariance O(k) by running sums, extents O(m depth)",
+               has_fit_choice=True),
         BVKind("sphere", 3, sphere.WIDTH, sphere.fit, sphere.refit, sphere.overlap,
                sphere.volume, sphere.lower_bound, sphere.wire, False, "Sphere",
                "Spheres around the box centre. Rotation-invariant and the cheapest test, but "
-               "loose on flat and long parts; refit merges child spheres loosely."),
+               "loose on flat and long parts; refit merges child spheres loosely.",
+               **_words("sphere", "sphere", "spheres", "sphere pairs"),
+               separating_test=sphere.separating_test,
+               distance_outside=sphere.distance_outside,
+               refit_how="loose merge of child spheres, O(k)"),
     ]
     code = 4
     for n in (6, 14, 18, 26):
@@ -93,20 +181,36 @@ def _kinds() -> dict[str, BVKind]:
             getattr(kdop, f"volume{n}"), None, kdop.make_wire(dirs), True, f"{n}-DOP",
             f"Slabs along {dirs.shape[0]} fixed directions. Exact and cheap without rotation; "
             "under rotation each side's box is projected on the other's slabs (conservative).",
+            **_words(f"{n}-DOP", f"{n}-DOP", f"{n}-DOPs", f"{n}-DOP pairs"),
+            separating_test=kdop.make_separating_test(dirs),
+            distance_outside=partial(kdop.distance_outside, dirs=dirs),
+            refit_how="exact slab-wise merge, O(k)", parameters={"directions": dirs},
+            max_drawn=kdop.MAX_DRAWN, exact_volume=partial(kdop.shape_volume, dirs=dirs),
         ))  # fmt: skip
         code += 1
     k += [
         BVKind("pss", 8, ssv.WIDTH, ssv.fit_pss, ssv.refit_pss, ssv.overlap_pss, ssv.volume,
                ssv.lower_bound_pss, ssv.wire, True, "PSS (point swept sphere)",
                "A sphere, stored as a swept sphere (PQP). Its distance bound is the centre "
-               "distance minus the radii."),
+               "distance minus the radii.",
+               **_words("point swept sphere (PSS)", "sphere", "spheres", "sphere pairs"),
+               separating_test=ssv.separating_test_pss, distance_outside=ssv.distance_outside,
+               refit_how="from primitives (the sphere fit of every node), O(m depth)"),
         BVKind("lss", 9, ssv.WIDTH, ssv.fit_lss, ssv.refit_lss, ssv.overlap_lss, ssv.volume,
                ssv.lower_bound_lss, ssv.wire, True, "LSS (capsule)",
-               "A segment along the main axis swept by a sphere (PQP): a capsule."),
+               "A segment along the main axis swept by a sphere (PQP): a capsule.",
+               **_words("capsule (LSS)", "capsule", "capsules", "capsule pairs"),
+               separating_test=ssv.separating_test_lss, distance_outside=ssv.distance_outside,
+               refit_how="from primitives (OBB fit, then the radius), O(m depth)"),
         BVKind("rss", 10, ssv.WIDTH, ssv.fit_rss, ssv.refit_rss, ssv.overlap_rss, ssv.volume,
                ssv.lower_bound_rss, ssv.wire, True, "RSS (rounded rectangle)",
                "A rectangle in the two main axes swept by a sphere (PQP): tight for distance "
-               "queries, its bound is the rectangle-rectangle distance minus the radii."),
+               "queries, its bound is the rectangle-rectangle distance minus the radii.",
+               # "rounded rectangle pairs" misreads as a noun pile: hyphenate the pair noun.
+               **_words("rounded rectangle (RSS)", "rounded rectangle", "rounded rectangles",
+                        "rounded-rectangle pairs"),
+               separating_test=ssv.separating_test_rss, distance_outside=ssv.distance_outside,
+               refit_how="from primitives (the OBB fit), O(m depth)"),
     ]
     return {kind.name: kind for kind in k}
 
@@ -220,17 +324,17 @@ def fit_volumes(tree, mesh, bv: str | BVKind = "obb", obb_fit: ObbFit | None = N
     """
     kind = get_kind(bv)
     method = ObbFit.SURFACE if obb_fit is None else ObbFit(obb_fit)
-    key = (kind.name, int(method) if kind.name == "obb" else -1)
+    key = (kind.name, int(method) if kind.has_fit_choice else -1)
     per_tree = _CACHE.setdefault(tree, {})
     hit = per_tree.get(key)
     if hit is not None and hit[0] is mesh.vertices:
         return hit[1]
     out = np.empty((tree.n_nodes, kind.width))
     args = (mesh.vertices, mesh.faces, tree.prim_ids, tree.prim_start, tree.n_prims)
-    if kind.name == "obb" and method in (ObbFit.HULL_VERTICES, ObbFit.HULL_SURFACE):
+    if kind.has_fit_choice and method in (ObbFit.HULL_VERTICES, ObbFit.HULL_SURFACE):
         fit_hull_bottom_up(*args, tree.first, tree.count, tree.level_nodes, tree.level_start,
                            out, int(method))  # fmt: skip
-    elif kind.name == "obb":
+    elif kind.has_fit_choice:
         fit_method(*args, out, int(method))
     elif kind.refit_exact:
         # The same volumes as ``fit``, and for the merging kinds (boxes, k-DOPs) O(k) instead
@@ -240,6 +344,24 @@ def fit_volumes(tree, mesh, bv: str | BVKind = "obb", obb_fit: ObbFit | None = N
         kind.fit(*args, out)
     out.flags.writeable = False
     per_tree[key] = (mesh.vertices, out)
+    return out
+
+
+def fit_from_triangles(tree, mesh, bv: str | BVKind = "obb",
+                       obb_fit: ObbFit | None = None) -> np.ndarray:
+    """Every node's volume fitted from its own triangles (the kind's ``fit``, or for a kind
+    with a fit choice the ``obb_fit`` method), ``(k, width) float64``, read-only; not cached,
+    so callers can time it."""
+    kind = get_kind(bv)
+    out = np.empty((tree.n_nodes, kind.width))
+    args = (mesh.vertices, mesh.faces, tree.prim_ids, tree.prim_start, tree.n_prims, out)
+    if kind.has_fit_choice:
+        fit_method(*args, int(ObbFit.SURFACE if obb_fit is None else ObbFit(obb_fit)))
+    else:
+        kind.fit(*args)
+    # Read-only like fit_volumes' rows: numba types read-only arrays apart, and a traversal
+    # compiled for writable ones is not in the warmed cache (measured: a 28 s compile).
+    out.flags.writeable = False
     return out
 
 

@@ -12,6 +12,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from core.bv._wire import CIRCLE_SEGMENTS, circle_basis, closed_loops, lines_record
+
 #: Row layout: center 3, radius 1.
 WIDTH = 4
 
@@ -117,7 +119,36 @@ def volume(row):
     return 4.0 / 3.0 * np.pi * row[3] ** 3
 
 
+POLYLINES_PER_VOLUME = 3
+"""Closed polylines drawn per sphere: its great circles in the xy, yz and zx planes."""
+
+
+def circles(centers: np.ndarray, radii: np.ndarray):
+    """Three great circles (xy, yz, zx planes) per sphere: points, sizes and ids of ``3 j``
+    closed polylines (:func:`core.bv._wire.closed_loops`)."""
+    cos, sin = circle_basis()
+    eye = np.eye(3)
+    loops = []
+    for u, v in ((0, 1), (1, 2), (2, 0)):
+        ring = cos[:, None] * eye[u] + sin[:, None] * eye[v]  # (s, 3)
+        loops.append(centers[:, None, :] + radii[:, None, None] * ring[None])
+    return closed_loops(np.stack(loops, axis=1).reshape(-1, CIRCLE_SEGMENTS, 3))
+
+
 def wire(rows: np.ndarray) -> dict:
-    """Drawable records: ``{"kind": "sphere", "centers": (j, 3), "radii": (j,)}`` float64."""
+    """Drawable records (:mod:`core.bv._wire`): three great circles per sphere, plus
+    ``"kind": "sphere"``, ``"centers": (j, 3)`` and ``"radii": (j,)`` float64."""
     rows = np.asarray(rows, dtype=np.float64).reshape(-1, WIDTH)
-    return {"kind": "sphere", "centers": rows[:, :3].copy(), "radii": rows[:, 3].copy()}
+    centers, radii = rows[:, :3].copy(), rows[:, 3].copy()
+    return lines_record(*circles(centers, radii), kind="sphere", centers=centers, radii=radii)
+
+
+def separating_test(sep_id: int) -> str:
+    """The test that culled a pair, in words (:func:`overlap` has one: the centre line)."""
+    return "centre distance"
+
+
+def distance_outside(row: np.ndarray, points: np.ndarray) -> np.ndarray:
+    """How far each point is outside the sphere ``row (4,)`` (<= 0 inside), ``(p,) float64``."""
+    points = np.asarray(points, dtype=np.float64).reshape(-1, 3)
+    return np.linalg.norm(points - row[:3], axis=1) - row[3]

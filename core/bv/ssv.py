@@ -24,6 +24,7 @@ from numba import njit, prange
 
 from core.bv import obb, sphere
 from core.bv._geom import closest_seg_seg, rect_rect_distance
+from core.bv._wire import CIRCLE_SEGMENTS, closed_loops, lines_record
 from core.vec3 import axpy3, dot3, sub3
 
 #: Row layout: center 3, axes 9, half 2, radius 1.
@@ -257,15 +258,61 @@ def volume(row):
     return 2.0 * r * a * b + np.pi * r * r * (a + b) + 4.0 / 3.0 * np.pi * r**3
 
 
+POLYLINES_PER_VOLUME = 4
+"""Closed polylines drawn per swept sphere: the core (rectangle, segment or point) and its
+outline offset by the radius in the three planes of the volume's axes (a rounded rectangle,
+two stadiums; for a PSS three circles, a sphere)."""
+
+
+def _rounded(center, u, v, hu, hv, radius) -> np.ndarray:
+    """Outline of a rectangle (half sides ``hu, hv`` along unit ``u, v``) offset by ``radius``:
+    ``(j, 4 * (CIRCLE_SEGMENTS // 4 + 1), 3)`` points, corner arcs joined by straight sides."""
+    n_arc = CIRCLE_SEGMENTS // 4 + 1
+    quarter = np.linspace(0.0, 0.5 * np.pi, n_arc)
+    loops = []
+    for k, (su, sv) in enumerate(((1, 1), (-1, 1), (-1, -1), (1, -1))):
+        angle = quarter + k * 0.5 * np.pi
+        corner = center + su * hu[:, None] * u + sv * hv[:, None] * v  # (j, 3)
+        arc = (np.cos(angle)[None, :, None] * u[:, None, :]
+               + np.sin(angle)[None, :, None] * v[:, None, :])  # fmt: skip
+        loops.append(corner[:, None, :] + radius[:, None, None] * arc)
+    return np.concatenate(loops, axis=1)
+
+
+def _outlines(corners, radii, centers, axes):
+    """Core loop plus three offset outlines per swept sphere: points, sizes and ids of
+    ``4 j`` closed polylines."""
+    j = corners.shape[0]
+    if j == 0:
+        return np.empty((0, 3)), np.empty(0, np.int64), np.empty(0, np.int64)
+    a0, a1, a2 = axes[:, :, 0], axes[:, :, 1], axes[:, :, 2]
+    h0 = 0.5 * np.linalg.norm(corners[:, 0] - corners[:, 3], axis=1)
+    h1 = 0.5 * np.linalg.norm(corners[:, 0] - corners[:, 1], axis=1)
+    zero = np.zeros(j)
+    outlines = [
+        _rounded(centers, a0, a1, h0, h1, radii),  # the rounded rectangle, in its own plane
+        _rounded(centers, a0, a2, h0, zero, radii),  # section across the rectangle
+        _rounded(centers, a1, a2, h1, zero, radii),
+    ]
+    q = outlines[0].shape[1]
+    # The core (4 corners) padded to the outline's point count so all loops share one shape.
+    core = np.repeat(corners, q // 4, axis=1)
+    core = np.concatenate([core, np.repeat(corners[:, -1:], q - core.shape[1], axis=1)], axis=1)
+    loops = np.stack([core] + outlines, axis=1)  # (j, 4, q, 3)
+    return closed_loops(loops.reshape(-1, q, 3))
+
+
 def wire(rows: np.ndarray) -> dict:
-    """Drawable records of swept spheres.
+    """Drawable records of swept spheres (:mod:`core.bv._wire`): per volume the core loop and
+    three outlines offset by the radius (:data:`POLYLINES_PER_VOLUME` closed polylines).
 
     Returns
     -------
     dict
-        ``{"kind": "swept", "corners": (j, 4, 3), "radii": (j,), "centers": (j, 3),
-        "axes": (j, 3, 3)}`` float64: the core rectangle's corners (repeated points for LSS and
-        PSS cores) and the sweeping radius.
+        The common ``points``, ``line_sizes``, ``line_ids``, and ``{"kind": "swept",
+        "corners": (j, 4, 3), "radii": (j,), "centers": (j, 3), "axes": (j, 3, 3)}`` float64:
+        the core rectangle's corners (repeated points for LSS and PSS cores) and the sweeping
+        radius.
     """
     rows = np.asarray(rows, dtype=np.float64).reshape(-1, WIDTH)
     axes = rows[:, 3:12].reshape(-1, 3, 3)
@@ -274,5 +321,40 @@ def wire(rows: np.ndarray) -> dict:
     v = axes[:, :, 1] * rows[:, 13:14]
     corners = (rows[:, None, 0:3] + signs[None, :, 0:1] * u[:, None]
                + signs[None, :, 1:2] * v[:, None])  # fmt: skip
-    return {"kind": "swept", "corners": corners, "radii": rows[:, 14].copy(),
-            "centers": rows[:, 0:3].copy(), "axes": axes.copy()}  # fmt: skip
+    radii, centers, axes = rows[:, 14].copy(), rows[:, 0:3].copy(), axes.copy()
+    return lines_record(*_outlines(corners, radii, centers, axes), kind="swept",
+                        corners=corners, radii=radii, centers=centers, axes=axes)
+
+
+def separating_test_pss(sep_id: int) -> str:
+    """The test that culled a pair of PSS, in words (:func:`overlap_pss`: the centre line)."""
+    return "centre distance"
+
+
+def _core_test_text(core: str, sep_id: int) -> str:
+    if sep_id == 1:
+        return "centre distance (bounding spheres)"
+    return f"{core} distance (cores farther apart than the radii)"
+
+
+def separating_test_lss(sep_id: int) -> str:
+    """The test that culled a pair of LSS, in words (ids of :func:`overlap_lss`)."""
+    return _core_test_text("segment", sep_id)
+
+
+def separating_test_rss(sep_id: int) -> str:
+    """The test that culled a pair of RSS, in words (ids of :func:`overlap_rss`)."""
+    return _core_test_text("rectangle", sep_id)
+
+
+def distance_outside(row: np.ndarray, points: np.ndarray) -> np.ndarray:
+    """How far each point is outside the swept sphere ``row (15,)`` (<= 0 inside), ``(p,)
+    float64``: the distance to the core rectangle (a segment or point when its half-lengths
+    are 0) minus the radius."""
+    points = np.asarray(points, dtype=np.float64).reshape(-1, 3)
+    local = (points - row[:3]) @ row[3:12].reshape(3, 3)
+    clamped = local.copy()
+    clamped[:, 0] = np.clip(local[:, 0], -row[12], row[12])
+    clamped[:, 1] = np.clip(local[:, 1], -row[13], row[13])
+    clamped[:, 2] = 0.0
+    return np.linalg.norm(local - clamped, axis=1) - row[14]

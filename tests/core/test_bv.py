@@ -40,24 +40,7 @@ def test_kdop_direction_tables():
 
 def distance_outside(kind: str, row: np.ndarray, pts: np.ndarray) -> np.ndarray:
     """How far each point is outside the volume ``row`` (<= 0 inside), ``(p,) float64``."""
-    if kind in ("aabb", "aabb15"):
-        return np.maximum(row[:3] - pts, pts - row[3:]).max(axis=1)
-    if kind == "obb":
-        local = (pts - row[:3]) @ row[3:12].reshape(3, 3)
-        return (np.abs(local) - row[12:15]).max(axis=1)
-    if kind == "sphere":
-        return np.linalg.norm(pts - row[:3], axis=1) - row[3]
-    if kind.startswith("kdop"):
-        dirs = DIRECTIONS[int(kind[4:])]
-        nd = len(dirs)
-        proj = pts @ dirs.T
-        return np.maximum(row[:nd] - proj, proj - row[nd:]).max(axis=1)
-    local = (pts - row[:3]) @ row[3:12].reshape(3, 3)
-    clamped = local.copy()
-    clamped[:, 0] = np.clip(local[:, 0], -row[12], row[12])
-    clamped[:, 1] = np.clip(local[:, 1], -row[13], row[13])
-    clamped[:, 2] = 0.0
-    return np.linalg.norm(local - clamped, axis=1) - row[14]
+    return BV_KINDS[kind].distance_outside(row, pts)
 
 
 def check_contains(kind, tree, mesh, vols):

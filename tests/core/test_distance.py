@@ -3,13 +3,14 @@
 import numpy as np
 import pytest
 
+from core.bv import BV_KINDS
 from core.bv._geom import tri_tri_closest
 from core.bvh import SplitRule, build_tree
 from core.distance import brute_force_distance, min_distance, within_distance
 from core.pose import Pose
 from tests.core.meshgen import sphere_mesh, triangle_soup
 
-DIST_KINDS = ["rss", "lss", "pss", "sphere", "obb", "aabb"]
+DIST_KINDS = [key for key, kind in BV_KINDS.items() if kind.bounds_distance]
 
 
 @pytest.fixture(scope="module")

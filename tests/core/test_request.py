@@ -125,16 +125,16 @@ def _frame(pose_b, **request):
 def test_frame_carries_the_volumes_the_traversal_fitted():
     frame = _frame(TOUCH, bv="obb", obb_fit=ObbFit.HULL_SURFACE)
     volumes = frame.volumes
-    assert volumes.name == "obb" and volumes.dirs is None
+    assert volumes.name == "obb" and volumes.kind().name == "obb"
     for tree, mesh, rows in zip(frame.trees, frame.meshes, volumes.rows):
         # The fit the traversal used (the core's cache), not a fit of its own.
         assert rows is fit_volumes(tree, mesh, "obb", ObbFit.HULL_SURFACE)
-    assert set(volumes.wire(volumes.rows[0][:3])) == {"kind", "corners"}
+    assert {"points", "line_sizes", "line_ids"} <= set(volumes.wire(volumes.rows[0][:3]))
     boxes = _frame(TOUCH).volumes
     assert boxes.name == "aabb"
     np.testing.assert_array_equal(boxes.rows[1][:, :3], frame.trees[1].bmin)
     kdop = _frame(TOUCH, bv="kdop14").volumes
-    assert kdop.dirs.shape == (7, 3) and kdop.rows[0].shape[1] == 14
+    assert kdop.kind().parameters["directions"].shape == (7, 3) and kdop.rows[0].shape[1] == 14
 
 
 def test_frame_runs_each_requested_extra_with_its_own_timing():

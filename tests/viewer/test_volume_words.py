@@ -10,7 +10,8 @@ from PyQt6.QtCore import Qt
 from PyQt6.QtWidgets import QApplication, QLabel
 
 from tests.viewer.conftest import settle
-from viewer.render.words import OVERLAPPED, pair_noun, separation_text, volume_noun
+from viewer.kinds import pair_noun, separation_text, volume_noun
+from viewer.render.words import OVERLAPPED
 
 
 def _choose(combo, data) -> None:
@@ -157,7 +158,7 @@ def test_an_unknown_saved_choice_is_ignored(make_window, settings):
     ("obb", 5, "B's axis 3"),
     ("obb", 8, "A1 x B3 (edge-edge axis)"),
     ("obb", 12, "A3 x B1 (edge-edge axis)"),
-    ("kdop6", 2, "slab 3"),
+    ("kdop6", 2, "slab 3 (direction (0, 0, 1))"),
     ("sphere", 0, "centre distance"),
     ("pss", 0, "centre distance"),
     ("lss", 1, "centre distance (bounding spheres)"),
@@ -175,10 +176,10 @@ def test_kdop_slabs_name_their_direction():
     dirs = DIRECTIONS[14]
     assert len(dirs) == 7
     diagonal = int(np.flatnonzero(np.all(np.abs(dirs) > 0, axis=1))[0])
-    text = separation_text("kdop14", diagonal, dirs)
+    text = separation_text("kdop14", diagonal)
     assert text.startswith(f"slab {diagonal + 1} (direction (")
     assert text.count("1") >= 3 and "0" not in text.split("direction")[1]
-    assert separation_text("kdop14", 7 + 0, dirs) == "B's slab 1 (direction (1, 0, 0))"
+    assert separation_text("kdop14", 7 + 0) == "B's slab 1 (direction (1, 0, 0))"
 
 
 def test_overlapped_mirrors_the_core():

@@ -5,14 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from core.bv.kdop import faces as kdop_faces
+from core.bv.sphere import POLYLINES_PER_VOLUME as POLYLINES_PER_SPHERE
+from core.bv.ssv import POLYLINES_PER_VOLUME as POLYLINES_PER_SWEPT
 from viewer.model import Display
 from viewer.render.overlays import build_overlays
-from viewer.render.volumes import (
-    POLYLINES_PER_SPHERE,
-    POLYLINES_PER_SWEPT,
-    kdop_faces,
-    planes_polydata,
-)
+from viewer.render.volumes import planes_polydata
 
 LEVEL = 4
 
@@ -101,7 +99,7 @@ def test_kdop_faces_match_the_core_polytopes(scene, n):
 
 def test_batched_kdop_polygons_equal_one_row_at_a_time():
     from core.bv.kdop import DIRECTIONS
-    from viewer.render.volumes import kdop_polygons
+    from core.bv.kdop import polygons as kdop_polygons
 
     rng = np.random.default_rng(3)
     for n in (6, 14, 18, 26):
@@ -187,8 +185,7 @@ def test_distance_line_joins_the_closest_points_when_apart(scene):
 
 
 def test_polytope_volume_of_a_box_and_of_a_cut_cube():
-    from core.bv.kdop import DIRECTIONS
-    from viewer.render.volumes import polytope_volume
+    from core.bv.kdop import DIRECTIONS, polytope_volume
 
     box = np.array([0.0, 0.0, 0.0, 1.0, 2.0, 3.0])
     assert polytope_volume(kdop_faces(box, DIRECTIONS[6])) == pytest.approx(6.0, rel=1e-6)

@@ -46,7 +46,7 @@ def sat_note(rows) -> str:
     by_kind = {row.kind: row for row in rows}
     if not all(kind in by_kind for kind in SAT_KINDS):
         return ""
-    lite, full = by_kind["aabb"], by_kind["aabb15"]
+    lite, full = (by_kind[kind] for kind in SAT_KINDS)
     extra = lite.n_bv_tests - full.n_bv_tests
     if extra > 0:
         cost = (f"here SAT lite needs {extra:,} more volume tests ({lite.n_bv_tests:,} against "
@@ -166,7 +166,7 @@ class CompareDialog(QDialog):
 
     def row_label(self, row) -> str:
         """The kind's label; the OBB's says which fit made it ("OBB, fit: surface ...")."""
-        if row.kind != "obb":
+        if not row.has_fit_choice:
             return row.label
         fits = {name: label for name, label, _t in obb_fit_choices()}
         return f"{row.label}, fit: {fits.get(self.model.pipeline.obb_fit, '')}"

@@ -9,10 +9,8 @@ from __future__ import annotations
 from PyQt6.QtWidgets import QFormLayout, QGroupBox, QLabel
 
 from viewer.choices import bv_choices, obb_fit_choices, partition_choices, partition_tip
+from viewer.kinds import has_fit_choice
 from viewer.qt.widgets import pipeline_combo
-
-OBB_KIND = "obb"
-"""The one kind whose fit method is a choice (the "OBB fit" combo is enabled only for it)."""
 
 OBB_SPLIT = "OBB"
 """Split rule that cuts across the node's own oriented box (Gottschalk et al. 1996)."""
@@ -49,7 +47,7 @@ class VolumeChoice(QGroupBox):
             combo.blockSignals(True)
             combo.setCurrentIndex(max(0, combo.findData(value)))
             combo.blockSignals(False)
-        is_obb = p.bv == OBB_KIND
+        is_obb = has_fit_choice(p.bv)  # the "OBB fit" combo is enabled only for such kinds
         self.obb_fit.setEnabled(is_obb)
         self.obb_fit.setToolTip(
             self._fit_tooltips.get(p.obb_fit, "") if is_obb

@@ -32,13 +32,13 @@ from viewer.render.geometry import (
     triangles_polydata,
 )
 from viewer.render.volumes import (
-    MAX_POLYTOPES,
     cells_polydata,
     distance_polydata,
+    frame_volume_set,
     planes_polydata,
     volumes_groups_polydata,
 )
-from viewer.render.words import separation_text
+from viewer.render.words import UNNAMED, KindWords
 
 # Mirrors of ``core.collide.tritri.ContactKind`` (the render layer does not call the core; a
 # test checks the values are the same).
@@ -202,16 +202,16 @@ def node_volumes(frame, trees, groups) -> pv.PolyData:
     Parameters
     ----------
     frame : core.pipeline.Frame
-        A frame with ``volumes`` of a kind other than the AABBs draws that kind
-        (:mod:`viewer.render.volumes`); otherwise the trees' own boxes.
+        A frame with ``volumes`` draws them with their kind's ``wire``
+        (:mod:`viewer.render.volumes`); a frame without, the trees' own boxes.
     trees : sequence of two trees
     groups : sequence of (body 0 or 1, node ids (j,) int, pose (4, 4) float64)
     """
     if len(getattr(frame, "trees", ())) == 1:
         # One body against itself (self-collision): both columns are the one tree.
         groups = [(0, ids, pose) for _body, ids, pose in groups]
-    volumes = getattr(frame, "volumes", None)
-    if volumes is None or volumes.name in ("aabb", "aabb15"):
+    volumes = frame_volume_set(frame)
+    if volumes is None:
         return boxes_groups_polydata(
             [(trees[b].bmin[ids], trees[b].bmax[ids], pose) for b, ids, pose in groups])
     return volumes_groups_polydata(volumes, groups)
@@ -331,9 +331,9 @@ def build_overlays(frame, display, level: int | None, inspect: dict | None = Non
     if len(frame.trees) < 2 and not is_self:
         return out
     cap = int(display.box_cap)
-    volumes = getattr(frame, "volumes", None)
-    if volumes is not None and volumes.dirs is not None:
-        cap = min(cap, MAX_POLYTOPES)  # k-DOP faces cost about 0.5 ms per volume to build
+    volumes = frame_volume_set(frame)
+    if volumes is not None and volumes.max_drawn is not None:
+        cap = min(cap, volumes.max_drawn)  # e.g. k-DOP faces: about 0.5 ms per volume to build
     # A self-traversal pairs boxes of one tree: both columns index tree 0.
     trees = [frame.trees[0], frame.trees[0]] if is_self else frame.trees
     poses = [_matrix(p) for p in frame.poses]
@@ -421,8 +421,8 @@ def build_overlays(frame, display, level: int | None, inspect: dict | None = Non
     return out
 
 
-def node_tests(trace, node: int, body: int, is_self: bool = False, kind: str | None = None,
-               dirs=None) -> list[dict]:
+def node_tests(trace, node: int, body: int, is_self: bool = False,
+               words: KindWords = UNNAMED) -> list[dict]:
     """Every pair test of one node, at every traversal level, from the trace.
 
     The traversal level of a test and the node's tree depth differ (with the larger-volume
@@ -438,8 +438,8 @@ def node_tests(trace, node: int, body: int, is_self: bool = False, kind: str | N
         0 (column ``node_a``) or 1 (``node_b``).
     is_self : bool
         One tree against itself: the node may be in either column.
-    kind, dirs
-        The traversal's volume kind and k-DOP directions, to word the separating tests.
+    words : KindWords
+        The traversal's volume kind's words, to say the separating tests.
 
     Returns
     -------
@@ -461,7 +461,7 @@ def node_tests(trace, node: int, body: int, is_self: bool = False, kind: str | N
     levels = np.searchsorted(np.asarray(trace.level_start), rows, side="right") - 1
     seps = np.asarray(trace.sep_axis)[rows]
     return [{"level": int(d), "partner": int(p), "is_overlap": int(x) < 0, "sep": int(x),
-             "separation": "" if int(x) < 0 else separation_text(kind, int(x), dirs)}
+             "separation": "" if int(x) < 0 else words.separation(int(x))}
             for d, p, x in zip(levels, partners, seps)]
 
 
@@ -481,8 +481,9 @@ def inspect_node(frame, body: int, tri_id: int, level: int | None,
         ``body, node, depth, n_prims, triangle, level, partners (list of int),
         partner_overlaps (list of bool), partner_seps (list of int: the trace's separating
         id per partner, -1 if the pair overlapped), partner_separations (list of str: that
-        test in words, :func:`viewer.render.words.separation_text`), kind (the traversal's
-        registry key, None for the tree's own boxes), levels_tested (traversal levels where
+        test in words, ``KindWords.separation``), kind (the traversal's registry key, None
+        for the self-traversal of the tree's own boxes), noun (what one volume of that kind
+        is called), levels_tested (traversal levels where
         the box was in a tested pair), tests (:func:`node_tests`: its pair tests at every
         traversal level)``; None when there is no frame or no tree. With one
         body and self-collision, the partners are the boxes of the same tree it was paired
@@ -508,10 +509,10 @@ def inspect_node(frame, body: int, tri_id: int, level: int | None,
             node = int(tree.parent[node])
     result = shown_result(frame)
     trace = result.trace if result is not None else None
-    # The self-traversal and a bare core frame test the tree's own boxes.
-    volumes = getattr(frame, "volumes", None) if not is_self else None
-    kind = volumes.name if volumes is not None else None
-    dirs = volumes.dirs if volumes is not None else None
+    # The self-traversal tests the tree's own boxes: its frame's volumes are those boxes.
+    volumes = frame_volume_set(frame)
+    kind = volumes.name if volumes is not None and not is_self else None
+    words = volumes.words if volumes is not None else UNNAMED
     partners: list[int] = []
     overlaps: list[bool] = []
     seps: list[int] = []
@@ -543,7 +544,7 @@ def inspect_node(frame, body: int, tri_id: int, level: int | None,
                                   | (np.asarray(trace.node_b) == node))
         levels_tested = sorted({int(d) for d in
                                 np.searchsorted(trace.level_start, rows, side="right") - 1})
-        tests = node_tests(trace, node, body, is_self, kind, dirs)
+        tests = node_tests(trace, node, body, is_self, words)
     return {
         "body": body,
         "node": node,
@@ -554,8 +555,9 @@ def inspect_node(frame, body: int, tri_id: int, level: int | None,
         "partners": partners,
         "partner_overlaps": overlaps,
         "partner_seps": seps,
-        "partner_separations": [separation_text(kind, x, dirs) for x in seps],
+        "partner_separations": [words.separation(x) for x in seps],
         "kind": kind,
+        "noun": words.noun,
         "levels_tested": levels_tested,
         "tests": tests,
     }

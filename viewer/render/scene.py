@@ -27,7 +27,8 @@ from viewer.render.overlays import (
     Overlays,
     build_overlays,
 )
-from viewer.render.words import pair_noun, volume_noun
+from viewer.render.volumes import frame_volume_set
+from viewer.render.words import UNNAMED, KindWords
 
 # The overlay palette: Okabe & Ito (2008) and Paul Tol's (2021) colour-blind-safe schemes.
 # Chosen by searching those palettes for the set whose closest pair stays farthest apart in
@@ -90,16 +91,15 @@ def _hex(rgb) -> str:
     return "#" + "".join(f"{c:02x}" for c in rgb)
 
 
-def legend_entries(kind: str | None = None, has_partition: bool = False,
+def legend_entries(words: KindWords = UNNAMED, has_partition: bool = False,
                    has_distance: bool = False, is_one_mesh: bool = False) -> list[list[str]]:
-    """``[text, colour]`` rows of the canvas legend, naming the volumes of ``kind`` ("sphere
-    pairs overlapping at this level", "14-DOP pairs ..."; ``None`` reads as boxes); the
-    partition and closest-points rows only when those are drawn.
+    """``[text, colour]`` rows of the canvas legend, naming the volumes in the kind's
+    ``words`` ("sphere pairs overlapping at this level", "14-DOP pairs ..."); the partition
+    and closest-points rows only when those are drawn.
 
     ``is_one_mesh``: the frame has one mesh (tested against itself): no row speaks of a
     mesh B, and the pairs are pairs of the mesh's own volumes."""
-    plural = volume_noun(kind, plural=True)
-    pairs = pair_noun(kind)
+    plural, pairs = words.plural, words.pairs
     if is_one_mesh:
         meshes = [[f"the mesh and its {plural}", TREE_A_COLOR]]
     else:
@@ -113,7 +113,7 @@ def legend_entries(kind: str | None = None, has_partition: bool = False,
         ["contact: touching triangles", _hex(KIND_COLORS[KIND_TOUCHING])],
         ["contact: coplanar overlap", _hex(KIND_COLORS[KIND_COPLANAR])],
         ["intersection segments", SEGMENT_COLOR],
-        [f"selected: clicked {volume_noun(kind)} and partners, mesh", INSPECT_COLOR],
+        [f"selected: clicked {words.noun} and partners, mesh", INSPECT_COLOR],
         ["sculpt brush", BRUSH_COLOR],
     ]
     if has_partition:
@@ -124,16 +124,14 @@ def legend_entries(kind: str | None = None, has_partition: bool = False,
 
 
 LEGEND = legend_entries()
-"""The legend before the first frame (boxes)."""
+"""The legend before the first frame (no kind named yet)."""
 
 
-def frame_kind(frame) -> str | None:
-    """Registry key of the kind a frame's traversal tested: the viewer frame's volumes; a
-    self-collision frame or a bare core frame traverses the tree's own boxes (None)."""
-    volumes = getattr(frame, "volumes", None) if frame is not None else None
-    if volumes is None or getattr(frame, "result", None) is None:
-        return None
-    return volumes.name
+def frame_words(frame) -> KindWords:
+    """The words of the kind a frame's traversal tested, from the frame's volumes (for a
+    self-collision frame, the tree's own boxes); :data:`UNNAMED` without volumes."""
+    volumes = frame_volume_set(frame)
+    return UNNAMED if volumes is None else volumes.words
 
 
 DISPLAY_MAX_TRIANGLES = 20_000
@@ -247,7 +245,7 @@ class SceneRenderer:
         plotter.set_background(BACKGROUND, top=BACKGROUND_TOP)
         for name in (*OVERLAY_NAMES, "selection", "brush"):
             self._add_overlay_actor(name)
-        self.legend_kind: str | None = None
+        self.legend_kind: KindWords | None = None
         self._legend_key = None
         self.canvas_legend = CanvasLegend(plotter.renderer, self.text_scale)
         self.canvas_legend.set_entries(LEGEND)
@@ -429,7 +427,7 @@ class SceneRenderer:
                 self._set_vertices(i, mesh)
         overlays = build_overlays(frame, display, level, inspect, hidden)
         if frame is not None:
-            self.set_legend_kind(frame_kind(frame), has_partition=overlays.polys[
+            self.set_legend_kind(frame_words(frame), has_partition=overlays.polys[
                 "partition_cells"].n_cells > 0 or overlays.polys["partition_planes"].n_cells > 0,
                 has_distance=overlays.polys["distance"].n_cells > 0,
                 is_one_mesh=len(frame.trees) == 1)
@@ -445,18 +443,18 @@ class SceneRenderer:
         self.note.SetText(0, "\n".join(lines))
         return time.perf_counter() - start
 
-    def set_legend_kind(self, kind: str | None, has_partition: bool = False,
+    def set_legend_kind(self, words: KindWords, has_partition: bool = False,
                         has_distance: bool = False, is_one_mesh: bool = False) -> None:
-        """Name the volumes of ``kind`` in the legend, with the partition and closest-points
-        rows when those are drawn, for two meshes or one mesh tested against itself (entries
-        rewritten only when they change)."""
-        key = (kind, has_partition, has_distance, is_one_mesh)
+        """Name the volumes in the kind's ``words`` in the legend, with the partition and
+        closest-points rows when those are drawn, for two meshes or one mesh tested against
+        itself (entries rewritten only when they change)."""
+        key = (words, has_partition, has_distance, is_one_mesh)
         if key == self._legend_key:
             return
         self._legend_key = key
-        self.legend_kind = kind
+        self.legend_kind = words
         self.canvas_legend.set_entries(
-            legend_entries(kind, has_partition, has_distance, is_one_mesh))
+            legend_entries(words, has_partition, has_distance, is_one_mesh))
         self.legend_texts = self.canvas_legend.texts()
 
     def cell_count(self, name: str) -> int:

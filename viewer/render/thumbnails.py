@@ -15,7 +15,7 @@ from viewer.render.scene import (
     decimated,
     set_default_view,
 )
-from viewer.render.volumes import MAX_POLYTOPES, volumes_groups_polydata
+from viewer.render.volumes import as_volume_set, volumes_groups_polydata
 
 THUMBNAIL_SIZE = (360, 280)
 """Pixels of one picture: four fit side by side in a 1500-pixel dialog."""
@@ -29,7 +29,7 @@ def volumes_image(frame, volumes, level: int, title: str = "",
     Parameters
     ----------
     frame : core.pipeline.Frame
-    volumes : core.frame_volumes.FrameVolumes
+    volumes : core.frame_volumes.FrameVolumes or VolumeSet
     level : int
         Tree depth (clamped to each tree's depth).
     title : str
@@ -39,6 +39,7 @@ def volumes_image(frame, volumes, level: int, title: str = "",
     -------
     (h, w, 3) uint8
     """
+    volumes = as_volume_set(volumes)
     plotter = pv.Plotter(off_screen=True, window_size=list(size))
     try:
         plotter.set_background(BACKGROUND)
@@ -52,8 +53,8 @@ def volumes_image(frame, volumes, level: int, title: str = "",
                                      reset_camera=False)
             actor.user_matrix = pose
             ids = frame.trees[i].nodes_at_depth(min(level, frame.trees[i].max_depth))
-            if volumes.dirs is not None:
-                ids = ids[:MAX_POLYTOPES]
+            if volumes.max_drawn is not None:
+                ids = ids[:volumes.max_drawn]
             wire = volumes_groups_polydata(volumes, [(i, ids, pose)])
             if wire.n_points:
                 plotter.add_mesh(wire, color=(TREE_A_COLOR, TREE_B_COLOR)[i], line_width=1.5,

@@ -1,109 +1,50 @@
-"""Words for what is drawn: the name of each bounding-volume kind's volume, and which test
-separated a culled pair (pure: no pyvista, no Qt, no core).
+"""Words for what is drawn, as plain values: how the volumes of the frame's kind are called
+and which test separated a culled pair (pure: no pyvista, no Qt, no core).
 
-The separating ids are the core's (``Trace.sep_axis``; see each module's ``overlap``
-docstring in ``core/bv/``):
-
-- ``aabb`` (SAT lite): 0-2 A's face axes, 3-5 B's face axes;
-- ``aabb15``, ``obb``: 0-2 A's axes, 3-5 B's axes, ``6 + 3 i + j`` the edge-edge axis
-  ``a_i x b_j`` (Gottschalk et al. 1996, the 15-axis test);
-- ``kdopN``: the slab index, ``i < N/2`` for slab ``i`` (of A's when B is rotated), and
-  ``N/2 + i`` for B's slab ``i`` (A's box projected on it);
-- ``sphere``, ``pss``: 0, the centre distance;
-- ``lss``, ``rss``: 1, the bounding spheres' centre distance; 0, the distance of the cores
-  (segments, rectangles).
-
-Axes and slabs are numbered from 1 on screen, as the OBBTree paper names the axes A1, A2, A3.
+The words themselves belong to each bounding-volume kind (its registry row in the core:
+``noun``, ``noun_plural``, ``pair_noun``, ``separating_test``); :mod:`viewer.kinds` copies
+them into a :class:`KindWords`, which reaches the drawing code inside the frame's volumes
+(``VolumeSet.words``). This module only says what to print when there is nothing to name.
 """
 
 from __future__ import annotations
 
-import numpy as np
-
-_NOUNS = {
-    "aabb": ("box", "boxes"),
-    "aabb15": ("box", "boxes"),
-    "obb": ("oriented box", "oriented boxes"),
-    "sphere": ("sphere", "spheres"),
-    "pss": ("sphere", "spheres"),
-    "lss": ("capsule", "capsules"),
-    "rss": ("rounded rectangle", "rounded rectangles"),
-}
-
-_AXIS_LETTERS = "xyz"
+from collections.abc import Callable
+from dataclasses import dataclass
 
 OVERLAPPED = -1
 """Mirror of ``core.collide.trace.OVERLAPPED`` (a test checks they agree)."""
 
 
-def volume_noun(kind: str | None, plural: bool = False) -> str:
-    """What one volume of ``kind`` is called: "box", "oriented box", "14-DOP", "capsule",
-    ...; ``plural`` gives "boxes", "14-DOPs", .... ``None`` (no frame yet) is "box"."""
-    kind = kind or "aabb"
-    if kind.startswith("kdop"):
-        noun = f"{kind[4:]}-DOP"
-        return noun + "s" if plural else noun
-    singular, many = _NOUNS.get(kind, ("volume", "volumes"))
-    return many if plural else singular
+@dataclass(frozen=True)
+class KindWords:
+    """How one bounding-volume kind is named on screen.
 
-
-def pair_noun(kind: str | None) -> str:
-    """The legend's word for a pair of volumes: "box pairs", "oriented box pairs",
-    "sphere pairs", "rounded-rectangle pairs"."""
-    if kind == "rss":
-        return "rounded-rectangle pairs"  # "rounded rectangle pairs" misreads as a noun pile
-    return volume_noun(kind) + " pairs"
-
-
-def _direction(dirs: np.ndarray | None, i: int) -> str:
-    if dirs is None or i >= len(dirs):
-        return ""
-    d = np.asarray(dirs[i], dtype=np.float64)
-    d = d / np.abs(d).max()  # (1, 1, -1) reads better than the unit vector
-    return " (direction (" + ", ".join(f"{v:g}" for v in d) + "))"
-
-
-def separation_text(kind: str | None, sep_id: int, dirs: np.ndarray | None = None) -> str:
-    """Which test separated a culled pair, in words.
-
-    Parameters
+    Attributes
     ----------
-    kind : str or None
-        Registry key of the kind the traversal tested (None reads as ``"aabb"``).
-    sep_id : int
-        The trace's separating id (``-1`` = the pair overlapped).
-    dirs : (nd, 3) float64, optional
-        Slab directions of a k-DOP, to name the slab's direction.
-
-    Returns
-    -------
-    str
-        E.g. "A's axis 2", "B's axis 1 (x)", "A1 x B3 (edge-edge axis)", "slab 5 (direction
-        (1, 1, 1))", "centre distance"; "overlapping" for -1.
+    noun, plural, pairs : str
+        One volume, several, a pair of them in a sentence ("sphere", "spheres", "sphere
+        pairs"). The defaults name no kind: what the legend says before the first frame.
+    separating_test : callable or None
+        ``separating_test(sep_id: int) -> str``: the kind's test that culled a pair, in
+        words; None: "test <id>".
     """
-    kind = kind or "aabb"
-    sep_id = int(sep_id)
-    if sep_id == OVERLAPPED:
-        return "overlapping"
-    if kind in ("aabb", "aabb15", "obb"):
-        letter = f" ({_AXIS_LETTERS[sep_id % 3]})" if kind != "obb" and sep_id < 6 else ""
-        if sep_id < 3:
-            return f"A's axis {sep_id + 1}{letter}"
-        if sep_id < 6:
-            return f"B's axis {sep_id - 2}{letter}"
-        i, j = divmod(sep_id - 6, 3)
-        return f"A{i + 1} x B{j + 1} (edge-edge axis)"
-    if kind.startswith("kdop"):
-        n_dirs = int(kind[4:]) // 2
-        if sep_id < n_dirs:
-            return f"slab {sep_id + 1}{_direction(dirs, sep_id)}"
-        i = sep_id - n_dirs
-        return f"B's slab {i + 1}{_direction(dirs, i)}"
-    if kind in ("lss", "rss"):
-        if sep_id == 1:
-            return "centre distance (bounding spheres)"
-        core = "segment" if kind == "lss" else "rectangle"
-        return f"{core} distance (cores farther apart than the radii)"
-    if kind in ("sphere", "pss"):
-        return "centre distance"
-    return f"test {sep_id}"
+
+    noun: str = "volume"
+    plural: str = "volumes"
+    pairs: str = "volume pairs"
+    separating_test: Callable[[int], str] | None = None
+
+    def separation(self, sep_id: int) -> str:
+        """Which test separated a culled pair, in words ("A's axis 2 (y)", "slab 5
+        (direction (1, 1, 0))", "centre distance"); "overlapping" for :data:`OVERLAPPED`."""
+        sep_id = int(sep_id)
+        if sep_id == OVERLAPPED:
+            return "overlapping"
+        if self.separating_test is None:
+            return f"test {sep_id}"
+        return self.separating_test(sep_id)
+
+
+UNNAMED = KindWords()
+"""The words when no frame says which kind was tested."""

@@ -18,8 +18,7 @@ from PyQt6.QtWidgets import (
 
 from viewer.qt.panels.common import wrap_label
 from viewer.qt.widgets import FloatSlider
-from viewer.render.scene import frame_kind
-from viewer.render.words import volume_noun
+from viewer.render.scene import frame_words
 
 MAX_CULLED_LINES = 8
 """Culled partners the inspector explains one per line; the rest are counted."""
@@ -66,7 +65,7 @@ def inspect_html(info: dict, shown_level: int | None, is_self: bool = False) -> 
     name = "the mesh" if is_self else "AB"[info["body"]]
     other = "box" if is_self else "BA"[info["body"]]
     partners_in = "the same mesh" if is_self else other
-    noun = volume_noun(info.get("kind"))
+    noun = info.get("noun", "volume")
     n_prims = info["n_prims"]
     head = (f"<b>{noun} {info['node']} of {name}</b> (triangle {info['triangle']} is under "
             f"it)<br>tree depth <b>{info['depth']}</b>, {n_prims} "
@@ -213,7 +212,7 @@ class LevelsPanel(QWidget):
         self.slider.setValue(self.slider_value_for(self.model.level))
         self.slider.blockSignals(False)
         self.level_label.setText(level_text(self.model.level, n))
-        plural = volume_noun(frame_kind(self.model.frame), plural=True)
+        plural = frame_words(self.model.frame).plural
         frame = self.model.frame
         is_one_mesh = frame is not None and len(frame.trees) == 1
         for field, name in (("show_tree_a", "A"), ("show_tree_b", "B")):

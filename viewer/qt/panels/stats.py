@@ -18,8 +18,7 @@ from PyQt6.QtWidgets import (
 from viewer.qt.panels.common import wrap_label
 from viewer.qt.panels.mesh_notes import body_notes
 from viewer.render.overlays import KIND_LABELS, shown_result
-from viewer.render.scene import frame_kind
-from viewer.render.words import pair_noun, volume_noun
+from viewer.render.scene import frame_words
 from viewer.timing import PHASE_WORDS, last_and_median, shown_phases
 
 
@@ -84,7 +83,7 @@ class StatsPanel(QWidget):
         c = result.counters
         self.totals.setText(
             f"<b>Totals</b>: volume tests N<sub>bv</sub> = {c.n_bv_tests:,} "
-            f"({pair_noun(frame_kind(frame))} tested; {c.n_bv_overlaps:,} overlapping, "
+            f"({frame_words(frame).pairs} tested; {c.n_bv_overlaps:,} overlapping, "
             f"{c.n_leaf_pairs:,} leaf pairs); "
             f"triangle tests N<sub>p</sub> = {c.n_tri_tests:,}; contacts = {c.n_contacts:,}")
         rows = []
@@ -106,7 +105,7 @@ class StatsPanel(QWidget):
                     else f"{'AB'[i]}, " if i < 2 else "not tested, ")
             if not body.is_visible and i < 2:
                 lines.append(f"<b>{body.name}</b> ({role}hidden): its mesh, "
-                             f"{volume_noun(frame_kind(self.model.frame), plural=True)}, pair "
+                             f"{frame_words(self.model.frame).plural}, pair "
                              "volumes and contacts are not drawn; the counts above include it")
             for note in body_notes(body, self.model.display):
                 lines.append(f"<b>{body.name}</b>: {note}")
