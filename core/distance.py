@@ -24,8 +24,9 @@ from core.bv.registry import BV_KINDS, fit_volumes, get_kind, lower_bound_by_cod
 from core.bvh.tree import Tree
 from core.checks import instance, real_number
 from core.collide.query import box_margin, check_tree, relative_pose, rigid_body
-from core.collide.tandem import grow, transform_points
+from core.collide.tandem import transform_points
 from core.collide.trace import Counters
+from core.collide.traversal import grow
 from core.mesh import TriMesh, check_coordinate_bound
 from core.pose import Pose
 from core.settings import DEFAULT_TOLERANCES, Tolerances

@@ -41,8 +41,8 @@ def _warm_bounding_volumes(a, tree_a, b, tree_b, pose) -> None:
         for parallel_min in (saved, 0):
             query.PARALLEL_MIN_PAIRS = parallel_min
             for trace in (False, True):
-                # One kernel serves every kind (dispatch on the kind's code): one kind
-                # compiles it; the others only compile their own fit and refit.
+                # The traversal kernel serves every kind (dispatch on the kind's code) and was
+                # compiled above; the kinds only compile their own fit and refit.
                 for bv in ("obb", "aabb"):
                     collide_bv(a, tree_a, b, tree_b, None, pose, bv=bv, trace=trace)
     finally:
@@ -80,7 +80,8 @@ def warm_up(verbose: bool = True) -> float:
         tree_b = build_tree(b, rule, 2)
         tree_drift(tree_a, refit_tree(tree_a, a.with_vertices(a.vertices * 1.01)))
     # Levels run serially below a size threshold and in parallel above it: lower the
-    # threshold once so both variants of each kernel are compiled.
+    # threshold once so both variants run. Every query below goes through the one traversal
+    # kernel (core.collide.traversal), whose machine code holds both variants.
     modules = (query, selfcollide)
     saved = [m.PARALLEL_MIN_PAIRS for m in modules]
     try:

@@ -11,14 +11,14 @@ import numba
 import numpy as np
 
 from core.bvh.tree import Tree
-from core.collide.tandem import (
-    PARALLEL_MIN_PAIRS,
-    DescendRule,
-    expand_leaf_pairs,
-    transform_points,
-    traverse_from,
-)
+from core.collide.tandem import DescendRule, expand_leaf_pairs, transform_points
 from core.collide.trace import Counters, Trace
+from core.collide.traversal import (
+    PARALLEL_MIN_PAIRS,
+    TREE_BOXES,
+    TraversalRecord,
+    traverse_levels,
+)
 from core.collide.tritri import ContactKind, check_kinds, tri_tri_batch, tri_tri_distance_batch
 from core.mesh import TriMesh
 from core.pose import Pose
@@ -41,79 +41,89 @@ def _pool() -> ThreadPoolExecutor:
 
 
 def _zip_levels(parts):
-    """Merge the traces of frontier halves walked apart: level d is both halves' level d."""
-    n_levels = max(len(p[3]) - 1 for p in parts)
+    """Merge the traces of frontier halves walked apart: level d is both halves' level d.
+
+    Returns ``level_start, trace_a, trace_b, trace_sep, level_leaves`` of the merged levels.
+    """
+    n_levels = max(len(p.level_start) - 1 for p in parts)
     a, b, sep, starts, leaves = [], [], [], [0], []
     for d in range(n_levels):
         n_level, n_leaves = 0, 0
         for p in parts:
-            ls = p[3]
+            ls = p.level_start
             if d < len(ls) - 1:
                 rows = slice(ls[d], ls[d + 1])
-                a.append(p[4][rows])
-                b.append(p[5][rows])
-                sep.append(p[6][rows])
+                a.append(p.trace_a[rows])
+                b.append(p.trace_b[rows])
+                sep.append(p.trace_sep[rows])
                 n_level += ls[d + 1] - ls[d]
-                n_leaves += p[7][d]
+                n_leaves += p.level_leaves[d]
         starts.append(starts[-1] + n_level)
         leaves.append(n_leaves)
     return (np.asarray(starts, dtype=np.int64), np.concatenate(a), np.concatenate(b),
             np.concatenate(sep), np.asarray(leaves, dtype=np.int64))  # fmt: skip
 
 
-def _traverse(tree_a, tree_b, rot, trans, is_rotated, margin, rule, record):
-    """The tandem traversal, on two threads once the frontier is wide enough.
-
-    Returns the same eight items as :func:`core.collide.tandem.traverse`.
-    """
-    args = (tree_a.first, tree_a.count, tree_a.bmin, tree_a.bmax,
-            tree_b.first, tree_b.count, tree_b.bmin, tree_b.bmax,
-            rot, trans, is_rotated, margin, rule, record)  # fmt: skip
-    return split_traversal(traverse_from, args, record)
-
-
-def split_traversal(traverse_from, args, record):
-    """Run a breadth-first traversal, on two threads once its frontier is wide enough.
+def split_traversal(args, record) -> TraversalRecord:
+    """Run the traversal kernel, on two threads once its frontier is wide enough.
 
     Parameters
     ----------
-    traverse_from : numba function
-        :func:`core.collide.tandem.traverse_from` or a traversal with its last four
-        parameters (``parallel_min, start_a, start_b, stop_at``) and its ten results.
     args : tuple
-        Its other arguments, in order.
+        The arguments of :func:`core.collide.traversal.traverse_levels` up to ``record``
+        (``code`` ... ``is_self, record``); this adds ``parallel_min, start_a, start_b,
+        stop_at``.
     record : bool
         Whether the traversal records its levels (they are then zipped back together).
 
     Returns
     -------
-    tuple
-        The first eight results of ``traverse_from`` for the whole traversal.
+    TraversalRecord
+        The whole traversal (``rest_a, rest_b`` empty).
     """
     roots = np.zeros(1, dtype=np.int32)
     split = SPLIT_FRONTIER if numba.get_num_threads() > 1 else np.iinfo(np.int64).max
-    head = traverse_from(*args, PARALLEL_MIN_PAIRS, roots, roots, split)
-    rest_a, rest_b = head[8], head[9]
-    if rest_a.shape[0] == 0:
-        return head[:8]
+    head = traverse_levels(*args, PARALLEL_MIN_PAIRS, roots, roots, split)
+    if head.rest_a.shape[0] == 0:
+        return head
     # Interleaved halves: neighbouring pairs are neighbours in space, so every other pair
     # spreads the dense regions over both threads.
-    halves = [(np.ascontiguousarray(rest_a[k::2]), np.ascontiguousarray(rest_b[k::2]))
+    halves = [(np.ascontiguousarray(head.rest_a[k::2]), np.ascontiguousarray(head.rest_b[k::2]))
               for k in range(2)]  # fmt: skip
     no_split = np.iinfo(np.int64).max
-    futures = [_pool().submit(traverse_from, *args, no_split, ha, hb, no_split)
+    futures = [_pool().submit(traverse_levels, *args, no_split, ha, hb, no_split)
                for ha, hb in halves]  # fmt: skip
     tails = [f.result() for f in futures]
-    leaf_a = np.concatenate([head[0]] + [t[0] for t in tails])
-    leaf_b = np.concatenate([head[1]] + [t[1] for t in tails])
-    counts = head[2] + sum(t[2] for t in tails)
+    merged = head._replace(
+        leaf_a=np.concatenate([head.leaf_a] + [t.leaf_a for t in tails]),
+        leaf_b=np.concatenate([head.leaf_b] + [t.leaf_b for t in tails]),
+        counts=head.counts + sum(t.counts for t in tails),
+        rest_a=tails[0].rest_a, rest_b=tails[0].rest_b,
+    )  # fmt: skip
     if not record:
-        return leaf_a, leaf_b, counts, head[3], head[4], head[5], head[6], head[7]
+        return merged
     starts, a, b, sep, leaves = _zip_levels(tails)
-    n_head = head[3][-1]
-    return (leaf_a, leaf_b, counts, np.concatenate([head[3], starts[1:] + n_head]),
-            np.concatenate([head[4], a]), np.concatenate([head[5], b]),
-            np.concatenate([head[6], sep]), np.concatenate([head[7], leaves]))  # fmt: skip
+    n_head = head.level_start[-1]
+    return merged._replace(
+        level_start=np.concatenate([head.level_start, starts[1:] + n_head]),
+        trace_a=np.concatenate([head.trace_a, a]), trace_b=np.concatenate([head.trace_b, b]),
+        trace_sep=np.concatenate([head.trace_sep, sep]),
+        level_leaves=np.concatenate([head.level_leaves, leaves]),
+    )  # fmt: skip
+
+
+def traversal_counters(traversal: TraversalRecord, n_tri_tests: int, n_contacts: int) -> Counters:
+    """The :class:`Counters` of a query: the traversal's and the triangle tests' that followed."""
+    n_bv_tests, n_bv_overlaps, n_leaf_pairs = (int(c) for c in traversal.counts)
+    return Counters(n_bv_tests=n_bv_tests, n_bv_overlaps=n_bv_overlaps,
+                    n_leaf_pairs=n_leaf_pairs, n_tri_tests=int(n_tri_tests),
+                    n_contacts=int(n_contacts))  # fmt: skip
+
+
+def traversal_trace(traversal: TraversalRecord) -> Trace:
+    """The per-level :class:`Trace` of a traversal that recorded its levels."""
+    return Trace(traversal.level_start, traversal.trace_a, traversal.trace_b,
+                 traversal.trace_sep, traversal.level_leaves)  # fmt: skip
 
 
 @dataclass(frozen=True, eq=False)
@@ -401,15 +411,16 @@ def collide(
     rel = relative_pose(pose_a, pose_b)
     rot = np.ascontiguousarray(rel.rotation)
     trans = np.ascontiguousarray(rel.translation)
-    is_rotated = not np.array_equal(rot, np.eye(3))
     box_pad = box_margin(tree_a, tree_b, tol) + margin
 
     t0 = time.perf_counter()
-    leaf_a, leaf_b, counts, level_start, trace_a, trace_b, trace_sep, level_leaves = _traverse(
-        tree_a, tree_b, rot, trans, is_rotated, box_pad, int(descend), trace
-    )
+    # The trees' own boxes are read in place (code TREE_BOXES): bmin stands in for the
+    # volume rows, which this code never reads.
+    args = (TREE_BOXES, tree_a.first, tree_a.count, tree_a.bmin, tree_a.bmax, tree_a.bmin,
+            tree_b.first, tree_b.count, tree_b.bmin, tree_b.bmax, tree_b.bmin,
+            rot, trans, box_pad, int(descend), False, trace)  # fmt: skip
+    traversal = split_traversal(args, trace)
     timings = {"traverse": time.perf_counter() - t0}
-    traversal = (leaf_a, leaf_b, counts, level_start, trace_a, trace_b, trace_sep, level_leaves)
     return finish_query(mesh_a, tree_a, mesh_b, tree_b, traversal, rot, trans, pose_a, margin,
                         trace, timings)  # fmt: skip
 
@@ -431,8 +442,8 @@ def finish_query(mesh_a, tree_a, mesh_b, tree_b, traversal, rot, trans, pose_a, 
 
     Parameters
     ----------
-    traversal : tuple
-        The eight items a traversal returns (see :func:`core.collide.tandem.traverse`).
+    traversal : TraversalRecord
+        What the traversal found (see :func:`core.collide.traversal.traverse_levels`).
     rot, trans : (3, 3), (3,) float64
         Pose of B in A's frame.
     margin : float
@@ -442,26 +453,17 @@ def finish_query(mesh_a, tree_a, mesh_b, tree_b, traversal, rot, trans, pose_a, 
     timings : dict[str, float]
         Phases timed so far; ``"tritri"`` is added.
     """
-    leaf_a, leaf_b, counts, level_start, trace_a, trace_b, trace_sep, level_leaves = traversal
     t0 = time.perf_counter()
     tri_pairs = expand_leaf_pairs(
-        leaf_a, leaf_b, tree_a.first, tree_a.count, tree_a.prim_ids,
+        traversal.leaf_a, traversal.leaf_b, tree_a.first, tree_a.count, tree_a.prim_ids,
         tree_b.first, tree_b.count, tree_b.prim_ids,
     )  # fmt: skip
     pairs, kinds, segs, near, near_d, near_x = exact_contacts(
         mesh_a, mesh_b, tri_pairs, rot, trans, pose_a, margin
     )
     timings["tritri"] = time.perf_counter() - t0
-    counters = Counters(
-        n_bv_tests=int(counts[0]),
-        n_bv_overlaps=int(counts[1]),
-        n_leaf_pairs=int(counts[2]),
-        n_tri_tests=int(tri_pairs.shape[0]),
-        n_contacts=int(pairs.shape[0]),
-    )
-    record = None
-    if trace:
-        record = Trace(level_start, trace_a, trace_b, trace_sep, level_leaves)
+    counters = traversal_counters(traversal, tri_pairs.shape[0], pairs.shape[0])
+    record = traversal_trace(traversal) if trace else None
     return CollisionResult(
         pairs=pairs, kinds=kinds, segments=segs, counters=counters, timings=timings, trace=record,
         margin=margin, near_pairs=near, near_distances=near_d, near_points=near_x,

@@ -4,8 +4,9 @@ The self-traversal starts at the pair ``(root, root)``. A pair of a node with it
 box-tested (a box always overlaps itself): an internal node ``n`` with children ``l, r`` is
 replaced by ``(l, l)``, ``(l, r)`` and ``(r, r)``, and a leaf gives its own triangle pairs. A
 pair of two different nodes is a pair of disjoint subtrees and is handled exactly as in the
-tandem traversal of two trees (:mod:`core.collide.tandem`, whose box test and descend rules
-are reused), so every unordered triangle pair ``{i, j}``, ``i != j``, is reached at most once.
+tandem traversal of two trees (the one kernel of :mod:`core.collide.traversal`, with the
+tree's own boxes and the same descend rules), so every unordered triangle pair ``{i, j}``,
+``i != j``, is reached at most once.
 The trace has the same layout as :class:`core.collide.trace.Trace`, with both node columns in
 the one tree; a self pair ``(n, n)`` is recorded as overlapping.
 
@@ -28,22 +29,14 @@ import numpy as np
 from numba import njit
 
 from core.bvh.tree import Tree
-from core.collide.query import CollisionResult
-from core.collide.tandem import (
-    ACTION_LEAVES,
-    ACTION_SPLIT_SELF,
+from core.collide.query import CollisionResult, traversal_counters, traversal_trace
+from core.collide.tandem import DescendRule
+from core.collide.traversal import (
     PARALLEL_MIN_PAIRS,
-    DescendRule,
-    classify_parallel,
-    classify_serial,
-    grow,
-    level_offsets,
-    new_trace_buffers,
-    record_level,
-    scatter_serial,
-    traversal_output,
+    TREE_BOXES,
+    TraversalRecord,
+    traverse_from_roots,
 )
-from core.collide.trace import Counters, Trace
 from core.collide.tritri import ContactKind, check_kinds, tri_tri_batch
 from core.mesh import TriMesh
 from core.pose import Pose
@@ -52,90 +45,35 @@ from core.settings import DEFAULT_TOLERANCES, Tolerances
 __all__ = ["expand_self_leaf_pairs", "self_collide", "self_traverse", "shared_corner_counts"]
 
 
-@njit(cache=True, nogil=True)
-def self_traverse(first, count, bmin, bmax, margin, rule, record, parallel_min):
-    """Self-traversal of one tree from ``(root, root)``, level by level.
+def _read_only(array: np.ndarray) -> np.ndarray:
+    array.flags.writeable = False
+    return array
 
-    Parameters
-    ----------
-    first, count : (k,) int32
-    bmin, bmax : (k, 3) float64
-    margin : float
-        Distance by which boxes are grown in every test (see ``tandem.traverse``).
-    rule : int
-        A :class:`~core.collide.tandem.DescendRule` value, for pairs of different nodes.
-    record : bool
-        Keep every level's pairs (trace mode).
-    parallel_min : int
-        Smallest frontier classified in parallel.
+
+# Read-only like a Pose's arrays: the kernel then runs on the machine code compiled for the
+# two-tree queries instead of compiling (and caching) a second specialisation of itself.
+_IDENTITY = _read_only(np.eye(3))
+_NO_SHIFT = _read_only(np.zeros(3))
+
+
+def self_traverse(first, count, bmin, bmax, margin, rule, record,
+                  parallel_min=PARALLEL_MIN_PAIRS) -> TraversalRecord:
+    """Self-traversal of one tree from ``(root, root)``, level by level, on this thread.
+
+    ``first, count (k,) int32`` and ``bmin, bmax (k, 3) float64`` are the tree's; ``margin``,
+    ``rule`` (for pairs of two different nodes), ``record`` and ``parallel_min`` are as in
+    :func:`core.collide.tandem.traverse`.
 
     Returns
     -------
-    leaf_a, leaf_b : (p,) int32
-        Leaf pairs to test; ``leaf_a == leaf_b`` for a leaf against itself.
-    counts : (3,) int64
-        Box tests (pairs of different nodes), overlaps (including self pairs), leaf pairs.
-    level_start : (L + 1,) int64
-    trace_a, trace_b : (N,) int32
-    trace_sep : (N,) int8
-    level_leaves : (L,) int64
-        (The last four are empty unless ``record``.)
+    TraversalRecord
+        ``leaf_a == leaf_b`` for a leaf against itself; ``counts`` are box tests (pairs of
+        different nodes), overlaps (including self pairs) and leaf pairs (see
+        :func:`core.collide.traversal.traverse_levels`).
     """
-    rot = np.eye(3)
-    abs_rot = np.eye(3)
-    trans = np.zeros(3)
-    fa = np.zeros(1, dtype=np.int32)
-    fb = np.zeros(1, dtype=np.int32)
-    leaf_a = np.empty(1024, dtype=np.int32)
-    leaf_b = np.empty(1024, dtype=np.int32)
-    n_leaf = 0
-    level_start, level_leaves, trace_a, trace_b, trace_sep = new_trace_buffers(record)
-    n_levels = 0
-    n_tests = 0
-    n_overlaps = 0
-    while fa.shape[0] > 0:
-        n = fa.shape[0]
-        sep = np.empty(n, dtype=np.int8)
-        action = np.empty(n, dtype=np.int8)
-        if n >= parallel_min:
-            classify_parallel(fa, fb, count, bmin, bmax, count, bmin, bmax,
-                              rot, trans, abs_rot, False, margin, rule, sep, action)
-        else:
-            classify_serial(fa, fb, count, bmin, bmax, count, bmin, bmax,
-                            rot, trans, abs_rot, False, margin, rule, sep, action)
-        # A node against itself always "overlaps" and is not a box test: it becomes a leaf
-        # against itself, or the three pairs of its children.
-        for i in range(n):
-            if fa[i] == fb[i]:
-                sep[i] = -1
-                action[i] = ACTION_LEAVES if count[fa[i]] > 0 else ACTION_SPLIT_SELF
-            else:
-                n_tests += 1
-        child_offset, leaf_offset, n_child, n_new_leaf, n_overlap = level_offsets(action, n_leaf)
-        n_overlaps += n_overlap
-        leaf_a = grow(leaf_a, n_leaf + n_new_leaf)
-        leaf_b = grow(leaf_b, n_leaf + n_new_leaf)
-        next_a = np.empty(n_child, dtype=np.int32)
-        next_b = np.empty(n_child, dtype=np.int32)
-        scatter_serial(fa, fb, action, child_offset, leaf_offset, first, first,
-                       next_a, next_b, leaf_a, leaf_b)
-        for i in range(n):
-            if action[i] == ACTION_SPLIT_SELF:
-                c = first[fa[i]]
-                o = child_offset[i]
-                next_a[o], next_b[o] = c, c
-                next_a[o + 1], next_b[o + 1] = c, c + 1
-                next_a[o + 2], next_b[o + 2] = c + 1, c + 1
-        n_leaf += n_new_leaf
-        if record:
-            level_start, level_leaves, trace_a, trace_b, trace_sep = record_level(
-                level_start, level_leaves, trace_a, trace_b, trace_sep, n_levels, fa, fb, sep,
-                n_new_leaf)
-        n_levels += 1
-        fa = next_a
-        fb = next_b
-    return traversal_output(leaf_a, leaf_b, n_leaf, n_tests, n_overlaps, record, n_levels,
-                            level_start, level_leaves, trace_a, trace_b, trace_sep)
+    return traverse_from_roots(TREE_BOXES, first, count, bmin, bmax, bmin, first, count, bmin,
+                               bmax, bmin, _IDENTITY, _NO_SHIFT, margin, rule, True, record,
+                               parallel_min=parallel_min)  # fmt: skip
 
 
 @njit(cache=True, nogil=True)
@@ -261,12 +199,11 @@ def self_collide(
                 float(np.max(tree.bmax[0] - tree.bmin[0])))  # fmt: skip
     margin = tol.box_rel * scale
     t0 = time.perf_counter()
-    leaf_a, leaf_b, counts, level_start, trace_a, trace_b, trace_sep, level_leaves = (
-        self_traverse(tree.first, tree.count, tree.bmin, tree.bmax, margin, int(descend),
-                      trace, PARALLEL_MIN_PAIRS)  # fmt: skip
-    )
+    traversal = self_traverse(tree.first, tree.count, tree.bmin, tree.bmax, margin,
+                              int(descend), trace, PARALLEL_MIN_PAIRS)  # fmt: skip
     t1 = time.perf_counter()
-    tri_pairs = expand_self_leaf_pairs(leaf_a, leaf_b, tree.first, tree.count, tree.prim_ids)
+    tri_pairs = expand_self_leaf_pairs(traversal.leaf_a, traversal.leaf_b, tree.first,
+                                       tree.count, tree.prim_ids)  # fmt: skip
     n_tests = tri_pairs.shape[0]
     if n_tests:
         kinds = np.empty(n_tests, dtype=np.int8)
@@ -285,14 +222,8 @@ def self_collide(
         kinds = np.empty(0, dtype=np.int8)
         segs = np.empty((0, 2, 3))
     t2 = time.perf_counter()
-    counters = Counters(
-        n_bv_tests=int(counts[0]),
-        n_bv_overlaps=int(counts[1]),
-        n_leaf_pairs=int(counts[2]),
-        n_tri_tests=int(n_tests),
-        n_contacts=int(pairs.shape[0]),
-    )
-    record = Trace(level_start, trace_a, trace_b, trace_sep, level_leaves) if trace else None
+    counters = traversal_counters(traversal, n_tests, pairs.shape[0])
+    record = traversal_trace(traversal) if trace else None
     return CollisionResult(pairs=pairs, kinds=kinds, segments=segs, counters=counters,
                            timings={"traverse": t1 - t0, "tritri": t2 - t1},
                            trace=record)  # fmt: skip

@@ -1,0 +1,204 @@
+"""The one traversal kernel: its named record, and what it must reach for every kind.
+
+The expectations are stated from the trees alone: with every volume grown past the scene
+(nothing can be culled) the walk must reach every leaf pair exactly once; each level must be
+the children of the previous level's overlapping pairs under the descend rule; and running
+the levels on one thread, in parallel, or split between two threads must record the same
+levels.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+import pytest
+
+import core.collide.query as query
+from core.bv import BV_KINDS, fit_volumes
+from core.bvh import build_tree
+from core.collide import DescendRule, collide, self_collide
+from core.collide.bvquery import collide_bv
+from core.collide.selfcollide import self_traverse
+from core.collide.tandem import traverse
+from core.collide.traversal import TREE_BOXES, TraversalRecord, traverse_levels
+from core.pose import Pose
+from tests.core.meshgen import sphere_mesh
+
+#: Larger than any coordinate of the test meshes: no volume test can separate anything.
+HUGE_MARGIN = 1e6
+NO_STOP = np.iinfo(np.int64).max
+
+
+@pytest.fixture(scope="module")
+def two_spheres():
+    a = sphere_mesh(12)
+    b = sphere_mesh(10, radius=0.8)
+    pose_b = Pose.from_axis_angle((1, 2, 3), 0.5, (0.9, 0.1, 0.0))
+    return a, build_tree(a), b, build_tree(b), pose_b
+
+
+def _leaves(tree) -> np.ndarray:
+    return np.flatnonzero(np.asarray(tree.count) > 0)
+
+
+def _run(code, tree_a, tree_b, vol_a, vol_b, rot, trans, margin, rule, is_self=False,
+         record=True, parallel_min=10**9):  # fmt: skip
+    roots = np.zeros(1, dtype=np.int32)
+    return traverse_levels(code, tree_a.first, tree_a.count, tree_a.bmin, tree_a.bmax, vol_a,
+                           tree_b.first, tree_b.count, tree_b.bmin, tree_b.bmax, vol_b,
+                           rot, trans, margin, rule, is_self, record, parallel_min, roots,
+                           roots, NO_STOP)  # fmt: skip
+
+
+def _kind_args(kind, tree_a, mesh_a, tree_b, mesh_b):
+    """``code, vol_a, vol_b`` of a registry kind, or of the trees' own boxes for None."""
+    if kind is None:
+        return TREE_BOXES, tree_a.bmin, tree_b.bmin
+    return (BV_KINDS[kind].code, fit_volumes(tree_a, mesh_a, kind),
+            fit_volumes(tree_b, mesh_b, kind))  # fmt: skip
+
+
+KINDS = [None, *BV_KINDS]
+
+
+def test_kernel_returns_a_named_record(two_spheres):
+    a, tree_a, b, tree_b, pose_b = two_spheres
+    rot = np.ascontiguousarray(pose_b.rotation)
+    trans = np.ascontiguousarray(pose_b.translation)
+    rec = traverse(tree_a.first, tree_a.count, tree_a.bmin, tree_a.bmax, tree_b.first,
+                   tree_b.count, tree_b.bmin, tree_b.bmax, rot, trans, 0.0, 0, True)  # fmt: skip
+    assert isinstance(rec, TraversalRecord)
+    assert rec._fields == ("leaf_a", "leaf_b", "counts", "level_start", "trace_a", "trace_b",
+                           "trace_sep", "level_leaves", "rest_a", "rest_b")  # fmt: skip
+    n_levels = rec.level_leaves.shape[0]
+    assert rec.level_start.shape == (n_levels + 1,) and rec.level_start[0] == 0
+    assert rec.trace_a.dtype == np.int32 and rec.trace_sep.dtype == np.int8
+    assert rec.counts.tolist() == [rec.trace_a.shape[0], int((rec.trace_sep == -1).sum()),
+                                   rec.leaf_a.shape[0]]  # fmt: skip
+    assert rec.level_leaves.sum() == rec.leaf_a.shape[0] > 0
+    assert rec.rest_a.shape == (0,) and rec.rest_b.shape == (0,)
+
+
+@pytest.mark.parametrize("kind", KINDS, ids=lambda k: k or "tree-boxes")
+@pytest.mark.parametrize("rule", list(DescendRule), ids=lambda r: r.name.lower())
+def test_nothing_culled_reaches_every_leaf_pair_once(two_spheres, kind, rule):
+    a, tree_a, b, tree_b, pose_b = two_spheres
+    code, vol_a, vol_b = _kind_args(kind, tree_a, a, tree_b, b)
+    rot = np.ascontiguousarray(pose_b.rotation)
+    trans = np.ascontiguousarray(pose_b.translation)
+    rec = _run(code, tree_a, tree_b, vol_a, vol_b, rot, trans, HUGE_MARGIN, int(rule))
+    found = Counter(zip(rec.leaf_a.tolist(), rec.leaf_b.tolist(), strict=True))
+    expected = {(int(i), int(j)) for i in _leaves(tree_a) for j in _leaves(tree_b)}
+    assert set(found) == expected
+    assert max(found.values()) == 1
+    assert np.all(rec.trace_sep == -1)
+
+
+@pytest.mark.parametrize("kind", KINDS, ids=lambda k: k or "tree-boxes")
+@pytest.mark.parametrize("rule", [DescendRule.BOTH, DescendRule.A_FIRST],
+                         ids=lambda r: r.name.lower())  # fmt: skip
+def test_each_level_is_the_children_of_the_last_overlaps(two_spheres, kind, rule):
+    a, tree_a, b, tree_b, pose_b = two_spheres
+    code, vol_a, vol_b = _kind_args(kind, tree_a, a, tree_b, b)
+    rot = np.ascontiguousarray(pose_b.rotation)
+    trans = np.ascontiguousarray(pose_b.translation)
+    rec = _run(code, tree_a, tree_b, vol_a, vol_b, rot, trans, 0.0, int(rule))
+    ls = rec.level_start
+    assert rec.trace_a[: ls[1]].tolist() == [0] and rec.trace_b[: ls[1]].tolist() == [0]
+    for d in range(len(ls) - 2):
+        rows = slice(ls[d], ls[d + 1])
+        expected = []
+        leaves = 0
+        for na, nb, sep in zip(rec.trace_a[rows], rec.trace_b[rows], rec.trace_sep[rows],
+                               strict=True):  # fmt: skip
+            if sep >= 0:
+                continue
+            is_leaf_a, is_leaf_b = tree_a.count[na] > 0, tree_b.count[nb] > 0
+            kids_a = [na] if is_leaf_a else [tree_a.first[na], tree_a.first[na] + 1]
+            kids_b = [nb] if is_leaf_b else [tree_b.first[nb], tree_b.first[nb] + 1]
+            if is_leaf_a and is_leaf_b:
+                leaves += 1
+            elif rule == DescendRule.BOTH or is_leaf_a or is_leaf_b:
+                expected += [(ca, cb) for ca in kids_a for cb in kids_b]
+            else:
+                expected += [(ca, nb) for ca in kids_a]
+        nxt = slice(ls[d + 1], ls[d + 2])
+        got = list(zip(rec.trace_a[nxt].tolist(), rec.trace_b[nxt].tolist(), strict=True))
+        assert got == [(int(x), int(y)) for x, y in expected]
+        assert rec.level_leaves[d] == leaves
+
+
+@pytest.mark.parametrize("rule", list(DescendRule), ids=lambda r: r.name.lower())
+def test_self_traversal_reaches_every_unordered_leaf_pair_once(rule):
+    mesh = sphere_mesh(10)
+    tree = build_tree(mesh)
+    rec = self_traverse(tree.first, tree.count, tree.bmin, tree.bmax, HUGE_MARGIN, int(rule),
+                        True)  # fmt: skip
+    assert isinstance(rec, TraversalRecord)
+    found = Counter(zip(rec.leaf_a.tolist(), rec.leaf_b.tolist(), strict=True))
+    leaves = _leaves(tree).tolist()
+    expected = {(i, j) for i in leaves for j in leaves if i <= j}
+    assert {(min(p), max(p)) for p in found} == expected
+    assert len(found) == len(expected) and max(found.values()) == 1
+    # A node against itself is no volume test; every other pair is one.
+    is_self = rec.trace_a == rec.trace_b
+    assert rec.counts[0] == int((~is_self).sum())
+    assert rec.counts[1] == rec.trace_a.shape[0]
+
+
+def _levels(trace):
+    """Per level: the multiset of (node a, node b, separating id)."""
+    return [sorted(zip(*(x.tolist() for x in (*trace.level(d)[0].T, trace.separating_axis(d))),
+                       strict=True))
+            for d in range(trace.n_levels)]  # fmt: skip
+
+
+@pytest.mark.parametrize("kind", KINDS, ids=lambda k: k or "tree-boxes")
+def test_one_thread_parallel_and_split_runs_record_the_same_levels(two_spheres, kind,
+                                                                   monkeypatch):  # fmt: skip
+    a, tree_a, b, tree_b, pose_b = two_spheres
+
+    def run():
+        if kind is None:
+            return collide(a, tree_a, b, tree_b, None, pose_b, trace=True)
+        return collide_bv(a, tree_a, b, tree_b, None, pose_b, bv=kind, trace=True)
+
+    monkeypatch.setattr(query, "SPLIT_FRONTIER", 10**12)
+    monkeypatch.setattr(query, "PARALLEL_MIN_PAIRS", 10**12)
+    serial = run()
+    monkeypatch.setattr(query, "PARALLEL_MIN_PAIRS", 1)
+    parallel = run()
+    monkeypatch.setattr(query, "SPLIT_FRONTIER", 3)
+    split = run()
+    assert serial.counters.n_contacts > 0
+    for other in (parallel, split):
+        assert np.array_equal(other.pairs, serial.pairs)
+        assert other.counters == serial.counters
+        assert np.array_equal(other.trace.level_start, serial.trace.level_start)
+        assert np.array_equal(other.trace.leaf_pairs_per_level,
+                              serial.trace.leaf_pairs_per_level)  # fmt: skip
+        assert _levels(other.trace) == _levels(serial.trace)
+    # Without a split, the parallel levels are written in the same order as the serial ones.
+    assert np.array_equal(parallel.trace.node_a, serial.trace.node_a)
+    assert np.array_equal(parallel.trace.sep_axis, serial.trace.sep_axis)
+
+
+def test_self_collision_parallel_levels_equal_serial(monkeypatch):
+    import core.collide.selfcollide as selfcollide
+
+    mesh = sphere_mesh(12)
+    v = mesh.vertices
+    # Pinch the sphere through itself so there are contacts to find.
+    moved = mesh.with_vertices(v * np.where(v[:, :1] > 0, -0.3, 1.0) + [0.0, 0.0, 0.0])
+    tree = build_tree(moved)
+    monkeypatch.setattr(selfcollide, "PARALLEL_MIN_PAIRS", 10**12)
+    serial = self_collide(moved, tree, trace=True)
+    monkeypatch.setattr(selfcollide, "PARALLEL_MIN_PAIRS", 1)
+    parallel = self_collide(moved, tree, trace=True)
+    assert serial.counters.n_bv_tests > 0
+    assert parallel.counters == serial.counters
+    assert np.array_equal(parallel.pairs, serial.pairs)
+    assert np.array_equal(parallel.trace.node_a, serial.trace.node_a)
+    assert np.array_equal(parallel.trace.node_b, serial.trace.node_b)
+    assert np.array_equal(parallel.trace.sep_axis, serial.trace.sep_axis)
