@@ -24,7 +24,9 @@ from core.errors import (
 from core.settings import DEFAULT_TOLERANCES, Tolerances
 
 
-def _read_only(array: np.ndarray) -> np.ndarray:
+def read_only(array: np.ndarray) -> np.ndarray:
+    """``array`` itself, made read-only (a kernel given read-only arrays runs on the machine
+    code compiled for them; a writeable one compiles a second specialisation)."""
     array.flags.writeable = False
     return array
 
@@ -239,9 +241,9 @@ class TriMesh:
             f = f.copy()
         if src is self.source_face_ids:
             src = src.copy()
-        object.__setattr__(self, "vertices", _read_only(v))
-        object.__setattr__(self, "faces", _read_only(f))
-        object.__setattr__(self, "source_face_ids", _read_only(src))
+        object.__setattr__(self, "vertices", read_only(v))
+        object.__setattr__(self, "faces", read_only(f))
+        object.__setattr__(self, "source_face_ids", read_only(src))
 
     @classmethod
     def _trusted(cls, vertices, faces, source_face_ids, name) -> TriMesh:
@@ -295,7 +297,7 @@ class TriMesh:
             )
         if v is vertices:
             v = v.copy()
-        return TriMesh._trusted(_read_only(v), self.faces, self.source_face_ids, self.name)
+        return TriMesh._trusted(read_only(v), self.faces, self.source_face_ids, self.name)
 
     @property
     def n_vertices(self) -> int:
@@ -314,7 +316,7 @@ class TriMesh:
     def degenerate(self) -> np.ndarray:
         """``(m,) bool``: zero-area triangles. They are kept and tested like any other."""
         if self._degenerate is None:
-            mask = _read_only(degenerate_mask(self.vertices, self.faces))
+            mask = read_only(degenerate_mask(self.vertices, self.faces))
             object.__setattr__(self, "_degenerate", mask)
         return self._degenerate
 

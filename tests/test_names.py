@@ -39,8 +39,6 @@ SHARED_BY_DESIGN: dict[str, tuple[str, tuple[str, ...]]] = {
     "build": ("a partition kind's registry hook: partition two meshes", (_PARTITIONS,)),
     "build_from_boxes": ("a partition kind's registry hook: partition given triangle boxes",
                          (_PARTITIONS,)),
-    "_classify_py": ("the level classify of the two traversal loops that are to become one",
-                     ("core/collide/tandem.py", "core/collide/bvquery.py")),
     "load_mesh": ("the package's entry point checks its arguments, then calls core.io's",
                   ("core/__init__.py", "core/io/__init__.py")),
     "main": ("the entry point of a module run as a program (python -m, a child process)",

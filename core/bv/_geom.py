@@ -22,6 +22,17 @@ _JACOBI_SWEEPS = 24
 
 
 @njit(cache=True, nogil=True)
+def is_identity_rotation(rot):
+    """Whether the ``(3, 3)`` matrix is exactly the identity (then the box tests are plain
+    interval checks)."""
+    for i in range(3):
+        for j in range(3):
+            if rot[i, j] != (1.0 if i == j else 0.0):
+                return False
+    return True
+
+
+@njit(cache=True, nogil=True)
 def matvec3(m, x):
     """``m @ x`` for a (3, 3) matrix and a 3-vector, ``(3,) float64``."""
     out = np.empty(3)

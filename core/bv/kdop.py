@@ -28,7 +28,7 @@ from itertools import combinations
 import numpy as np
 from numba import njit
 
-from core.bv._geom import matvec3
+from core.bv._geom import is_identity_rotation, matvec3
 from core.bv._wire import lines_record, polygon_loops
 
 _AXES = [(1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0)]
@@ -103,13 +103,6 @@ def refit_dirs(vertices, faces, prim_ids, prim_start, n_prims, first, count, lev
 
 
 @njit(cache=True, nogil=True)
-def _is_identity(rot):
-    return (rot[0, 0] == 1.0 and rot[1, 1] == 1.0 and rot[2, 2] == 1.0 and rot[0, 1] == 0.0
-            and rot[0, 2] == 0.0 and rot[1, 0] == 0.0 and rot[1, 2] == 0.0 and rot[2, 0] == 0.0
-            and rot[2, 1] == 0.0)  # fmt: skip
-
-
-@njit(cache=True, nogil=True)
 def _box_on_dirs(row_box, row_dirs, rot, trans, margin, dirs, id_offset):
     """Project the axis box of ``row_box`` (posed by ``rot, trans``) on the slabs of
     ``row_dirs``; return the first separating slab id or -1."""
@@ -141,7 +134,7 @@ def overlap_dirs(ra, rb, rot, trans, margin, dirs):
         -1, or the separating slab: ``i`` for A's direction ``i``, ``k/2 + i`` for B's.
     """
     nd = dirs.shape[0]
-    if _is_identity(rot):
+    if is_identity_rotation(rot):
         for i in range(nd):
             shift = dirs[i, 0] * trans[0] + dirs[i, 1] * trans[1] + dirs[i, 2] * trans[2]
             if rb[i] + shift > ra[nd + i] + margin or rb[nd + i] + shift < ra[i] - margin:

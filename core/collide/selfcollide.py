@@ -38,22 +38,17 @@ from core.collide.traversal import (
     traverse_from_roots,
 )
 from core.collide.tritri import ContactKind, check_kinds, tri_tri_batch
-from core.mesh import TriMesh
+from core.mesh import TriMesh, read_only
 from core.pose import Pose
 from core.settings import DEFAULT_TOLERANCES, Tolerances
 
 __all__ = ["expand_self_leaf_pairs", "self_collide", "self_traverse", "shared_corner_counts"]
 
 
-def _read_only(array: np.ndarray) -> np.ndarray:
-    array.flags.writeable = False
-    return array
-
-
 # Read-only like a Pose's arrays: the kernel then runs on the machine code compiled for the
 # two-tree queries instead of compiling (and caching) a second specialisation of itself.
-_IDENTITY = _read_only(np.eye(3))
-_NO_SHIFT = _read_only(np.zeros(3))
+_IDENTITY = read_only(np.eye(3))
+_NO_SHIFT = read_only(np.zeros(3))
 
 
 def self_traverse(first, count, bmin, bmax, margin, rule, record,

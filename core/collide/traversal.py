@@ -37,6 +37,7 @@ import numpy as np
 from numba import njit, prange
 
 from core.bv import obb
+from core.bv._geom import is_identity_rotation
 from core.bv.registry import BV_KINDS, overlap_by_code, volume_by_code
 
 ACTION_CULL = 0
@@ -367,15 +368,6 @@ def record_level(level_start, level_leaves, trace_a, trace_b, trace_sep, n_level
 
 
 @njit(cache=True, nogil=True)
-def _is_identity(rot):
-    for i in range(3):
-        for j in range(3):
-            if rot[i, j] != (1.0 if i == j else 0.0):
-                return False
-    return True
-
-
-@njit(cache=True, nogil=True)
 def traverse_levels(code, first_a, count_a, bmin_a, bmax_a, vol_a,
                     first_b, count_b, bmin_b, bmax_b, vol_b,
                     rot, trans, margin, rule, is_self, record, parallel_min,
@@ -420,7 +412,7 @@ def traverse_levels(code, first_a, count_a, bmin_a, bmax_a, vol_a,
     TraversalRecord
     """
     abs_rot = np.abs(rot)
-    is_rotated = not _is_identity(rot)
+    is_rotated = not is_identity_rotation(rot)
     fa = start_a
     fb = start_b
     leaf_a = np.empty(1024, dtype=np.int32)
