@@ -10,6 +10,7 @@ command line) hold a request and never branch on the kind themselves.
 
 from __future__ import annotations
 
+from core.bv import TREE_BOX_KIND
 from core.bvh.build import build_trees
 from core.bvh.tree import Tree
 from core.collide.bvquery import collide_bv
@@ -17,10 +18,6 @@ from core.collide.query import CollisionResult, collide
 from core.mesh import TriMesh
 from core.pose import Pose
 from core.request import CollisionRequest
-
-TREE_BOX_KIND = "aabb"
-"""The kind whose volumes are the tree's own boxes (refitted with the tree, never fitted
-again): the traversal reads them from the tree."""
 
 
 def tree_query(
