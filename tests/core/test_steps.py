@@ -5,10 +5,11 @@ import numpy as np
 import pytest
 
 from core.bv import BV_KINDS
-from core.collide import query
+from core.collide import pseudocode, query
 from core.collide.steps import (
     CODE_CULLED,
     CODE_LEAF_PAIR,
+    PairStep,
     StepOutcome,
     traversal_steps,
 )
@@ -196,3 +197,83 @@ def test_positions_out_of_range_are_refused():
     with pytest.raises(IndexError, match="out of range"):
         steps[len(steps)]
     assert steps[-1].position == len(steps) - 1
+
+
+# -- the pseudo-code beside the stepper ------------------------------------------------------
+def _all_sep_ids(kind):
+    """Every id the kind's test can return (its separating_test names each)."""
+    if kind.name.startswith("kdop"):
+        return range(kind.width)  # A's k/2 slabs, then B's
+    if kind.name in ("aabb15", "obb"):
+        return range(15)
+    if kind.name == "aabb":
+        return range(6)
+    if kind.name in ("lss", "rss"):
+        return range(2)
+    return range(1)
+
+
+def _culled_step(sep_id):
+    from core.collide.trace import Counters
+
+    empty = np.empty((0, 2), dtype=np.int64)
+    return PairStep(position=0, level=0, node_a=0, node_b=0, outcome=StepOutcome.CULLED,
+                    sep_id=sep_id, test_words="", split_words="", children=(),
+                    triangle_pairs=empty, contact_pairs=empty, counters=Counters(),
+                    queue_length=0)  # fmt: skip
+
+
+@pytest.mark.parametrize("bv", list(BV_KINDS))
+def test_every_sep_id_of_every_kind_maps_to_a_test_line(bv):
+    kind = BV_KINDS[bv]
+    listing = pseudocode.overlap_listing(kind)
+    last = len(listing.lines)
+    lines = {sep: pseudocode.test_line_for(kind, _culled_step(sep)) for sep in _all_sep_ids(kind)}
+    for sep, line in lines.items():
+        assert 1 <= line < last, (sep, line)
+        assert "separated" in listing.lines[line - 1]
+    assert "overlap" in listing.lines[last - 1]
+
+
+def test_box_tests_point_at_the_loop_of_the_axis_that_separated():
+    obb = BV_KINDS["obb"]
+    text = pseudocode.SAT15.lines
+    assert "A's axis" in text[pseudocode.test_line_for(obb, _culled_step(1)) - 1]
+    assert "B's axis" in text[pseudocode.test_line_for(obb, _culled_step(4)) - 1]
+    assert "A_i × B_j" in text[pseudocode.test_line_for(obb, _culled_step(9)) - 1]
+    kdop = BV_KINDS["kdop14"]
+    assert "B's slab" in pseudocode.KDOP.lines[
+        pseudocode.test_line_for(kdop, _culled_step(8)) - 1]
+    assert "B's slab" not in pseudocode.KDOP.lines[
+        pseudocode.test_line_for(kdop, _culled_step(6)) - 1]
+
+
+@pytest.mark.parametrize("descend", list(DescendRule))
+def test_every_step_maps_to_a_traversal_line(descend):
+    frame = _frame("rotated", "obb", descend)
+    steps = traversal_steps(frame)
+    lines = pseudocode.TRAVERSAL.lines
+    seen = set()
+    for i in range(len(steps)):
+        s = steps[i]
+        line = pseudocode.line_for(s)
+        path = pseudocode.lines_for(s)
+        assert line in path and path[:2] == (pseudocode.LINE_POP, pseudocode.LINE_TEST)
+        text = lines[line - 1]
+        seen.add(line)
+        if s.outcome is StepOutcome.CULLED:
+            assert "culled" in text
+        elif s.outcome is StepOutcome.LEAF_PAIR:
+            assert "exact test" in text
+        elif line == pseudocode.LINE_SPLIT_A:
+            assert s.split_words.startswith("split A") and "(a.left, b)" in text
+        elif line == pseudocode.LINE_SPLIT_B:
+            assert s.split_words.startswith("split B") and "(a, b.left)" in text
+        else:
+            assert descend is DescendRule.BOTH and s.split_words.startswith("split both")
+        test_line = pseudocode.test_line_for("obb", s)
+        assert 1 <= test_line <= len(pseudocode.SAT15.lines)
+    assert {pseudocode.LINE_CULL, pseudocode.LINE_LEAVES} <= seen
+    title = pseudocode.TRAVERSAL.title
+    assert "van den Bergen 1998" in title and "Gottschalk, Lin, Manocha 1996" in title
+    assert pseudocode.TRAVERSAL.numbered()[0].startswith(" 1  queue")
