@@ -42,6 +42,11 @@ CODE_SPLIT = 1
 CODE_LEAF_PAIR = 2
 OUTCOMES = (StepOutcome.CULLED, StepOutcome.SPLIT, StepOutcome.LEAF_PAIR)
 
+#: Which node a SPLIT step splits (:meth:`_StepTable.split_codes`).
+SPLIT_A = 0
+SPLIT_B = 1
+SPLIT_BOTH = 2
+
 #: What :meth:`TraversalSteps.next_where` can run to.
 STOPS = ("overlap", "leaf", "contact", "level_end")
 
@@ -147,16 +152,24 @@ def query_inputs(frame) -> QueryInputs:
     mesh_b, tree_b, pose_b = rigid_body(frame.meshes[1], frame.trees[1], frame.poses[1])
     rel = relative_pose(pose_a, pose_b)
     pad = box_margin(tree_a, tree_b, request.tol)
-    if kind.name == TREE_BOX_KIND:
-        code = TREE_BOXES
+    # A frame keeps the very rows its traversal tested (a stored frame too, so stepping it
+    # runs no fit); with a scaled pose the traversal tested rows of the scaled mesh instead.
+    stored = getattr(frame, "volumes", None)
+    is_rigid = all(p is None or p.is_rigid for p in frame.poses[:2])
+    if stored is not None and stored.name == kind.name and is_rigid and len(stored.rows) >= 2:
+        volumes = (np.asarray(stored.rows[0]), np.asarray(stored.rows[1]))
+    elif kind.name == TREE_BOX_KIND:
         volumes = (np.concatenate([tree_a.bmin, tree_a.bmax], axis=1),
                    np.concatenate([tree_b.bmin, tree_b.bmax], axis=1))  # fmt: skip
+    else:
+        volumes = (fit_volumes(tree_a, mesh_a, kind, request.obb_fit),
+                   fit_volumes(tree_b, mesh_b, kind, request.obb_fit))  # fmt: skip
+    if kind.name == TREE_BOX_KIND:
+        code = TREE_BOXES
         margin = pad + request.margin
     else:
         code = kind.code
-        volumes = (fit_volumes(tree_a, mesh_a, kind, request.obb_fit),
-                   fit_volumes(tree_b, mesh_b, kind, request.obb_fit))  # fmt: skip
-        # collide_bv grows the volumes by sqrt(3) D (the k-DOPs' unnormalised directions).
+        # The padding collide_bv adds: sqrt(3) D for the near-contact margin D.
         margin = pad + np.sqrt(3.0) * request.margin
     return QueryInputs(kind=kind, code=code, trees=(tree_a, tree_b), meshes=(mesh_a, mesh_b),
                        volumes=volumes, rot=np.ascontiguousarray(rel.rotation),
@@ -176,6 +189,16 @@ def _volume_measure(inputs: QueryInputs, side: int, node: int) -> tuple[float, f
         half = 0.5 * (row[node, 3:6] - row[node, 0:3])
         return float(half[0] * half[1] * half[2]), float(half.sum())
     return float(volume_by_code(inputs.code, row, node)), 0.0
+
+
+def _volume_measures(inputs: QueryInputs, side: int,
+                     nodes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_volume_measure` of many nodes, ``(r,) float64`` each: one call per distinct
+    node (the same arithmetic, so the same comparisons)."""
+    unique, inverse = np.unique(nodes, return_inverse=True)
+    pairs = [_volume_measure(inputs, side, int(node)) for node in unique.tolist()]
+    table = np.asarray(pairs, dtype=np.float64).reshape(-1, 2)
+    return table[inverse, 0], table[inverse, 1]
 
 
 def _shown_volume(inputs: QueryInputs, side: int, node: int) -> float:
@@ -260,6 +283,7 @@ class _StepTable:
         self.cum_contacts = np.concatenate([[0], np.cumsum(per_leaf)])
         self.n = n
         self.kind = inputs.kind
+        self.parents_by_level = {}
 
     # -- positions -----------------------------------------------------------------------
     def level_of(self, i: int) -> int:
@@ -298,6 +322,27 @@ class _StepTable:
             return ((a, c), (a, c + 1))
         ca, cb = int(tree_a.first[a]), int(tree_b.first[b])
         return tuple((ca + u, cb + v) for u in range(2) for v in range(2))
+
+    def split_codes(self, rows: np.ndarray) -> np.ndarray:
+        """``(r,) int8`` :data:`SPLIT_A`, :data:`SPLIT_B` or :data:`SPLIT_BOTH` of some SPLIT
+        rows, by the rule of :meth:`split` (volumes compared once per distinct node)."""
+        node_a, node_b = self.node_a[rows], self.node_b[rows]
+        leaf_a, leaf_b = self.count_a[node_a] > 0, self.count_b[node_b] > 0
+        rule = self.inputs.rule
+        out = np.full(rows.shape[0], SPLIT_BOTH if rule is DescendRule.BOTH else SPLIT_A,
+                      dtype=np.int8)  # fmt: skip
+        if rule is DescendRule.LARGER_VOLUME:
+            compare = ~leaf_a & ~leaf_b
+            vol_a, tie_a = _volume_measures(self.inputs, 0, node_a[compare])
+            vol_b, tie_b = _volume_measures(self.inputs, 1, node_b[compare])
+            if self.inputs.code == TREE_BOXES:
+                is_a = (vol_a > vol_b) | ((vol_a == vol_b) & (tie_a >= tie_b))
+            else:
+                is_a = vol_a >= vol_b
+            out[compare] = np.where(is_a, SPLIT_A, SPLIT_B)
+        out[leaf_b] = SPLIT_A
+        out[leaf_a] = SPLIT_B
+        return out
 
     def split(self, a: int, b: int) -> tuple[str, str]:
         """``(action, words)``: which node the descend rule splits ("a", "b", "both")."""
@@ -499,27 +544,35 @@ class TraversalSteps:
         halves' levels, not the children in their parents' order. A pair of nodes is reached
         by one chain of splits only, so keys are unique.
         """
-        cache = self._table.__dict__.setdefault("_parents", {})
-        if d in cache:
-            return cache[d]
         t = self._table
+        if d in t.parents_by_level:
+            return t.parents_by_level[d]
         tree_a, tree_b = self.inputs.trees
         n_b = np.int64(t.count_b.shape[0])
         lo, hi = int(t.level_start[d - 1]), int(t.level_start[d])
+        rows = np.flatnonzero(t.code[lo:hi] == CODE_SPLIT) + lo
+        node_a = t.node_a[rows].astype(np.int64)
+        node_b = t.node_b[rows].astype(np.int64)
+        which = t.split_codes(rows)
         keys, owners = [], []
-        for r in np.flatnonzero(t.code[lo:hi] == CODE_SPLIT) + lo:
-            a, b = int(t.node_a[r]), int(t.node_b[r])
-            action, _ = t.split(a, b)
-            for ca, cb in t.children(a, b, action):
-                keys.append(ca * int(n_b) + cb)
-                owners.append(r)
-        keys = np.asarray(keys, dtype=np.int64)
-        owners = np.asarray(owners, dtype=np.int64)
+        left_a = tree_a.first[node_a].astype(np.int64)
+        left_b = tree_b.first[node_b].astype(np.int64)
+        for is_split, children_a, children_b in (
+            (which == SPLIT_A, (left_a, left_a + 1), (node_b, node_b)),
+            (which == SPLIT_B, (node_a, node_a), (left_b, left_b + 1)),
+            (which == SPLIT_BOTH, (left_a, left_a, left_a + 1, left_a + 1),
+             (left_b, left_b + 1, left_b, left_b + 1)),
+        ):  # fmt: skip
+            for ca, cb in zip(children_a, children_b):
+                keys.append(ca[is_split] * n_b + cb[is_split])
+                owners.append(rows[is_split])
+        keys = np.concatenate(keys)
+        owners = np.concatenate(owners)
         order = np.argsort(keys)
-        rows = slice(int(t.level_start[d]), int(t.level_start[d + 1]))
-        row_keys = t.node_a[rows].astype(np.int64) * n_b + t.node_b[rows]
+        level = slice(int(t.level_start[d]), int(t.level_start[d + 1]))
+        row_keys = t.node_a[level].astype(np.int64) * n_b + t.node_b[level]
         parents = owners[order][np.searchsorted(keys[order], row_keys)]
-        cache[d] = parents
+        t.parents_by_level[d] = parents
         return parents
 
     def decided(self, position: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

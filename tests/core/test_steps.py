@@ -277,3 +277,32 @@ def test_every_step_maps_to_a_traversal_line(descend):
     title = pseudocode.TRAVERSAL.title
     assert "van den Bergen 1998" in title and "Gottschalk, Lin, Manocha 1996" in title
     assert pseudocode.TRAVERSAL.numbered()[0].startswith(" 1  queue")
+
+
+@pytest.mark.parametrize("bv", ["aabb", "obb", "kdop18"])
+def test_a_stored_frame_steps_alike_without_its_pipeline(bv):
+    import pickle
+
+    frame = _frame("rotated", bv)
+    stored = pickle.loads(pickle.dumps(frame))
+    live, replayed = traversal_steps(frame), traversal_steps(stored)
+    assert len(live) == len(replayed)
+    for i in range(0, len(live), 3):
+        a, b = live[i], replayed[i]
+        assert (a.outcome, a.split_words, a.children, a.counters) == (
+            b.outcome, b.split_words, b.children, b.counters)
+
+
+@pytest.mark.parametrize("bv", ["aabb", "rss"])
+def test_a_scaled_body_steps_with_the_volumes_the_traversal_tested(bv):
+    bodies = _scene("two spheres")
+    bodies[1] = BodyInput("b", bodies[1].mesh, Pose(np.eye(3), (1.3, 0.2, 0.1), scale=1.4))
+    request = CollisionRequest(bv=bv, trace=True, leaf_size=4)
+    frame = FramePipeline(PipelineSettings(request)).step(bodies)
+    steps = traversal_steps(frame)
+    _check_agrees(frame, steps)
+    queue = [(0, 0, 0)]
+    for i in range(len(steps)):
+        s = steps[i]
+        assert queue.pop(0) == (s.level, s.node_a, s.node_b)
+        queue += [(s.level + 1, a, b) for a, b in s.children]
