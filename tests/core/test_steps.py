@@ -306,3 +306,16 @@ def test_a_scaled_body_steps_with_the_volumes_the_traversal_tested(bv):
         s = steps[i]
         assert queue.pop(0) == (s.level, s.node_a, s.node_b)
         queue += [(s.level + 1, a, b) for a, b in s.children]
+
+
+def test_bodies_far_apart_cull_the_roots_in_one_step():
+    bodies = [BodyInput("a", sphere_mesh(6)),
+              BodyInput("b", sphere_mesh(6), Pose(np.eye(3), (3.0, 0.0, 0.0)))]  # fmt: skip
+    frame = FramePipeline(PipelineSettings(CollisionRequest(trace=True))).step(bodies)
+    steps = traversal_steps(frame)
+    assert len(steps) == 1
+    assert steps.waiting(-1) == [(0, 0, 0)] and steps.waiting(0) == []
+    root = steps[0]
+    assert root.outcome is StepOutcome.CULLED and root.test_words == "A's axis 1 (x)"
+    assert root.counters == frame.result.counters and root.queue_length == 0
+    assert steps.next_where(-1, "level_end") == 0 and steps.next_where(0, "overlap") is None
