@@ -170,6 +170,7 @@ class FrameRunning:
                 FPS_SMOOTHING * rate + (1 - FPS_SMOOTHING) * self.model.fps)
         self._last_done = now
         self.n_frames += 1
+        self._record_frame(frame)
         self.model.set_frame(frame)
 
     def step_sync(self):
