@@ -142,7 +142,7 @@ def test_live_button_and_space_plays_the_recording_while_scrubbed(qtbot, window)
     assert window.timeline.live_button.isEnabled()
     window.toggle_play()  # Space: the recording plays, not the live animation
     assert window.model.playback == 1 and not window.model.is_playing
-    assert window.timeline.play_button.text() == "⏸ Pause"
+    assert window.timeline.play_button.text() == "Pause"
     qtbot.waitUntil(lambda: window.model.cursor == n - 1, timeout=10_000)
     qtbot.waitUntil(lambda: window.model.playback == 0, timeout=5_000)
     window.timeline.reverse_button.click()

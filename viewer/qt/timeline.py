@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from PyQt6.QtCore import QEvent, QPointF, QRect, Qt, pyqtSignal
-from PyQt6.QtGui import QColor, QPainter, QPainterPath, QPen, QPolygonF
+from PyQt6.QtGui import QColor, QIcon, QPainter, QPainterPath, QPen, QPixmap, QPolygonF, QTransform
 from PyQt6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
@@ -99,6 +99,12 @@ def _marker_path(shape: str, x: float, y: float, size: float) -> QPainterPath:
     return path
 
 
+def _mirrored(icon: QIcon) -> QIcon:
+    """``icon`` flipped left to right (the style has no "play backwards" icon)."""
+    pixmap = icon.pixmap(32, 32)
+    return QIcon(QPixmap.fromImage(pixmap.toImage().transformed(QTransform().scale(-1, 1))))
+
+
 class EventSlider(QSlider):
     """A horizontal slider over recorded frames with event markers painted above its groove;
     the pointer over a marker shows the event's words."""
@@ -182,9 +188,16 @@ class TimelinePanel(QWidget):
         layout = QHBoxLayout(self)
         layout.setContentsMargins(6, 2, 6, 2)
 
-        def button(text: str, tip: str, slot) -> QToolButton:
+        icons = QStyle.StandardPixmap
+
+        def button(text: str, icon, tip: str, slot) -> QToolButton:
+            # The style's media icons (drawn, not font glyphs: a font without the media
+            # symbols showed empty boxes) with a word beside them.
             b = QToolButton()
             b.setText(text)
+            if icon is not None:
+                b.setIcon(self.style().standardIcon(icon))
+            b.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
             b.setToolTip(tip)
             b.setAutoRaise(True)
             b.clicked.connect(slot)
@@ -192,18 +205,26 @@ class TimelinePanel(QWidget):
             return b
 
         self.previous_event_button = button(
-            "⏮", "Previous event marker (Ctrl+Shift+Left)",
+            "Event", icons.SP_MediaSkipBackward, "Previous event marker (Ctrl+Shift+Left)",
             lambda: controller.jump_to_event(-1))
-        self.step_back_button = button("◀|", "One recorded frame back (Shift+Left)",
+        self.step_back_button = button("", icons.SP_MediaSeekBackward,
+                                       "One recorded frame back (Shift+Left)",
                                        lambda: controller.step_recorded(-1))
-        self.reverse_button = button("◀ Reverse", "Play the recording backwards (Shift+Space)",
+        self.reverse_button = button("Reverse", icons.SP_MediaPlay,
+                                     "Play the recording backwards (Shift+Space)",
                                      self.toggle_reverse)
-        self.play_button = button("▶ Play", "Play or pause the recording (Space while a "
-                                  "recorded frame is shown)", self.toggle_play)
-        self.step_forward_button = button("|▶", "One recorded frame forward (Shift+Right)",
+        self.reverse_button.setIcon(_mirrored(self.reverse_button.icon()))
+        self.play_button = button("Play", icons.SP_MediaPlay, "Play or pause the recording "
+                                  "(Space while a recorded frame is shown)", self.toggle_play)
+        self.step_forward_button = button("", icons.SP_MediaSeekForward,
+                                          "One recorded frame forward (Shift+Right)",
                                           lambda: controller.step_recorded(+1))
-        self.next_event_button = button("⏭", "Next event marker (Ctrl+Shift+Right)",
+        self.next_event_button = button("Event", icons.SP_MediaSkipForward,
+                                        "Next event marker (Ctrl+Shift+Right)",
                                         lambda: controller.jump_to_event(+1))
+        self._play_icon = self.play_button.icon()
+        self._reverse_icon = self.reverse_button.icon()
+        self._pause_icon = self.style().standardIcon(icons.SP_MediaPause)
 
         self.slider = EventSlider()
         self.slider.setToolTip("Drag to show a recorded frame; the markers are events: "
@@ -224,7 +245,8 @@ class TimelinePanel(QWidget):
         self.speed.currentIndexChanged.connect(self._on_speed)
         layout.addWidget(self.speed)
 
-        self.live_button = button("● Live", "Back to the live scene (L)", controller.go_live)
+        self.live_button = button("● Live", None, "Back to the live scene (L)",
+                                  controller.go_live)
         self.label = QLabel("live")
         self.label.setMinimumWidth(self.label.fontMetrics().horizontalAdvance(
             "frame 3,000 of 3,000 (recorded)") + 8)
@@ -263,8 +285,10 @@ class TimelinePanel(QWidget):
 
     def _refresh_buttons(self) -> None:
         playback = self.model.playback
-        self.play_button.setText("⏸ Pause" if playback > 0 else "▶ Play")
-        self.reverse_button.setText("⏸ Pause" if playback < 0 else "◀ Reverse")
+        self.play_button.setText("Pause" if playback > 0 else "Play")
+        self.play_button.setIcon(self._pause_icon if playback > 0 else self._play_icon)
+        self.reverse_button.setText("Pause" if playback < 0 else "Reverse")
+        self.reverse_button.setIcon(self._pause_icon if playback < 0 else self._reverse_icon)
 
     # -- writing ----------------------------------------------------------------------------
     def speed_value(self) -> float:
