@@ -14,7 +14,7 @@ JOB_MODULES = {
                              "body_size"},
     "viewer.control.sculpt": {"begin_stroke", "sculpt", "end_stroke", "undo_stroke",
                               "reset_rest"},
-    "viewer.control.frames": {"request_frame", "step_sync", "is_busy"},
+    "viewer.control.frames": {"request_frame", "step_sync", "is_busy", "is_frame_running"},
     "viewer.control.animation": {"step_time"},
     "viewer.control.recording": {"scrub_to", "step_recorded", "play_recording", "go_live",
                                  "save_recording", "open_recording", "replay_with",

@@ -4,10 +4,11 @@ keys step and jump, Live goes back, Space plays the recording while scrubbed."""
 from __future__ import annotations
 
 import numpy as np
-from PyQt6.QtCore import QPoint, Qt
+from PyQt6.QtCore import QPoint, QPointF, Qt
 from PyQt6.QtWidgets import QApplication
 
-from tests.viewer.conftest import settle
+from tests.viewer.conftest import drag, qt_point, settle
+from viewer.model import Mode
 from viewer.qt.timeline import MARKER_STYLES, frame_label_text
 
 APART = 2.0
@@ -205,3 +206,19 @@ def test_memory_limit_is_applied_and_remembered(qtbot, window, settings):
     assert not window.apply_recording_limits(-1, 3)
     assert "max_megabytes" in window.last_error[1]
     assert len(window.model.recording) == 3
+
+
+def test_a_mouse_drag_in_move_mode_goes_live_and_puts_a_body_moved_marker(qtbot, window):
+    record_approach(qtbot, window)
+    window.controller.scrub_to(1)
+    window.model.set_mode(Mode.MOVE)
+    # B is drawn where it was in recorded frame 1; that is where the user grabs it.
+    start = qt_point(window, window.model.recording[1].poses[1].translation)
+    drag(window.plotter, start, start + QPointF(40.0, 0.0))
+    assert window.model.cursor is None
+    settle(qtbot, window)
+    qtbot.waitUntil(lambda: [m.kind for m in window.timeline.slider.markers].count("GRABBED")
+                    == 1, timeout=10_000)
+    grabbed = next(m for m in window.timeline.slider.markers if m.kind == "GRABBED")
+    assert grabbed.position == len(window.model.recording) - 1
+    assert "moved" in grabbed.text

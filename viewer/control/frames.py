@@ -185,5 +185,10 @@ class FrameRunning:
     def is_busy(self) -> bool:
         return self._is_busy or self._is_pending
 
+    @property
+    def is_frame_running(self) -> bool:
+        """A frame is being computed now (with the inputs of when it started)."""
+        return self._is_busy
+
     def _shutdown_frame_running(self) -> None:
         self._executor.shutdown(wait=True, cancel_futures=True)

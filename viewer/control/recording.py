@@ -68,6 +68,7 @@ class FrameRecording:
         self.recording_limits = (DEFAULT_MAX_MEGABYTES, DEFAULT_MAX_FRAMES)
         self.recording = Recording(*self.recording_limits)
         self._pending_events: list = []
+        self._n_frames_before_events = 0  # frames still to come before the marked one
         self._job_executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="recording")
         self._job_cancel = threading.Event()
         self._job_words = ""
@@ -87,7 +88,12 @@ class FrameRecording:
         if not self.model.is_recording or self.is_job_running or frame is None:
             return
         n_dropped = self.recording.n_dropped
-        events, self._pending_events = self._pending_events, []
+        if self._n_frames_before_events:
+            # Started before the drag or stroke ended: not yet the shape the user left.
+            self._n_frames_before_events -= 1
+            events = []
+        else:
+            events, self._pending_events = self._pending_events, []
         self.recording.append(frame, [b.key for b in self.model.bodies],
                               self.pipe.settings.update, user_events=events)
         shift = self.recording.n_dropped - n_dropped
@@ -105,6 +111,7 @@ class FrameRecording:
         """Mark the next recorded frame with ``kind`` (a drag or a stroke ended) and ask for
         that frame, so the marker sits on the shape the user left."""
         self._pending_events.append(kind)
+        self._n_frames_before_events = 1 if self.is_frame_running else 0
         self.request_frame()
 
     def mark_grabbed(self) -> None:
@@ -126,6 +133,7 @@ class FrameRecording:
         self.stop_playback()
         self.recording.clear()
         self._pending_events = []
+        self._n_frames_before_events = 0
         self.model.set_recording(self.recording)
         self.request_frame()
 
@@ -147,6 +155,7 @@ class FrameRecording:
         """A new scene: the old scene's frames go (a recording is one scene's)."""
         self.stop_playback()
         self._pending_events = []
+        self._n_frames_before_events = 0
         if len(self.recording):
             self.recording.clear()
         self.model.recording_changed.emit()
