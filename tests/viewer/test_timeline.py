@@ -222,3 +222,12 @@ def test_a_mouse_drag_in_move_mode_goes_live_and_puts_a_body_moved_marker(qtbot,
     grabbed = next(m for m in window.timeline.slider.markers if m.kind == "GRABBED")
     assert grabbed.position == len(window.model.recording) - 1
     assert "moved" in grabbed.text
+
+
+def test_choosing_another_bounding_volume_while_scrubbed_goes_live(qtbot, window):
+    record_approach(qtbot, window)
+    window.controller.scrub_to(2)
+    window.model.set_pipeline(bv="obb")
+    assert window.model.cursor is None
+    settle(qtbot, window)
+    assert window.model.frame.request.bv == "obb"

@@ -80,6 +80,8 @@ class FrameRecording:
         self._playback_carry = 0.0
         self.model.set_recording(self.recording)
         self.model.scene_changed.connect(self._on_scene_for_recording)
+        # Another bounding volume or rule is seen on the live frame: a recorded one keeps its own.
+        self.model.pipeline_changed.connect(lambda _p: self._go_live_before_editing())
 
     # -- recording live frames --------------------------------------------------------------
     def _record_frame(self, frame) -> None:
