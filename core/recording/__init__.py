@@ -6,6 +6,25 @@ with other settings (:func:`replay`).
 """
 
 from core.recording.events import EventKind, RecordingEvent
+from core.recording.fileformat import (
+    RecordingCancelled,
+    RecordingFileError,
+    open_recording,
+    save_recording,
+)
+from core.recording.replay import ReplayReport, ReplayRow, recorded_settings, replay
 from core.recording.store import Recording
 
-__all__ = ["EventKind", "Recording", "RecordingEvent"]
+__all__ = [
+    "EventKind",
+    "Recording",
+    "RecordingCancelled",
+    "RecordingEvent",
+    "RecordingFileError",
+    "ReplayReport",
+    "ReplayRow",
+    "open_recording",
+    "recorded_settings",
+    "replay",
+    "save_recording",
+]
