@@ -19,7 +19,14 @@ from PyQt6.QtCore import QObject, QTimer, pyqtSignal
 from core.bvh import SplitRule
 from core.collide import DescendRule
 from core.pipeline import PipelineSettings, UpdateMode
-from core.recording import EventKind, Recording
+from core.recording import (
+    EventKind,
+    Recording,
+    RecordingFileError,
+    open_recording,
+    replay,
+    save_recording,
+)
 from viewer.control.files import mesh_notes, new_body_key
 from viewer.model import Body
 from viewer.scenes import default_color
@@ -304,8 +311,6 @@ class FrameRecording:
                                   "or move a body first")
             return False
         self.stop_playback()
-        from core.recording import save_recording
-
         path = Path(path)
         recording = self.recording
 
@@ -324,8 +329,6 @@ class FrameRecording:
         """Read a recording in the job thread; then its frames are shown (the bodies rebuilt
         from its newest frame's meshes, the scene titled "Recording NAME"). A bad file gives
         one message naming it and the scene stays as it was."""
-        from core.recording import RecordingFileError, open_recording
-
         path = Path(path)
         self.stop_playback()
 
@@ -387,8 +390,6 @@ class FrameRecording:
         update : str, optional
             ``"refit"``, ``"rebuild"`` or ``"auto"``.
         """
-        from core.recording import replay
-
         if len(self.recording) == 0:
             on_report(None, ValueError("nothing is recorded yet"))
             return False

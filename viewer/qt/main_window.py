@@ -658,7 +658,7 @@ class MainWindow(QMainWindow):
             self._job_dialog.setAutoReset(False)
             self._job_dialog.canceled.connect(self.controller.cancel_job)
         dialog = self._job_dialog
-        dialog.setLabelText(f"{words}…" + (f" ({done:,} of {total:,} frames)" if total else ""))
+        dialog.setLabelText(f"{words}…" + (f" ({done:,} of {total:,})" if total else ""))
         dialog.setMaximum(max(total, 0))
         dialog.setValue(min(done, total) if total else 0)
         if not dialog.isVisible():
