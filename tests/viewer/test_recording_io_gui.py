@@ -3,7 +3,7 @@ a damaged file gives one message naming it and the scene stays as it was."""
 
 from __future__ import annotations
 
-from PyQt6.QtWidgets import QApplication
+from PyQt6.QtWidgets import QApplication, QPushButton
 
 from tests.viewer.conftest import settle
 from tests.viewer.test_timeline import record_approach
@@ -89,3 +89,19 @@ def test_saving_an_empty_recording_says_so(qtbot, window, tmp_path):
     assert not window.save_recording_as(str(tmp_path / "empty.bvhrec"))
     assert "Nothing is recorded yet" in window.last_error[1]
     assert not (tmp_path / "empty.bvhrec").exists()
+
+
+def test_cancel_in_the_progress_dialog_stops_saving_and_writes_nothing(qtbot, window, tmp_path):
+    record_approach(qtbot, window)
+    messages = []
+    window.model.message.connect(messages.append)
+    # Cancel pressed as soon as the dialog shows, before the first array is written.
+    window.model.job_progress.connect(
+        lambda *_a: window._job_dialog.findChild(QPushButton).click())
+    path = tmp_path / "cancelled.bvhrec"
+    assert window.save_recording_as(str(path))
+    wait_job(qtbot, window)
+    assert "Saving cancelled.bvhrec cancelled" in messages
+    assert not path.exists()
+    assert window.last_error is None
+    assert not window._job_dialog.isVisible()

@@ -22,6 +22,7 @@ from core.pipeline import PipelineSettings, UpdateMode
 from core.recording import (
     EventKind,
     Recording,
+    RecordingCancelled,
     RecordingFileError,
     open_recording,
     replay,
@@ -288,11 +289,11 @@ class FrameRecording:
             try:
                 result = work(lambda done, total: relay.progress.emit(int(done), int(total)),
                               cancelled)
-                error = JobCancelled() if self._job_cancel.is_set() else None
+                error = None  # Cancel pressed after the last check: the work is done, keep it
+            except RecordingCancelled:
+                result, error = None, JobCancelled()
             except Exception as exc:  # noqa: BLE001 - any failure becomes a message
                 result, error = None, exc
-            if self._job_cancel.is_set():
-                result, error = None, JobCancelled()
             relay.done.emit(result, error)
 
         self._job_executor.submit(run)
