@@ -7,8 +7,9 @@ import numpy as np
 from PyQt6.QtCore import QPoint, QPointF, Qt
 from PyQt6.QtWidgets import QApplication
 
-from tests.viewer.conftest import drag, qt_point, settle
+from tests.viewer.conftest import click, drag, qt_point, settle
 from viewer.model import Mode
+from viewer.render.overlays import inspect_node
 from viewer.qt.timeline import MARKER_STYLES, frame_label_text
 
 APART = 2.0
@@ -86,9 +87,12 @@ def test_scrubbing_to_the_first_contact_marker_draws_that_frames_contacts(qtbot,
     # The mesh of B stands where it was then, not at its live pose.
     np.testing.assert_allclose(np.asarray(window.renderer.mesh_actors[1].user_matrix)[:3, 3],
                                recording[first].poses[1].translation)
-    # The Stats dock shows the recorded frame's totals.
+    # The Stats dock shows the recorded frame's totals, the level slider its levels.
     stats = window.docks["stats_dock"].panel
     assert f"contacts = {shown.n_contacts:,}" in stats.totals.text()
+    levels = window.docks["levels_dock"].panel
+    assert levels.slider.maximum() == shown.trace.n_levels
+    assert stats.table.rowCount() == shown.trace.n_levels
 
     # One frame back: no contact drawn there.
     window.controller.step_recorded(-1)
@@ -231,3 +235,24 @@ def test_choosing_another_bounding_volume_while_scrubbed_goes_live(qtbot, window
     assert window.model.cursor is None
     settle(qtbot, window)
     assert window.model.frame.request.bv == "obb"
+
+
+def test_the_inspector_follows_the_recorded_frame(qtbot, window):
+    record_approach(qtbot, window)
+    recording = window.model.recording
+    last = len(recording) - 1
+    window.controller.scrub_to(last)
+    # A point of the lens where the two spheres cross: its boxes are tested at many levels.
+    click(window.plotter, qt_point(window, (0.0, 0.05, 0.7)))
+    info = window.model.inspect
+    assert info is not None and info["levels_tested"]
+    window.controller.scrub_to(last - 1)
+    after = window.model.inspect
+    assert after is not None and after is not info
+    assert after["triangle"] == info["triangle"] and after["depth"] == info["depth"]
+    # What the inspector says is the box's pair tests in the recorded frame shown.
+    expected = inspect_node(recording[last - 1], info["body"], info["triangle"],
+                            window.model.level,
+                            depth=info["depth"])
+    assert repr(after) == repr(expected)
+    assert repr(after) != repr(info)
