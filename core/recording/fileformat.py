@@ -193,6 +193,8 @@ def open_recording(path, progress: Progress | None = None,
         raise RecordingFileError(f"{path}: damaged file ({exc or 'truncated'})") from None
     except MemoryError:
         raise RecordingFileError(f"{path}: too large to open in this machine's memory") from None
+    except RecursionError:
+        raise RecordingFileError(f"{path}: damaged file ({MANIFEST} nests too deeply)") from None
     except OSError as exc:
         raise RecordingFileError(f"{path}: cannot read: {exc.strerror or exc}") from None
 

@@ -188,6 +188,8 @@ HOSTILE = {
                   "made by format version 2 .* this app reads version 1"),
     "garbage JSON": (lambda s, t: _rewrite(s, t, lambda m: b"{frames: [1, 2"),
                      "damaged file .*not valid JSON"),
+    "nested too deeply": (lambda s, t: _rewrite(s, t, lambda m: ("[" * 100000).encode()),
+                          "damaged file"),
     "another format": (lambda s, t: _rewrite(s, t, lambda m: {**m, "format": "other"}),
                        "not a recording"),
     "empty": (lambda s, t: _rewrite(s, t, lambda m: {**m, "frames": [], "n_frames": 0}),

@@ -127,3 +127,44 @@ def test_the_command_lines_run_as_a_program(tmp_path):
     assert run.returncode == 0, run.stderr
     report = json.loads(run.stdout)
     assert [r["contacts_identical"] for r in report["frames"]] == [True, True]
+
+
+def test_a_reopened_frame_redraws_as_the_recorded_one(tmp_path):
+    """Every overlay of a frame opened from a file has the cells of the frame as recorded, and
+    the off-screen picture is the same."""
+    import numpy as np
+    import pyvista as pv
+
+    from core.pipeline import BodyInput, FramePipeline, PipelineSettings, UpdateMode
+    from core.pose import Pose
+    from core.recording import Recording, open_recording, save_recording
+    from tests.core.meshgen import sphere_mesh
+    from viewer.model import Display
+    from viewer.render.overlays import build_overlays
+
+    pipe = FramePipeline(PipelineSettings(bv="obb", trace=True, self_collision=True))
+    frame = pipe.step([BodyInput("a", sphere_mesh(12)),
+                       BodyInput("b", sphere_mesh(10, radius=0.6), Pose(translation=(1.2, 0, 0)))])
+    recording = Recording()
+    recording.append(frame, ("a", "b"), UpdateMode.REFIT)
+    back = open_recording(save_recording(recording, tmp_path / "one.bvhrec"))[0]
+
+    def draw(f, name):
+        out = build_overlays(f, Display(show_culled=True), 3)
+        plotter = pv.Plotter(off_screen=True, window_size=(320, 240))
+        for mesh, pose in zip(f.meshes, f.poses):
+            plotter.add_mesh(pv.PolyData(pose.apply(mesh.vertices)), color="white")
+        for key, poly in out.polys.items():
+            if poly.n_points:
+                plotter.add_mesh(poly, color="red", name=key)
+        plotter.camera_position = [(0.6, -4, 2), (0.6, 0, 0), (0, 0, 1)]
+        image = plotter.screenshot(str(tmp_path / name), return_img=True)
+        plotter.close()
+        return {k: int(v.n_cells) for k, v in out.polys.items()}, out.notes, image
+
+    cells, notes, image = draw(frame, "recorded.png")
+    cells_back, notes_back, image_back = draw(back, "reopened.png")
+    assert cells == cells_back and notes == notes_back
+    assert sum(cells.values()) > 0
+    assert np.count_nonzero(image.sum(axis=2)) > 1000
+    assert np.array_equal(image, image_back)
