@@ -123,8 +123,9 @@ spatial partition; the legend and the inspector name the chosen volume.</li>
 <b>Shift+Left</b> / <b>Shift+Right</b>) to show a recorded frame: the overlays, the level
 slider, the Stats dock and the inspector then show that frame. The markers are events
 (▼ first contact, ◆ most contacts, ■ tree rebuilt for drift, ● body moved, ▲ body
-sculpted); <b>Ctrl+Shift+Left/Right</b> jump to the previous or next one. <b>Space</b> plays
-the recording while a recorded frame is shown, <b>Shift+Space</b> plays it backwards, and
+sculpted, ✚ settings changed); <b>Ctrl+Shift+Left/Right</b> jump to the previous or next
+one. <b>Space</b> plays the recording while a recorded frame is shown, <b>Shift+Space</b>
+plays it backwards, and
 <b>L</b> (or <i>Live</i>) goes back to the live scene. The Recording menu saves and opens
 recordings and replays one with another bounding volume, split rule, update or descend rule.
 </li>

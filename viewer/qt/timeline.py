@@ -233,7 +233,8 @@ class TimelinePanel(QWidget):
                                    ("CONTACT_PEAK", "most contacts"),
                                    ("REBUILD", "tree rebuilt (drift)"),
                                    ("GRABBED", "body moved"),
-                                   ("SCULPTED", "body sculpted"))))
+                                   ("SCULPTED", "body sculpted"),
+                                   ("OPENED", "settings changed"))))
         self.slider.valueChanged.connect(self._on_slider)
         layout.addWidget(self.slider, 1)
 
