@@ -256,3 +256,29 @@ def test_the_inspector_follows_the_recorded_frame(qtbot, window):
                             depth=info["depth"])
     assert repr(after) == repr(expected)
     assert repr(after) != repr(info)
+
+
+def test_record_frames_off_keeps_nothing_and_is_remembered(qtbot, window, settings):
+    record_approach(qtbot, window)
+    action = window.recording_actions["record"]
+    assert action.isCheckable() and action.isChecked()
+    action.trigger()
+    assert not window.model.is_recording
+    window.controller.translate_body(1, (0.1, 0.0, 0.0))
+    settle(qtbot, window)
+    assert len(window.model.recording) == N_STEPS + 1
+    window.save_settings()
+    assert str(settings.value("recording/enabled")).lower() == "false"
+
+
+def test_speed_choice_sets_the_playback_speed(qtbot, window):
+    speed = window.timeline.speed
+    assert [speed.itemText(i) for i in range(speed.count())] == ["0.25×", "0.5×", "1×", "2×",
+                                                                 "4×"]
+    speed.setCurrentIndex(speed.findText("4×"))
+    assert window.model.playback_speed == 4.0
+    record_approach(qtbot, window)
+    window.timeline.play_button.click()
+    assert window.model.playback == 1 and window.model.playback_speed == 4.0
+    qtbot.waitUntil(lambda: window.model.playback == 0, timeout=10_000)
+    assert window.model.cursor == N_STEPS
