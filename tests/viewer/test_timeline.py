@@ -282,3 +282,15 @@ def test_speed_choice_sets_the_playback_speed(qtbot, window):
     assert window.model.playback == 1 and window.model.playback_speed == 4.0
     qtbot.waitUntil(lambda: window.model.playback == 0, timeout=10_000)
     assert window.model.cursor == N_STEPS
+
+
+def test_a_frame_whose_bodies_changed_meanwhile_is_shown_but_not_recorded(qtbot, window):
+    record_approach(qtbot, window)
+    messages = []
+    window.model.message.connect(messages.append)
+    frame = window.model.recording[0]
+    window.model.bodies.append(window.model.bodies[0])  # one more body than the frame has
+    window.controller._record_frame(frame)
+    window.model.bodies.pop()
+    assert len(window.model.recording) == N_STEPS + 1
+    assert any(m.startswith(f"Frame {frame.index} not recorded: body_keys") for m in messages)

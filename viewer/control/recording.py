@@ -104,8 +104,14 @@ class FrameRecording:
             events = []
         else:
             events, self._pending_events = self._pending_events, []
-        self.recording.append(frame, [b.key for b in self.model.bodies],
-                              self.pipe.settings.update, user_events=events)
+        try:
+            self.recording.append(frame, [b.key for b in self.model.bodies],
+                                  self.pipe.settings.update, user_events=events)
+        except (TypeError, ValueError) as exc:
+            # A frame of bodies that changed meanwhile (one added while it ran): shown, not
+            # kept; an exception here would end the app (PyQt aborts on one in a slot).
+            self.model.message.emit(f"Frame {frame.index} not recorded: {exc}")
+            return
         shift = self.recording.n_dropped - n_dropped
         if self.model.cursor is not None and shift:
             # The oldest frames were dropped: the shown frame's position moved down with them.
