@@ -1,4 +1,5 @@
-"""``python -m viewer [MESH ...]`` opens the window; ``--benchmark SCENE --frames N`` measures."""
+"""``python -m viewer [MESH ...]`` opens the window; ``--benchmark SCENE --frames N`` measures;
+``--scene S --frames N --record FILE`` records and ``--replay FILE`` replays off-screen."""
 
 from __future__ import annotations
 
@@ -6,26 +7,47 @@ import argparse
 import sys
 
 
+class _OneLineParser(argparse.ArgumentParser):
+    """A bad option is one line on stderr (``error: ...``) and exit status 2, as in ``core``."""
+
+    def error(self, message):
+        self.exit(2, f"error: {message}\n")
+
+
 def _parser() -> argparse.ArgumentParser:
     from core.bv import BV_KINDS, ObbFit
     from core.bvh import SplitRule
+    from viewer.choices import descend_choices
     from viewer.scenes import SCENES
 
-    parser = argparse.ArgumentParser(
+    parser = _OneLineParser(
         prog="bvh-lab", description="See collision detection work, level by level.")
     parser.add_argument("meshes", nargs="*", help="mesh files (OBJ, STL, PLY, OFF, VTK, VTP)")
     parser.add_argument("--scene", choices=list(SCENES), help="built-in scene to open")
     parser.add_argument("--benchmark", metavar="SCENE", choices=list(SCENES),
                         help="run SCENE off-screen and print median ms per phase and FPS")
-    parser.add_argument("--frames", type=int, default=60, help="benchmark frames (default 60)")
-    parser.add_argument("--update", choices=("refit", "rebuild", "auto"), default="refit",
-                        help="benchmark tree update mode (default refit)")
-    parser.add_argument("--bv", choices=list(BV_KINDS), default="aabb",
-                        help="benchmark bounding volume (default aabb, the tree's own boxes)")
+    parser.add_argument("--frames", type=int, default=60,
+                        help="benchmark or --record frames (default 60)")
+    parser.add_argument("--update", choices=("refit", "rebuild", "auto"),
+                        help="tree update mode (benchmark default refit; --replay: recorded)")
+    parser.add_argument("--bv", choices=list(BV_KINDS),
+                        help="bounding volume (benchmark default aabb, the tree's own boxes; "
+                             "--replay: the recorded one)")
     parser.add_argument("--obb-fit", choices=[m.name.lower() for m in ObbFit],
-                        default="surface", help="benchmark: with --bv obb, the OBB fit")
+                        help="with --bv obb, the OBB fit (benchmark default surface; "
+                             "--replay: recorded)")
     parser.add_argument("--split", choices=[m.name.lower() for m in SplitRule],
-                        default="midpoint", help="benchmark split rule (default midpoint)")
+                        help="split rule (benchmark default midpoint; --replay: recorded)")
+    parser.add_argument("--descend", choices=[name.lower() for name, *_ in descend_choices()],
+                        help="which node of an overlapping pair is split (--replay: recorded)")
+    parser.add_argument("--record", metavar="FILE",
+                        help="run --frames frames of --scene off-screen and save the recording "
+                             "to FILE (.bvhrec)")
+    parser.add_argument("--replay", metavar="FILE",
+                        help="replay a recording with --bv/--split/--update/--descend/--obb-fit "
+                             "and print per frame what changed; exit 1 if contacts differ")
+    parser.add_argument("--json", action="store_true",
+                        help="with --replay: print one JSON object")
     parser.add_argument("--full-resolution", action="store_true",
                         help="benchmark: draw big meshes with every triangle")
     parser.add_argument("--soak", type=int, metavar="N",
@@ -36,7 +58,12 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv=None) -> int:
     """Entry point of ``bvh-lab`` and ``python -m viewer``."""
-    args = _parser().parse_args(argv)
+    try:
+        args = _parser().parse_args(argv)
+    except SystemExit as exit_:  # a bad option (one line already printed) or --help
+        return int(exit_.code or 0)
+    if args.record is not None or args.replay is not None:
+        return _record_or_replay(args)
     if args.soak is not None:
         from viewer.soak import DEFAULT_SCENE, format_soak, run_soak
 
@@ -46,14 +73,43 @@ def main(argv=None) -> int:
     if args.benchmark:
         from viewer.benchmark import format_frame_phase_table, run_benchmark
 
-        report = run_benchmark(args.benchmark, args.frames, update=args.update,
-                               is_full_resolution=args.full_resolution, bv=args.bv,
-                               obb_fit=args.obb_fit.upper(), split=args.split.upper())
+        report = run_benchmark(args.benchmark, args.frames, update=args.update or "refit",
+                               is_full_resolution=args.full_resolution, bv=args.bv or "aabb",
+                               obb_fit=(args.obb_fit or "surface").upper(),
+                               split=(args.split or "midpoint").upper())
         print(format_frame_phase_table(report))
         return 0
     from viewer.app import run
 
     return run(args.meshes, args.scene)
+
+
+def _record_or_replay(args) -> int:
+    """``--record`` or ``--replay``: 0 done, 1 contacts differ, 2 a bad file or option."""
+    from viewer.control.record_cli import (
+        RecordCliError,
+        format_record,
+        format_replay,
+        record_scene,
+        replay_file,
+        replay_json,
+    )
+
+    try:
+        if args.record is not None and args.replay is not None:
+            raise RecordCliError("--record and --replay cannot be used together")
+        if args.record is not None:
+            if args.scene is None:
+                raise RecordCliError("--record needs --scene (a built-in scene)")
+            print(format_record(record_scene(args.scene, args.frames, args.record)), flush=True)
+            return 0
+        summary = replay_file(args.replay, bv=args.bv, split=args.split, update=args.update,
+                              descend=args.descend, obb_fit=args.obb_fit)
+    except RecordCliError as exc:
+        print(f"error: {exc}", file=sys.stderr, flush=True)
+        return 2
+    print(replay_json(summary) if args.json else format_replay(summary), flush=True)
+    return 0 if summary["all_identical"] else 1
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 """The viewer's controller: the one object the window and its docks ask to change the scene.
 
 Each of its jobs is a module of :mod:`viewer.control` (scenes, files, poses, sculpt, frames,
-animation); :class:`Controller` composes them and wires them to the model's signals.
+animation, recording); :class:`Controller` composes them and wires them to the model's signals.
 """
 
 from __future__ import annotations
@@ -12,13 +12,14 @@ from viewer.control.animation import Animation
 from viewer.control.files import FileLoading
 from viewer.control.frames import FrameRunning
 from viewer.control.poses import BodyPosing
+from viewer.control.recording import FrameRecording
 from viewer.control.scenes import SceneLoading
 from viewer.control.sculpt import Sculpting
 from viewer.model import ViewerModel
 
 
 class Controller(QObject, SceneLoading, FileLoading, BodyPosing, Sculpting, FrameRunning,
-                 Animation):
+                 Animation, FrameRecording):
     """Runs the core for the viewer.
 
     Parameters
@@ -35,10 +36,12 @@ class Controller(QObject, SceneLoading, FileLoading, BodyPosing, Sculpting, Fram
         self._init_file_loading()
         self._init_sculpting()
         self._init_animation()
+        self._init_recording()
         model.scene_param_changed.connect(self._on_scene_param)
 
     def shutdown(self) -> None:
         """Stop the clock and wait for the frame and file threads (the window is closing)."""
         self._stop_animation()
+        self._shutdown_recording()
         self._shutdown_frame_running()
         self._shutdown_file_loading()

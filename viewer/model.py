@@ -175,6 +175,11 @@ class ViewerModel(QObject):
     error = pyqtSignal(str, str)  # title, text
     scene_param_changed = pyqtSignal(float)
     loading_changed = pyqtSignal(str)  # progress text while files are read; "" when done
+    recording_changed = pyqtSignal()  # frames were recorded, dropped, cleared or opened
+    cursor_changed = pyqtSignal(object)  # int (a recorded frame shown) or None (live)
+    playback_changed = pyqtSignal(int)  # +1 playing the recording forward, -1 back, 0 stopped
+    job_progress = pyqtSignal(str, int, int)  # a background job's words, done, total
+    job_finished = pyqtSignal(str)  # that job's words; the dialog closes
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -201,6 +206,17 @@ class ViewerModel(QObject):
         self.loading: str = ""  # what is being read in the background, or ""
         self.is_self_collision: bool = False  # the scene tests its first body against itself
         self.timing_history = TimingHistory()  # phase times of the last second, for medians
+        # The recording (a core ``Recording``, opaque here: the controller owns and fills it)
+        # and the position shown from it. ``frame`` is what every view draws: the live frame
+        # when ``cursor`` is None, else the recorded one, so the level slider, the Stats dock,
+        # the inspector and the overlays follow the timeline with no change of theirs.
+        self.recording = None
+        self.cursor: int | None = None
+        self.live_frame = None
+        self.is_recording: bool = True  # append every live frame delivered
+        self.playback: int = 0  # +1 / -1 while the recording plays, 0 when it does not
+        self.playback_speed: float = 1.0
+        self._live_history = self.timing_history
 
     # -- scene ------------------------------------------------------------------------------
     def set_scene(self, bodies: list[Body], key: str | None, title: str, description: str,
@@ -218,6 +234,10 @@ class ViewerModel(QObject):
         # view keeps showing it (the inspector once kept "box 1948 of B" across scenes).
         self.selected = -1
         self.frame = None
+        self.live_frame = None
+        was_scrubbed = self.cursor is not None
+        self.cursor = None
+        self.timing_history = self._live_history
         self.inspect = None
         self.is_step_mode = False
         self.level = DEFAULT_LEVEL
@@ -228,6 +248,8 @@ class ViewerModel(QObject):
         if was_stepping:
             self.step_mode_changed.emit(False)
         self.level_changed.emit(self.level)
+        if was_scrubbed:
+            self.cursor_changed.emit(None)
         self.frame_ready.emit(None)
 
     def add_body(self, body: Body) -> None:
@@ -292,12 +314,56 @@ class ViewerModel(QObject):
             self.pipeline_changed.emit(new)
 
     def set_frame(self, frame, now: float | None = None) -> None:
-        """Show ``frame``; its phase times join the running medians (``now``: the clock
-        in seconds, default ``time.perf_counter()``)."""
-        self.frame = frame
+        """A live frame was computed: show it, unless a recorded frame is shown (then it is
+        kept for :meth:`set_cursor` ``(None)``). Its phase times join the running medians
+        (``now``: the clock in seconds, default ``time.perf_counter()``)."""
+        self.live_frame = frame
         if frame is not None:
-            self.timing_history.add(frame.timings, now)
-        self.frame_ready.emit(frame)
+            self._live_history.add(frame.timings, now)
+        if self.cursor is None:
+            self.frame = frame
+            self.frame_ready.emit(frame)
+
+    # -- recording --------------------------------------------------------------------------
+    def set_recording(self, recording) -> None:
+        """Hold ``recording`` (a core ``Recording`` or None) and show the live frame."""
+        self.recording = recording
+        self.set_cursor(None)
+        self.recording_changed.emit()
+
+    def set_cursor(self, position: int | None) -> None:
+        """Show recorded frame ``position`` (0 = the oldest held) or, with None, the live one.
+
+        The Stats dock's phase times then are the recorded frame's own: a history of that
+        one frame replaces the live medians until the view goes live again.
+        """
+        if position is None:
+            if self.cursor is None:
+                return
+            self.cursor = None
+            self.frame = self.live_frame
+            self.timing_history = self._live_history
+        else:
+            n = len(self.recording) if self.recording is not None else 0
+            if not 0 <= position < n:
+                raise IndexError(f"recorded frame {position}: the recording holds {n} frames")
+            if position == self.cursor:
+                return
+            self.cursor = int(position)
+            self.frame = self.recording[self.cursor]
+            self.timing_history = TimingHistory()
+            self.timing_history.add(self.frame.timings)
+        self.cursor_changed.emit(self.cursor)
+        self.frame_ready.emit(self.frame)
+
+    def set_playback(self, direction: int) -> None:
+        """+1 / -1: the recording plays forward / backward; 0: it stops."""
+        if direction != self.playback:
+            self.playback = direction
+            self.playback_changed.emit(direction)
+
+    def set_playback_speed(self, speed: float) -> None:
+        self.playback_speed = float(speed)
 
     def set_view_timings(self, timings: ViewTimings, now: float | None = None) -> None:
         self.view_timings = timings

@@ -10,10 +10,15 @@ from viewer.controller import Controller
 JOB_MODULES = {
     "viewer.control.scenes": {"load_scene", "swap_to_b"},
     "viewer.control.files": {"load_files", "load_files_async", "read_files"},
-    "viewer.control.poses": {"translate_body", "rotate_body", "centroid_world", "body_size"},
-    "viewer.control.sculpt": {"begin_stroke", "sculpt", "undo_stroke", "reset_rest"},
-    "viewer.control.frames": {"request_frame", "step_sync", "is_busy"},
+    "viewer.control.poses": {"translate_body", "rotate_body", "end_drag", "centroid_world",
+                             "body_size"},
+    "viewer.control.sculpt": {"begin_stroke", "sculpt", "end_stroke", "undo_stroke",
+                              "reset_rest"},
+    "viewer.control.frames": {"request_frame", "step_sync", "is_busy", "is_frame_running"},
     "viewer.control.animation": {"step_time"},
+    "viewer.control.recording": {"scrub_to", "step_recorded", "play_recording", "go_live",
+                                 "save_recording", "open_recording", "replay_with",
+                                 "jump_to_event", "clear_recording", "set_recording_limits"},
 }
 
 

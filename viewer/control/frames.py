@@ -170,6 +170,7 @@ class FrameRunning:
                 FPS_SMOOTHING * rate + (1 - FPS_SMOOTHING) * self.model.fps)
         self._last_done = now
         self.n_frames += 1
+        self._record_frame(frame)
         self.model.set_frame(frame)
 
     def step_sync(self):
@@ -183,6 +184,11 @@ class FrameRunning:
     @property
     def is_busy(self) -> bool:
         return self._is_busy or self._is_pending
+
+    @property
+    def is_frame_running(self) -> bool:
+        """A frame is being computed now (with the inputs of when it started)."""
+        return self._is_busy
 
     def _shutdown_frame_running(self) -> None:
         self._executor.shutdown(wait=True, cancel_futures=True)

@@ -13,7 +13,8 @@ class Sculpting:
     ``reset_rest``.
 
     Uses the host's ``model`` and ``body_size`` (poses); ``model.set_rest`` asks for the next
-    frame.
+    frame. A stroke while a recorded frame is shown goes live first, and its end marks the
+    recording (``_go_live_before_editing``, ``mark_sculpted``: recording).
     """
 
     def _init_sculpting(self) -> None:
@@ -25,6 +26,7 @@ class Sculpting:
 
     def begin_stroke(self, index: int) -> None:
         """Remember body ``index``'s rest vertices, so the stroke that starts can be undone."""
+        self._go_live_before_editing()
         body = self.model.bodies[index]
         self._histories.setdefault(body.key, BrushHistory()).push(body.rest.vertices)
 
@@ -41,6 +43,11 @@ class Sculpting:
         vertices = brush_pull(body.rest.vertices, center, drag, radius,
                               self.model.brush_strength)
         self.model.set_rest(index, body.rest.with_vertices(vertices))
+
+    def end_stroke(self, index: int) -> None:
+        """The stroke on body ``index`` ended: the recording marks the frame it left."""
+        if 0 <= index < len(self.model.bodies):
+            self.mark_sculpted()
 
     def undo_stroke(self, index: int | None = None) -> bool:
         """Undo the last stroke on body ``index`` (default: the selected body, else any)."""

@@ -129,7 +129,11 @@ class CanvasInteraction(QObject):
 
     def _release(self, event) -> bool:
         if self._drag is not None:
-            self._drag = None
+            drag, self._drag = self._drag, None
+            if drag["kind"] == "sculpt":
+                self.controller.end_stroke(drag["body"])
+            else:
+                self.controller.end_drag(drag["body"])
             return True
         press, self._press_pos = self._press_pos, None
         if (self.model.mode is Mode.CAMERA and press is not None

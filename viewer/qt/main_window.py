@@ -8,11 +8,17 @@ from pathlib import Path
 from PyQt6.QtCore import QSettings, Qt, QTimer
 from PyQt6.QtGui import QAction, QActionGroup, QKeySequence
 from PyQt6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QDockWidget,
+    QDoubleSpinBox,
     QFileDialog,
+    QFormLayout,
     QLabel,
     QMainWindow,
     QMessageBox,
     QProgressDialog,
+    QSpinBox,
     QToolBar,
 )
 from pyvistaqt import QtInteractor
@@ -24,6 +30,7 @@ from viewer.model import Mode, UpdateChoice, ViewTimings
 from viewer.qt.docks import make_docks
 from viewer.qt.interaction import CanvasInteraction
 from viewer.qt.panels.levels import level_text, tree_depth_text
+from viewer.qt.timeline import TimelinePanel
 from viewer.render import SceneRenderer, inspect_node
 from viewer.render.scene import set_default_view
 from viewer.scenes import DEFAULT_SCENE, SCENES
@@ -46,9 +53,17 @@ MIN_CANVAS_SHARE = 0.6
 """A remembered layout that leaves the canvas less than this share of the window width is
 not restored: the default layout is used instead."""
 
-LAYOUT_VERSION = 2
+LAYOUT_VERSION = 3
 """Version of the saved dock layout (``QMainWindow.saveState``); a state saved by an older
-layout (two dock columns) is ignored."""
+layout (two dock columns, or no timeline under the canvas) is ignored."""
+
+RECORDING_FILTER = "BVH Lab recordings (*.bvhrec);;All files (*)"
+
+DEFAULT_RECORDING_MB = 512.0
+"""Default memory cap of the recording (MB); the Memory limit dialog changes it."""
+
+DEFAULT_RECORDING_FRAMES = 3000
+"""Default frame cap of the recording: 100 s at 30 frames a second."""
 
 DEFAULT_WINDOW_SIZE = (1500, 950)
 """Default window size on a large screen; smaller screens get their available size."""
@@ -104,6 +119,16 @@ keys to nudge. Moving is a pose change: the trees are not rebuilt.</li>
 <li>The <b>Pipeline</b> dock chooses the bounding volume (boxes, oriented boxes, spheres,
 k-DOPs, capsules, rounded rectangles), how oriented boxes are fitted, the split rule and a
 spatial partition; the legend and the inspector name the chosen volume.</li>
+<li>The <b>timeline</b> under the view records every frame. Drag its slider (or
+<b>Shift+Left</b> / <b>Shift+Right</b>) to show a recorded frame: the overlays, the level
+slider, the Stats dock and the inspector then show that frame. The markers are events
+(▼ first contact, ◆ most contacts, ■ tree rebuilt for drift, ● body moved, ▲ body
+sculpted, ✚ settings changed); <b>Ctrl+Shift+Left/Right</b> jump to the previous or next
+one. <b>Space</b> plays the recording while a recorded frame is shown, <b>Shift+Space</b>
+plays it backwards, and
+<b>L</b> (or <i>Live</i>) goes back to the live scene. The Recording menu saves and opens
+recordings and replays one with another bounding volume, split rule, update or descend rule.
+</li>
 <li>The <b>Stats</b> dock counts the work: volume tests N<sub>bv</sub> (pairs of bounding
 volumes tested), triangle tests N<sub>p</sub>, and the time of each phase.</li>
 </ul>"""
@@ -152,6 +177,13 @@ class MainWindow(QMainWindow):
         self.interaction = CanvasInteraction(self.plotter, self.renderer, model, controller, self)
         self.docks = make_docks(model, controller)
         self.docks["scene_dock"].panel.scene_octree_requested.connect(self.open_scene_octree)
+        self.timeline = TimelinePanel(model, controller)
+        self.timeline_dock = QDockWidget("Timeline")
+        self.timeline_dock.setObjectName("timeline_dock")
+        self.timeline_dock.setWidget(self.timeline)
+        self.timeline_dock.setAllowedAreas(Qt.DockWidgetArea.BottomDockWidgetArea
+                                           | Qt.DockWidgetArea.TopDockWidgetArea)
+        self._job_dialog: QProgressDialog | None = None
         self.apply_default_layout()
 
         self.fps_label = QLabel("")
@@ -161,6 +193,10 @@ class MainWindow(QMainWindow):
         self.timing_label.setToolTip(
             "Time of each phase of the last frame in milliseconds, and in brackets the median "
             "of the frames of the last second (one frame alone jumps)")
+        self.recording_label = QLabel("")
+        self.recording_label.setToolTip(
+            "What the recording holds (Recording > Memory limit… caps it; the oldest frames go)")
+        self.statusBar().addPermanentWidget(self.recording_label)
         self.statusBar().addPermanentWidget(self.timing_label)
         self.statusBar().addPermanentWidget(self.fps_label)
         self._build_actions()
@@ -179,6 +215,10 @@ class MainWindow(QMainWindow):
         model.step_mode_changed.connect(lambda _s: self.redraw())
         model.playing_changed.connect(
             lambda _p: self._show_timings(model.frame) if model.frame is not None else None)
+        model.recording_changed.connect(self._show_recording)
+        model.cursor_changed.connect(self._on_cursor)
+        model.job_progress.connect(self._on_job_progress)
+        model.job_finished.connect(self._on_job_finished)
         self._restore_settings()
 
     # -- actions ----------------------------------------------------------------------------
@@ -261,9 +301,56 @@ class MainWindow(QMainWindow):
         view_menu.addSeparator()
         view_menu.addAction(toolbar.toggleViewAction())
 
+        self._build_recording_menu(menu, view_menu)
+
         help_menu = menu.addMenu("&Help")
         help_menu.addAction(self._action("&How to read this view", self.show_help,
                                          QKeySequence.StandardKey.HelpContents))
+
+    def _build_recording_menu(self, menu, view_menu) -> None:
+        """Recording menu: save, open, replay, clear, limits, record on/off, and the
+        timeline's keys (free of the other shortcuts: the stepper has Left, Right, Home)."""
+        timeline = self.timeline
+        rec = menu.addMenu("&Recording")
+        self.recording_actions: dict[str, QAction] = {}
+
+        def add(key, text, slot, shortcut=None, tip=""):
+            action = self._action(text, slot, shortcut)
+            if tip:
+                action.setToolTip(tip)
+                action.setStatusTip(tip)
+            rec.addAction(action)
+            self.recording_actions[key] = action
+            return action
+
+        add("save", "&Save recording…", self.save_recording_as, "Ctrl+Shift+S",
+            "Write every recorded frame to a .bvhrec file")
+        add("open", "&Open recording…", self.open_recording_file, "Ctrl+Shift+P",
+            "Read a .bvhrec file and show its frames on the timeline")
+        add("replay", "&Replay with other settings…", self.open_replay_dialog, "Ctrl+Shift+Y",
+            "Run the recorded shapes again with another bounding volume or rule and compare")
+        rec.addSeparator()
+        add("step_back", "One frame &back", lambda: self.controller.step_recorded(-1),
+            "Shift+Left")
+        add("step_forward", "One frame &forward", lambda: self.controller.step_recorded(+1),
+            "Shift+Right")
+        add("previous_event", "&Previous event", lambda: self.controller.jump_to_event(-1),
+            "Ctrl+Shift+Left")
+        add("next_event", "&Next event", lambda: self.controller.jump_to_event(+1),
+            "Ctrl+Shift+Right")
+        add("reverse", "Play &backwards", timeline.toggle_reverse, "Shift+Space")
+        add("live", "Back to &live", self.controller.go_live, "L",
+            "Leave the recording and show the live scene")
+        rec.addSeparator()
+        add("clear", "&Clear recording", self.controller.clear_recording, None,
+            "Forget every recorded frame")
+        add("limits", "&Memory limit…", self.ask_recording_limits, None,
+            "Most megabytes and frames the recording keeps")
+        record = add("record", "Record &frames", self.controller.set_recording_enabled, None,
+                     "Keep every live frame on the timeline")
+        record.setCheckable(True)
+        record.setChecked(self.model.is_recording)
+        view_menu.addAction(self.timeline_dock.toggleViewAction())
 
     def _action(self, text: str, slot, shortcut=None) -> QAction:
         action = QAction(text, self)
@@ -407,6 +494,9 @@ class MainWindow(QMainWindow):
             return
         frame = self.model.frame
         hidden = {i for i, body in enumerate(self.model.bodies[:2]) if not body.is_visible}
+        if frame is not None and self.model.cursor is not None:
+            # A recorded frame: the meshes stand where they were then, not where they are now.
+            self.renderer.set_body_poses([pose.as_matrix() for pose in frame.poses])
         overlay_s = self.renderer.update_frame(frame, self.model.display, self.model.level,
                                                self.model.inspect, self.step_note(), hidden)
         start = time.perf_counter()
@@ -462,6 +552,11 @@ class MainWindow(QMainWindow):
         self.model.set_selected(-1)
 
     def toggle_play(self) -> None:
+        """Space: plays or pauses the recording while a recorded frame is shown, else the
+        live animation."""
+        if self.model.cursor is not None:
+            self.timeline.toggle_play()
+            return
         if self.model.is_step_mode and not self.model.is_playing:
             self.model.set_step_mode(False)
         self.model.set_playing(not self.model.is_playing)
@@ -478,6 +573,9 @@ class MainWindow(QMainWindow):
         for dock in docks[1:]:
             self.tabifyDockWidget(docks[0], dock)
         docks[0].raise_()
+        self.timeline_dock.setFloating(False)
+        self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.timeline_dock)
+        self.timeline_dock.show()
         self.resizeDocks([docks[0]], [DOCK_WIDTH_PX], Qt.Orientation.Horizontal)
 
     def reset_layout(self) -> None:
@@ -539,6 +637,112 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage(f"Saved {path}", 5000)
         return path
 
+    # -- recording --------------------------------------------------------------------------
+    def _show_recording(self) -> None:
+        recording = self.model.recording
+        self.recording_label.setText(recording.summary() if recording is not None
+                                     and len(recording) else "")
+
+    def _on_cursor(self, cursor) -> None:
+        if cursor is None:  # live again: every mesh back at its live pose
+            for i, body in enumerate(self.model.bodies):
+                self.renderer.update_body(i, body)
+        self._show_recording()
+
+    def _on_job_progress(self, words: str, done: int, total: int) -> None:
+        """A progress dialog with Cancel while a recording is saved, opened or replayed."""
+        if self._job_dialog is None:
+            self._job_dialog = QProgressDialog("", "Cancel", 0, 0, self)
+            self._job_dialog.setWindowTitle("BVH Lab: recording")
+            self._job_dialog.setMinimumDuration(0)
+            self._job_dialog.setAutoClose(False)
+            self._job_dialog.setAutoReset(False)
+            self._job_dialog.canceled.connect(self.controller.cancel_job)
+        dialog = self._job_dialog
+        dialog.setLabelText(f"{words}…" + (f" ({done:,} of {total:,})" if total else ""))
+        dialog.setMaximum(max(total, 0))
+        dialog.setValue(min(done, total) if total else 0)
+        if not dialog.isVisible():
+            dialog.show()
+
+    def _on_job_finished(self, _words: str) -> None:
+        if self._job_dialog is not None:
+            self._job_dialog.hide()
+
+    def _ask_recording_path(self, title: str, is_save: bool) -> str:
+        start = self.settings.value("last_recording_dir", str(Path.home()))
+        if is_save:
+            name = f"{self.model.scene_key or 'recording'}.bvhrec"
+            path, _ = QFileDialog.getSaveFileName(self, title, str(Path(start) / name),
+                                                  RECORDING_FILTER)
+            if path and not Path(path).suffix:
+                path += ".bvhrec"
+        else:
+            path, _ = QFileDialog.getOpenFileName(self, title, start, RECORDING_FILTER)
+        if path:
+            self.settings.setValue("last_recording_dir", str(Path(path).parent))
+        return path
+
+    def save_recording_as(self, path: str | None = None) -> bool:
+        """Recording > Save recording…: ask for a file (unless ``path``) and write it."""
+        path = path or self._ask_recording_path("Save recording", is_save=True)
+        return bool(path) and self.controller.save_recording(path)
+
+    def open_recording_file(self, path: str | None = None) -> bool:
+        """Recording > Open recording…: ask for a file (unless ``path``) and show it."""
+        path = path or self._ask_recording_path("Open recording", is_save=False)
+        return bool(path) and self.controller.open_recording(path)
+
+    def open_replay_dialog(self):
+        """Recording > Replay with other settings… (created once, kept between openings)."""
+        from viewer.qt.replay_dialog import ReplayDialog
+
+        if getattr(self, "replay_dialog", None) is None:
+            self.replay_dialog = ReplayDialog(self.model, self.controller, self)
+        self.replay_dialog.refresh()
+        self.replay_dialog.show()
+        self.replay_dialog.raise_()
+        return self.replay_dialog
+
+    def ask_recording_limits(self) -> bool:
+        """Recording > Memory limit…: most megabytes and frames held, remembered."""
+        dialog = QDialog(self)
+        dialog.setWindowTitle("Recording memory limit")
+        form = QFormLayout(dialog)
+        megabytes = QDoubleSpinBox()
+        megabytes.setRange(1.0, 1_000_000.0)
+        megabytes.setDecimals(0)
+        megabytes.setSuffix(" MB")
+        frames = QSpinBox()
+        frames.setRange(1, 10_000_000)
+        frames.setSuffix(" frames")
+        megabytes.setValue(self.controller.recording_limits[0])
+        frames.setValue(self.controller.recording_limits[1])
+        megabytes.setToolTip("Above this the oldest frames are dropped (arrays shared by "
+                             "several frames count once)")
+        frames.setToolTip("Above this many frames the oldest are dropped")
+        form.addRow("Memory", megabytes)
+        form.addRow("Frames", frames)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok
+                                   | QDialogButtonBox.StandardButton.Cancel)
+        buttons.accepted.connect(dialog.accept)
+        buttons.rejected.connect(dialog.reject)
+        form.addRow(buttons)
+        self.limits_dialog = dialog
+        if dialog.exec() != QDialog.DialogCode.Accepted:
+            return False
+        return self.apply_recording_limits(megabytes.value(), frames.value())
+
+    def apply_recording_limits(self, max_megabytes: float, max_frames: int) -> bool:
+        """Cap the recording and remember the caps (QSettings)."""
+        if not self.controller.set_recording_limits(max_megabytes, max_frames):
+            return False
+        self.settings.setValue("recording/max_megabytes", float(max_megabytes))
+        self.settings.setValue("recording/max_frames", int(max_frames))
+        self.statusBar().showMessage(f"Recording keeps at most {max_megabytes:g} MB and "
+                                     f"{max_frames:,} frames", 5000)
+        return True
+
     def show_error(self, title: str, text: str) -> None:
         """Show an error without blocking (a modal dialog would stall the frame loop)."""
         self.last_error = (title, text)
@@ -568,6 +772,16 @@ class MainWindow(QMainWindow):
         state = s.value("window_state")
         # restoreState refuses a state saved with another LAYOUT_VERSION (the old layout).
         self._restored_layout = state is not None and self.restoreState(state, LAYOUT_VERSION)
+        try:
+            limits = (float(s.value("recording/max_megabytes", DEFAULT_RECORDING_MB)),
+                      int(s.value("recording/max_frames", DEFAULT_RECORDING_FRAMES)))
+        except (TypeError, ValueError):
+            limits = (DEFAULT_RECORDING_MB, DEFAULT_RECORDING_FRAMES)
+        if limits != self.controller.recording_limits:
+            self.controller.set_recording_limits(*limits)
+        is_recording = str(s.value("recording/enabled", "true")).lower() == "true"
+        self.recording_actions["record"].setChecked(is_recording)
+        self.model.is_recording = is_recording
         update = s.value("update_mode")
         if update in {c.value for c in UpdateChoice}:
             self.model.set_pipeline(update=UpdateChoice(update))
@@ -602,6 +816,7 @@ class MainWindow(QMainWindow):
         s.setValue("drift_threshold", self.model.pipeline.drift_threshold)
         s.setValue("brush_radius", self.model.brush_radius)
         s.setValue("brush_strength", self.model.brush_strength)
+        s.setValue("recording/enabled", bool(self.model.is_recording))
         for field in ("show_tree_a", "show_tree_b", "show_parents", "show_overlap",
                       "show_culled", "show_contacts"):
             s.setValue(f"display/{field}", bool(getattr(self.model.display, field)))

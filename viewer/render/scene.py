@@ -359,6 +359,12 @@ class SceneRenderer:
             self._rest_meshes[index] = body.rest
             self._set_vertices(index, body.rest)
 
+    def set_body_poses(self, matrices) -> None:
+        """Place the mesh actors at the given ``(4, 4) float64`` poses (a recorded frame's;
+        :meth:`update_body` puts a body back at its live pose)."""
+        for actor, matrix in zip(self.mesh_actors, matrices):
+            actor.user_matrix = np.asarray(matrix, dtype=np.float64)
+
     def _set_vertices(self, index: int, mesh) -> None:
         if self._drawn_meshes[index] is mesh:
             return

@@ -1,0 +1,107 @@
+"""Recording > Save / Open: a saved recording reopens with the same frames drawn the same way;
+a damaged file gives one message naming it and the scene stays as it was."""
+
+from __future__ import annotations
+
+from PyQt6.QtWidgets import QApplication, QPushButton
+
+from tests.viewer.conftest import settle
+from tests.viewer.test_timeline import record_approach
+
+
+def wait_job(qtbot, window) -> None:
+    qtbot.waitUntil(lambda: not window.controller.is_job_running, timeout=60_000)
+    QApplication.processEvents()
+
+
+def drawn_counts(window, position: int) -> tuple[int, int, int]:
+    window.controller.scrub_to(position)
+    r = window.renderer
+    return (r.cell_count("contact_segments"), r.cell_count("contact_tris"),
+            r.cell_count("overlap"))
+
+
+def test_save_then_open_shows_the_same_frames_drawn_the_same(qtbot, window, tmp_path):
+    record_approach(qtbot, window)
+    n = len(window.model.recording)
+    before = [drawn_counts(window, i) for i in range(n)]
+    assert any(count[0] > 0 for count in before)
+    path = tmp_path / "approach.bvhrec"
+    assert window.save_recording_as(str(path))
+    assert window._job_dialog is not None  # the progress dialog with Cancel
+    assert window._job_dialog.labelText().startswith("Saving approach.bvhrec")
+    wait_job(qtbot, window)
+    assert path.is_file() and path.stat().st_size > 0
+    assert window.last_error is None
+
+    window.controller.load_scene("bunny-teapot")  # something else in between
+    settle(qtbot, window)
+    assert window.open_recording_file(str(path))
+    wait_job(qtbot, window)
+    assert window.last_error is None
+    model = window.model
+    assert model.scene_title == "Recording approach"
+    assert len(model.recording) == n
+    assert model.cursor == 0
+    assert [b.name for b in model.bodies] == ["sphere A", "sphere B"]
+    assert window.renderer.title.GetText(2) == "Recording approach"
+    after = [drawn_counts(window, i) for i in range(n)]
+    assert after == before
+    assert window.timeline.label.text() == f"frame {n} of {n} (recorded)"
+    assert [m.kind for m in window.timeline.slider.markers].count("FIRST_CONTACT") == 1
+
+
+def _assert_scene_unchanged(window, title, names, n_recorded):
+    assert window.model.scene_title == title
+    assert [b.name for b in window.model.bodies] == names
+    assert len(window.model.recording) == n_recorded
+
+
+def test_opening_a_damaged_file_names_it_and_leaves_the_scene(qtbot, window, tmp_path):
+    record_approach(qtbot, window)
+    path = tmp_path / "good.bvhrec"
+    window.save_recording_as(str(path))
+    wait_job(qtbot, window)
+    title, names = window.model.scene_title, [b.name for b in window.model.bodies]
+    n = len(window.model.recording)
+
+    truncated = tmp_path / "truncated.bvhrec"
+    truncated.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
+    garbage = tmp_path / "garbage.bvhrec"
+    garbage.write_bytes(b"this is not a recording\n" * 40)
+    for bad in (truncated, garbage, tmp_path / "missing.bvhrec"):
+        window.last_error = None
+        window.open_recording_file(str(bad))
+        wait_job(qtbot, window)
+        assert window.last_error is not None, bad
+        title_shown, text = window.last_error
+        assert title_shown == "Cannot open recording"
+        assert bad.name in text and "\n" not in text
+        assert window._error_box.isVisible() and bad.name in window._error_box.text()
+        _assert_scene_unchanged(window, title, names, n)
+        assert window.model.cursor is None
+
+
+def test_saving_an_empty_recording_says_so(qtbot, window, tmp_path):
+    window.controller.clear_recording()
+    window.model.is_recording = False
+    settle(qtbot, window)
+    assert not window.save_recording_as(str(tmp_path / "empty.bvhrec"))
+    assert "Nothing is recorded yet" in window.last_error[1]
+    assert not (tmp_path / "empty.bvhrec").exists()
+
+
+def test_cancel_in_the_progress_dialog_stops_saving_and_writes_nothing(qtbot, window, tmp_path):
+    record_approach(qtbot, window)
+    messages = []
+    window.model.message.connect(messages.append)
+    # Cancel pressed as soon as the dialog shows, before the first array is written.
+    window.model.job_progress.connect(
+        lambda *_a: window._job_dialog.findChild(QPushButton).click())
+    path = tmp_path / "cancelled.bvhrec"
+    assert window.save_recording_as(str(path))
+    wait_job(qtbot, window)
+    assert "Saving cancelled.bvhrec cancelled" in messages
+    assert not path.exists()
+    assert window.last_error is None
+    assert not window._job_dialog.isVisible()
