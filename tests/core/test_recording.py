@@ -110,7 +110,8 @@ def test_events_first_contact_peak_and_user_events():
     events = rec.events()
     assert events == sorted(events, key=lambda e: e.position)
     kinds = {(e.position, e.kind) for e in events}
-    assert (first, EventKind.FIRST_CONTACT) in kinds
+    assert [e.position for e in events if e.kind is EventKind.FIRST_CONTACT] == [first]
+    assert [e.position for e in events if e.kind is EventKind.CONTACT_PEAK] == [peak]
     assert (peak, EventKind.CONTACT_PEAK) in kinds
     assert (1, EventKind.GRABBED) in kinds
     text = next(e.text for e in events if e.kind is EventKind.FIRST_CONTACT)
