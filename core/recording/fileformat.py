@@ -57,6 +57,17 @@ def _app_version() -> str:
         return "unknown"
 
 
+def _read_umask() -> int:
+    """The process's file-creation mask (reading it means setting it, so set it back)."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+# Read once at import: ``os.umask`` is process-wide, and saving runs in a worker thread.
+_UMASK = _read_umask()
+
+
 def save_recording(recording: Recording, path, progress: Progress | None = None,
                    cancel: Cancel | None = None) -> Path:  # fmt: skip
     """Write ``recording`` to ``path`` (a ``.bvhrec`` file).
@@ -115,6 +126,9 @@ def save_recording(recording: Recording, path, progress: Progress | None = None,
                 if progress is not None:
                     progress(done + 1, total)
             archive.writestr(MANIFEST, text)
+        # mkstemp creates the file readable by its owner only; a saved recording gets the
+        # permissions any new file of the user gets (0o666 less the umask).
+        os.chmod(temp, 0o666 & ~_UMASK)
         os.replace(temp, path)
         temp = None
     except OSError as exc:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import dataclasses
 import enum
 import json
+import os
+import stat
 import zipfile
 
 import numpy as np
@@ -117,6 +119,12 @@ def test_the_file_is_a_numpy_archive_with_a_manifest(saved, recording):
     first = manifest["frames"][0]
     assert first["body_keys"] == ["a", "b"] and first["update"] == "AUTO"
     assert first["frame"]["class"] == "Frame"
+
+
+def test_a_saved_file_gets_the_users_usual_permissions(saved):
+    mask = os.umask(0)
+    os.umask(mask)
+    assert stat.S_IMODE(saved.stat().st_mode) == 0o666 & ~mask
 
 
 def test_progress_and_cancel(recording, tmp_path):

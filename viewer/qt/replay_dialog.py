@@ -165,7 +165,10 @@ class ReplayDialog(QDialog):
         self._fill_table(report)
         self._plot(report)
         text = contacts_text(report)
-        self.verdict.setText(f"{report.settings}: {text}")
+        # The choices as the combo boxes name them, not the core's enum names.
+        chosen = ", ".join(box.currentText() for box in
+                           (self.bv, self.split, self.update_mode, self.descend))
+        self.verdict.setText(f"{chosen}: {text}")
         self.verdict.setStyleSheet(IDENTICAL_STYLE if report.all_identical else DIFFER_STYLE)
         if not report.all_identical:
             self._warning = QMessageBox(
