@@ -1,7 +1,7 @@
 """The viewer's controller: the one object the window and its docks ask to change the scene.
 
 Each of its jobs is a module of :mod:`viewer.control` (scenes, files, poses, sculpt, frames,
-animation); :class:`Controller` composes them and wires them to the model's signals.
+animation, stepping); :class:`Controller` composes them and wires them to the model's signals.
 """
 
 from __future__ import annotations
@@ -14,11 +14,12 @@ from viewer.control.frames import FrameRunning
 from viewer.control.poses import BodyPosing
 from viewer.control.scenes import SceneLoading
 from viewer.control.sculpt import Sculpting
+from viewer.control.stepping import Stepping
 from viewer.model import ViewerModel
 
 
 class Controller(QObject, SceneLoading, FileLoading, BodyPosing, Sculpting, FrameRunning,
-                 Animation):
+                 Animation, Stepping):
     """Runs the core for the viewer.
 
     Parameters
@@ -35,6 +36,7 @@ class Controller(QObject, SceneLoading, FileLoading, BodyPosing, Sculpting, Fram
         self._init_file_loading()
         self._init_sculpting()
         self._init_animation()
+        self._init_stepping()
         model.scene_param_changed.connect(self._on_scene_param)
 
     def shutdown(self) -> None:
@@ -42,3 +44,4 @@ class Controller(QObject, SceneLoading, FileLoading, BodyPosing, Sculpting, Fram
         self._stop_animation()
         self._shutdown_frame_running()
         self._shutdown_file_loading()
+        self._shutdown_stepping()

@@ -175,6 +175,8 @@ class ViewerModel(QObject):
     error = pyqtSignal(str, str)  # title, text
     scene_param_changed = pyqtSignal(float)
     loading_changed = pyqtSignal(str)  # progress text while files are read; "" when done
+    steps_changed = pyqtSignal(object)  # the stepper's steps (opaque) or None
+    step_position_changed = pyqtSignal(object)  # int, or None when the stepper is off
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -201,6 +203,12 @@ class ViewerModel(QObject):
         self.loading: str = ""  # what is being read in the background, or ""
         self.is_self_collision: bool = False  # the scene tests its first body against itself
         self.timing_history = TimingHistory()  # phase times of the last second, for medians
+        # The traversal stepper: the position of the pair under test (None: stepper off), the
+        # steps of ``frame`` (an opaque core object, computed by the controller), and why the
+        # frame cannot be stepped ("" when it can).
+        self.step_position: int | None = None
+        self.steps = None
+        self.steps_note: str = ""
 
     # -- scene ------------------------------------------------------------------------------
     def set_scene(self, bodies: list[Body], key: str | None, title: str, description: str,
@@ -220,6 +228,10 @@ class ViewerModel(QObject):
         self.frame = None
         self.inspect = None
         self.is_step_mode = False
+        was_stepping_pairs = self.step_position is not None
+        self.step_position = None
+        self.steps = None
+        self.steps_note = ""
         self.level = DEFAULT_LEVEL
         self.timing_history.clear()
         self.scene_changed.emit()
@@ -227,6 +239,9 @@ class ViewerModel(QObject):
         self.inspect_changed.emit(None)
         if was_stepping:
             self.step_mode_changed.emit(False)
+        if was_stepping_pairs:
+            self.steps_changed.emit(None)
+            self.step_position_changed.emit(None)
         self.level_changed.emit(self.level)
         self.frame_ready.emit(None)
 
@@ -317,6 +332,24 @@ class ViewerModel(QObject):
         if is_step_mode != self.is_step_mode:
             self.is_step_mode = is_step_mode
             self.step_mode_changed.emit(is_step_mode)
+
+    def set_steps(self, steps, note: str = "") -> None:
+        """The steps of the shown frame's traversal (None with ``note``: why there are none,
+        one sentence; None and "": not computed yet)."""
+        self.steps = steps
+        self.steps_note = note
+        self.steps_changed.emit(steps)
+
+    def set_step_position(self, position: int | None) -> None:
+        """The pair under test (None turns the stepper off)."""
+        if position != self.step_position:
+            self.step_position = position
+            self.step_position_changed.emit(position)
+
+    @property
+    def is_stepping(self) -> bool:
+        """Whether the traversal stepper is on."""
+        return self.step_position is not None
 
     def set_brush(self, radius: float | None = None, strength: float | None = None) -> None:
         if radius is not None:

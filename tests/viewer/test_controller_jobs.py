@@ -14,6 +14,8 @@ JOB_MODULES = {
     "viewer.control.sculpt": {"begin_stroke", "sculpt", "undo_stroke", "reset_rest"},
     "viewer.control.frames": {"request_frame", "step_sync", "is_busy"},
     "viewer.control.animation": {"step_time"},
+    "viewer.control.stepping": {"start_stepper", "stop_stepper", "step_to", "step_by",
+                                "step_restart", "step_run_to", "step_view"},
 }
 
 

@@ -9,6 +9,7 @@ These modules are the viewer's only callers of the core besides the two dialog c
 * :mod:`~viewer.control.sculpt` -- brush strokes on a body's rest shape, with undo;
 * :mod:`~viewer.control.frames` -- ``FramePipeline.step`` in a worker thread, one frame in flight;
 * :mod:`~viewer.control.animation` -- the play clock that asks for frames;
+* :mod:`~viewer.control.stepping` -- the traversal stepper: the shown frame's pair tests;
 * :mod:`~viewer.control.deformers` -- the deformer registry as the Deform dock lists it.
 
 Each job is a mixin holding its own state; a job that needs another's calls its methods
