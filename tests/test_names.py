@@ -34,6 +34,9 @@ SHARED_BY_DESIGN: dict[str, tuple[str, tuple[str, ...]]] = {
                         (_BV_KINDS,)),
     "distance_outside": ("a bounding-volume kind's registry hook: how far a point is outside a row",
                          (_BV_KINDS,)),
+    "separation": ("a bounding-volume kind's registry hook: the axis and intervals of a culled "
+                   "pair, and the step's separation that calls it",
+                   (_BV_KINDS, "core/collide/steps.py")),
     "corners": ("a box kind's corners of its own rows, which its wire draws", (_BV_KINDS,)),
     "_fit_node": ("a kind's fit of one node, the body of its fit hook", (_BV_KINDS,)),
     "build": ("a partition kind's registry hook: partition two meshes", (_PARTITIONS,)),

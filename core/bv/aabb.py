@@ -15,7 +15,7 @@ import numpy as np
 from numba import njit
 
 from core.bv._wire import box_record
-from core.bv.obb import box_axis_text, gap15, sat6, sat15
+from core.bv.obb import box_axis_text, box_separation, gap15, sat6, sat15
 
 #: Row layout: ``bmin`` (3) then ``bmax`` (3).
 WIDTH = 6
@@ -206,3 +206,16 @@ def distance_outside(row: np.ndarray, points: np.ndarray) -> np.ndarray:
     the largest excess over the slabs (a lower bound of the true distance, exact on faces)."""
     points = np.asarray(points, dtype=np.float64).reshape(-1, 3)
     return np.maximum(row[:3] - points, points - row[3:6]).max(axis=1)
+
+
+def separation(row_a: np.ndarray, row_b: np.ndarray, rot: np.ndarray, trans: np.ndarray,
+               sep_id: int):
+    """The separating axis of two box rows for a culled pair: axis (3,), both intervals and a
+    point to draw it through, in A's frame (:func:`core.bv.obb.box_separation`; SAT lite's
+    ids 0-5 and the 15-axis test's are the same numbering)."""
+    return box_separation(_aabb_box(row_a), _aabb_box(row_b), rot, trans, sep_id)
+
+
+def _aabb_box(row: np.ndarray):
+    row = np.asarray(row, dtype=np.float64)
+    return 0.5 * (row[0:3] + row[3:6]), np.eye(3), 0.5 * (row[3:6] - row[0:3])

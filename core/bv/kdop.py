@@ -463,6 +463,58 @@ def make_separating_test(dirs: np.ndarray):
     return separating_test
 
 
+def make_separation(dirs: np.ndarray):
+    """A ``separation(row_a, row_b, rot, trans, sep_id)`` for the k-DOP with directions
+    ``dirs``: the slab direction of :func:`overlap_dirs` that culled the pair and both
+    bodies' intervals along it, in A's frame (see :func:`core.bv.obb.box_separation`)."""
+
+    def separation(row_a, row_b, rot, trans, sep_id):
+        return slab_separation(row_a, row_b, rot, trans, sep_id, dirs)
+
+    return separation
+
+
+def slab_separation(row_a, row_b, rot, trans, sep_id, dirs):
+    """The interval test that culled a pair, as :func:`overlap_dirs` ran it.
+
+    Without rotation both bodies' own slabs along the direction (B's shifted by ``n . t``);
+    under rotation the slab of one body against the other's box (its first three slabs)
+    projected on the slab's direction, as the module docstring explains.
+
+    Returns
+    -------
+    axis : (3,) float64
+        Unit, A's frame.
+    interval_a, interval_b : (float, float)
+    through : (3,) float64
+        Midway between the centres of the two boxes.
+    """
+    from core.bv.obb import box_interval
+
+    nd = dirs.shape[0]
+    row_a = np.asarray(row_a, dtype=np.float64)
+    row_b = np.asarray(row_b, dtype=np.float64)
+    centre_a = 0.5 * (row_a[:3] + row_a[nd:nd + 3])
+    half_a = 0.5 * (row_a[nd:nd + 3] - row_a[:3])
+    centre_b = rot @ (0.5 * (row_b[:3] + row_b[nd:nd + 3])) + trans
+    half_b = 0.5 * (row_b[nd:nd + 3] - row_b[:3])
+    through = 0.5 * (centre_a + centre_b)
+    if np.array_equal(rot, np.eye(3)):
+        axis = dirs[sep_id].copy()
+        shift = float(axis @ trans)
+        return (axis, (float(row_a[sep_id]), float(row_a[nd + sep_id])),
+                (float(row_b[sep_id]) + shift, float(row_b[nd + sep_id]) + shift), through)
+    if sep_id < nd:
+        axis = dirs[sep_id].copy()
+        return (axis, (float(row_a[sep_id]), float(row_a[nd + sep_id])),
+                box_interval(centre_b, rot, half_b, axis), through)
+    i = sep_id - nd
+    axis = rot @ dirs[i]
+    shift = float(axis @ trans)
+    return (axis, box_interval(centre_a, np.eye(3), half_a, axis),
+            (float(row_b[i]) + shift, float(row_b[nd + i]) + shift), through)
+
+
 def distance_outside(row: np.ndarray, points: np.ndarray, dirs: np.ndarray) -> np.ndarray:
     """How far each point is outside the k-DOP ``row (2 nd,)`` along ``dirs (nd, 3)`` (<= 0
     inside), ``(p,) float64``: the largest excess over the slabs."""

@@ -86,6 +86,12 @@ class BVKind:
     is_tree_box : bool
         Its volumes are the tree's own boxes (``core.bvh.Tree.bmin, bmax``), so a viewer can
         draw those instead of fitting.
+    separation : callable or None
+        ``separation(row_a, row_b, rot, trans, sep_id) -> (axis (3,), interval_a, interval_b,
+        through (3,))`` of a pair that ``overlap`` culled with ``sep_id``: the unit axis the
+        test separated along, both volumes' projections on it (``x . axis``, B posed in A's
+        frame) and a point near the pair to draw the axis through, all in A's frame (what
+        :func:`core.collide.steps.separation` shows).
     """
 
     name: str
@@ -112,6 +118,7 @@ class BVKind:
     exact_volume: Callable | None = None
     has_fit_choice: bool = False
     is_tree_box: bool = False
+    separation: Callable | None = None
 
     @property
     def bounds_distance(self) -> bool:
@@ -146,14 +153,16 @@ def _kinds() -> dict[str, BVKind]:
                "a separated pair through.",
                **{**boxes, "people_name": "axis-aligned box (AABB, SAT lite)"},
                separating_test=aabb.separating_test, distance_outside=aabb.distance_outside,
-               refit_how="exact merge of children, O(k)", is_tree_box=True),
+               refit_how="exact merge of children, O(k)", is_tree_box=True,
+               separation=aabb.separation),
         BVKind("aabb15", 1, aabb.WIDTH, aabb.fit, aabb.refit, aabb.overlap15, aabb.volume,
                aabb.lower_bound, aabb.wire, True, "AABB (15 axes)",
                "Axis-aligned boxes tested with the full 15-axis separating axis test: fewer "
                "box tests than SAT lite, more arithmetic per test.",
                **{**boxes, "people_name": "axis-aligned box (AABB, 15 axes)"},
                separating_test=aabb.separating_test, distance_outside=aabb.distance_outside,
-               refit_how="exact merge of children, O(k)", is_tree_box=True),
+               refit_how="exact merge of children, O(k)", is_tree_box=True,
+               separation=aabb.separation),
         BVKind("obb", 2, obb.WIDTH, obb.fit, obb.refit, obb.overlap, obb.volume,
                obb.lower_bound, obb.wire, True, "OBB",
                "Oriented boxes along the principal axes of the triangles (OBBTree, RAPID); "
@@ -162,7 +171,7 @@ def _kinds() -> dict[str, BVKind]:
                         "oriented box pairs"),
                separating_test=obb.separating_test, distance_outside=obb.distance_outside,
                refit_how="from primitives: covariance O(k) by running sums, extents O(m depth)",
-               has_fit_choice=True),
+               has_fit_choice=True, separation=obb.separation),
         BVKind("sphere", 3, sphere.WIDTH, sphere.fit, sphere.refit, sphere.overlap,
                sphere.volume, sphere.lower_bound, sphere.wire, False, "Sphere",
                "Spheres around the box centre. Rotation-invariant and the cheapest test, but "
@@ -170,7 +179,7 @@ def _kinds() -> dict[str, BVKind]:
                **_words("sphere", "sphere", "spheres", "sphere pairs"),
                separating_test=sphere.separating_test,
                distance_outside=sphere.distance_outside,
-               refit_how="loose merge of child spheres, O(k)"),
+               refit_how="loose merge of child spheres, O(k)", separation=sphere.separation),
     ]
     code = 4
     for n in (6, 14, 18, 26):
@@ -186,6 +195,7 @@ def _kinds() -> dict[str, BVKind]:
             distance_outside=partial(kdop.distance_outside, dirs=dirs),
             refit_how="exact slab-wise merge, O(k)", parameters={"directions": dirs},
             max_drawn=kdop.MAX_DRAWN, exact_volume=partial(kdop.shape_volume, dirs=dirs),
+            separation=kdop.make_separation(dirs),
         ))  # fmt: skip
         code += 1
     k += [
@@ -195,13 +205,15 @@ def _kinds() -> dict[str, BVKind]:
                "distance minus the radii.",
                **_words("point swept sphere (PSS)", "sphere", "spheres", "sphere pairs"),
                separating_test=ssv.separating_test_pss, distance_outside=ssv.distance_outside,
-               refit_how="from primitives (the sphere fit of every node), O(m depth)"),
+               refit_how="from primitives (the sphere fit of every node), O(m depth)",
+               separation=ssv.separation),
         BVKind("lss", 9, ssv.WIDTH, ssv.fit_lss, ssv.refit_lss, ssv.overlap_lss, ssv.volume,
                ssv.lower_bound_lss, ssv.wire, True, "LSS (capsule)",
                "A segment along the main axis swept by a sphere (PQP): a capsule.",
                **_words("capsule (LSS)", "capsule", "capsules", "capsule pairs"),
                separating_test=ssv.separating_test_lss, distance_outside=ssv.distance_outside,
-               refit_how="from primitives (OBB fit, then the radius), O(m depth)"),
+               refit_how="from primitives (OBB fit, then the radius), O(m depth)",
+               separation=ssv.separation),
         BVKind("rss", 10, ssv.WIDTH, ssv.fit_rss, ssv.refit_rss, ssv.overlap_rss, ssv.volume,
                ssv.lower_bound_rss, ssv.wire, True, "RSS (rounded rectangle)",
                "A rectangle in the two main axes swept by a sphere (PQP): tight for distance "
@@ -210,7 +222,8 @@ def _kinds() -> dict[str, BVKind]:
                **_words("rounded rectangle (RSS)", "rounded rectangle", "rounded rectangles",
                         "rounded-rectangle pairs"),
                separating_test=ssv.separating_test_rss, distance_outside=ssv.distance_outside,
-               refit_how="from primitives (the OBB fit), O(m depth)"),
+               refit_how="from primitives (the OBB fit), O(m depth)",
+               separation=ssv.separation),
     ]
     return {kind.name: kind for kind in k}
 

@@ -152,3 +152,23 @@ def distance_outside(row: np.ndarray, points: np.ndarray) -> np.ndarray:
     """How far each point is outside the sphere ``row (4,)`` (<= 0 inside), ``(p,) float64``."""
     points = np.asarray(points, dtype=np.float64).reshape(-1, 3)
     return np.linalg.norm(points - row[:3], axis=1) - row[3]
+
+
+def separation(row_a: np.ndarray, row_b: np.ndarray, rot: np.ndarray, trans: np.ndarray,
+               sep_id: int):
+    """The centre line of two culled spheres, their intervals on it and its midpoint, in A's
+    frame (see :func:`core.bv.obb.box_separation` for the return values)."""
+    return centre_line_separation(row_a[:3], row_a[3], rot @ row_b[:3] + trans, row_b[3])
+
+
+def centre_line_separation(centre_a, radius_a, centre_b, radius_b):
+    """Axis from A's centre to B's (B's centre already in A's frame), the two spheres'
+    intervals ``n.c -+ r`` on it and the midpoint of the centres."""
+    centre_a = np.asarray(centre_a, dtype=np.float64)
+    centre_b = np.asarray(centre_b, dtype=np.float64)
+    d = centre_b - centre_a
+    length = float(np.linalg.norm(d))
+    axis = d / length if length > 0.0 else np.array([1.0, 0.0, 0.0])
+    mid_a, mid_b = float(axis @ centre_a), float(axis @ centre_b)
+    return (axis, (mid_a - float(radius_a), mid_a + float(radius_a)),
+            (mid_b - float(radius_b), mid_b + float(radius_b)), 0.5 * (centre_a + centre_b))

@@ -347,6 +347,101 @@ def separating_test_rss(sep_id: int) -> str:
     return _core_test_text("rectangle", sep_id)
 
 
+def separation(row_a: np.ndarray, row_b: np.ndarray, rot: np.ndarray, trans: np.ndarray,
+               sep_id: int):
+    """The direction between the closest points of two culled swept spheres' cores, and each
+    volume's extent along it (its core's projection grown by its radius), in A's frame.
+
+    Whichever test culled the pair (the enclosing boxes, the bounding spheres or the exact
+    core distance), the volumes are disjoint, so the cores are farther apart than the radii
+    and this direction separates them (the plane through the closest points supports both
+    convex cores). See :func:`core.bv.obb.box_separation` for the return values.
+    """
+    row_a = np.asarray(row_a, dtype=np.float64)
+    row_b = np.asarray(row_b, dtype=np.float64)
+    core_a = _core_frame(row_a, np.eye(3), np.zeros(3))
+    core_b = _core_frame(row_b, rot, trans)
+    p, q = closest_core_points(core_a, core_b)
+    d = q - p
+    length = float(np.linalg.norm(d))
+    axis = d / length if length > 0.0 else core_b[0] - core_a[0]
+    axis = axis / np.linalg.norm(axis)
+    return (axis, _extent(core_a, row_a[14], axis), _extent(core_b, row_b[14], axis),
+            0.5 * (p + q))
+
+
+def _core_frame(row, rot, trans):
+    """Centre, the two edge directions and half-lengths of a row's core, posed."""
+    return (rot @ row[0:3] + trans, rot @ row[3:12].reshape(3, 3)[:, 0],
+            rot @ row[3:12].reshape(3, 3)[:, 1], (float(row[12]), float(row[13])))
+
+
+def _extent(core, radius, axis):
+    centre, u, v, (h0, h1) = core
+    mid = float(axis @ centre)
+    reach = h0 * abs(float(axis @ u)) + h1 * abs(float(axis @ v)) + float(radius)
+    return mid - reach, mid + reach
+
+
+def closest_core_points(core_a, core_b):
+    """Closest points of two cores (rectangles, segments or points).
+
+    ``|P(s) - Q(t)|^2`` is a convex quadratic in the up to four core parameters over a box:
+    its minimum is the stationary point of the face of the box it lies on, so every face
+    (each parameter free, at its lower or at its upper bound: at most 81) is solved and the
+    best feasible point kept. Exact up to round-off, also for parallel edges (the minimum
+    then lies on a lower face as well).
+
+    Returns
+    -------
+    p, q : (3,) float64
+        On A's core and on B's core.
+    """
+    import itertools
+
+    ca, ua, va, ha = core_a
+    cb, ub, vb, hb = core_b
+    # Columns of the parameters that can move: x = c_a + M_a s - c_b - M_b t = d + G z.
+    cols, bounds = [], []
+    for vec, h, sign in ((ua, ha[0], 1.0), (va, ha[1], 1.0), (ub, hb[0], -1.0),
+                         (vb, hb[1], -1.0)):  # fmt: skip
+        if h > 0.0:
+            cols.append(sign * vec)
+            bounds.append(h)
+    d = ca - cb
+    if not cols:
+        return ca.copy(), cb.copy()
+    g = np.stack(cols, axis=1)
+    bounds = np.asarray(bounds)
+    best, best_z = np.inf, np.zeros(len(cols))
+    for state in itertools.product((0, -1, 1), repeat=len(cols)):
+        state = np.asarray(state)
+        z = state * bounds
+        free = state == 0
+        if free.any():
+            gf = g[:, free]
+            rhs = -(d + g[:, ~free] @ z[~free])
+            z[free] = np.linalg.lstsq(gf, rhs, rcond=None)[0]
+            if np.any(np.abs(z[free]) > bounds[free] * (1.0 + 1e-12)):
+                continue
+            z[free] = np.clip(z[free], -bounds[free], bounds[free])
+        x = d + g @ z
+        value = float(x @ x)
+        if value < best:
+            best, best_z = value, z
+    k = 0
+    p, q = ca.copy(), cb.copy()
+    for vec, h, on_a in ((ua, ha[0], True), (va, ha[1], True), (ub, hb[0], False),
+                         (vb, hb[1], False)):  # fmt: skip
+        if h > 0.0:
+            if on_a:
+                p += best_z[k] * vec
+            else:
+                q += best_z[k] * vec
+            k += 1
+    return p, q
+
+
 def distance_outside(row: np.ndarray, points: np.ndarray) -> np.ndarray:
     """How far each point is outside the swept sphere ``row (15,)`` (<= 0 inside), ``(p,)
     float64``: the distance to the core rectangle (a segment or point when its half-lengths

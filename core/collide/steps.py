@@ -1,0 +1,647 @@
+"""The tandem traversal of a frame, one volume-pair test at a time, explained.
+
+A frame run with tracing on keeps every level's tested pairs and the test that culled each
+(:class:`core.collide.trace.Trace`). That is enough to replay the traversal's decisions in
+the order it made them: row by row, level by level (with two threads a level is the
+concatenation of both halves' levels, which is exactly the trace's row order). Each pair's
+outcome follows from its separating id and the two nodes: culled, split (which node, by the
+descend rule of :func:`core.collide.traversal.descend_action`), or a pair of leaves whose
+triangle pairs go to the exact test (as :func:`core.collide.tandem.expand_leaf_pairs` lists
+them).
+
+Stepping must stay fast on a 500k-triangle frame, whose traces hold millions of pairs: the
+running counters are cumulative sums computed once with numpy, and a :class:`PairStep` is
+built only when asked for.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from core.bv.registry import BVKind, fit_volumes, get_kind
+from core.collide.tandem import DescendRule
+from core.collide.trace import OVERLAPPED, Counters
+from core.collide.traversal import TREE_BOXES
+
+
+class StepOutcome(enum.Enum):
+    """What the traversal decided for one pair of volumes (values are words for people)."""
+
+    CULLED = "separated"
+    SPLIT = "overlap, split"
+    LEAF_PAIR = "overlap, two leaves"
+
+
+#: Outcome codes of :meth:`TraversalSteps.decided`: ``OUTCOMES[code]``.
+CODE_CULLED = 0
+CODE_SPLIT = 1
+CODE_LEAF_PAIR = 2
+OUTCOMES = (StepOutcome.CULLED, StepOutcome.SPLIT, StepOutcome.LEAF_PAIR)
+
+#: What :meth:`TraversalSteps.next_where` can run to.
+STOPS = ("overlap", "leaf", "contact", "level_end")
+
+
+@dataclass(frozen=True, eq=False)
+class PairStep:
+    """One volume-pair test of the traversal and what came of it.
+
+    Attributes
+    ----------
+    position : int
+        0 .. n-1 in the traversal's real order (the trace's rows: level by level, row order).
+    level : int
+    node_a, node_b : int
+        Node ids in A's tree and B's tree.
+    outcome : StepOutcome
+    sep_id : int
+        The kind's id of the test that separated the pair; -1 unless CULLED.
+    test_words : str
+        The test that decided, in words ("A's axis 2 (y)", "slab 5 (direction (1, 1, 0))").
+    split_words : str
+        SPLIT: which node is split next and why; "" otherwise.
+    children : tuple of (int, int)
+        The pairs this step puts on the next level (SPLIT), in the order the traversal does.
+    triangle_pairs : (p, 2) int64
+        LEAF_PAIR: triangle ids (A, B) sent to the exact test; (0, 2) otherwise.
+    contact_pairs : (c, 2) int64
+        LEAF_PAIR: those of them in contact; (0, 2) otherwise.
+    counters : Counters
+        Running totals after this step.
+    queue_length : int
+        Pairs still waiting after this step: the rest of this level and the pairs put on the
+        next level so far.
+    """
+
+    position: int
+    level: int
+    node_a: int
+    node_b: int
+    outcome: StepOutcome
+    sep_id: int
+    test_words: str
+    split_words: str
+    children: tuple
+    triangle_pairs: np.ndarray
+    contact_pairs: np.ndarray
+    counters: Counters
+    queue_length: int
+
+
+@dataclass(frozen=True, eq=False)
+class QueryInputs:
+    """What the frame's traversal read, rebuilt from the frame exactly as the query built it.
+
+    Attributes
+    ----------
+    kind : BVKind
+        The kind tested (the tree-box kind for the trees' own boxes).
+    code : int
+        :data:`~core.collide.traversal.TREE_BOXES` or the kind's code.
+    trees : (Tree, Tree)
+        After a non-unit pose scale is moved into them (:func:`core.collide.query.rigid_body`).
+    meshes : (TriMesh, TriMesh)
+        Likewise.
+    volumes : ((ka, w), (kb, w)) float64
+        The kind's rows of both trees, in each body's local frame (``[bmin, bmax]`` rows for
+        the trees' own boxes).
+    rot, trans : (3, 3), (3,) float64
+        Pose of B in A's frame.
+    margin : float
+        The padding every volume test added (round-off margin plus near-contact margin).
+    near_margin : float
+        The request's near-contact margin (part of ``margin``).
+    rule : DescendRule
+    pose_a : Pose
+        A's world pose (rigid).
+    """
+
+    kind: BVKind
+    code: int
+    trees: tuple
+    meshes: tuple
+    volumes: tuple
+    rot: np.ndarray
+    trans: np.ndarray
+    margin: float
+    near_margin: float
+    rule: DescendRule
+    pose_a: object
+
+
+def query_inputs(frame) -> QueryInputs:
+    """The arrays the frame's pair traversal tested, as :func:`core.collide.query.collide` and
+    :func:`core.collide.bvquery.collide_bv` prepared them (the volume fits are cached, so this
+    costs no fit for a frame the pipeline just ran)."""
+    from core.bv import TREE_BOX_KIND
+    from core.collide.query import box_margin, relative_pose, rigid_body
+    from core.pose import Pose
+
+    request = frame.request
+    kind = get_kind(request.bv)
+    mesh_a, tree_a, pose_a = rigid_body(frame.meshes[0], frame.trees[0], frame.poses[0])
+    mesh_b, tree_b, pose_b = rigid_body(frame.meshes[1], frame.trees[1], frame.poses[1])
+    rel = relative_pose(pose_a, pose_b)
+    pad = box_margin(tree_a, tree_b, request.tol)
+    if kind.name == TREE_BOX_KIND:
+        code = TREE_BOXES
+        volumes = (np.concatenate([tree_a.bmin, tree_a.bmax], axis=1),
+                   np.concatenate([tree_b.bmin, tree_b.bmax], axis=1))  # fmt: skip
+        margin = pad + request.margin
+    else:
+        code = kind.code
+        volumes = (fit_volumes(tree_a, mesh_a, kind, request.obb_fit),
+                   fit_volumes(tree_b, mesh_b, kind, request.obb_fit))  # fmt: skip
+        # collide_bv grows the volumes by sqrt(3) D (the k-DOPs' unnormalised directions).
+        margin = pad + np.sqrt(3.0) * request.margin
+    return QueryInputs(kind=kind, code=code, trees=(tree_a, tree_b), meshes=(mesh_a, mesh_b),
+                       volumes=volumes, rot=np.ascontiguousarray(rel.rotation),
+                       trans=np.ascontiguousarray(rel.translation), margin=float(margin),
+                       near_margin=float(request.margin), rule=DescendRule(request.descend),
+                       pose_a=pose_a if pose_a is not None else Pose())  # fmt: skip
+
+
+def _volume_measure(inputs: QueryInputs, side: int, node: int) -> tuple[float, float]:
+    """``(volume, tie-break)`` of one node as the traversal's larger-volume rule compares
+    them: the box test compares half-extent products, then half-extent sums on a tie; the
+    kinds compare their ``volume`` (the OBB its half-extent product) and keep A on a tie."""
+    from core.bv.registry import volume_by_code
+
+    row = inputs.volumes[side]
+    if inputs.code == TREE_BOXES:
+        half = 0.5 * (row[node, 3:6] - row[node, 0:3])
+        return float(half[0] * half[1] * half[2]), float(half.sum())
+    return float(volume_by_code(inputs.code, row, node)), 0.0
+
+
+def _shown_volume(inputs: QueryInputs, side: int, node: int) -> float:
+    """The node's volume as a student would compute it (the box's, not its eighth)."""
+    if inputs.code == TREE_BOXES:
+        return 8.0 * _volume_measure(inputs, side, node)[0]
+    from core.bv.registry import volume_by_code
+
+    return float(volume_by_code(inputs.code, inputs.volumes[side], node))
+
+
+def _split_a_by_volume(inputs: QueryInputs, a: int, b: int) -> bool:
+    """Whether the larger-volume rule splits A (exactly the kernel's comparison)."""
+    vol_a, tie_a = _volume_measure(inputs, 0, a)
+    vol_b, tie_b = _volume_measure(inputs, 1, b)
+    if inputs.code == TREE_BOXES:
+        return vol_a > vol_b or (vol_a == vol_b and tie_a >= tie_b)
+    return vol_a >= vol_b
+
+
+def _fmt(x: float) -> str:
+    return f"{x:.3g}"
+
+
+class _StepTable:
+    """The per-row arrays of a frame's traversal and the steps built from them on demand."""
+
+    def __init__(self, frame, inputs: QueryInputs):
+        result = frame.result
+        trace = result.trace
+        tree_a, tree_b = inputs.trees
+        self.frame = frame
+        self.inputs = inputs
+        self.level_start = np.asarray(trace.level_start, dtype=np.int64)
+        self.node_a = np.asarray(trace.node_a)
+        self.node_b = np.asarray(trace.node_b)
+        self.sep = np.asarray(trace.sep_axis)
+        self.count_a = tree_a.count
+        self.count_b = tree_b.count
+        n = self.node_a.shape[0]
+        is_leaf_a = self.count_a[self.node_a] > 0
+        is_leaf_b = self.count_b[self.node_b] > 0
+        overlapped = self.sep == OVERLAPPED
+        is_leaf_pair = overlapped & is_leaf_a & is_leaf_b
+        code = np.where(overlapped, CODE_SPLIT, CODE_CULLED).astype(np.int8)
+        code[is_leaf_pair] = CODE_LEAF_PAIR
+        self.code = code
+        # Children on the next level: 4 when the split-both rule splits two inner nodes, else 2
+        # (which of the two nodes is split does not change the count).
+        is_split = code == CODE_SPLIT
+        n_children = np.where(is_split, 2, 0).astype(np.int64)
+        if inputs.rule is DescendRule.BOTH:
+            n_children[is_split & ~is_leaf_a & ~is_leaf_b] = 4
+        self.cum_children = np.cumsum(n_children)
+        self.cum_overlaps = np.cumsum(overlapped, dtype=np.int64)
+        self.leaf_rows = np.flatnonzero(is_leaf_pair)
+        self.cum_leaf = np.cumsum(is_leaf_pair, dtype=np.int64)
+        leaf_a = self.node_a[self.leaf_rows]
+        leaf_b = self.node_b[self.leaf_rows]
+        tri_per_leaf = (self.count_a[leaf_a].astype(np.int64)
+                        * self.count_b[leaf_b].astype(np.int64))  # fmt: skip
+        self.cum_tri = np.concatenate([[0], np.cumsum(tri_per_leaf)])
+        # Each contact lies in exactly one leaf pair (the leaves partition each tree's
+        # triangles): find it through the leaf of each face.
+        pairs = np.asarray(result.pairs, dtype=np.int64).reshape(-1, 2)
+        leaf_of_a = _leaf_of_face(tree_a)
+        leaf_of_b = _leaf_of_face(tree_b)
+        n_b = np.int64(self.count_b.shape[0])
+        leaf_keys = leaf_a.astype(np.int64) * n_b + leaf_b
+        order = np.argsort(leaf_keys, kind="stable")
+        contact_keys = leaf_of_a[pairs[:, 0]] * n_b + leaf_of_b[pairs[:, 1]]
+        where = np.searchsorted(leaf_keys[order], contact_keys)
+        if pairs.shape[0] and (np.any(where >= leaf_keys.shape[0])
+                               or np.any(leaf_keys[order][np.minimum(where, len(order) - 1)]
+                                         != contact_keys)):  # fmt: skip
+            raise ValueError("this frame's contacts do not lie in its traced leaf pairs: the "
+                             "trace is not the one of these trees")  # fmt: skip
+        contact_leaf = order[where] if pairs.shape[0] else np.empty(0, dtype=np.int64)
+        by_leaf = np.argsort(contact_leaf, kind="stable")
+        self.contacts_sorted = pairs[by_leaf]
+        per_leaf = np.bincount(contact_leaf, minlength=self.leaf_rows.shape[0])
+        self.cum_contacts = np.concatenate([[0], np.cumsum(per_leaf)])
+        self.n = n
+        self.kind = inputs.kind
+
+    # -- positions -----------------------------------------------------------------------
+    def level_of(self, i: int) -> int:
+        return int(np.searchsorted(self.level_start, i, side="right") - 1)
+
+    def check(self, i) -> int:
+        if isinstance(i, (bool, np.bool_)) or not isinstance(i, (int, np.integer)):
+            raise TypeError(f"step position must be an integer, got {type(i).__name__}")
+        i = int(i)
+        if i < 0:
+            i += self.n
+        if not 0 <= i < self.n:
+            raise IndexError(f"step position {i} out of range 0..{self.n - 1}")
+        return i
+
+    def queue_length(self, i: int, d: int) -> int:
+        end = int(self.level_start[d + 1])
+        start = int(self.level_start[d])
+        before = int(self.cum_children[start - 1]) if start > 0 else 0
+        return end - i - 1 + int(self.cum_children[i]) - before
+
+    def counters(self, i: int) -> Counters:
+        n_leaf = int(self.cum_leaf[i])
+        return Counters(n_bv_tests=i + 1, n_bv_overlaps=int(self.cum_overlaps[i]),
+                        n_leaf_pairs=n_leaf, n_tri_tests=int(self.cum_tri[n_leaf]),
+                        n_contacts=int(self.cum_contacts[n_leaf]))  # fmt: skip
+
+    # -- one step --------------------------------------------------------------------------
+    def children(self, a: int, b: int, action: str) -> tuple:
+        tree_a, tree_b = self.inputs.trees
+        if action == "a":
+            c = int(tree_a.first[a])
+            return ((c, b), (c + 1, b))
+        if action == "b":
+            c = int(tree_b.first[b])
+            return ((a, c), (a, c + 1))
+        ca, cb = int(tree_a.first[a]), int(tree_b.first[b])
+        return tuple((ca + u, cb + v) for u in range(2) for v in range(2))
+
+    def split(self, a: int, b: int) -> tuple[str, str]:
+        """``(action, words)``: which node the descend rule splits ("a", "b", "both")."""
+        inputs = self.inputs
+        noun = self.kind.noun
+        if self.count_a[a] > 0:
+            return "b", f"split B (node {b}): A (node {a}) is a leaf"
+        if self.count_b[b] > 0:
+            return "a", f"split A (node {a}): B (node {b}) is a leaf"
+        if inputs.rule is DescendRule.BOTH:
+            return "both", (f"split both A (node {a}) and B (node {b}): four children pairs "
+                            "(split-both rule)")  # fmt: skip
+        if inputs.rule is DescendRule.A_FIRST:
+            return "a", (f"split A (node {a}): A is split until it is a leaf, then B "
+                         "(A-first rule)")  # fmt: skip
+        vol_a, vol_b = _shown_volume(inputs, 0, a), _shown_volume(inputs, 1, b)
+        if _split_a_by_volume(inputs, a, b):
+            which, node, big, small = "A", a, vol_a, vol_b
+        else:
+            which, node, big, small = "B", b, vol_b, vol_a
+        relation = "is larger" if big != small else "is as large (ties go to A)"
+        return which.lower(), (f"split {which} (node {node}): its {noun} {relation}, volume "
+                               f"{_fmt(big)} against {_fmt(small)} (larger-volume rule, "
+                               "van den Bergen 1997)")  # fmt: skip
+
+    def step(self, i: int) -> PairStep:
+        i = self.check(i)
+        d = self.level_of(i)
+        a, b = int(self.node_a[i]), int(self.node_b[i])
+        code = int(self.code[i])
+        sep = int(self.sep[i])
+        empty = np.empty((0, 2), dtype=np.int64)
+        tri, hits, children, split_words = empty, empty, (), ""
+        if code == CODE_CULLED:
+            test_words = self.kind.separating_test(sep)
+        else:
+            test_words = f"no test separates the two {self.kind.noun_plural}: they overlap"
+        if code == CODE_SPLIT:
+            action, split_words = self.split(a, b)
+            children = self.children(a, b, action)
+        elif code == CODE_LEAF_PAIR:
+            tri = self.triangle_pairs(a, b)
+            k = int(self.cum_leaf[i]) - 1
+            hits = self.contacts_sorted[self.cum_contacts[k]:self.cum_contacts[k + 1]]
+        return PairStep(position=i, level=d, node_a=a, node_b=b, outcome=OUTCOMES[code],
+                        sep_id=sep if code == CODE_CULLED else -1, test_words=test_words,
+                        split_words=split_words, children=children, triangle_pairs=tri,
+                        contact_pairs=hits, counters=self.counters(i),
+                        queue_length=self.queue_length(i, d))  # fmt: skip
+
+    def triangle_pairs(self, a: int, b: int) -> np.ndarray:
+        """``(p, 2) int64`` in :func:`~core.collide.tandem.expand_leaf_pairs`' order (A's
+        triangles outer, B's inner)."""
+        tree_a, tree_b = self.inputs.trees
+        ids_a = tree_a.prim_ids[tree_a.first[a]:tree_a.first[a] + tree_a.count[a]]
+        ids_b = tree_b.prim_ids[tree_b.first[b]:tree_b.first[b] + tree_b.count[b]]
+        return np.stack([np.repeat(ids_a, ids_b.shape[0]), np.tile(ids_b, ids_a.shape[0])],
+                        axis=1).astype(np.int64)  # fmt: skip
+
+
+def _leaf_of_face(tree) -> np.ndarray:
+    """``(m,) int64``: the leaf holding each triangle id."""
+    leaves = np.flatnonzero(tree.count > 0)
+    counts = tree.count[leaves].astype(np.int64)
+    slots = np.repeat(tree.first[leaves].astype(np.int64) - np.cumsum(counts) + counts, counts)
+    slots += np.arange(slots.shape[0])
+    out = np.full(tree.prim_ids.shape[0], -1, dtype=np.int64)
+    out[tree.prim_ids[slots]] = np.repeat(leaves, counts)
+    return out
+
+
+class StepSequence(Sequence):
+    """The steps of a traversal as a read-only sequence, each built when indexed (O(1))."""
+
+    def __init__(self, table: _StepTable):
+        self._table = table
+
+    def __len__(self) -> int:
+        return self._table.n
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self._table.step(k) for k in range(*i.indices(self._table.n))]
+        return self._table.step(i)
+
+
+@dataclass(frozen=True, eq=False)
+class TraversalSteps:
+    """Every volume-pair test of one frame's traversal, in order.
+
+    Attributes
+    ----------
+    steps : StepSequence
+        ``steps[i]`` is the :class:`PairStep` at position ``i`` (built on demand).
+    kind : BVKind
+        The kind the traversal tested.
+    inputs : QueryInputs
+        The volumes and pose it tested them with.
+    """
+
+    steps: StepSequence
+    kind: BVKind
+    inputs: QueryInputs = field(repr=False)
+    _table: _StepTable = field(repr=False)
+
+    def __len__(self) -> int:
+        return len(self.steps)
+
+    def __getitem__(self, i) -> PairStep:
+        return self.steps[i]
+
+    @property
+    def n_levels(self) -> int:
+        return int(self._table.level_start.shape[0] - 1)
+
+    @property
+    def level_start(self) -> np.ndarray:
+        """``(L + 1,) int64``: level d is positions ``level_start[d] : level_start[d + 1]``."""
+        return self._table.level_start
+
+    def next_where(self, position: int, what: str) -> int | None:
+        """The first position after ``position`` where the traversal stops for ``what``.
+
+        Parameters
+        ----------
+        position : int
+            Current position (-1: before the first step).
+        what : {"overlap", "leaf", "contact", "level_end"}
+            The next pair that overlaps (split or leaf pair), the next leaf pair, the next
+            leaf pair with a contact, or the last pair of a level.
+
+        Returns
+        -------
+        int or None
+            None when no later step qualifies.
+        """
+        t = self._table
+        if what not in STOPS:
+            raise ValueError(f"cannot run to {what!r}: one of {', '.join(STOPS)}")
+        start = int(position) + 1
+        if start >= t.n:
+            return None
+        start = max(start, 0)
+        if what == "level_end":
+            d = t.level_of(start)
+            return int(t.level_start[d + 1]) - 1
+        if what == "overlap":
+            hits = np.flatnonzero(t.code[start:] != CODE_CULLED)
+            return int(start + hits[0]) if hits.size else None
+        k = np.searchsorted(t.leaf_rows, start)
+        if what == "leaf":
+            return int(t.leaf_rows[k]) if k < t.leaf_rows.shape[0] else None
+        per_leaf = np.diff(t.cum_contacts)
+        hits = np.flatnonzero(per_leaf[k:] > 0)
+        return int(t.leaf_rows[k + hits[0]]) if hits.size else None
+
+    def waiting(self, position: int, limit: int = 50) -> list[tuple[int, int, int]]:
+        """The pairs still waiting after step ``position``, in the order they will be tested.
+
+        Parameters
+        ----------
+        position : int
+            -1: before the first step (the pair of roots waits).
+        limit : int
+            Most pairs listed.
+
+        Returns
+        -------
+        list of (level, node_a, node_b)
+            The rest of this level, then the next level's pairs put there so far.
+        """
+        t = self._table
+        if t.n == 0 or limit <= 0:
+            return []
+        if position < 0:
+            return [(0, int(t.node_a[0]), int(t.node_b[0]))][:limit]
+        i = t.check(position)
+        d = t.level_of(i)
+        end = int(t.level_start[d + 1])
+        rows = range(i + 1, min(end, i + 1 + limit))
+        out = [(d, int(t.node_a[r]), int(t.node_b[r])) for r in rows]
+        if len(out) < limit and d + 1 < self.n_levels:
+            produced = self._produced_on_next_level(d, i)
+            out += [(d + 1, int(t.node_a[r]), int(t.node_b[r]))
+                    for r in produced[: limit - len(out)]]  # fmt: skip
+        return out
+
+    def _produced_on_next_level(self, d: int, i: int) -> np.ndarray:
+        """Rows of level ``d + 1`` whose parent is at position ``<= i``, in row order."""
+        t = self._table
+        parents = self._parents(d + 1)
+        start = int(t.level_start[d + 1])
+        return start + np.flatnonzero(parents <= i)
+
+    def _parents(self, d: int) -> np.ndarray:
+        """``(n_d,) int64`` position of each level-``d`` pair's parent (cached per level).
+
+        Found by key, not by offset: with two threads a level is the concatenation of both
+        halves' levels, not the children in their parents' order. A pair of nodes is reached
+        by one chain of splits only, so keys are unique.
+        """
+        cache = self._table.__dict__.setdefault("_parents", {})
+        if d in cache:
+            return cache[d]
+        t = self._table
+        tree_a, tree_b = self.inputs.trees
+        n_b = np.int64(t.count_b.shape[0])
+        lo, hi = int(t.level_start[d - 1]), int(t.level_start[d])
+        keys, owners = [], []
+        for r in np.flatnonzero(t.code[lo:hi] == CODE_SPLIT) + lo:
+            a, b = int(t.node_a[r]), int(t.node_b[r])
+            action, _ = t.split(a, b)
+            for ca, cb in t.children(a, b, action):
+                keys.append(ca * int(n_b) + cb)
+                owners.append(r)
+        keys = np.asarray(keys, dtype=np.int64)
+        owners = np.asarray(owners, dtype=np.int64)
+        order = np.argsort(keys)
+        rows = slice(int(t.level_start[d]), int(t.level_start[d + 1]))
+        row_keys = t.node_a[rows].astype(np.int64) * n_b + t.node_b[rows]
+        parents = owners[order][np.searchsorted(keys[order], row_keys)]
+        cache[d] = parents
+        return parents
+
+    def decided(self, position: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The pairs decided before ``position``, for drawing them faint.
+
+        Returns
+        -------
+        node_a, node_b : (position,) int32
+        outcome : (position,) int8
+            ``CODE_CULLED``, ``CODE_SPLIT`` or ``CODE_LEAF_PAIR`` (``OUTCOMES[code]``).
+        """
+        t = self._table
+        k = max(0, min(int(position), t.n))
+        return t.node_a[:k], t.node_b[:k], t.code[:k]
+
+
+def traversal_steps(frame) -> TraversalSteps:
+    """The pair tests of a frame's traversal of bodies A and B, in the order they ran.
+
+    Parameters
+    ----------
+    frame : core.pipeline.Frame
+        Run with tracing on (``request.trace``), two bodies.
+
+    Returns
+    -------
+    TraversalSteps
+
+    Raises
+    ------
+    ValueError
+        One line: the frame has no pair traversal (one body, self-collision) or no trace.
+    """
+    result = getattr(frame, "result", None)
+    if result is None:
+        if getattr(frame, "self_results", None):
+            raise ValueError("stepping works on the traversal of two bodies, not on a "
+                             "self-collision frame of one body")  # fmt: skip
+        raise ValueError("this frame has no traversal of two bodies to step")
+    if result.trace is None:
+        raise ValueError("this frame has no trace: turn tracing on")
+    if frame.request is None:
+        raise ValueError("this frame does not say which request it ran with")
+    inputs = query_inputs(frame)
+    table = _StepTable(frame, inputs)
+    return TraversalSteps(steps=StepSequence(table), kind=inputs.kind, inputs=inputs,
+                          _table=table)  # fmt: skip
+
+
+@dataclass(frozen=True, eq=False)
+class Separation:
+    """Why a culled pair is culled, as geometry: the axis its test separated along.
+
+    Attributes
+    ----------
+    axis : (3,) float64
+        Unit vector in world coordinates, pointing from A's side to B's.
+    origin : (3,) float64
+        A point on the axis near the pair (world), where the arrow starts: just before
+        both intervals, so they read as positive distances.
+    interval_a, interval_b : (float, float)
+        Projections of A's and of B's volume on the axis, signed distances from ``origin``.
+    gap : float
+        ``interval_b[0] - interval_a[1] > 0``: how far apart the projections are.
+    words : str
+        "A's axis 2 (y): A spans [0.10, 0.42], B spans [0.47, 0.90], gap 0.05".
+    """
+
+    axis: np.ndarray
+    origin: np.ndarray
+    interval_a: tuple
+    interval_b: tuple
+    gap: float
+    words: str
+
+
+def separation(frame_or_steps, step: PairStep) -> Separation | None:
+    """The separating axis of a culled step, with both volumes' intervals on it.
+
+    Parameters
+    ----------
+    frame_or_steps : core.pipeline.Frame or TraversalSteps
+        The frame the step came from (its :class:`TraversalSteps` avoids rebuilding the
+        query's inputs).
+    step : PairStep
+
+    Returns
+    -------
+    Separation or None
+        None unless the step is CULLED.
+    """
+    if step.outcome is not StepOutcome.CULLED:
+        return None
+    inputs = (frame_or_steps.inputs if isinstance(frame_or_steps, TraversalSteps)
+              else query_inputs(frame_or_steps))  # fmt: skip
+    kind = inputs.kind
+    if kind.separation is None:
+        raise ValueError(f"the {kind.label} kind does not say how its test separates a pair")
+    row_a = inputs.volumes[0][step.node_a]
+    row_b = inputs.volumes[1][step.node_b]
+    axis, ia, ib, through = kind.separation(row_a, row_b, inputs.rot, inputs.trans, step.sep_id)
+    axis = np.asarray(axis, dtype=np.float64)
+    ia, ib = (float(ia[0]), float(ia[1])), (float(ib[0]), float(ib[1]))
+    if ib[0] < ia[0]:
+        # Point the axis from A to B, so A's interval comes first.
+        axis = -axis
+        ia, ib = (-ia[1], -ia[0]), (-ib[1], -ib[0])
+    # The arrow starts a tenth of the spanned length before the lower interval, on the line
+    # through the point the kind chose near the pair.
+    span = max(ib[1], ia[1]) - ia[0]
+    start = ia[0] - 0.1 * span
+    origin_local = np.asarray(through, dtype=np.float64)
+    origin_local = origin_local + (start - float(axis @ origin_local)) * axis
+    ia = (ia[0] - start, ia[1] - start)
+    ib = (ib[0] - start, ib[1] - start)
+    gap = ib[0] - ia[1]
+    rot_a = np.asarray(inputs.pose_a.rotation, dtype=np.float64)
+    origin = rot_a @ origin_local + np.asarray(inputs.pose_a.translation, dtype=np.float64)
+    words = (f"{step.test_words}: A spans [{ia[0]:.3g}, {ia[1]:.3g}], B spans "
+             f"[{ib[0]:.3g}, {ib[1]:.3g}], gap {gap:.3g}")  # fmt: skip
+    if inputs.near_margin > 0.0:
+        words += (f" (the test also asked for more than the near-contact margin "
+                  f"{inputs.near_margin:.3g})")  # fmt: skip
+    return Separation(axis=rot_a @ axis, origin=origin, interval_a=ia, interval_b=ib, gap=gap,
+                      words=words)  # fmt: skip
