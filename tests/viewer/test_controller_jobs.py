@@ -15,7 +15,8 @@ JOB_MODULES = {
     "viewer.control.frames": {"request_frame", "step_sync", "is_busy"},
     "viewer.control.animation": {"step_time"},
     "viewer.control.stepping": {"start_stepper", "stop_stepper", "step_to", "step_by",
-                                "step_restart", "step_run_to", "step_view"},
+                                "step_restart", "step_run_to", "step_view",
+                                "traversal_pseudocode"},
 }
 
 

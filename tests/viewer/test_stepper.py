@@ -292,3 +292,12 @@ def test_new_frame_restarts_at_the_root_pair(qtbot, window):
     settle(qtbot, window)
     qtbot.waitUntil(lambda: window.model.step_position == 0)
     assert "starts again" in window.statusBar().currentMessage()
+
+
+def test_playing_turns_the_stepper_off(window):
+    _on(window)
+    window.controller.step_to(3)
+    window.model.set_playing(True)
+    assert not window.model.is_stepping
+    window.model.set_playing(False)
+    assert window.renderer.cell_count("step_a") == 0

@@ -15,20 +15,15 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 from PyQt6.QtCore import QObject, pyqtSignal
 
+from core.collide import pseudocode
 from core.collide.steps import (
     CODE_CULLED,
     CODE_LEAF_PAIR,
     CODE_SPLIT,
     StepOutcome,
+    separation,
     traversal_steps,
 )
-
-try:  # TEMPORARY
-    from core.collide import pseudocode
-    from core.collide.steps import separation
-except ImportError:
-    pseudocode = None
-    separation = None
 from viewer.render.stepper import SeparationView, StepView
 
 THREADED_STEPS_ROWS = 200_000
@@ -90,6 +85,7 @@ class Stepping:
         self._steps_frame = None  # the frame the model's steps (or note) belong to
         self._step_view_cache = None  # ((steps id, position), StepView)
         self.model.frame_ready.connect(self._on_frame_for_stepper)
+        self.model.playing_changed.connect(self._on_playing_for_stepper)
 
     # -- on and off -------------------------------------------------------------------------
     def start_stepper(self) -> None:
@@ -117,6 +113,13 @@ class Stepping:
     def _on_steps_ready(self, frame, steps, note: str) -> None:
         if frame is self._steps_frame and self.model.is_stepping:
             self.model.set_steps(steps, note)
+
+    def _on_playing_for_stepper(self, is_playing: bool) -> None:
+        """Playing makes a new frame every tick: the stepper goes off rather than restart at
+        every one."""
+        if is_playing and self.model.is_stepping:
+            self.stop_stepper()
+            self.model.message.emit("Playing: the stepper is off (Ctrl+T turns it on again).")
 
     def _on_frame_for_stepper(self, frame) -> None:
         if not self.model.is_stepping or frame is self._steps_frame:
@@ -183,19 +186,22 @@ class Stepping:
         key = (id(steps), position)
         if self._step_view_cache is not None and self._step_view_cache[0] == key:
             return self._step_view_cache[1]
-        view = _step_view(self.model.frame, steps, min(position, len(steps) - 1))
+        view = _step_view(steps, min(position, len(steps) - 1))
         self._step_view_cache = (key, view)
         return view
+
+    @staticmethod
+    def traversal_pseudocode() -> tuple[str, list[str]]:
+        """The tandem traversal's pseudo-code: its heading and its numbered lines."""
+        return pseudocode.TRAVERSAL.title, traversal_lines()
 
     def _shutdown_stepping(self) -> None:
         self._steps_executor.shutdown(wait=True, cancel_futures=True)
 
 
-def _separation_view(frame, step) -> SeparationView | None:
-    if separation is None:
-        return None
+def _separation_view(steps, step) -> SeparationView | None:
     try:
-        sep = separation(frame, step)
+        sep = separation(steps, step)  # the steps hold the query's inputs: no refit
     except ValueError:
         return None
     if sep is None:
@@ -205,26 +211,18 @@ def _separation_view(frame, step) -> SeparationView | None:
                           float(sep.gap), sep.words)
 
 
-def _step_view(frame, steps, position: int) -> StepView:
+def _step_view(steps, position: int) -> StepView:
     step = steps[position]
     decided_a, decided_b, decided_outcome = steps.decided(position)
     counters = step.counters
     kind = steps.kind
     code = _CODES[step.outcome]
-    if pseudocode is None:
-        return StepView(
-        position=position, n_steps=len(steps), level=step.level, n_levels=steps.n_levels,
-        node_a=step.node_a, node_b=step.node_b, outcome=code, test_words=step.test_words,
-        split_words=step.split_words, children=tuple(step.children),
-        triangle_pairs=np.asarray(step.triangle_pairs), contact_pairs=np.asarray(
-            step.contact_pairs),
-        counters={name: int(getattr(counters, name)) for name in (
-            "n_bv_tests", "n_bv_overlaps", "n_leaf_pairs", "n_tri_tests", "n_contacts")},
-        queue_length=int(step.queue_length), waiting=steps.waiting(position, WAITING_LISTED),
-        decided_a=np.asarray(decided_a), decided_b=np.asarray(decided_b),
-        decided_outcome=np.asarray(decided_outcome),
-        noun=kind.noun, noun_plural=kind.noun_plural)
-    test = pseudocode.test_lines(kind)
+    try:
+        test = pseudocode.overlap_listing(kind)
+        test_title, test_lines = test.title, test.numbered()
+        test_line = pseudocode.test_line_for(kind, step) - 1  # the listing counts from 1
+    except ValueError as exc:  # a kind without pseudo-code: say so instead
+        test_title, test_lines, test_line = str(exc), [], -1
     return StepView(
         position=position, n_steps=len(steps), level=step.level, n_levels=steps.n_levels,
         node_a=step.node_a, node_b=step.node_b, outcome=code, test_words=step.test_words,
@@ -236,11 +234,15 @@ def _step_view(frame, steps, position: int) -> StepView:
         queue_length=int(step.queue_length), waiting=steps.waiting(position, WAITING_LISTED),
         decided_a=np.asarray(decided_a), decided_b=np.asarray(decided_b),
         decided_outcome=np.asarray(decided_outcome),
-        separation=_separation_view(frame, step) if code == CODE_CULLED else None,
+        separation=_separation_view(steps, step) if code == CODE_CULLED else None,
         noun=kind.noun, noun_plural=kind.noun_plural,
-        traversal_lines=list(pseudocode.TRAVERSAL_LINES),
-        traversal_line=pseudocode.line_for(step),
-        test_title=test.title if hasattr(test, "title") else "",
-        test_lines=list(getattr(test, "lines", test)),
-        test_line=pseudocode.test_line_for(kind, step),
+        traversal_title=pseudocode.TRAVERSAL.title,
+        traversal_lines=traversal_lines(),
+        traversal_line=pseudocode.line_for(step) - 1,
+        test_title=test_title, test_lines=test_lines, test_line=test_line,
     )
+
+
+def traversal_lines() -> list[str]:
+    """The tandem traversal's pseudo-code, numbered lines (shown even with the stepper off)."""
+    return pseudocode.TRAVERSAL.numbered()

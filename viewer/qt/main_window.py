@@ -541,8 +541,6 @@ class MainWindow(QMainWindow):
     def toggle_play(self) -> None:
         if self.model.is_step_mode and not self.model.is_playing:
             self.model.set_step_mode(False)
-        if self.model.is_stepping and not self.model.is_playing:
-            self.controller.stop_stepper()  # playing makes new frames: the stepper goes off
         self.model.set_playing(not self.model.is_playing)
 
     # -- layout ---------------------------------------------------------------------------

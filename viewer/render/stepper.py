@@ -126,6 +126,8 @@ class StepView:
         A culled pair's separating axis (None otherwise, or when the kind cannot say).
     noun, noun_plural : str
         How the kind's volumes are called.
+    traversal_title : str
+        The traversal's heading, with the papers it follows.
     traversal_lines : list of str
         The tandem traversal's pseudo-code.
     traversal_line : int
@@ -158,6 +160,7 @@ class StepView:
     separation: SeparationView | None = None
     noun: str = "volume"
     noun_plural: str = "volumes"
+    traversal_title: str = ""
     traversal_lines: list = field(default_factory=list)
     traversal_line: int = -1
     test_title: str = ""

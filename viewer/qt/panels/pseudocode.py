@@ -106,8 +106,12 @@ class PseudocodePanel(QWidget):
         self.off_label = wrap_label(QLabel(
             "The stepper is off: turn it on in the Stepper dock (Ctrl+T) to follow the "
             "traversal line by line."))
+        title, lines = controller.traversal_pseudocode()
+        self.traversal_title = wrap_label(QLabel(f"<b>{title}</b>"))
+        self.traversal.set_lines(lines, -1)
         code_box = QGroupBox("Tandem traversal")
         code_layout = QVBoxLayout(code_box)
+        code_layout.addWidget(self.traversal_title)
         code_layout.addWidget(self.traversal)
         code_layout.addWidget(self.test_toggle)
         code_layout.addWidget(self.test)
@@ -140,9 +144,13 @@ class PseudocodePanel(QWidget):
                 self.off_label.setText(self.model.steps_note)
             self.traversal.highlight(-1)
             self.test.highlight(-1)
+            self.test_toggle.setVisible(False)
+            self.test.setVisible(False)
             self.variables.setText("")
             return
         self.traversal.set_lines(view.traversal_lines, view.traversal_line)
+        self.test_toggle.setVisible(True)
+        self.test.setVisible(self.test_toggle.isChecked())
         self._test_title = view.test_title
         self._title_toggle()
         self.test.set_lines(view.test_lines, view.test_line)
