@@ -212,7 +212,9 @@ def test_a_culled_step_draws_the_axis_the_intervals_and_the_gap(window):
     node_a, node_b, decided = steps.decided(position)
     for code, name in ((0, "step_culled"), (1, "step_split"), (2, "step_leaf")):
         rows = decided == code
-        n_volumes = np.unique(node_a[rows]).shape[0] + np.unique(node_b[rows]).shape[0]
+        step = steps[position]
+        n_volumes = (np.setdiff1d(node_a[rows], [step.node_a]).shape[0]
+                     + np.setdiff1d(node_b[rows], [step.node_b]).shape[0])
         assert r.cell_count(name) == 12 * n_volumes, name
     # The level's own overlays give way to the stepper's.
     assert r.cell_count("tree_a") == 0 and r.cell_count("overlap") == 0
@@ -229,13 +231,16 @@ def test_turning_the_stepper_off_restores_the_normal_view(window):
     r = window.renderer
     before = {name: r.cell_count(name) for name in r.polys}
     legend = list(r.legend_texts)
+    opacity = r.mesh_actors[0].prop.opacity
     _on(window)
     window.controller.step_to(5)
     assert r.cell_count("step_a") > 0
+    assert r.mesh_actors[0].prop.opacity < opacity  # fainter meshes show the axis inside
     _press(window, Qt.Key.Key_T, Qt.KeyboardModifier.ControlModifier)
     assert not window.model.is_stepping
     assert {name: r.cell_count(name) for name in r.polys} == before
     assert r.legend_texts == legend and r.step_label_text == ""
+    assert r.mesh_actors[0].prop.opacity == opacity
 
 
 def test_arrow_keys_nudge_a_mesh_when_the_stepper_is_off(window):

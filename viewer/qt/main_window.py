@@ -71,6 +71,10 @@ def default_window_size(screen) -> tuple[int, int]:
             min(height, available.height() - WINDOW_FRAME_PX))
 
 
+STEP_MESH_OPACITY = 0.25
+"""Most mesh opacity while the traversal stepper is on (the display's own comes back when it
+is turned off)."""
+
 MESH_FILTER = "Meshes (*.obj *.stl *.ply *.off *.vtk *.vtp *.glb *.gltf);;All files (*)"
 
 HELP_TEXT = """<h3>How to read this view</h3>
@@ -327,6 +331,13 @@ class MainWindow(QMainWindow):
 
     def _on_stepper(self) -> None:
         self._sync_stepper_actions()
+        # The axis and the intervals run through the pair, inside the meshes: fainter meshes
+        # while stepping let them show (measured on the two-spheres screenshot: at 0.55 the
+        # intervals inside the spheres were barely visible).
+        opacity = self.model.display.mesh_opacity
+        if self.model.is_stepping:
+            opacity = min(opacity, STEP_MESH_OPACITY)
+        self.renderer.set_mesh_opacity(opacity)
         self.redraw()
 
     def _action(self, text: str, slot, shortcut=None) -> QAction:
@@ -378,7 +389,8 @@ class MainWindow(QMainWindow):
         if display.is_full_resolution != self._drawn_full_resolution:
             self._set_bodies()
             self._on_selection(self.model.selected)
-        self.renderer.set_mesh_opacity(display.mesh_opacity)
+        self.renderer.set_mesh_opacity(display.mesh_opacity if not self.model.is_stepping
+                                       else min(display.mesh_opacity, STEP_MESH_OPACITY))
         self.redraw()
 
     def _on_mode(self, mode) -> None:

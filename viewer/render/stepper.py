@@ -293,8 +293,10 @@ def build_step_overlays(view: StepView | None, pair_volumes) -> StepOverlays:
     for code, name in DECIDED_NAMES.items():
         rows = np.flatnonzero(outcome == code)
         groups, n_left = [], 0
-        for body, column in ((0, view.decided_a), (1, view.decided_b)):
+        for body, column, current in ((0, view.decided_a, view.node_a),
+                                      (1, view.decided_b, view.node_b)):
             nodes = decided_nodes(np.asarray(column)[rows])
+            nodes = nodes[nodes != current]  # drawn bold, not faint under it
             n_left += max(0, nodes.shape[0] - MAX_DECIDED_DRAWN)
             groups.append((body, nodes[:MAX_DECIDED_DRAWN]))
         if n_left:

@@ -15,6 +15,7 @@ from PyQt6.QtWidgets import (
     QLabel,
     QListWidget,
     QListWidgetItem,
+    QSizePolicy,
     QToolButton,
     QVBoxLayout,
     QWidget,
@@ -45,6 +46,8 @@ class CodeList(QListWidget):
         self.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
         self.setFocusPolicy(self.focusPolicy().NoFocus)
         self.setHorizontalScrollBarPolicy(self.horizontalScrollBarPolicy().ScrollBarAsNeeded)
+        # As wide as the dock, not as the longest line: the rest scrolls sideways.
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.current = -1
         self._lines: list[str] = []
 
@@ -100,6 +103,7 @@ class PseudocodePanel(QWidget):
         self.test_toggle.setToolTip("Show or hide the overlap test of the current bounding "
                                     "volume; ▶ marks the line that decided this pair")
         self.test_toggle.toggled.connect(self._on_test_toggled)
+        self.test_toggle.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
         self.test = CodeList()
         self.variables = wrap_label(QLabel(""))
         self.variables.setToolTip("The traversal's variables after the current pair test")

@@ -23,7 +23,7 @@ from viewer.render.stepper import CODE_CULLED, CODE_LEAF_PAIR, CODE_SPLIT, StepV
 
 STEP_BUTTONS = (
     # key in the dock, text, shortcut, tooltip
-    ("restart", "⏮ Restart", "Home", "Back to the root pair, the first test (Home)"),
+    ("restart", "Restart", "Home", "Back to the root pair, the first test (Home)"),
     ("back", "◀ Back", "Left", "One pair test back (Left arrow)"),
     ("forward", "Forward ▶", "Right", "One pair test forward (Right arrow)"),
     ("overlap", "Next overlap", "O", "Run forward to the next pair whose volumes overlap (O)"),
