@@ -98,7 +98,7 @@ _STYLE = {
     "partition_planes": (PLANE_COLOR, 2.5, 0.9),
     "distance": (DISTANCE_COLOR, 6.0, 1.0),
     "step_culled": (CULLED_COLOR, 1.5, 0.35),
-    "step_split": (OVERLAP_COLOR, 2.0, 0.6),
+    "step_split": (OVERLAP_COLOR, 1.5, 0.4),
     "step_leaf": (STEP_LEAF_COLOR, 2.5, 0.9),
     "step_a": (TREE_A_COLOR, 5.0, 1.0),
     "step_b": (TREE_B_COLOR, 5.0, 1.0),

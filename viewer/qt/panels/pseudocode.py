@@ -116,7 +116,7 @@ class PseudocodePanel(QWidget):
         code_box = QGroupBox("Tandem traversal")
         code_layout = QVBoxLayout(code_box)
         code_layout.addWidget(self.traversal_title)
-        code_layout.addWidget(self.traversal)
+        code_layout.addWidget(self.traversal, 1)
         code_layout.addWidget(self.test_toggle)
         code_layout.addWidget(self.test)
         var_box = QGroupBox("Variables")
