@@ -1,7 +1,8 @@
 """The viewer's controller: the one object the window and its docks ask to change the scene.
 
 Each of its jobs is a module of :mod:`viewer.control` (scenes, files, poses, sculpt, frames,
-animation, recording); :class:`Controller` composes them and wires them to the model's signals.
+animation, recording, stepping); :class:`Controller` composes them and wires them to the
+model's signals.
 """
 
 from __future__ import annotations
@@ -15,11 +16,12 @@ from viewer.control.poses import BodyPosing
 from viewer.control.recording import FrameRecording
 from viewer.control.scenes import SceneLoading
 from viewer.control.sculpt import Sculpting
+from viewer.control.stepping import Stepping
 from viewer.model import ViewerModel
 
 
 class Controller(QObject, SceneLoading, FileLoading, BodyPosing, Sculpting, FrameRunning,
-                 Animation, FrameRecording):
+                 Animation, FrameRecording, Stepping):
     """Runs the core for the viewer.
 
     Parameters
@@ -37,6 +39,7 @@ class Controller(QObject, SceneLoading, FileLoading, BodyPosing, Sculpting, Fram
         self._init_sculpting()
         self._init_animation()
         self._init_recording()
+        self._init_stepping()
         model.scene_param_changed.connect(self._on_scene_param)
 
     def shutdown(self) -> None:
@@ -45,3 +48,4 @@ class Controller(QObject, SceneLoading, FileLoading, BodyPosing, Sculpting, Fram
         self._shutdown_recording()
         self._shutdown_frame_running()
         self._shutdown_file_loading()
+        self._shutdown_stepping()

@@ -180,6 +180,8 @@ class ViewerModel(QObject):
     playback_changed = pyqtSignal(int)  # +1 playing the recording forward, -1 back, 0 stopped
     job_progress = pyqtSignal(str, int, int)  # a background job's words, done, total
     job_finished = pyqtSignal(str)  # that job's words; the dialog closes
+    steps_changed = pyqtSignal(object)  # the stepper's steps (opaque) or None
+    step_position_changed = pyqtSignal(object)  # int, or None when the stepper is off
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -217,6 +219,12 @@ class ViewerModel(QObject):
         self.playback: int = 0  # +1 / -1 while the recording plays, 0 when it does not
         self.playback_speed: float = 1.0
         self._live_history = self.timing_history
+        # The traversal stepper: the position of the pair under test (None: stepper off), the
+        # steps of ``frame`` (an opaque core object, computed by the controller), and why the
+        # frame cannot be stepped ("" when it can).
+        self.step_position: int | None = None
+        self.steps = None
+        self.steps_note: str = ""
 
     # -- scene ------------------------------------------------------------------------------
     def set_scene(self, bodies: list[Body], key: str | None, title: str, description: str,
@@ -240,6 +248,10 @@ class ViewerModel(QObject):
         self.timing_history = self._live_history
         self.inspect = None
         self.is_step_mode = False
+        was_stepping_pairs = self.step_position is not None
+        self.step_position = None
+        self.steps = None
+        self.steps_note = ""
         self.level = DEFAULT_LEVEL
         self.timing_history.clear()
         self.scene_changed.emit()
@@ -247,6 +259,9 @@ class ViewerModel(QObject):
         self.inspect_changed.emit(None)
         if was_stepping:
             self.step_mode_changed.emit(False)
+        if was_stepping_pairs:
+            self.steps_changed.emit(None)
+            self.step_position_changed.emit(None)
         self.level_changed.emit(self.level)
         if was_scrubbed:
             self.cursor_changed.emit(None)
@@ -383,6 +398,24 @@ class ViewerModel(QObject):
         if is_step_mode != self.is_step_mode:
             self.is_step_mode = is_step_mode
             self.step_mode_changed.emit(is_step_mode)
+
+    def set_steps(self, steps, note: str = "") -> None:
+        """The steps of the shown frame's traversal (None with ``note``: why there are none,
+        one sentence; None and "": not computed yet)."""
+        self.steps = steps
+        self.steps_note = note
+        self.steps_changed.emit(steps)
+
+    def set_step_position(self, position: int | None) -> None:
+        """The pair under test (None turns the stepper off)."""
+        if position != self.step_position:
+            self.step_position = position
+            self.step_position_changed.emit(position)
+
+    @property
+    def is_stepping(self) -> bool:
+        """Whether the traversal stepper is on."""
+        return self.step_position is not None
 
     def set_brush(self, radius: float | None = None, strength: float | None = None) -> None:
         if radius is not None:

@@ -19,6 +19,9 @@ JOB_MODULES = {
     "viewer.control.recording": {"scrub_to", "step_recorded", "play_recording", "go_live",
                                  "save_recording", "open_recording", "replay_with",
                                  "jump_to_event", "clear_recording", "set_recording_limits"},
+    "viewer.control.stepping": {"start_stepper", "stop_stepper", "step_to", "step_by",
+                                "step_restart", "step_run_to", "step_view",
+                                "traversal_pseudocode"},
 }
 
 

@@ -14,8 +14,10 @@ from viewer.qt.panels.common import narrow_combo
 from viewer.qt.panels.deform import DeformPanel
 from viewer.qt.panels.levels import LevelsPanel
 from viewer.qt.panels.pipeline import PipelinePanel
+from viewer.qt.panels.pseudocode import PseudocodePanel
 from viewer.qt.panels.scene import ScenePanel
 from viewer.qt.panels.stats import StatsPanel
+from viewer.qt.panels.stepper import StepperPanel
 
 
 def _dock(title: str, object_name: str, widget: QWidget) -> QDockWidget:
@@ -45,4 +47,7 @@ def make_docks(model, controller) -> dict[str, QDockWidget]:
         "deform_dock": _dock("Deform", "deform_dock", DeformPanel(model, controller)),
         "pipeline_dock": _dock("Pipeline", "pipeline_dock", PipelinePanel(model, controller)),
         "stats_dock": _dock("Stats", "stats_dock", StatsPanel(model)),
+        "stepper_dock": _dock("Stepper", "stepper_dock", StepperPanel(model, controller)),
+        "pseudocode_dock": _dock("Pseudo-code", "pseudocode_dock",
+                                 PseudocodePanel(model, controller)),
     }

@@ -30,6 +30,7 @@ from viewer.model import Mode, UpdateChoice, ViewTimings
 from viewer.qt.docks import make_docks
 from viewer.qt.interaction import CanvasInteraction
 from viewer.qt.panels.levels import level_text, tree_depth_text
+from viewer.qt.panels.stepper import STEP_BUTTONS, TOGGLE_KEY, position_text
 from viewer.qt.timeline import TimelinePanel
 from viewer.render import SceneRenderer, inspect_node
 from viewer.render.scene import set_default_view
@@ -40,7 +41,8 @@ COLD_START_DELAY_MS = 700
 """Show the "preparing kernels" dialog only if the first frame takes longer than this (a warm
 numba cache gives the first two-sphere frame in well under a second)."""
 
-DEFAULT_DOCK_ORDER = ("levels_dock", "scene_dock", "deform_dock", "pipeline_dock", "stats_dock")
+DEFAULT_DOCK_ORDER = ("levels_dock", "scene_dock", "deform_dock", "pipeline_dock", "stats_dock",
+                      "stepper_dock", "pseudocode_dock")
 """The docks of the default layout, one tab each in a single column on the right, in tab
 order; the first is raised. One column of tabs leaves the 3-D view about two thirds of a
 1280 px wide screen (two columns left it 540 px)."""
@@ -84,6 +86,10 @@ def default_window_size(screen) -> tuple[int, int]:
             min(height, available.height() - WINDOW_FRAME_PX))
 
 
+STEP_MESH_OPACITY = 0.25
+"""Most mesh opacity while the traversal stepper is on (the display's own comes back when it
+is turned off)."""
+
 MESH_FILTER = "Meshes (*.obj *.stl *.ply *.off *.vtk *.vtp *.glb *.gltf);;All files (*)"
 
 HELP_TEXT = """<h3>How to read this view</h3>
@@ -108,6 +114,15 @@ line joins the two closest points.</li>
 <li>The <i>self-collision</i> scenes test one mesh against itself: the orange pairs are two
 boxes of the same tree.</li>
 <li><b>Step mode</b> pauses and walks through the levels one at a time with a sentence each.</li>
+<li>The <b>Stepper</b> dock (Ctrl+T, or Home) walks this frame's traversal one pair test at a
+time, in the engine's order: <b>Right</b>/<b>Left</b> one test forward/back, <b>O</b> the next
+overlap, <b>P</b> the next pair of leaves, <b>T</b> the next contact, <b>E</b> the end of the
+level, <b>Home</b> back to the root pair. The pair under test is drawn bold (A's volume dark
+blue, B's dark green), the pairs decided before it faint (grey culled, orange split, pink
+leaf pairs). For a culled pair a cyan arrow is the separating axis, the thick blue and green
+segments on it are the two volumes' extents along it and the wine-red segment is the gap
+between them, labelled with the test's name. The <b>Pseudo-code</b> dock marks the line being
+executed (▶, yellow).</li>
 <li><b>Click</b> a mesh in Camera mode to inspect the volume under the cursor: its id, its
 tree depth, triangle count, and its pair tests at every traversal level where it was tested,
 each culled one with the test that separated them (an axis of A or B, an edge-edge axis, a
@@ -212,7 +227,9 @@ class MainWindow(QMainWindow):
         model.message.connect(lambda text: self.statusBar().showMessage(text, 5000))
         model.error.connect(self.show_error)
         model.loading_changed.connect(self._on_loading)
-        model.step_mode_changed.connect(lambda _s: self.redraw())
+        model.step_mode_changed.connect(self._on_step_mode)
+        model.step_position_changed.connect(lambda _p: self._on_stepper())
+        model.steps_changed.connect(lambda _s: self._on_stepper())
         model.playing_changed.connect(
             lambda _p: self._show_timings(model.frame) if model.frame is not None else None)
         model.recording_changed.connect(self._show_recording)
@@ -300,6 +317,7 @@ class MainWindow(QMainWindow):
         toolbar.addAction(self._action("Reset camera (R)", self.reset_camera))
         view_menu.addSeparator()
         view_menu.addAction(toolbar.toggleViewAction())
+        self._build_stepper_actions(menu)
 
         self._build_recording_menu(menu, view_menu)
 
@@ -351,6 +369,62 @@ class MainWindow(QMainWindow):
         record.setCheckable(True)
         record.setChecked(self.model.is_recording)
         view_menu.addAction(self.timeline_dock.toggleViewAction())
+    def _build_stepper_actions(self, menu) -> None:
+        """The Stepper menu: on/off (Ctrl+T) and one action per stepper button with its key.
+
+        The step keys are enabled only while the stepper is on, so that Left and Right still
+        nudge a selected mesh in Move mode otherwise (a disabled shortcut lets the key through
+        to the canvas).
+        """
+        stepper_menu = menu.addMenu("S&tepper")
+        self.stepper_toggle_action = self._action("&Step the traversal", self.toggle_stepper,
+                                                  TOGGLE_KEY)
+        self.stepper_toggle_action.setCheckable(True)
+        self.stepper_toggle_action.setToolTip("Walk this frame's traversal one pair test at a "
+                                              "time (pauses playing)")
+        stepper_menu.addAction(self.stepper_toggle_action)
+        stepper_menu.addSeparator()
+        panel = self.docks["stepper_dock"].panel
+        self.stepper_actions: dict[str, QAction] = {}
+        for key, text, shortcut, tip in STEP_BUTTONS:
+            action = self._action(text, lambda _c=False, k=key: self._step_key(k), shortcut)
+            action.setToolTip(tip)
+            stepper_menu.addAction(action)
+            self.stepper_actions[key] = action
+        self.stepper_actions["restart"].setEnabled(True)  # Home also turns the stepper on
+        self._stepper_panel = panel
+        self._sync_stepper_actions()
+
+    def toggle_stepper(self) -> None:
+        """Ctrl+T: the stepper on (raising its dock) or off."""
+        if self.model.is_stepping:
+            self.controller.stop_stepper()
+        else:
+            self.docks["stepper_dock"].raise_()
+            self.controller.start_stepper()
+
+    def _step_key(self, key: str) -> None:
+        if key == "restart" and not self.model.is_stepping:
+            self.docks["stepper_dock"].raise_()
+        self._stepper_panel.press(key)
+
+    def _sync_stepper_actions(self) -> None:
+        is_on = self.model.is_stepping
+        self.stepper_toggle_action.setChecked(is_on)
+        has_steps = is_on and self.model.steps is not None
+        for key, action in self.stepper_actions.items():
+            action.setEnabled(key == "restart" or has_steps)
+
+    def _on_stepper(self) -> None:
+        self._sync_stepper_actions()
+        # The axis and the intervals run through the pair, inside the meshes: fainter meshes
+        # while stepping let them show (measured on the two-spheres screenshot: at 0.55 the
+        # intervals inside the spheres were barely visible).
+        opacity = self.model.display.mesh_opacity
+        if self.model.is_stepping:
+            opacity = min(opacity, STEP_MESH_OPACITY)
+        self.renderer.set_mesh_opacity(opacity)
+        self.redraw()
 
     def _action(self, text: str, slot, shortcut=None) -> QAction:
         action = QAction(text, self)
@@ -401,7 +475,8 @@ class MainWindow(QMainWindow):
         if display.is_full_resolution != self._drawn_full_resolution:
             self._set_bodies()
             self._on_selection(self.model.selected)
-        self.renderer.set_mesh_opacity(display.mesh_opacity)
+        self.renderer.set_mesh_opacity(display.mesh_opacity if not self.model.is_stepping
+                                       else min(display.mesh_opacity, STEP_MESH_OPACITY))
         self.redraw()
 
     def _on_mode(self, mode) -> None:
@@ -472,9 +547,20 @@ class MainWindow(QMainWindow):
         else:
             self.redraw()
 
+    def _on_step_mode(self, is_on: bool) -> None:
+        if is_on and self.model.is_stepping:
+            self.controller.stop_stepper()  # the level step mode and the stepper exclude
+        self.redraw()
+
     def step_note(self) -> str:
-        """Canvas note: the step-mode sentence, or the current level."""
+        """Canvas note: the stepper's position, the step-mode sentence, or the current
+        level."""
         levels = self.docks["levels_dock"].panel
+        if self.model.is_stepping:
+            view = self.controller.step_view()
+            if view is None:
+                return "stepper: " + (self.model.steps_note or "preparing the pair tests…")
+            return f"stepper: {position_text(view)}"
         if self.model.is_step_mode:
             return levels.current_sentence()
         n = self.model.n_levels()
@@ -497,8 +583,10 @@ class MainWindow(QMainWindow):
         if frame is not None and self.model.cursor is not None:
             # A recorded frame: the meshes stand where they were then, not where they are now.
             self.renderer.set_body_poses([pose.as_matrix() for pose in frame.poses])
+        step = self.controller.step_view() if self.model.is_stepping else None
         overlay_s = self.renderer.update_frame(frame, self.model.display, self.model.level,
-                                               self.model.inspect, self.step_note(), hidden)
+                                               self.model.inspect, self.step_note(), hidden,
+                                               step)
         start = time.perf_counter()
         self.plotter.render()
         render_s = time.perf_counter() - start

@@ -11,6 +11,7 @@ from __future__ import annotations
 import textwrap
 import time
 import weakref
+from dataclasses import replace
 
 import numpy as np
 import pyvista as pv
@@ -26,7 +27,9 @@ from viewer.render.overlays import (
     OVERLAY_NAMES,
     Overlays,
     build_overlays,
+    node_volumes,
 )
+from viewer.render.stepper import STEP_OVERLAY_NAMES, StepView, build_step_overlays
 from viewer.render.volumes import frame_volume_set
 from viewer.render.words import UNNAMED, KindWords
 
@@ -53,6 +56,16 @@ BRUSH_COLOR = "#ffaabb"  # Tol light pink
 PARTITION_COLOR = "#882255"  # Tol muted wine: partition cells and BSP splitting planes
 PLANE_COLOR = PARTITION_COLOR
 DISTANCE_COLOR = "#e8601c"  # Tol rainbow orange, thick, with its two end points as balls
+# The traversal stepper (viewer.render.stepper): the pair under test in A's and B's tree
+# colours, the decided pairs faint in the colours the level overlays give overlapping and
+# culled pairs, leaf pairs in Tol's light pink, the separating axis in Tol's bright cyan and
+# the gap between the two intervals in Tol's muted wine. Searched like the palette above
+# among the Tol and Okabe-Ito colours, against every colour on screen while stepping (the
+# contact kinds and the black segments included): every two differ by Delta E >= 18 under
+# each simulation (tests/viewer/test_stepper.py).
+STEP_LEAF_COLOR = "#ffaabb"
+STEP_AXIS_COLOR = "#33bbee"
+STEP_GAP_COLOR = "#882255"
 BACKGROUND = "#f4f6f9"
 BACKGROUND_TOP = "#d9e1ea"
 
@@ -84,7 +97,23 @@ _STYLE = {
     "partition_cells": (PARTITION_COLOR, 2.0, 0.9),
     "partition_planes": (PLANE_COLOR, 2.5, 0.9),
     "distance": (DISTANCE_COLOR, 6.0, 1.0),
+    "step_culled": (CULLED_COLOR, 1.5, 0.35),
+    "step_split": (OVERLAP_COLOR, 1.5, 0.4),
+    "step_leaf": (STEP_LEAF_COLOR, 2.5, 0.9),
+    "step_a": (TREE_A_COLOR, 5.0, 1.0),
+    "step_b": (TREE_B_COLOR, 5.0, 1.0),
+    "step_axis": (STEP_AXIS_COLOR, 3.0, 1.0),
+    "step_interval_a": (TREE_A_COLOR, 10.0, 1.0),
+    "step_interval_b": (TREE_B_COLOR, 10.0, 1.0),
+    "step_gap": (STEP_GAP_COLOR, 5.0, 1.0),
 }
+
+LEVEL_OVERLAYS_OFF = {"show_tree_a": False, "show_tree_b": False, "show_parents": False,
+                      "show_overlap": False, "show_culled": False}
+"""Display fields turned off while the stepper is on: its pairs replace the level's."""
+
+STEP_LABEL_CHARS = 48
+"""Line length of the separation's label at the gap."""
 
 
 def _hex(rgb) -> str:
@@ -121,6 +150,24 @@ def legend_entries(words: KindWords = UNNAMED, has_partition: bool = False,
     if has_distance:
         rows.append(["closest points (minimum distance)", DISTANCE_COLOR])
     return rows
+
+
+def step_legend_entries(words: KindWords = UNNAMED) -> list[list[str]]:
+    """``[text, colour]`` rows of the canvas legend while the traversal stepper is on."""
+    noun = words.noun
+    return [
+        [f"A's {noun} under test; its extent on the axis", TREE_A_COLOR],
+        [f"B's {noun} under test; its extent on the axis", TREE_B_COLOR],
+        ["decided earlier: culled (apart)", CULLED_COLOR],
+        ["decided earlier: overlap, split", OVERLAP_COLOR],
+        ["decided earlier: two leaves, triangles tested", STEP_LEAF_COLOR],
+        ["separating axis (culled pair)", STEP_AXIS_COLOR],
+        ["gap between the two extents", STEP_GAP_COLOR],
+        ["contact: crossing triangles", _hex(KIND_COLORS[KIND_CROSSING])],
+        ["contact: touching triangles", _hex(KIND_COLORS[KIND_TOUCHING])],
+        ["contact: coplanar overlap", _hex(KIND_COLORS[KIND_COPLANAR])],
+        ["intersection segments", SEGMENT_COLOR],
+    ]
 
 
 LEGEND = legend_entries()
@@ -243,8 +290,10 @@ class SceneRenderer:
         # measured about 25% of the render time of the bunny pair under llvmpipe.
         plotter.renderer.SetUseOIT(False)
         plotter.set_background(BACKGROUND, top=BACKGROUND_TOP)
-        for name in (*OVERLAY_NAMES, "selection", "brush"):
+        for name in (*OVERLAY_NAMES, "selection", "brush", *STEP_OVERLAY_NAMES):
             self._add_overlay_actor(name)
+        self.last_step_overlays = None
+        self.step_label_text = ""
         self.legend_kind: KindWords | None = None
         self._legend_key = None
         self.canvas_legend = CanvasLegend(plotter.renderer, self.text_scale)
@@ -338,8 +387,9 @@ class SceneRenderer:
             self._mesh_keys.append(body.key)
             self._drawn_meshes.append(mesh)
             self._rest_meshes.append(mesh)
-        for name in OVERLAY_NAMES:
+        for name in (*OVERLAY_NAMES, *STEP_OVERLAY_NAMES):
             self._set_poly(name, pv.PolyData())
+        self._set_step_label(None, "")
         self._set_poly("selection", pv.PolyData())
         self.title.SetText(2, title)
 
@@ -408,7 +458,7 @@ class SceneRenderer:
 
     # -- frames -----------------------------------------------------------------------------
     def update_frame(self, frame, display, level, inspect=None, extra_note: str = "",
-                     hidden=frozenset()) -> float:
+                     hidden=frozenset(), step: StepView | None = None) -> float:
         """Copy a frame's deformed meshes and overlays into the actors.
 
         Parameters
@@ -421,6 +471,9 @@ class SceneRenderer:
             Added to the canvas note (e.g. the step-mode sentence).
         hidden : set of int
             Tested bodies the user hid (see :func:`viewer.render.overlays.build_overlays`).
+        step : StepView or None
+            The traversal stepper's step: its overlays are drawn and the level's volumes,
+            pairs and selection are not (None: the normal view).
 
         Returns
         -------
@@ -431,8 +484,14 @@ class SceneRenderer:
         if frame is not None:
             for i, mesh in enumerate(frame.meshes[: len(self.mesh_polys)]):
                 self._set_vertices(i, mesh)
+        if step is not None:
+            display = replace(display, **LEVEL_OVERLAYS_OFF)
+            inspect = None
         overlays = build_overlays(frame, display, level, inspect, hidden)
-        if frame is not None:
+        step_overlays = self._update_step(frame, step)
+        if step is not None and frame is not None:
+            self.set_step_legend(frame_words(frame))
+        elif frame is not None:
             self.set_legend_kind(frame_words(frame), has_partition=overlays.polys[
                 "partition_cells"].n_cells > 0 or overlays.polys["partition_planes"].n_cells > 0,
                 has_distance=overlays.polys["distance"].n_cells > 0,
@@ -445,9 +504,51 @@ class SceneRenderer:
             # A corner annotation shrinks its font to fit the longest line: wrap instead.
             lines.extend(textwrap.wrap(extra_note, NOTE_WIDTH_CHARS))
         lines.extend(overlays.notes)
+        lines.extend(step_overlays.notes)
         lines.extend(self.display_notes)
         self.note.SetText(0, "\n".join(lines))
         return time.perf_counter() - start
+
+    def _update_step(self, frame, step: StepView | None):
+        """Copy the stepper's overlays of ``step`` into their actors (empty when None)."""
+        poses = [] if frame is None else [
+            p.as_matrix() if hasattr(p, "as_matrix") else np.asarray(p, np.float64)
+            for p in frame.poses]
+
+        def pair_volumes(groups):
+            return node_volumes(frame, frame.trees, [(b, ids, poses[b]) for b, ids in groups])
+
+        out = build_step_overlays(step if frame is not None and len(frame.trees) >= 2
+                                  else None, pair_volumes)
+        for name in STEP_OVERLAY_NAMES:
+            self._set_poly(name, out.polys[name])
+        self._set_step_label(out.label_point, out.label)
+        self.last_step_overlays = out
+        return out
+
+    def _set_step_label(self, point, text: str) -> None:
+        """The separation's words at the gap (one named actor; None removes it)."""
+        self.step_label_text = text if point is not None else ""
+        if point is None or not text:
+            self.plotter.remove_actor("step_label", render=False)
+            return
+        wrapped = "\n".join(textwrap.wrap(text, STEP_LABEL_CHARS))
+        self.plotter.add_point_labels(
+            np.asarray(point, dtype=np.float64).reshape(1, 3), [wrapped], name="step_label",
+            font_size=max(8, round(NOTE_FONT_PX * self.text_scale)), bold=False,
+            text_color="black", shape_color="white", shape_opacity=0.9, point_color=STEP_GAP_COLOR,
+            point_size=10, render_points_as_spheres=True, always_visible=True,
+            reset_camera=False, render=False, pickable=False)
+
+    def set_step_legend(self, words: KindWords) -> None:
+        """The legend of the stepper's colours, naming the kind's volumes."""
+        key = ("stepper", words)
+        if key == self._legend_key:
+            return
+        self._legend_key = key
+        self.legend_kind = words
+        self.canvas_legend.set_entries(step_legend_entries(words))
+        self.legend_texts = self.canvas_legend.texts()
 
     def set_legend_kind(self, words: KindWords, has_partition: bool = False,
                         has_distance: bool = False, is_one_mesh: bool = False) -> None:

@@ -1,0 +1,248 @@
+"""The traversal stepper: the shown frame's tandem traversal, one volume-pair test at a time.
+
+The steps come from ``core.collide.steps.traversal_steps`` on ``model.frame`` (a live frame or
+a recorded one: both are just the frame shown). They are computed when the stepper is turned
+on or a new frame arrives while it is on; a traversal with many pair tests is prepared in a
+worker thread (the 500k-triangle frames trace millions of pairs) while the dock says so. The
+job turns the current step into a plain :class:`viewer.render.stepper.StepView` for the dock,
+the pseudo-code panel and the canvas, which import no core.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+from PyQt6.QtCore import QObject, pyqtSignal
+
+from core.collide import pseudocode
+from core.collide.steps import (
+    CODE_CULLED,
+    CODE_LEAF_PAIR,
+    CODE_SPLIT,
+    StepOutcome,
+    separation,
+    traversal_steps,
+)
+from viewer.render.stepper import SeparationView, StepView
+
+THREADED_STEPS_ROWS = 200_000
+"""Traces with more pair tests than this are turned into steps in a worker thread."""
+
+WAITING_LISTED = 50
+"""Pairs of the queue the dock lists; the rest are counted."""
+
+STOPS = {"overlap", "leaf", "contact", "level_end"}
+
+STOP_WORDS = {
+    "overlap": "no later pair overlaps",
+    "leaf": "no later pair of two leaves",
+    "contact": "no later leaf pair has a contact",
+    "level_end": "this is the last pair",
+}
+
+_CODES = {StepOutcome.CULLED: CODE_CULLED, StepOutcome.SPLIT: CODE_SPLIT,
+          StepOutcome.LEAF_PAIR: CODE_LEAF_PAIR}
+
+
+class _StepsRelay(QObject):
+    """Carries steps prepared in the worker thread to the GUI thread (queued signal)."""
+
+    done = pyqtSignal(object, object, str)  # frame, steps or None, why not
+
+
+def _prepare(frame):
+    """``(steps, note)``: the frame's steps, or None and why they cannot be had (one line)."""
+    if frame is None:
+        return None, "No frame yet: the stepper starts once the first frame is computed."
+    if frame.result is None and getattr(frame, "self_results", None):
+        return None, ("This is a self-collision frame (one mesh against itself): the stepper "
+                      "walks the traversal of two meshes, A and B.")
+    try:
+        return traversal_steps(frame), ""
+    except ValueError as exc:
+        text = str(exc)
+        return None, f"The stepper cannot walk this frame: {text[:1].lower()}{text[1:]}."
+
+
+def _trace_rows(frame) -> int:
+    result = getattr(frame, "result", None)
+    trace = getattr(result, "trace", None)
+    return 0 if trace is None else int(trace.node_a.shape[0])
+
+
+class Stepping:
+    """The controller's stepper job: ``start_stepper``, ``stop_stepper``, ``step_by``,
+    ``step_to``, ``step_run_to``, ``step_restart`` and ``step_view``.
+
+    Uses the host's ``model`` and ``is_threaded``; listens to ``model.frame_ready``.
+    """
+
+    def _init_stepping(self) -> None:
+        self._steps_executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="steps")
+        self._steps_relay = _StepsRelay()
+        self._steps_relay.done.connect(self._on_steps_ready)
+        self._steps_frame = None  # the frame the model's steps (or note) belong to
+        self._step_view_cache = None  # ((steps id, position), StepView)
+        self.model.frame_ready.connect(self._on_frame_for_stepper)
+        self.model.playing_changed.connect(self._on_playing_for_stepper)
+
+    # -- on and off -------------------------------------------------------------------------
+    def start_stepper(self) -> None:
+        """Turn the stepper on at the root pair of the shown frame; pauses playing."""
+        self.model.set_playing(False)
+        if self.model.is_step_mode:
+            self.model.set_step_mode(False)  # the level step mode and this one are exclusive
+        self._load_steps(self.model.frame)
+        self.model.set_step_position(0)
+
+    def stop_stepper(self) -> None:
+        """Turn the stepper off; the normal view comes back."""
+        self.model.set_step_position(None)
+
+    def _load_steps(self, frame) -> None:
+        self._steps_frame = frame
+        if frame is None or not self.is_threaded or _trace_rows(frame) <= THREADED_STEPS_ROWS:
+            steps, note = _prepare(frame)
+            self.model.set_steps(steps, note)
+            return
+        self.model.set_steps(None, "")  # "" with no steps: being prepared
+        self.model.message.emit(f"Preparing {_trace_rows(frame):,} pair tests for the stepper…")
+        self._steps_executor.submit(lambda: self._steps_relay.done.emit(frame, *_prepare(frame)))
+
+    def _on_steps_ready(self, frame, steps, note: str) -> None:
+        if frame is self._steps_frame and self.model.is_stepping:
+            self.model.set_steps(steps, note)
+
+    def _on_playing_for_stepper(self, is_playing: bool) -> None:
+        """Playing makes a new frame every tick: the stepper goes off rather than restart at
+        every one."""
+        if is_playing and self.model.is_stepping:
+            self.stop_stepper()
+            self.model.message.emit("Playing: the stepper is off (Ctrl+T turns it on again).")
+
+    def _on_frame_for_stepper(self, frame) -> None:
+        if not self.model.is_stepping or frame is self._steps_frame:
+            return
+        if frame is None:  # a new scene: the stepper goes off with the old frame
+            self.stop_stepper()
+            return
+        self._load_steps(frame)
+        if self.model.step_position == 0:
+            self.model.step_position_changed.emit(0)  # the same number, a new frame's root
+        else:
+            self.model.set_step_position(0)
+        self.model.message.emit("A new frame is shown: the stepper starts again at its root "
+                                "pair.")
+
+    # -- moving -----------------------------------------------------------------------------
+    def n_steps(self) -> int:
+        """Pair tests of the shown frame's traversal (0 without steps)."""
+        steps = self.model.steps
+        return 0 if steps is None else len(steps)
+
+    def step_to(self, position: int) -> None:
+        """Show pair test ``position`` (clamped to the traversal)."""
+        n = self.n_steps()
+        if not self.model.is_stepping or n == 0:
+            return
+        self.model.set_step_position(max(0, min(n - 1, int(position))))
+
+    def step_by(self, delta: int) -> None:
+        """Forward (``+1``) or back (``-1``) one pair test."""
+        if self.model.is_stepping:
+            self.step_to(self.model.step_position + int(delta))
+
+    def step_restart(self) -> None:
+        """Back to the root pair (turns the stepper on if it is off)."""
+        if not self.model.is_stepping:
+            self.start_stepper()
+        else:
+            self.step_to(0)
+
+    def step_run_to(self, what: str) -> int | None:
+        """Run forward to the next pair that overlaps (``"overlap"``), the next pair of two
+        leaves (``"leaf"``), the next leaf pair with a contact (``"contact"``) or the last pair
+        of this level (``"level_end"``); returns the new position, or None (and says why)
+        when no later pair qualifies."""
+        if what not in STOPS:
+            raise ValueError(f"cannot run to {what!r}: one of {', '.join(sorted(STOPS))}")
+        steps = self.model.steps
+        if not self.model.is_stepping or steps is None:
+            return None
+        position = steps.next_where(self.model.step_position, what)
+        if position is None:
+            self.model.message.emit(f"Stepper: {STOP_WORDS[what]}.")
+            return None
+        self.model.set_step_position(position)
+        return position
+
+    # -- what is shown ----------------------------------------------------------------------
+    def step_view(self) -> StepView | None:
+        """The current step as plain values (None: stepper off or no steps)."""
+        steps, position = self.model.steps, self.model.step_position
+        if steps is None or position is None or len(steps) == 0:
+            return None
+        key = (id(steps), position)
+        if self._step_view_cache is not None and self._step_view_cache[0] == key:
+            return self._step_view_cache[1]
+        view = _step_view(steps, min(position, len(steps) - 1))
+        self._step_view_cache = (key, view)
+        return view
+
+    @staticmethod
+    def traversal_pseudocode() -> tuple[str, list[str]]:
+        """The tandem traversal's pseudo-code: its heading and its numbered lines."""
+        return pseudocode.TRAVERSAL.title, traversal_lines()
+
+    def _shutdown_stepping(self) -> None:
+        self._steps_executor.shutdown(wait=True, cancel_futures=True)
+
+
+def _separation_view(steps, step) -> SeparationView | None:
+    try:
+        sep = separation(steps, step)  # the steps hold the query's inputs: no refit
+    except ValueError:
+        return None
+    if sep is None:
+        return None
+    return SeparationView(np.asarray(sep.axis, np.float64), np.asarray(sep.origin, np.float64),
+                          tuple(map(float, sep.interval_a)), tuple(map(float, sep.interval_b)),
+                          float(sep.gap), sep.words)
+
+
+def _step_view(steps, position: int) -> StepView:
+    step = steps[position]
+    decided_a, decided_b, decided_outcome = steps.decided(position)
+    counters = step.counters
+    kind = steps.kind
+    code = _CODES[step.outcome]
+    try:
+        test = pseudocode.overlap_listing(kind)
+        test_title, test_lines = test.title, test.numbered()
+        test_line = pseudocode.test_line_for(kind, step) - 1  # the listing counts from 1
+    except ValueError as exc:  # a kind without pseudo-code: say so instead
+        test_title, test_lines, test_line = str(exc), [], -1
+    return StepView(
+        position=position, n_steps=len(steps), level=step.level, n_levels=steps.n_levels,
+        node_a=step.node_a, node_b=step.node_b, outcome=code, test_words=step.test_words,
+        split_words=step.split_words, children=tuple(step.children),
+        triangle_pairs=np.asarray(step.triangle_pairs), contact_pairs=np.asarray(
+            step.contact_pairs),
+        counters={name: int(getattr(counters, name)) for name in (
+            "n_bv_tests", "n_bv_overlaps", "n_leaf_pairs", "n_tri_tests", "n_contacts")},
+        queue_length=int(step.queue_length), waiting=steps.waiting(position, WAITING_LISTED),
+        decided_a=np.asarray(decided_a), decided_b=np.asarray(decided_b),
+        decided_outcome=np.asarray(decided_outcome),
+        separation=_separation_view(steps, step) if code == CODE_CULLED else None,
+        noun=kind.noun, noun_plural=kind.noun_plural,
+        traversal_title=pseudocode.TRAVERSAL.title,
+        traversal_lines=traversal_lines(),
+        traversal_line=pseudocode.line_for(step) - 1,
+        test_title=test_title, test_lines=test_lines, test_line=test_line,
+    )
+
+
+def traversal_lines() -> list[str]:
+    """The tandem traversal's pseudo-code, numbered lines (shown even with the stepper off)."""
+    return pseudocode.TRAVERSAL.numbered()
