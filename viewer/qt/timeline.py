@@ -239,8 +239,10 @@ class TimelinePanel(QWidget):
         layout.addWidget(self.slider, 1)
 
         self.speed = QComboBox()
-        for speed in SPEEDS:
+        for i, speed in enumerate(SPEEDS):
             self.speed.addItem(f"{speed:g}×", speed)
+            self.speed.setItemData(i, f"Play {speed * 30:g} recorded frames a second",
+                                   Qt.ItemDataRole.ToolTipRole)
         self.speed.setCurrentIndex(SPEEDS.index(1.0))
         self.speed.setToolTip("Playback speed (1× = 30 recorded frames a second)")
         self.speed.currentIndexChanged.connect(self._on_speed)
