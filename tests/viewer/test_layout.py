@@ -4,7 +4,7 @@ visible without scrolling, the View menu's dock list and "Reset layout"."""
 from __future__ import annotations
 
 from PyQt6.QtCore import QRect, Qt
-from PyQt6.QtWidgets import QApplication, QDockWidget, QScrollArea, QWidget
+from PyQt6.QtWidgets import QApplication, QDockWidget, QScrollArea, QTabBar, QWidget
 
 from tests.viewer.conftest import click, qt_point, settle
 from viewer.qt.main_window import (
@@ -151,3 +151,19 @@ def test_a_saved_layout_without_docks_or_from_the_old_layout_is_not_restored(
     third = make_window()
     assert third.restoreState(settings.value("window_state"), LAYOUT_VERSION) is False
     assert third.docks["levels_dock"].isVisible()
+
+
+def test_dock_tabs_show_their_whole_titles_at_1280x800(qtbot, window):
+    _at_small_screen(window)
+    settle(qtbot, window)
+    qtbot.wait(50)  # the tab bars are set after the layout (a zero-time timer)
+    bars = [bar for bar in window.findChildren(QTabBar) if bar.count() and bar.isVisible()]
+    assert bars, "expected the docks tabbed in one column"
+    titles = {window.docks[name].windowTitle() for name in DEFAULT_DOCK_ORDER}
+    for bar in bars:
+        assert bar.elideMode() == Qt.TextElideMode.ElideNone
+        assert bar.usesScrollButtons()
+        for i in range(bar.count()):
+            assert bar.tabText(i) in titles
+            # Not cut: the tab is as wide as its whole title needs.
+            assert bar.tabRect(i).width() >= bar.fontMetrics().horizontalAdvance(bar.tabText(i))

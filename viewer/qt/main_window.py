@@ -19,6 +19,7 @@ from PyQt6.QtWidgets import (
     QMessageBox,
     QProgressDialog,
     QSpinBox,
+    QTabBar,
     QToolBar,
 )
 from pyvistaqt import QtInteractor
@@ -665,6 +666,7 @@ class MainWindow(QMainWindow):
         self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.timeline_dock)
         self.timeline_dock.show()
         self.resizeDocks([docks[0]], [DOCK_WIDTH_PX], Qt.Orientation.Horizontal)
+        QTimer.singleShot(0, self.show_whole_tab_titles)
 
     def reset_layout(self) -> None:
         """View > Reset layout: the default docks, and that layout remembered at once (so a
@@ -688,8 +690,17 @@ class MainWindow(QMainWindow):
         if not is_any_shown or self.canvas_share() < MIN_CANVAS_SHARE:
             self.reset_layout()
 
+    def show_whole_tab_titles(self) -> None:
+        """Dock tabs keep their whole titles and scroll when they do not fit: with eight docks
+        in one column Qt cut them to "S…" and "Pse…" (seen at 1280 and 1920 wide)."""
+        for bar in self.findChildren(QTabBar):
+            bar.setElideMode(Qt.TextElideMode.ElideNone)
+            bar.setUsesScrollButtons(True)
+
     def showEvent(self, event):  # noqa: N802 - Qt API
         super().showEvent(event)
+        # The dock area makes its tab bars when it lays the docks out, after the first show.
+        QTimer.singleShot(0, self.show_whole_tab_titles)
         if self._restored_layout:
             QTimer.singleShot(0, self._check_restored_layout)
 
