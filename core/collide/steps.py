@@ -281,6 +281,9 @@ class _StepTable:
         self.contacts_sorted = pairs[by_leaf]
         per_leaf = np.bincount(contact_leaf, minlength=self.leaf_rows.shape[0])
         self.cum_contacts = np.concatenate([[0], np.cumsum(per_leaf)])
+        # The step that found each contact, in the frame's contact order (for drawing only
+        # the contacts found so far).
+        self.contact_step = self.leaf_rows[contact_leaf]
         self.n = n
         self.kind = inputs.kind
         self.parents_by_level = {}
@@ -574,6 +577,26 @@ class TraversalSteps:
         parents = owners[order][np.searchsorted(keys[order], row_keys)]
         t.parents_by_level[d] = parents
         return parents
+
+    def contacts_found(self, position: int) -> np.ndarray:
+        """Which of the frame's contacts the steps up to ``position`` (included) found.
+
+        Parameters
+        ----------
+        position : int
+            -1: before the first step (none found).
+
+        Returns
+        -------
+        (c,) int64
+            Rows of the frame's contacts (``result.pairs``, ``kinds``, ``segments``), in
+            their order; ``c`` is the running ``n_contacts`` of step ``position``.
+        """
+        t = self._table
+        if position < 0 or t.n == 0:
+            return np.empty(0, dtype=np.int64)
+        i = t.check(position)
+        return np.flatnonzero(t.contact_step <= i).astype(np.int64)
 
     def decided(self, position: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The pairs decided before ``position``, for drawing them faint.

@@ -167,6 +167,24 @@ def test_next_where_stops_where_asked():
         steps.next_where(0, "nowhere")
 
 
+@pytest.mark.parametrize("scene", SCENES)
+def test_contacts_found_follow_the_running_count(scene):
+    frame = _frame(scene, "obb")
+    steps = traversal_steps(frame)
+    pairs = np.asarray(frame.result.pairs)
+    assert steps.contacts_found(-1).shape == (0,)
+    found_before = set()
+    for i in range(len(steps)):
+        ids = steps.contacts_found(i)
+        assert ids.shape[0] == steps[i].counters.n_contacts
+        found = {tuple(p) for p in pairs[ids]}
+        assert found_before <= found
+        # What this step adds is exactly its own leaf pair's contacts.
+        assert found - found_before == {tuple(p) for p in steps[i].contact_pairs}
+        found_before = found
+    assert np.array_equal(steps.contacts_found(len(steps) - 1), np.arange(pairs.shape[0]))
+
+
 def test_decided_lists_the_steps_before_a_position():
     frame = _frame("deformed", "kdop6")
     steps = traversal_steps(frame)

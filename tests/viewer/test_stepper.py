@@ -243,6 +243,25 @@ def test_turning_the_stepper_off_restores_the_normal_view(window):
     assert r.mesh_actors[0].prop.opacity == opacity
 
 
+def test_only_the_contacts_found_so_far_are_drawn_while_stepping(window):
+    r = window.renderer
+    n_all = r.cell_count("contact_tris")
+    assert n_all > 0
+    _on(window)
+    assert r.cell_count("contact_tris") == 0  # the root pair: nothing found yet
+    assert r.cell_count("contact_segments") == 0
+    _press(window, Qt.Key.Key_T)  # to the first contact
+    steps = _core_steps(window)
+    position = window.model.step_position
+    found = np.asarray(window.model.frame.result.pairs)[steps.contacts_found(position)]
+    assert found.shape[0] == steps[position].counters.n_contacts > 0
+    distinct = len(set(found[:, 0].tolist())) + len(set(found[:, 1].tolist()))
+    assert r.cell_count("contact_tris") == distinct
+    assert r.cell_count("contact_segments") == found.shape[0]
+    window.controller.step_to(len(steps) - 1)
+    assert r.cell_count("contact_tris") == n_all
+
+
 def test_arrow_keys_nudge_a_mesh_when_the_stepper_is_off(window):
     from viewer.model import Mode
 

@@ -234,6 +234,7 @@ def _step_view(steps, position: int) -> StepView:
         queue_length=int(step.queue_length), waiting=steps.waiting(position, WAITING_LISTED),
         decided_a=np.asarray(decided_a), decided_b=np.asarray(decided_b),
         decided_outcome=np.asarray(decided_outcome),
+        contact_ids=steps.contacts_found(position),
         separation=_separation_view(steps, step) if code == CODE_CULLED else None,
         noun=kind.noun, noun_plural=kind.noun_plural,
         traversal_title=pseudocode.TRAVERSAL.title,

@@ -301,7 +301,7 @@ def level_sentence(trace, level: int, descend: str = "LARGER_VOLUME") -> str:
 
 
 def build_overlays(frame, display, level: int | None, inspect: dict | None = None,
-                   hidden=frozenset()) -> Overlays:
+                   hidden=frozenset(), contact_ids: np.ndarray | None = None) -> Overlays:
     """Overlay geometry of ``frame`` at traversal level ``level``.
 
     Parameters
@@ -316,6 +316,9 @@ def build_overlays(frame, display, level: int | None, inspect: dict | None = Non
         Tested bodies (0 = A, 1 = B) the user hid: nothing of theirs is drawn, neither their
         tree's volumes, nor their half of each pair, nor their contact triangles (the
         intersection segments go when both are hidden), and the note says so.
+    contact_ids : (c,) int64 or None
+        Only these rows of the frame's contacts are drawn (the traversal stepper's contacts
+        found so far); None draws them all.
 
     Returns
     -------
@@ -385,14 +388,17 @@ def build_overlays(frame, display, level: int | None, inspect: dict | None = Non
             miss = _capped(pairs[~overlapped], cap // 2, "culled pairs", out.notes)
             out.polys["culled"] = _pair_volumes(frame, trees, miss, poses, hidden)
 
-    if (result is not None and display.show_contacts and result.pairs.shape[0]
+    contact_rows = (slice(None) if contact_ids is None or result is None else
+                    np.asarray(contact_ids, dtype=np.int64))
+    if (result is not None and display.show_contacts and result.pairs[contact_rows].shape[0]
             and len(hidden) < 2):
         meshes = frame.meshes
+        pairs, kinds = result.pairs[contact_rows], result.kinds[contact_rows]
         corners, all_kinds = [], []
         # One body: both columns are its own triangles, each drawn once.
-        columns = ([(0, np.concatenate([result.pairs[:, 0], result.pairs[:, 1]]),
-                     np.concatenate([result.kinds, result.kinds]))] if is_self else
-                   [(i, result.pairs[:, i], result.kinds) for i in range(2)])
+        columns = ([(0, np.concatenate([pairs[:, 0], pairs[:, 1]]),
+                     np.concatenate([kinds, kinds]))] if is_self else
+                   [(i, pairs[:, i], kinds) for i in range(2)])
         for i, column, kinds in columns:
             if i in hidden:
                 continue
@@ -409,7 +415,8 @@ def build_overlays(frame, display, level: int | None, inspect: dict | None = Non
         poly.cell_data["rgb"] = kind_colors(tri_kinds)
         poly.cell_data.active_scalars_name = "rgb"
         out.polys["contact_tris"] = poly
-        out.polys["contact_segments"] = segments_polydata(np.asarray(result.segments))
+        out.polys["contact_segments"] = segments_polydata(
+            np.asarray(result.segments)[contact_rows])
 
     if inspect is not None and trace is not None:
         body, node = int(inspect["body"]), int(inspect["node"])

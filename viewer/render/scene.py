@@ -487,7 +487,8 @@ class SceneRenderer:
         if step is not None:
             display = replace(display, **LEVEL_OVERLAYS_OFF)
             inspect = None
-        overlays = build_overlays(frame, display, level, inspect, hidden)
+        overlays = build_overlays(frame, display, level, inspect, hidden,
+                                  None if step is None else step.contact_ids)
         step_overlays = self._update_step(frame, step)
         if step is not None and frame is not None:
             self.set_step_legend(frame_words(frame))

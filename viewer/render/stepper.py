@@ -123,6 +123,9 @@ class StepView:
     decided_a, decided_b : (k,) int
         Pairs decided before this step.
     decided_outcome : (k,) int
+    contact_ids : (c,) int64
+        Rows of the frame's contacts found up to and including this step: only they are
+        drawn while stepping, so the picture agrees with the running count.
     separation : SeparationView or None
         A culled pair's separating axis (None otherwise, or when the kind cannot say).
     noun, noun_plural : str
@@ -158,6 +161,7 @@ class StepView:
     decided_a: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))
     decided_b: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))
     decided_outcome: np.ndarray = field(default_factory=lambda: np.empty(0, np.int8))
+    contact_ids: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))
     separation: SeparationView | None = None
     noun: str = "volume"
     noun_plural: str = "volumes"
