@@ -24,7 +24,7 @@ from core.collide.steps import (
     separation,
     traversal_steps,
 )
-from viewer.render.stepper import SeparationView, StepView
+from viewer.render.stepper import StepView
 
 THREADED_STEPS_ROWS = 200_000
 """Traces with more pair tests than this are turned into steps in a worker thread."""
@@ -199,16 +199,13 @@ class Stepping:
         self._steps_executor.shutdown(wait=True, cancel_futures=True)
 
 
-def _separation_view(steps, step) -> SeparationView | None:
+def _separation_view(steps, step):
+    """The core's :class:`~core.collide.steps.Separation` (plain arrays and numbers, drawn as
+    it is), or None when the kind cannot say."""
     try:
-        sep = separation(steps, step)  # the steps hold the query's inputs: no refit
+        return separation(steps, step)  # the steps hold the query's inputs: no refit
     except ValueError:
         return None
-    if sep is None:
-        return None
-    return SeparationView(np.asarray(sep.axis, np.float64), np.asarray(sep.origin, np.float64),
-                          tuple(map(float, sep.interval_a)), tuple(map(float, sep.interval_b)),
-                          float(sep.gap), sep.words)
 
 
 def _step_view(steps, position: int) -> StepView:

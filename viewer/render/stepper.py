@@ -67,32 +67,6 @@ TICK_SHARE = 0.05
 
 
 @dataclass(frozen=True)
-class SeparationView:
-    """The separating axis of a culled pair, in world coordinates (plain values).
-
-    Attributes
-    ----------
-    axis : (3,) float64
-        Unit vector.
-    origin : (3,) float64
-        A point on the axis near the pair; intervals are signed distances from it.
-    interval_a, interval_b : (float, float)
-        Projections of A's and B's volume on the axis, ``lo <= hi``.
-    gap : float
-        Distance between the two intervals (> 0).
-    words : str
-        The test and the numbers, for the label.
-    """
-
-    axis: np.ndarray
-    origin: np.ndarray
-    interval_a: tuple
-    interval_b: tuple
-    gap: float
-    words: str
-
-
-@dataclass(frozen=True)
 class StepView:
     """Everything the stepper dock, the pseudo-code panel and the canvas show of one step.
 
@@ -126,7 +100,7 @@ class StepView:
     contact_ids : (c,) int64
         Rows of the frame's contacts found up to and including this step: only they are
         drawn while stepping, so the picture agrees with the running count.
-    separation : SeparationView or None
+    separation : core.collide.steps.Separation or None
         A culled pair's separating axis (None otherwise, or when the kind cannot say).
     noun, noun_plural : str
         How the kind's volumes are called.
@@ -162,7 +136,7 @@ class StepView:
     decided_b: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))
     decided_outcome: np.ndarray = field(default_factory=lambda: np.empty(0, np.int8))
     contact_ids: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))
-    separation: SeparationView | None = None
+    separation: object = None  # core.collide.steps.Separation: plain arrays and numbers
     noun: str = "volume"
     noun_plural: str = "volumes"
     traversal_title: str = ""
@@ -218,8 +192,9 @@ def _normal_to(axis: np.ndarray) -> np.ndarray:
     return u / np.linalg.norm(u)
 
 
-def separation_polys(sep: SeparationView) -> tuple[dict, np.ndarray]:
-    """The arrow, both intervals and the gap of a separating axis.
+def separation_polys(sep) -> tuple[dict, np.ndarray]:
+    """The arrow, both intervals and the gap of a separating axis ``sep``
+    (:class:`core.collide.steps.Separation`: axis, origin, intervals, gap, words; read only).
 
     Returns
     -------
