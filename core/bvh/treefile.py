@@ -41,8 +41,8 @@ from __future__ import annotations
 import io
 import json
 import os
+import secrets
 import stat
-import tempfile
 import time
 import zipfile
 import zlib
@@ -185,34 +185,26 @@ def write_tree(path, tree) -> Path:
     if not np.isfinite(keys["bounds"]).all():
         node = int(np.flatnonzero(~np.isfinite(keys["bounds"]).all(axis=1))[0])
         raise TreeFileError(path, f"cannot write: node {node}'s box is not a finite number")
-    temp = None
+    temp = path.with_name(f"{path.name}.{os.getpid()}.{secrets.token_hex(4)}.part")
     try:
-        fd, temp = tempfile.mkstemp(prefix=path.name + ".", suffix=".part", dir=path.parent)
+        # Created like any new file of the user's (0o666 less the umask), then renamed over
+        # the target.
+        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0),
+                     0o666)  # fmt: skip
         with os.fdopen(fd, "wb") as out:
             if suffix == ".json":
                 out.write(_json_text(keys).encode("utf-8"))
             else:
                 np.savez_compressed(out, **{name: np.asarray(value)
                                             for name, value in keys.items()})  # fmt: skip
-        os.chmod(temp, 0o666 & ~_UMASK)
         os.replace(temp, path)
         temp = None
     except OSError as exc:
         raise TreeFileError(path, f"cannot write: {exc.strerror or exc}") from None
     finally:
         if temp is not None:
-            Path(temp).unlink(missing_ok=True)
+            temp.unlink(missing_ok=True)
     return path
-
-
-def _read_umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
-# Read once at import: ``os.umask`` is process-wide and writing may run in a worker thread.
-_UMASK = _read_umask()
 
 
 # ---- reading: bytes to a dict of keys --------------------------------------------------------

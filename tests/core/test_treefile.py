@@ -3,6 +3,7 @@ oracle's contacts, broken bounds are read and listed, and hostile files fail in 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import zipfile
@@ -202,8 +203,6 @@ def test_write_refuses_bad_suffix_and_nan(tmp_path):
         write_tree(tmp_path / "t.txt", tree)
     bmin = tree.bmin.copy()
     bmin[3, 1] = np.nan
-    import dataclasses
-
     with pytest.raises(TreeFileError, match="node 3's box is not a finite number"):
         write_tree(tmp_path / "t.json", dataclasses.replace(tree, bmin=bmin))
     assert not (tmp_path / "t.json").exists()
