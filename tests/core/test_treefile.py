@@ -360,3 +360,15 @@ def test_too_large_file_is_refused_from_its_size(tmp_path):
     with pytest.raises(TreeFileError, match=r"big\.json: too large: .* the limit is"):
         read_tree(path, FOUR, max_bytes=1000)
     assert read_tree(path, FOUR).tree.n_nodes == 7
+
+
+def test_the_readme_example_reads(tmp_path, repo_root):
+    text = (repo_root / "README.md").read_text()
+    section = text[text.index("## Tree files"):]
+    begin = section.index("```json\n") + len("```json\n")
+    example = section[begin:section.index("```\n", begin)]
+    path = tmp_path / "example.json"
+    path.write_text(example)
+    imported = read_tree(path, FOUR)
+    assert imported.file_ids.tolist() == [4, 6, 1, 0, 3, 5, 2]
+    assert validate_tree(imported.tree, FOUR.vertices).ok
