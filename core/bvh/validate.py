@@ -145,12 +145,14 @@ class _Checker:
     # ---- wording ----------------------------------------------------------------------------
 
     def name(self, node: int) -> str:
-        """``node 37 (depth 5)``, with the file's own id when the tree came from a file."""
+        """``node 37 (depth 5)``, with the file's own id when the tree came from a file and
+        numbered it otherwise (``node 1 (file node 6, depth 1)``)."""
         node = int(node)
         if node < 0:
             return "tree"
         extras = []
-        if self.file_ids is not None and node < self.file_ids.shape[0]:
+        if (self.file_ids is not None and node < self.file_ids.shape[0]
+                and int(self.file_ids[node]) != node):  # fmt: skip
             extras.append(f"file node {int(self.file_ids[node])}")
         depth = self.tree.depth
         if node < depth.shape[0]:

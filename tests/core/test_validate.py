@@ -162,6 +162,9 @@ def test_file_ids_are_named(sphere, tree):
     file_ids = np.arange(tree.n_nodes, dtype=np.int64) * 10 + 7
     report = validate_tree(_with(tree, bmax=bmax), sphere.vertices, file_ids=file_ids)
     assert report.violations[0].text.startswith("node 2 (file node 27, depth 1): ")
+    same = validate_tree(_with(tree, bmax=bmax), sphere.vertices,
+                         file_ids=np.arange(tree.n_nodes, dtype=np.int64))  # fmt: skip
+    assert same.violations[0].text.startswith("node 2 (depth 1): ")
 
 
 def test_bad_arguments_raise(sphere, tree):
