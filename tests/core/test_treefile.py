@@ -127,6 +127,23 @@ def test_hand_written_foreign_tree_is_renumbered(tmp_path):
     assert np.array_equal(np.sort(result.pairs, axis=0), expected)
 
 
+def test_flat_layout_with_children_before_parents_is_renumbered(tmp_path):
+    # Flat layout (children at first, first + 1), but node 3's children are nodes 1 and 2.
+    keys = {"format": "bvh-lab-tree", "version": 1, "triangles": 4, "nodes": 7,
+            "bounds": [[0, 0, 0, 3, 1, 2], [0, 0, 0, 1, 1, 0], [2, 0, 0, 3, 1, 0],
+                       [0, 0, 0, 3, 1, 0], [0, 0, 2, 3, 1, 2], [0, 0, 2, 1, 1, 2],
+                       [2, 0, 2, 3, 1, 2]],
+            "first": [3, 0, 1, 1, 5, 2, 3], "count": [0, 1, 1, 0, 0, 1, 1],
+            "order": [0, 1, 2, 3]}  # fmt: skip
+    path = tmp_path / "flat.npz"
+    np.savez(path, **{k: np.asarray(v) for k, v in keys.items()})
+    imported = read_tree(path, FOUR)
+    assert imported.file_ids.tolist() == [0, 3, 4, 1, 2, 5, 6]
+    assert imported.tree.first.tolist() == [1, 3, 5, 0, 1, 2, 3]
+    assert imported.tree.prim_ids.tolist() == [0, 1, 2, 3]
+    assert validate_tree(imported.tree, FOUR.vertices).ok
+
+
 def _as_foreign(tree, seed) -> dict:
     """``tree`` written as another engine might: shuffled ids, children layout, some pairs
     swapped, leaf ranges laid out in ``order`` in a shuffled leaf order."""
