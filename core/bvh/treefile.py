@@ -562,6 +562,8 @@ def _renumber(f: _FileTree, root: int, fail) -> tuple[np.ndarray, np.ndarray]:
 def _build(f: _FileTree, mesh: TriMesh, file_of: np.ndarray, depth: np.ndarray,
            seconds_from: float) -> Tree:  # fmt: skip
     """Our Tree from the file's, nodes ``file_of[ours]``; runs computed, prim_ids laid out."""
+    # The builder's own grouping by depth, so an imported tree's level arrays are exactly
+    # those a build of the same topology has.
     from core.bvh.build import _levels
 
     k, m = f.k, f.m

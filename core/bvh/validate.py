@@ -101,7 +101,8 @@ class ValidationReport:
         """One line: ``"tree OK: 1,023 nodes checked"`` or
         ``"3 violations in 2 nodes; largest 0.0031"``."""
         if self.ok:
-            return f"tree OK: {self.nodes_checked:,} nodes checked"
+            plural = "" if self.nodes_checked == 1 else "s"
+            return f"tree OK: {self.nodes_checked:,} node{plural} checked"
         n_nodes = int(self.nodes().shape[0])
         noun = "violation" if self.n_found == 1 else "violations"
         text = f"{self.n_found:,} {noun} in {n_nodes:,} node{'' if n_nodes == 1 else 's'}"
