@@ -262,7 +262,8 @@ class FramePipeline:
         A pinned tree is never rebuilt: not by AUTO or REBUILD, not by a change of split rule
         or leaf size. While the body's vertices equal ``mesh``'s its boxes are used exactly as
         given (a tree read from a file runs the query with the file's own boxes, broken ones
-        included); when they change, the boxes are refitted to them, topology kept.
+        included); when they change, the boxes are refitted to them, topology kept. The pin
+        outlives frames without the body and :meth:`forget`; only :meth:`unpin` ends it.
 
         Parameters
         ----------
