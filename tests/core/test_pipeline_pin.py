@@ -180,3 +180,13 @@ def test_validation_of_a_frame_is_checked_when_decoded(meshes):
     encoder.arrays[report["bad_nodes"]["array"]] = np.array([10**6], dtype=np.int32)
     with pytest.raises(CodecError, match=r"validation\[0\]\.bad_nodes has an index outside"):
         FrameDecoder(encoder.arrays.__getitem__).decode(tree)
+
+
+def test_pin_outlives_frames_without_the_body_and_forget(meshes, foreign):
+    a, b = meshes
+    pipe = FramePipeline()
+    pipe.pin_tree("a", foreign, a)
+    pipe.step([BodyInput("b", b)])  # a frame without body "a" drops its cache entry only
+    pipe.forget()
+    frame = pipe.step([BodyInput("a", a), BodyInput("b", b, POSE_B)])
+    assert frame.trees[0].first is foreign.tree.first and frame.rebuilt[0] is True
