@@ -17,6 +17,9 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 TEST_STAMP := $(VENV)/.installed-test
 BENCH_STAMP := $(VENV)/.installed-bench
+# Test processes (pytest-xdist): one per core, at most four. Each starts its own virtual display;
+# `make test TEST_WORKERS=0` runs the suite in one process.
+TEST_WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 1); echo $$(( n < 4 ? n : 4 )))
 LDCONFIG := $(shell command -v ldconfig 2>/dev/null || echo /sbin/ldconfig)
 
 # What the Qt 6 xcb platform plugin and VTK's OpenGL rendering load, as "what:package".
@@ -89,7 +92,7 @@ run: system-run display warmup
 test: system-test $(TEST_STAMP) warmup
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/lint-imports --no-logo
-	$(PY) -m pytest
+	$(PY) -m pytest -n $(TEST_WORKERS)
 
 # The performance table, close proximity per bounding-volume kind, then the long robustness runs that do not fit the test budget:
 # 1e6 triangle pairs against the exact rational test, and a 10,000-frame soak of the viewer's

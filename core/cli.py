@@ -177,6 +177,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     w = sub.add_parser("warmup", help="compile the numba kernels into the on-disk cache")
     w.add_argument("--quiet", action="store_true")
+    w.add_argument("--jobs", type=int, default=None,
+                   help="processes compiling at once (default: one per core, at most two)")
+    # One half of the work, run by the parallel warm-up in its child process.
+    w.add_argument("--part", choices=("queries", "volumes"), default=None,
+                   help=argparse.SUPPRESS)
     return parser
 
 
@@ -507,9 +512,15 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command == "warmup":
-        from core.warmup import warm_up
+        from core.warmup import warm_part, warm_up
 
-        warm_up(verbose=not args.quiet)
+        if args.jobs is not None and args.jobs < 1:
+            print(f"error: --jobs must be at least 1, got {args.jobs}", file=sys.stderr)
+            return 2
+        if args.part is not None:
+            warm_part(args.part)
+        else:
+            warm_up(verbose=not args.quiet, jobs=args.jobs)
         return 0
     try:
         if args.command == "tree":

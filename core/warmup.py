@@ -7,6 +7,9 @@ and later processes load it in well under a second. ``make run`` and ``make test
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import time
 
 import numpy as np
@@ -25,15 +28,22 @@ def _tiny_meshes():
     return TriMesh.from_arrays(v, f, "a"), TriMesh.from_arrays(v * 0.9 + 0.3, f, "b")
 
 
-def _warm_bounding_volumes(a, tree_a, b, tree_b, pose) -> None:
-    """The kernels of every bounding-volume kind, the generic traversal and distance."""
-    import core.collide.query as query
+def _warm_fits(a, tree_a, b, tree_b) -> None:
+    """Fitting and refitting every bounding-volume kind (each OBB fit method too)."""
     from core.bv import BV_KINDS, ObbFit, fit_volumes, refit_volumes
-    from core.distance import min_distance, within_distance
 
     for method in ObbFit:
         fit_volumes(tree_a, a, "obb", obb_fit=method)
+    for name in BV_KINDS:
+        fit_volumes(tree_b, b, name)
+        refit_volumes(tree_a, a, name)
+
+
+def _warm_kind_queries(a, tree_a, b, tree_b, pose) -> None:
+    """The generic traversal over volume rows, and the distance queries."""
+    import core.collide.query as query
     from core.collide.bvquery import collide_bv
+    from core.distance import min_distance, within_distance
 
     # collide_bv runs through query's traversal driver: its threshold picks the variant.
     saved = query.PARALLEL_MIN_PAIRS
@@ -41,15 +51,12 @@ def _warm_bounding_volumes(a, tree_a, b, tree_b, pose) -> None:
         for parallel_min in (saved, 0):
             query.PARALLEL_MIN_PAIRS = parallel_min
             for trace in (False, True):
-                # The traversal kernel serves every kind (dispatch on the kind's code) and was
-                # compiled above; the kinds only compile their own fit and refit.
+                # The traversal kernel serves every kind (dispatch on the kind's code); the
+                # kinds only compile their own fit and refit (see _warm_fits).
                 for bv in ("obb", "aabb"):
                     collide_bv(a, tree_a, b, tree_b, None, pose, bv=bv, trace=trace)
     finally:
         query.PARALLEL_MIN_PAIRS = saved
-    for name in BV_KINDS:
-        fit_volumes(tree_b, b, name)
-        refit_volumes(tree_a, a, name)
     min_distance(a, tree_a, b, tree_b, None, pose)
     within_distance(a, tree_a, b, tree_b, None, pose, d=0.1)
 
@@ -64,17 +71,19 @@ def _warm_partitions(a, b, pose) -> None:
     overlap_region_contacts(a, b, None, pose)
 
 
-def warm_up(verbose: bool = True) -> float:
-    """Run every kernel on tiny inputs; return the seconds it took."""
-    t0 = time.perf_counter()
+#: The two halves of the warm-up, each about half the compile time on a cold cache (measured
+#: 212 s in one process: fitting and refitting the eleven volume kinds about 100 s, the trees,
+#: traversal variants, distance and partitions the rest). Two processes compile them at once.
+PARTS = ("queries", "volumes")
+
+
+def _warm_queries(a, b, pose) -> None:
+    """Every split rule, the traversal's variants, the kinds' queries, distance, partitions."""
     import core.collide.query as query
     import core.collide.selfcollide as selfcollide
     from core.bvh import SplitRule, build_tree, refit_tree, tree_drift
     from core.collide import DescendRule, collide, self_collide
-    from core.pose import Pose
 
-    a, b = _tiny_meshes()
-    pose = Pose.from_axis_angle((1, 2, 3), 0.6, (0.1, 0.0, 0.0))
     for rule in SplitRule:
         tree_a = build_tree(a, rule, 1)
         tree_b = build_tree(b, rule, 2)
@@ -97,8 +106,65 @@ def warm_up(verbose: bool = True) -> float:
         for m, value in zip(modules, saved):
             m.PARALLEL_MIN_PAIRS = value
     collide(a, tree_a, b, tree_b, None, pose, margin=0.1)  # the near-contact distance kernel
-    _warm_bounding_volumes(a, tree_a, b, tree_b, pose)
+    _warm_kind_queries(a, tree_a, b, tree_b, pose)
     _warm_partitions(a, b, pose)
+
+
+def warm_part(part: str) -> None:
+    """Compile one of :data:`PARTS` into the on-disk cache."""
+    from core.bvh import SplitRule, build_tree
+    from core.pose import Pose
+
+    a, b = _tiny_meshes()
+    pose = Pose.from_axis_angle((1, 2, 3), 0.6, (0.1, 0.0, 0.0))
+    if part == "queries":
+        _warm_queries(a, b, pose)
+    elif part == "volumes":
+        _warm_fits(a, build_tree(a, SplitRule.MIDPOINT, 1), b,
+                   build_tree(b, SplitRule.MIDPOINT, 2))
+    else:
+        raise ValueError(f"warm-up part must be one of {', '.join(PARTS)}, got {part!r}")
+
+
+def default_jobs() -> int:
+    """Processes for the warm-up: one per core, at most one per part."""
+    return max(1, min(len(PARTS), os.cpu_count() or 1))
+
+
+def warm_up(verbose: bool = True, jobs: int | None = None) -> float:
+    """Run every kernel on tiny inputs; return the seconds it took.
+
+    Parameters
+    ----------
+    verbose : bool
+        Print one line with the time.
+    jobs : int, optional
+        Processes compiling at once (default: one per core, at most two). numba compiles in
+        the calling thread only, so a second process halves a cold warm-up on two cores; the
+        cache files are written by rename, so two processes writing one kernel is safe.
+    """
+    t0 = time.perf_counter()
+    jobs = default_jobs() if jobs is None else jobs
+    if jobs < 1:
+        raise ValueError(f"jobs must be at least 1, got {jobs}")
+    if jobs == 1:
+        for part in PARTS:
+            warm_part(part)
+    else:
+        # The second part in a child process, the first here; the child's output is shown
+        # only if it fails, so a broken kernel is not hidden behind the parallel run.
+        child = subprocess.Popen(
+            [sys.executable, "-m", "core", "warmup", "--part", PARTS[1], "--quiet"],
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        )
+        try:
+            warm_part(PARTS[0])
+        finally:
+            output, _ = child.communicate()
+        if child.returncode != 0:
+            raise RuntimeError(
+                f"warm-up of the {PARTS[1]} kernels failed (exit {child.returncode}):\n{output}"
+            )
     seconds = time.perf_counter() - t0
     if verbose:
         print(f"numba kernels ready in {seconds:.1f} s")
