@@ -447,3 +447,26 @@ def test_mesh_without_area_has_no_epo():
     assert np.isnan(q.epo) and q.epo_note == FLAT_MESH_NOTE
     assert q.sah == pytest.approx(3.0)  # 1 internal node + 2 leaves of one triangle
     assert q.to_json()["epo"] is None
+
+
+def test_one_compiled_kernel_whatever_the_arrays_flags():
+    """Writable rows passed in and the tree's read-only arrays reach the kernels the same way:
+    numba compiles apart per array flag, and each extra signature is a compile of tens of
+    seconds that the warm-up did not cache."""
+    import dataclasses
+
+    from core.bvh.epo import foreign_areas
+    from core.bvh.polytope import polytope_measures
+
+    mesh, tree = _two_cubes()
+    names = ("first", "count", "prim_start", "n_prims", "prim_ids", "level_nodes", "level_start")
+    writable_tree = dataclasses.replace(tree, **{n: getattr(tree, n).copy() for n in names})
+    assert writable_tree.prim_ids.flags.writeable and not tree.prim_ids.flags.writeable
+    for bv in ("sphere", "obb", "kdop14", "aabb"):
+        rows = np.array(fit_volumes(tree, mesh, bv))  # a writable copy
+        assert rows.flags.writeable
+        tree_quality(mesh, tree, bv, volumes=rows)
+        tree_quality(mesh, writable_tree, bv, volumes=rows)
+        tree_quality(mesh, tree, bv)
+    assert len(foreign_areas.signatures) == 1
+    assert len(polytope_measures.signatures) == 1
