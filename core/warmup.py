@@ -61,6 +61,15 @@ def _warm_kind_queries(a, tree_a, b, tree_b, pose) -> None:
     within_distance(a, tree_a, b, tree_b, None, pose, d=0.1)
 
 
+def _warm_quality(a, tree_a) -> None:
+    """The tree-quality kernels: EPO clipping against half-spaces and balls, the polytope
+    face solver (k-DOPs, OBB intersections)."""
+    from core.bvh.metrics import tree_quality
+
+    for bv in ("aabb", "obb", "kdop14", "sphere"):
+        tree_quality(a, tree_a, bv)
+
+
 def _warm_partitions(a, b, pose) -> None:
     """The spatial partitions and the overlap-region method (Yu et al. 2018)."""
     from core.partition import PARTITION_KINDS, partition_contacts
@@ -73,7 +82,8 @@ def _warm_partitions(a, b, pose) -> None:
 
 #: The two halves of the warm-up, each about half the compile time on a cold cache (measured
 #: 212 s in one process: fitting and refitting the eleven volume kinds about 100 s, the trees,
-#: traversal variants, distance and partitions the rest). Two processes compile them at once.
+#: traversal variants, distance and partitions the rest; the quality kernels joined the
+#: first). Two processes compile them at once.
 PARTS = ("queries", "volumes")
 
 
@@ -120,8 +130,9 @@ def warm_part(part: str) -> None:
     if part == "queries":
         _warm_queries(a, b, pose)
     elif part == "volumes":
-        _warm_fits(a, build_tree(a, SplitRule.MIDPOINT, 1), b,
-                   build_tree(b, SplitRule.MIDPOINT, 2))
+        tree_a = build_tree(a, SplitRule.MIDPOINT, 1)
+        _warm_fits(a, tree_a, b, build_tree(b, SplitRule.MIDPOINT, 2))
+        _warm_quality(a, tree_a)
     else:
         raise ValueError(f"warm-up part must be one of {', '.join(PARTS)}, got {part!r}")
 
