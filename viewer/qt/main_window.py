@@ -32,6 +32,7 @@ from viewer.qt.docks import make_docks
 from viewer.qt.interaction import CanvasInteraction
 from viewer.qt.panels.levels import level_text, tree_depth_text
 from viewer.qt.panels.stepper import STEP_BUTTONS, TOGGLE_KEY, position_text
+from viewer.qt.session_menu import SessionMenu
 from viewer.qt.timeline import TimelinePanel
 from viewer.render import SceneRenderer, inspect_node
 from viewer.render.scene import set_default_view
@@ -255,6 +256,7 @@ class MainWindow(QMainWindow):
         file_menu.addSeparator()
         file_menu.addAction(self._action("&Save screenshot…", self.save_screenshot,
                                          QKeySequence.StandardKey.Save))
+        self.session_menu = SessionMenu(self, file_menu)
         file_menu.addSeparator()
         file_menu.addAction(self._action("&Quit", self.close, QKeySequence.StandardKey.Quit))
 
@@ -749,15 +751,16 @@ class MainWindow(QMainWindow):
         self._show_recording()
 
     def _on_job_progress(self, words: str, done: int, total: int) -> None:
-        """A progress dialog with Cancel while a recording is saved, opened or replayed."""
+        """A progress dialog with Cancel while a recording is saved, opened or replayed, a
+        session saved or opened, or a mesh exported."""
         if self._job_dialog is None:
             self._job_dialog = QProgressDialog("", "Cancel", 0, 0, self)
-            self._job_dialog.setWindowTitle("BVH Lab: recording")
             self._job_dialog.setMinimumDuration(0)
             self._job_dialog.setAutoClose(False)
             self._job_dialog.setAutoReset(False)
             self._job_dialog.canceled.connect(self.controller.cancel_job)
         dialog = self._job_dialog
+        dialog.setWindowTitle(f"BVH Lab: {words.split(' ')[0].lower()}")
         dialog.setLabelText(f"{words}…" + (f" ({done:,} of {total:,})" if total else ""))
         dialog.setMaximum(max(total, 0))
         dialog.setValue(min(done, total) if total else 0)
