@@ -384,11 +384,11 @@ def open_session(path, progress: Progress | None = None) -> Session:
         are not finite, faces out of range, a pose that is not rigid, an unknown deformer or
         choice), too large.
     """
-    return open_container(path, lambda archive, file: _read(archive, file, progress),
+    return open_container(path, lambda archive, file: _read_session(archive, file, progress),
                           SessionFileError, "session")
 
 
-def _read(archive: zipfile.ZipFile, path: Path, progress) -> Session:
+def _read_session(archive: zipfile.ZipFile, path: Path, progress) -> Session:
     manifest = _manifest(archive, path)
     names = set(archive.namelist())
     declared = sum(info.file_size for info in archive.infolist() if info.filename != MANIFEST)
