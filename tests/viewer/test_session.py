@@ -7,7 +7,9 @@ import os
 import signal
 import subprocess
 import sys
+import time
 import zipfile
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -229,14 +231,36 @@ def test_autosave_after_changes_debounced(qtbot, window, state_home):
     assert not lock.exists() and autosave.is_file()
 
 
-def test_another_live_window_keeps_the_lock(tmp_path):
+def test_another_live_app_keeps_the_lock(tmp_path):
     state = tmp_path / "state"
     state.mkdir()
-    (state / "running.lock").write_text(json.dumps({"pid": os.getppid()}))
-    (state / "autosave.bvhsession").write_bytes(b"theirs")
-    other = AutosaveState(state)
-    assert other.take() is None and not other.has_lock and other.other_pid == os.getppid()
-    assert (state / "autosave.bvhsession").read_bytes() == b"theirs"
+    other_app = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        for pid in (other_app.pid, os.getpid()):  # another app, another window of this one
+            (state / "running.lock").write_text(json.dumps({"pid": pid}))
+            (state / "autosave.bvhsession").write_bytes(b"theirs")
+            mine = AutosaveState(state)
+            assert mine.take() is None and not mine.has_lock and mine.other_pid == pid
+            assert (state / "autosave.bvhsession").read_bytes() == b"theirs"
+            assert json.loads((state / "running.lock").read_text())["pid"] == pid
+    finally:
+        other_app.kill()
+        other_app.wait()
+
+
+def test_a_lock_left_by_a_process_that_is_not_the_app_is_a_crash(tmp_path):
+    state = tmp_path / "state"
+    state.mkdir()
+    not_python = subprocess.Popen(["sleep", "60"])
+    try:
+        while not Path(f"/proc/{not_python.pid}/cmdline").read_bytes():
+            time.sleep(0.01)  # until it has exec'd "sleep"
+        (state / "running.lock").write_text(json.dumps({"pid": not_python.pid}))
+        assert AutosaveState(state).take() is None  # no autosave left: nothing to offer
+        assert json.loads((state / "running.lock").read_text())["pid"] == os.getpid()
+    finally:
+        not_python.kill()
+        not_python.wait()
 
 
 DRIVER = r"""

@@ -49,6 +49,22 @@ def is_pid_alive(pid: int) -> bool:
     return True
 
 
+def is_app_alive(pid: int) -> bool:
+    """Whether ``pid`` is alive and may be a BVH Lab (a Python process).
+
+    After a crash and a reboot the lock's PID may belong to an unrelated program; where
+    ``/proc`` tells the command line, only a Python process counts as a running app.
+    """
+    if not is_pid_alive(pid):
+        return False
+    try:
+        command = Path(f"/proc/{pid}/cmdline").read_bytes().lower()
+    except OSError:
+        return True  # no /proc (or not allowed): trust the PID
+    # An empty command line: a process between fork and exec, or one hiding it; trust it.
+    return not command or b"python" in command or b"bvh-lab" in command
+
+
 @dataclass(frozen=True)
 class CrashedSession:
     """A session a run that stopped unexpectedly left behind.
@@ -120,7 +136,8 @@ class AutosaveState:
         except OSError:
             return None
         pid = self._lock_pid()
-        if pid is not None and pid != os.getpid() and is_pid_alive(pid):
+        # Another window of this process (tests build several) or another running app.
+        if pid is not None and (pid == os.getpid() or is_app_alive(pid)):
             self.other_pid = pid
             return None
         crashed = None
