@@ -31,6 +31,7 @@ from core.session import (
     CameraState,
     Session,
     SessionBody,
+    SessionCancelled,
     SessionFileError,
     open_session,
     save_session,
@@ -213,7 +214,7 @@ class SessionKeeping:
                                         f"to {path}")
             elif isinstance(error, SessionFileError):
                 self.model.error.emit("Cannot save session", str(error))
-            elif isinstance(error, JobCancelled):
+            elif isinstance(error, (JobCancelled, SessionCancelled)):
                 self.model.message.emit(f"Saving {path.name} cancelled; the file is as it was")
             else:
                 self.model.error.emit("Cannot save session", f"{path}: {error}")
@@ -236,8 +237,13 @@ class SessionKeeping:
             else:
                 self.apply_session(session, path)
 
-        return self._start_job(f"Opening {path.name}", lambda progress, _cancel: open_session(
-            path, progress=progress), done)
+        def work(progress, cancel):
+            session = open_session(path, progress=progress)
+            if cancel():  # read, but the user no longer wants it
+                raise JobCancelled()
+            return session
+
+        return self._start_job(f"Opening {path.name}", work, done)
 
     def apply_session(self, session: Session, path=None) -> bool:
         """Make ``session`` the scene: bodies, choices, level, mode, time and camera.

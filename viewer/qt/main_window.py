@@ -133,6 +133,11 @@ in <b>cyan</b>; click a level in the list to show it. <b>Esc</b> clears the sele
 <li><b>Move</b> mode (M): drag a mesh to slide it, right-drag or Ctrl-drag to turn it, arrow
 keys to nudge. Moving is a pose change: the trees are not rebuilt.</li>
 <li><b>Sculpt</b> mode (S): drag on a surface to pull it; Ctrl+Z undoes a stroke.</li>
+<li>Nothing is lost: <b>File &gt; Export mesh</b> (Ctrl+E) writes a body as it is drawn
+(deformed, sculpted) to OBJ, PLY or STL; <b>Save session</b> (Ctrl+Alt+S) and <b>Open
+session</b> (Ctrl+Alt+O) keep the whole scene with its choices and camera. The session is
+also saved a few seconds after every change, and after a crash the next start offers it
+back.</li>
 <li>The <b>Pipeline</b> dock chooses the bounding volume (boxes, oriented boxes, spheres,
 k-DOPs, capsules, rounded rectangles), how oriented boxes are fitted, the split rule and a
 spatial partition; the legend and the inspector name the chosen volume.</li>
