@@ -7,13 +7,14 @@ import sys
 from PyQt6.QtCore import QSettings
 from PyQt6.QtWidgets import QApplication
 
+from viewer.control.autosave import AutosaveState
 from viewer.controller import Controller
 from viewer.model import ViewerModel
 from viewer.qt.main_window import MainWindow
 
 
 def build_window(paths=(), scene: str | None = None, settings: QSettings | None = None,
-                 is_threaded: bool = True) -> MainWindow:
+                 is_threaded: bool = True, state_dir=None) -> MainWindow:
     """Create the window with its model and controller and load the first scene.
 
     Parameters
@@ -26,6 +27,9 @@ def build_window(paths=(), scene: str | None = None, settings: QSettings | None 
     settings : QSettings, optional
     is_threaded : bool
         Run the core in a worker thread (False runs frames inline, for tests).
+    state_dir : path, optional
+        Where the autosave and the running mark live; default ``$XDG_STATE_HOME/bvh-lab``.
+        If the last run there stopped unexpectedly, the window offers its session.
     """
     model = ViewerModel()
     controller = Controller(model, is_threaded=is_threaded)
@@ -33,6 +37,9 @@ def build_window(paths=(), scene: str | None = None, settings: QSettings | None 
     is_loaded = bool(paths) and controller.load_files(list(paths), replace_scene=True)
     if not is_loaded:
         controller.load_scene(scene or window.last_scene())
+    crashed = controller.start_autosave(AutosaveState(state_dir))
+    if crashed is not None:
+        window.session_menu.offer_restore_later(crashed)
     return window
 
 

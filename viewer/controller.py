@@ -1,7 +1,7 @@
 """The viewer's controller: the one object the window and its docks ask to change the scene.
 
 Each of its jobs is a module of :mod:`viewer.control` (scenes, files, poses, sculpt, frames,
-animation, recording, stepping); :class:`Controller` composes them and wires them to the
+animation, recording, stepping, session); :class:`Controller` composes them and wires them to the
 model's signals.
 """
 
@@ -16,12 +16,13 @@ from viewer.control.poses import BodyPosing
 from viewer.control.recording import FrameRecording
 from viewer.control.scenes import SceneLoading
 from viewer.control.sculpt import Sculpting
+from viewer.control.session import SessionKeeping
 from viewer.control.stepping import Stepping
 from viewer.model import ViewerModel
 
 
 class Controller(QObject, SceneLoading, FileLoading, BodyPosing, Sculpting, FrameRunning,
-                 Animation, FrameRecording, Stepping):
+                 Animation, FrameRecording, Stepping, SessionKeeping):
     """Runs the core for the viewer.
 
     Parameters
@@ -40,6 +41,7 @@ class Controller(QObject, SceneLoading, FileLoading, BodyPosing, Sculpting, Fram
         self._init_animation()
         self._init_recording()
         self._init_stepping()
+        self._init_session()
         model.scene_param_changed.connect(self._on_scene_param)
 
     def shutdown(self) -> None:
@@ -49,3 +51,4 @@ class Controller(QObject, SceneLoading, FileLoading, BodyPosing, Sculpting, Fram
         self._shutdown_frame_running()
         self._shutdown_file_loading()
         self._shutdown_stepping()
+        self._shutdown_session()

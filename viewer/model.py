@@ -147,6 +147,29 @@ class PipelineChoice:
 
 
 @dataclass(frozen=True)
+class CameraView:
+    """Where the 3-D view's camera is (kept in the model so that a session can save it).
+
+    Attributes
+    ----------
+    position, focal_point, view_up : (3,) tuple of float
+    view_angle : float
+        Vertical view angle in degrees (perspective projection).
+    is_parallel : bool
+        Parallel projection instead of perspective.
+    parallel_scale : float
+        Half the view's height in world units (parallel projection).
+    """
+
+    position: tuple
+    focal_point: tuple
+    view_up: tuple
+    view_angle: float = 30.0
+    is_parallel: bool = False
+    parallel_scale: float = 1.0
+
+
+@dataclass(frozen=True)
 class ViewTimings:
     """Seconds spent in the viewer for the last frame: overlay update and render."""
 
@@ -182,6 +205,11 @@ class ViewerModel(QObject):
     job_finished = pyqtSignal(str)  # that job's words; the dialog closes
     steps_changed = pyqtSignal(object)  # the stepper's steps (opaque) or None
     step_position_changed = pyqtSignal(object)  # int, or None when the stepper is off
+    # The camera lives in the canvas; a session reads it from the model. ``camera_wanted``
+    # asks the canvas to write its camera into ``camera`` now (a direct, synchronous call on
+    # the GUI thread); ``camera_restored`` asks it to move to a saved CameraView.
+    camera_wanted = pyqtSignal()
+    camera_restored = pyqtSignal(object)  # CameraView
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -225,17 +253,22 @@ class ViewerModel(QObject):
         self.step_position: int | None = None
         self.steps = None
         self.steps_note: str = ""
+        self.camera: CameraView | None = None  # as of the last camera_wanted
 
     # -- scene ------------------------------------------------------------------------------
     def set_scene(self, bodies: list[Body], key: str | None, title: str, description: str,
-                  param=None) -> None:
-        """Replace the bodies; every view of the old scene is cleared here, in one place."""
+                  param=None, param_value: float | None = None) -> None:
+        """Replace the bodies; every view of the old scene is cleared here, in one place.
+
+        ``param_value`` is the scene parameter's value (default: ``param.default``); a
+        restored session passes the value its bodies were saved with."""
         self.bodies = list(bodies)
         self.scene_key = key
         self.scene_title = title
         self.scene_description = description
         self.scene_param = param
-        self.scene_param_value = param.default if param is not None else 0.0
+        self.scene_param_value = (float(param_value) if param_value is not None else
+                                  param.default if param is not None else 0.0)
         was_stepping = self.is_step_mode
         # Everything that describes the old scene's frame: a clicked box, a selected body,
         # step mode's position, the timings of its frames. Each is emitted below so that no
@@ -301,6 +334,16 @@ class ViewerModel(QObject):
             self.scene_param_changed.emit(self.scene_param_value)
 
     # -- view -------------------------------------------------------------------------------
+    def read_camera(self) -> CameraView | None:
+        """The canvas's camera now (asked through ``camera_wanted``), or None without one."""
+        self.camera_wanted.emit()
+        return self.camera
+
+    def restore_camera(self, view: CameraView) -> None:
+        """Move the canvas's camera to ``view``."""
+        self.camera = view
+        self.camera_restored.emit(view)
+
     def set_selected(self, index: int) -> None:
         if index != self.selected:
             self.selected = index

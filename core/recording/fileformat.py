@@ -10,22 +10,29 @@ Layout (a zip that ``numpy.load`` opens like any ``np.savez_compressed`` file):
   :class:`core.pipeline.Frame` (see :mod:`core.recording.codec`).
 
 Reading never unpickles and never trusts a size it has not checked: every array's header is
-compared with the bytes the member holds before anything is allocated.
+compared with the bytes the member holds before anything is allocated. The container (zip,
+atomic write, damage as one line) is :mod:`core.container`, shared with session files.
 """
 
 from __future__ import annotations
 
-import io
 import json
 import os
-import tempfile
 import zipfile
-import zlib
-from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 
+from core.container import (
+    MANIFEST,
+    Cancel,
+    Progress,
+    app_version,
+    open_container,
+    read_array,
+    read_manifest,
+    write_container,
+)
 from core.pipeline import UpdateMode
 from core.recording.codec import CodecError, FrameDecoder, FrameEncoder
 from core.recording.events import USER_EVENT_KINDS, EventKind
@@ -34,10 +41,9 @@ from core.recording.store import MEGABYTE, Recording
 FORMAT_NAME = "bvh-lab recording"
 FORMAT_VERSION = 1
 SUFFIX = ".bvhrec"
-MANIFEST = "manifest.json"
 
-Progress = Callable[[int, int], None]
-Cancel = Callable[[], bool]
+__all__ = ["MANIFEST", "RecordingCancelled", "RecordingFileError", "open_recording",
+           "save_recording"]
 
 
 class RecordingFileError(ValueError):
@@ -46,26 +52,6 @@ class RecordingFileError(ValueError):
 
 class RecordingCancelled(Exception):
     """The caller's ``cancel()`` said stop; nothing was written (or nothing was opened)."""
-
-
-def _app_version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("bvh-lab")
-    except PackageNotFoundError:
-        return "unknown"
-
-
-def _read_umask() -> int:
-    """The process's file-creation mask (reading it means setting it, so set it back)."""
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
-# Read once at import: ``os.umask`` is process-wide, and saving runs in a worker thread.
-_UMASK = _read_umask()
 
 
 def save_recording(recording: Recording, path, progress: Progress | None = None,
@@ -108,58 +94,16 @@ def save_recording(recording: Recording, path, progress: Progress | None = None,
                    "frame": encoder.encode(recording[i])} for i in range(len(recording))]
     except CodecError as exc:
         raise RecordingFileError(f"{path}: {exc}") from None
-    manifest = {"format": FORMAT_NAME, "version": FORMAT_VERSION, "app_version": _app_version(),
+    manifest = {"format": FORMAT_NAME, "version": FORMAT_VERSION, "app_version": app_version(),
                 "n_frames": len(recording), "max_megabytes": recording.max_megabytes,
                 "max_frames": recording.max_frames, "frames": frames}
     text = json.dumps(manifest, allow_nan=False, separators=(",", ":"))
     total = len(encoder.arrays) + 1
-    temp = None
-    try:
-        fd, temp = tempfile.mkstemp(prefix=path.name + ".", suffix=".part", dir=path.parent)
-        with os.fdopen(fd, "wb") as raw, zipfile.ZipFile(
-                raw, "w", compression=zipfile.ZIP_DEFLATED, allowZip64=True) as archive:
-            for done, (name, array) in enumerate(encoder.arrays.items()):
-                if cancel is not None and cancel():
-                    raise RecordingCancelled(f"saving {path} was cancelled")
-                with archive.open(name + ".npy", "w", force_zip64=True) as member:
-                    np.lib.format.write_array(member, np.asanyarray(array), allow_pickle=False)
-                if progress is not None:
-                    progress(done + 1, total)
-            archive.writestr(MANIFEST, text)
-        # mkstemp creates the file readable by its owner only; a saved recording gets the
-        # permissions any new file of the user gets (0o666 less the umask).
-        os.chmod(temp, 0o666 & ~_UMASK)
-        os.replace(temp, path)
-        temp = None
-    except OSError as exc:
-        raise RecordingFileError(f"{path}: cannot write: {exc.strerror or exc}") from None
-    finally:
-        if temp is not None:
-            Path(temp).unlink(missing_ok=True)
+    write_container(path, encoder.arrays, text, RecordingFileError, RecordingCancelled,
+                    progress, cancel)
     if progress is not None:
         progress(total, total)
     return path
-
-
-def _read_array(archive: zipfile.ZipFile, member: str) -> np.ndarray:
-    """One ``.npy`` member as a read-only array, its header checked against its size."""
-    data = archive.read(member)  # checks the CRC
-    stream = io.BytesIO(data)
-    version = np.lib.format.read_magic(stream)
-    if version == (1, 0):
-        shape, fortran, dtype = np.lib.format.read_array_header_1_0(stream)
-    elif version in ((2, 0), (3, 0)):
-        shape, fortran, dtype = np.lib.format.read_array_header_2_0(stream)
-    else:
-        raise ValueError(f"unknown .npy version {version}")
-    if dtype.hasobject:
-        raise ValueError("holds Python objects (refused: a recording holds numbers only)")
-    count = int(np.prod(shape, dtype=np.int64)) if shape else 1
-    offset = stream.tell()
-    if count * dtype.itemsize != len(data) - offset:
-        raise ValueError(f"declares shape {shape} but holds {len(data) - offset} bytes")
-    array = np.frombuffer(data, dtype=dtype, count=count, offset=offset)
-    return array.reshape(shape, order="F" if fortran else "C")  # read-only: over bytes
 
 
 def open_recording(path, progress: Progress | None = None,
@@ -188,56 +132,14 @@ def open_recording(path, progress: Progress | None = None,
         empty.
     RecordingCancelled
     """
-    path = Path(os.fspath(path))
-    if not path.is_file():
-        why = "no such file" if not path.exists() else "not a regular file"
-        raise RecordingFileError(f"{path}: {why}")
-    try:
-        with zipfile.ZipFile(path) as archive:
-            return _read(archive, path, progress, cancel)
-    except zipfile.BadZipFile as exc:
-        if "CRC" in str(exc) or "Bad magic" in str(exc) or "Truncated" in str(exc):
-            raise RecordingFileError(f"{path}: damaged file ({exc})") from None
-        if _starts_like_a_zip(path):
-            # A zip's directory is at its end: a cut-off archive still starts with a member.
-            raise RecordingFileError(f"{path}: damaged file (truncated: the archive's "
-                                     f"directory at its end is missing)") from None
-        raise RecordingFileError(f"{path}: not a recording (not a zip archive)") from None
-    except (zlib.error, EOFError) as exc:
-        raise RecordingFileError(f"{path}: damaged file ({exc or 'truncated'})") from None
-    except MemoryError:
-        raise RecordingFileError(f"{path}: too large to open in this machine's memory") from None
-    except RecursionError:
-        raise RecordingFileError(f"{path}: damaged file ({MANIFEST} nests too deeply)") from None
-    except OSError as exc:
-        raise RecordingFileError(f"{path}: cannot read: {exc.strerror or exc}") from None
-
-
-def _starts_like_a_zip(path: Path) -> bool:
-    try:
-        with open(path, "rb") as stream:
-            return stream.read(4) == b"PK\x03\x04"
-    except OSError:
-        return False
+    return open_container(path, lambda archive, file: _read(archive, file, progress, cancel),
+                          RecordingFileError, "recording")
 
 
 def _read(archive: zipfile.ZipFile, path: Path, progress, cancel) -> Recording:
     names = set(archive.namelist())
-    if MANIFEST not in names:
-        raise RecordingFileError(f"{path}: not a recording (no {MANIFEST} in the archive)")
-    try:
-        manifest = json.loads(archive.read(MANIFEST).decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise RecordingFileError(f"{path}: damaged file ({MANIFEST} is not valid JSON: "
-                                 f"{str(exc).splitlines()[0]})") from None  # fmt: skip
-    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT_NAME:
-        raise RecordingFileError(f"{path}: not a recording ({MANIFEST} does not name the "
-                                 f"{FORMAT_NAME!r} format)")  # fmt: skip
-    version = manifest.get("version")
-    if version != FORMAT_VERSION:
-        made_by = manifest.get("app_version", "an unknown version")
-        raise RecordingFileError(f"{path}: made by format version {version} (bvh-lab "
-                                 f"{made_by}); this app reads version {FORMAT_VERSION}")
+    manifest = read_manifest(archive, path, FORMAT_NAME, FORMAT_VERSION, RecordingFileError,
+                             "recording")
     frames = manifest.get("frames")
     if not isinstance(frames, list) or manifest.get("n_frames") != len(frames):
         raise RecordingFileError(f"{path}: damaged file (the frame list does not match "
@@ -253,7 +155,7 @@ def _read(archive: zipfile.ZipFile, path: Path, progress, cancel) -> Recording:
             if member not in names:
                 raise KeyError(name)
             try:
-                loaded[name] = _read_array(archive, member)
+                loaded[name] = read_array(archive, member)
             except ValueError as exc:
                 raise CodecError(f"array member {member}: {exc}") from None
         return loaded[name]

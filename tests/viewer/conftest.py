@@ -90,3 +90,13 @@ def red_mask(image: np.ndarray) -> np.ndarray:
     rgb = image[..., :3].astype(int)
     diff = np.abs(rgb - np.array(KIND_COLORS[KIND_CROSSING]))
     return (diff[..., 0] <= 14) & (diff[..., 1] <= 18) & (diff[..., 2] <= 14)
+
+
+@pytest.fixture(autouse=True)
+def state_home(tmp_path, monkeypatch):
+    """A scratch ``$XDG_STATE_HOME`` for every test: the autosave, its running mark and a
+    crashed run's session never touch the user's, and no window ever finds another test's
+    session to offer (subprocesses inherit it)."""
+    path = tmp_path / "state-home"
+    monkeypatch.setenv("XDG_STATE_HOME", str(path))
+    return path

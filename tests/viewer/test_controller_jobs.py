@@ -22,6 +22,9 @@ JOB_MODULES = {
     "viewer.control.stepping": {"start_stepper", "stop_stepper", "step_to", "step_by",
                                 "step_restart", "step_run_to", "step_view",
                                 "traversal_pseudocode"},
+    "viewer.control.session": {"export_mesh", "session_snapshot", "save_session",
+                               "open_session", "apply_session", "start_autosave",
+                               "discard_crashed_session"},
 }
 
 

@@ -64,13 +64,14 @@ class SceneLoading:
         self.request_frame()
         return True
 
-    def _replace_scene(self, bodies, key, title, description, param) -> None:
+    def _replace_scene(self, bodies, key, title, description, param,
+                       param_value: float | None = None) -> None:
         """Put ``bodies`` in the model as a new scene at time 0, with fresh trees and no undo
         history (frames still running belong to the old scene and are dropped)."""
         self._new_pipeline()
         self._forget_strokes()
         self.model.set_time(0.0)
-        self.model.set_scene(bodies, key, title, description, param)
+        self.model.set_scene(bodies, key, title, description, param, param_value)
 
     def swap_to_b(self, index: int) -> None:
         """Make body ``index`` the second tested body (B), swapping it with the current B."""

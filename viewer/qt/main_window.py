@@ -32,6 +32,7 @@ from viewer.qt.docks import make_docks
 from viewer.qt.interaction import CanvasInteraction
 from viewer.qt.panels.levels import level_text, tree_depth_text
 from viewer.qt.panels.stepper import STEP_BUTTONS, TOGGLE_KEY, position_text
+from viewer.qt.session_menu import SessionMenu
 from viewer.qt.timeline import TimelinePanel
 from viewer.render import SceneRenderer, inspect_node
 from viewer.render.scene import set_default_view
@@ -132,6 +133,11 @@ in <b>cyan</b>; click a level in the list to show it. <b>Esc</b> clears the sele
 <li><b>Move</b> mode (M): drag a mesh to slide it, right-drag or Ctrl-drag to turn it, arrow
 keys to nudge. Moving is a pose change: the trees are not rebuilt.</li>
 <li><b>Sculpt</b> mode (S): drag on a surface to pull it; Ctrl+Z undoes a stroke.</li>
+<li>Nothing is lost: <b>File &gt; Export mesh</b> (Ctrl+E) writes a body as it is drawn
+(deformed, sculpted) to OBJ, PLY or STL; <b>Save session</b> (Ctrl+Alt+S) and <b>Open
+session</b> (Ctrl+Alt+O) keep the whole scene with its choices and camera. The session is
+also saved a few seconds after every change, and after a crash the next start offers it
+back.</li>
 <li>The <b>Pipeline</b> dock chooses the bounding volume (boxes, oriented boxes, spheres,
 k-DOPs, capsules, rounded rectangles), how oriented boxes are fitted, the split rule and a
 spatial partition; the legend and the inspector name the chosen volume.</li>
@@ -255,6 +261,7 @@ class MainWindow(QMainWindow):
         file_menu.addSeparator()
         file_menu.addAction(self._action("&Save screenshot…", self.save_screenshot,
                                          QKeySequence.StandardKey.Save))
+        self.session_menu = SessionMenu(self, file_menu)
         file_menu.addSeparator()
         file_menu.addAction(self._action("&Quit", self.close, QKeySequence.StandardKey.Quit))
 
@@ -749,15 +756,16 @@ class MainWindow(QMainWindow):
         self._show_recording()
 
     def _on_job_progress(self, words: str, done: int, total: int) -> None:
-        """A progress dialog with Cancel while a recording is saved, opened or replayed."""
+        """A progress dialog with Cancel while a recording is saved, opened or replayed, a
+        session saved or opened, or a mesh exported."""
         if self._job_dialog is None:
             self._job_dialog = QProgressDialog("", "Cancel", 0, 0, self)
-            self._job_dialog.setWindowTitle("BVH Lab: recording")
             self._job_dialog.setMinimumDuration(0)
             self._job_dialog.setAutoClose(False)
             self._job_dialog.setAutoReset(False)
             self._job_dialog.canceled.connect(self.controller.cancel_job)
         dialog = self._job_dialog
+        dialog.setWindowTitle(f"BVH Lab: {words.split(' ')[0].lower()}")
         dialog.setLabelText(f"{words}…" + (f" ({done:,} of {total:,})" if total else ""))
         dialog.setMaximum(max(total, 0))
         dialog.setValue(min(done, total) if total else 0)

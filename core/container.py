@@ -1,0 +1,195 @@
+"""The zip container of BVH Lab's own files (``.bvhrec``, ``.bvhsession``).
+
+A zip archive that ``numpy.load`` opens like any ``np.savez_compressed`` file: one compressed
+``.npy`` member per array (``a0.npy``, ``a1.npy`` ...) plus ``manifest.json``, which names the
+format and its version and refers to the arrays by member name. Each file format keeps its
+own manifest; this module writes and reads the container and turns every way a file can be
+damaged into one line naming the file.
+
+Writing goes to a temporary file beside the target that is renamed at the end, so a failed or
+cancelled save leaves an existing file as it was. Reading never unpickles, and every array's
+header is compared with the bytes its member holds before anything is allocated.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import tempfile
+import zipfile
+import zlib
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+MANIFEST = "manifest.json"
+
+Progress = Callable[[int, int], None]
+Cancel = Callable[[], bool]
+
+
+def app_version() -> str:
+    """The installed ``bvh-lab`` version, written into every file's manifest."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("bvh-lab")
+    except PackageNotFoundError:
+        return "unknown"
+
+
+def _read_umask() -> int:
+    """The process's file-creation mask (reading it means setting it, so set it back)."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+# Read once at import: ``os.umask`` is process-wide, and saving runs in a worker thread.
+_UMASK = _read_umask()
+
+NEW_FILE_MODE = 0o666 & ~_UMASK
+"""Permissions of a file this app saves: what any new file of the user gets."""
+
+
+def write_container(path: Path, arrays: dict, manifest_text: str, error: type[Exception],
+                    cancelled: type[Exception], progress: Progress | None = None,
+                    cancel: Cancel | None = None) -> None:  # fmt: skip
+    """Write ``arrays`` and the manifest to ``path``, atomically.
+
+    Parameters
+    ----------
+    path : pathlib.Path
+    arrays : dict[str, numpy.ndarray]
+        Member name (without ``.npy``) -> array; no object arrays.
+    manifest_text : str
+        The JSON text of ``manifest.json``.
+    error : exception class
+        Raised (one line naming ``path``) when the file cannot be written.
+    cancelled : exception class
+        Raised when ``cancel()`` says stop; nothing is left behind.
+    progress : callable, optional
+        ``progress(done, total)`` after each array; ``total`` is ``len(arrays) + 1``.
+    cancel : callable, optional
+        ``cancel() -> bool``, asked between arrays.
+    """
+    total = len(arrays) + 1
+    temp = None
+    try:
+        fd, temp = tempfile.mkstemp(prefix=path.name + ".", suffix=".part", dir=path.parent)
+        with os.fdopen(fd, "wb") as raw, zipfile.ZipFile(
+                raw, "w", compression=zipfile.ZIP_DEFLATED, allowZip64=True) as archive:
+            for done, (name, array) in enumerate(arrays.items()):
+                if cancel is not None and cancel():
+                    raise cancelled(f"saving {path} was cancelled")
+                with archive.open(name + ".npy", "w", force_zip64=True) as member:
+                    np.lib.format.write_array(member, np.asanyarray(array), allow_pickle=False)
+                if progress is not None:
+                    progress(done + 1, total)
+            archive.writestr(MANIFEST, manifest_text)
+        # mkstemp creates the file readable by its owner only; a saved file gets the
+        # permissions any new file of the user gets (0o666 less the umask).
+        os.chmod(temp, NEW_FILE_MODE)
+        os.replace(temp, path)
+        temp = None
+    except OSError as exc:
+        raise error(f"{path}: cannot write: {exc.strerror or exc}") from None
+    finally:
+        if temp is not None:
+            Path(temp).unlink(missing_ok=True)
+
+
+def read_array(archive: zipfile.ZipFile, member: str) -> np.ndarray:
+    """One ``.npy`` member as a read-only array, its header checked against its size.
+
+    Raises
+    ------
+    ValueError
+        An unknown ``.npy`` version, Python objects, or a shape the bytes do not hold.
+    """
+    data = archive.read(member)  # checks the CRC
+    stream = io.BytesIO(data)
+    version = np.lib.format.read_magic(stream)
+    if version == (1, 0):
+        shape, fortran, dtype = np.lib.format.read_array_header_1_0(stream)
+    elif version in ((2, 0), (3, 0)):
+        shape, fortran, dtype = np.lib.format.read_array_header_2_0(stream)
+    else:
+        raise ValueError(f"unknown .npy version {version}")
+    if dtype.hasobject:
+        raise ValueError("holds Python objects (refused: these files hold numbers only)")
+    count = int(np.prod(shape, dtype=np.int64)) if shape else 1
+    offset = stream.tell()
+    if count * dtype.itemsize != len(data) - offset:
+        raise ValueError(f"declares shape {shape} but holds {len(data) - offset} bytes")
+    array = np.frombuffer(data, dtype=dtype, count=count, offset=offset)
+    return array.reshape(shape, order="F" if fortran else "C")  # read-only: over bytes
+
+
+def open_container(path, read: Callable, error: type[Exception], what: str):
+    """Open ``path`` as a zip and return ``read(archive, path)``; damage becomes ``error``.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+    read : callable
+        ``read(archive: zipfile.ZipFile, path: pathlib.Path)``: the format's own reader.
+    error : exception class
+        The format's one-line error, naming the file.
+    what : str
+        The kind of file in words ("recording", "session"): "not a recording (...)".
+    """
+    path = Path(os.fspath(path))
+    if not path.is_file():
+        why = "no such file" if not path.exists() else "not a regular file"
+        raise error(f"{path}: {why}")
+    try:
+        with zipfile.ZipFile(path) as archive:
+            return read(archive, path)
+    except zipfile.BadZipFile as exc:
+        if "CRC" in str(exc) or "Bad magic" in str(exc) or "Truncated" in str(exc):
+            raise error(f"{path}: damaged file ({exc})") from None
+        if _starts_like_a_zip(path):
+            # A zip's directory is at its end: a cut-off archive still starts with a member.
+            raise error(f"{path}: damaged file (truncated: the archive's directory at its "
+                        f"end is missing)") from None  # fmt: skip
+        raise error(f"{path}: not a {what} (not a zip archive)") from None
+    except (zlib.error, EOFError) as exc:
+        raise error(f"{path}: damaged file ({exc or 'truncated'})") from None
+    except MemoryError:
+        raise error(f"{path}: too large to open in this machine's memory") from None
+    except RecursionError:
+        raise error(f"{path}: damaged file ({MANIFEST} nests too deeply)") from None
+    except OSError as exc:
+        raise error(f"{path}: cannot read: {exc.strerror or exc}") from None
+
+
+def _starts_like_a_zip(path: Path) -> bool:
+    try:
+        with open(path, "rb") as stream:
+            return stream.read(4) == b"PK\x03\x04"
+    except OSError:
+        return False
+
+
+def read_manifest(archive: zipfile.ZipFile, path: Path, format_name: str, version: int,
+                  error: type[Exception], what: str) -> dict:  # fmt: skip
+    """The manifest of ``archive``, checked to name ``format_name`` at ``version``."""
+    if MANIFEST not in set(archive.namelist()):
+        raise error(f"{path}: not a {what} (no {MANIFEST} in the archive)")
+    try:
+        manifest = json.loads(archive.read(MANIFEST).decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise error(f"{path}: damaged file ({MANIFEST} is not valid JSON: "
+                    f"{str(exc).splitlines()[0]})") from None  # fmt: skip
+    if not isinstance(manifest, dict) or manifest.get("format") != format_name:
+        raise error(f"{path}: not a {what} ({MANIFEST} does not name the {format_name!r} "
+                    f"format)")  # fmt: skip
+    found = manifest.get("version")
+    if found != version:
+        made_by = manifest.get("app_version", "an unknown version")
+        raise error(f"{path}: made by format version {found} (bvh-lab {made_by}); this app "
+                    f"reads version {version}")
+    return manifest

@@ -1,0 +1,259 @@
+"""File menu's "nothing lost" part: Export mesh, Open / Save session, the crash-restore offer.
+
+Also keeps the model's camera in step with the canvas (a session saves and restores it).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PyQt6.QtCore import QObject, Qt, QTimer
+from PyQt6.QtWidgets import (
+    QButtonGroup,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFileDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QMessageBox,
+    QPushButton,
+    QRadioButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from viewer.model import CameraView
+from viewer.render.camera import apply_camera, read_camera
+
+SESSION_FILTER = "BVH Lab sessions (*.bvhsession);;All files (*)"
+EXPORT_FORMATS = (
+    (".obj", "OBJ, text, exact float64 coordinates (*.obj)"),
+    (".ply", "PLY, binary little-endian, exact float64 coordinates (*.ply)"),
+    (".stl", "STL, binary, float32 coordinates rounded (*.stl)"),
+)
+"""Suffix and file-dialog filter of each format Export mesh writes."""
+
+
+class ExportMeshDialog(QDialog):
+    """Which body, which coordinates, which file: File > Export mesh….
+
+    Parameters
+    ----------
+    bodies : list of viewer.model.Body
+    selected : int
+        The body chosen at first (the selected one; -1: the first).
+    start_dir : str
+    """
+
+    def __init__(self, bodies, selected: int, start_dir: str, parent=None):
+        super().__init__(parent)
+        self.setWindowTitle("Export mesh")
+        layout = QVBoxLayout(self)
+        note = QLabel("Writes the body's triangles as they are drawn now: deformed at this "
+                      "moment, with your sculpting. World coordinates (the default) place it "
+                      "where it is in the scene; local coordinates leave its pose out.")
+        note.setWordWrap(True)
+        layout.addWidget(note)
+        form = QFormLayout()
+        self.body_combo = QComboBox()
+        for body in bodies:
+            self.body_combo.addItem(f"{body.name} ({body.rest.n_faces:,} triangles)")
+        self.body_combo.setCurrentIndex(selected if 0 <= selected < len(bodies) else 0)
+        self.body_combo.setToolTip("The body to export")
+        form.addRow("Body", self.body_combo)
+        self.world_radio = QRadioButton("World: as placed in the scene (pose applied)")
+        self.local_radio = QRadioButton("Local: the mesh's own frame (no pose)")
+        self.world_radio.setChecked(True)
+        self._coordinates = QButtonGroup(self)
+        self._coordinates.addButton(self.world_radio)
+        self._coordinates.addButton(self.local_radio)
+        coordinates = QWidget()
+        column = QVBoxLayout(coordinates)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.addWidget(self.world_radio)
+        column.addWidget(self.local_radio)
+        form.addRow("Coordinates", coordinates)
+        self.format_combo = QComboBox()
+        for suffix, words in EXPORT_FORMATS:
+            self.format_combo.addItem(words.split(" (*")[0], suffix)
+        self.format_combo.setToolTip("OBJ and PLY keep every coordinate exactly; STL stores "
+                                     "float32, so coordinates are rounded to about 7 digits")
+        form.addRow("Format", self.format_combo)
+        row = QWidget()
+        line = QHBoxLayout(row)
+        line.setContentsMargins(0, 0, 0, 0)
+        name = bodies[self.body_combo.currentIndex()].name if bodies else "mesh"
+        self.path_edit = QLineEdit(str(Path(start_dir) / f"{name}.obj"))
+        self.path_edit.setToolTip("The file to write; its suffix (.obj, .ply, .stl) picks the "
+                                  "format")
+        browse = QPushButton("Browse…")
+        browse.clicked.connect(self._browse)
+        line.addWidget(self.path_edit, 1)
+        line.addWidget(browse)
+        form.addRow("File", row)
+        layout.addLayout(form)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save
+                                   | QDialogButtonBox.StandardButton.Cancel)
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        layout.addWidget(buttons)
+        self.format_combo.currentIndexChanged.connect(self._suffix_from_format)
+        self.path_edit.textChanged.connect(self._format_from_suffix)
+
+    def _suffix_from_format(self) -> None:
+        path = Path(self.path_edit.text() or "mesh")
+        suffix = self.format_combo.currentData()
+        if path.suffix.lower() != suffix:
+            self.path_edit.setText(str(path.with_suffix(suffix)))
+
+    def _format_from_suffix(self, text: str) -> None:
+        index = self.format_combo.findData(Path(text).suffix.lower())
+        if index >= 0 and index != self.format_combo.currentIndex():
+            self.format_combo.blockSignals(True)
+            self.format_combo.setCurrentIndex(index)
+            self.format_combo.blockSignals(False)
+
+    def _browse(self) -> None:
+        filters = ";;".join(words for _, words in EXPORT_FORMATS)
+        chosen = EXPORT_FORMATS[self.format_combo.currentIndex()][1]
+        path, picked = QFileDialog.getSaveFileName(self, "Export mesh", self.path_edit.text(),
+                                                   filters, chosen)
+        if path:
+            suffix = next((s for s, words in EXPORT_FORMATS if words == picked), ".obj")
+            if Path(path).suffix.lower() not in {s for s, _ in EXPORT_FORMATS}:
+                path += suffix
+            self.path_edit.setText(path)
+
+    @property
+    def coordinates(self) -> str:
+        """``"world"`` or ``"local"``."""
+        return "world" if self.world_radio.isChecked() else "local"
+
+
+class SessionMenu(QObject):
+    """Adds Export mesh…, Open session…, Save session and Save session as… to ``file_menu``
+    and answers them; offers a crashed run's session (:meth:`offer_restore`).
+
+    Parameters
+    ----------
+    window : viewer.qt.main_window.MainWindow
+    file_menu : QMenu
+    """
+
+    def __init__(self, window, file_menu):
+        super().__init__(window)
+        self.window, self.model, self.controller = window, window.model, window.controller
+        self.restore_box: QMessageBox | None = None
+        self.export_dialog: ExportMeshDialog | None = None
+        action = window._action
+        self.export_action = action("&Export mesh…", self.ask_export_mesh, "Ctrl+E")
+        self.export_action.setToolTip("Write the selected body's current triangles as OBJ, "
+                                      "PLY or STL")
+        self.open_action = action("Open &session…", self.ask_open_session, "Ctrl+Alt+O")
+        self.save_action = action("Save s&ession", self.save_session, "Ctrl+Alt+S")
+        self.save_as_action = action("Save session &as…", self.ask_save_session_as,
+                                     "Ctrl+Alt+Shift+S")
+        for item in (self.open_action, self.save_action, self.save_as_action):
+            item.setToolTip("A session keeps the scene: meshes with their sculpting, poses, "
+                            "deformers, choices and camera")
+        file_menu.addSeparator()
+        file_menu.addAction(self.export_action)
+        file_menu.addSeparator()
+        for item in (self.open_action, self.save_action, self.save_as_action):
+            file_menu.addAction(item)
+        file_menu.setToolTipsVisible(True)
+        self.model.camera_wanted.connect(self._write_camera, Qt.ConnectionType.DirectConnection)
+        self.model.camera_restored.connect(self._apply_camera)
+
+    # -- camera -----------------------------------------------------------------------------
+    def _write_camera(self) -> None:
+        self.model.camera = CameraView(**read_camera(self.window.plotter))
+
+    def _apply_camera(self, view: CameraView) -> None:
+        apply_camera(self.window.plotter, view.position, view.focal_point, view.view_up,
+                     view.view_angle, view.is_parallel, view.parallel_scale)
+        self.window.plotter.render()
+
+    # -- export -----------------------------------------------------------------------------
+    def ask_export_mesh(self) -> ExportMeshDialog | None:
+        """File > Export mesh… (Ctrl+E): the dialog, shown without blocking."""
+        if not self.model.bodies:
+            self.window.show_error("Export mesh", "The scene is empty: nothing to export")
+            return None
+        start = self.window.settings.value("last_export_dir", str(Path.home()))
+        dialog = ExportMeshDialog(self.model.bodies, self.model.selected, start, self.window)
+        dialog.accepted.connect(lambda: self.export_mesh(
+            dialog.body_combo.currentIndex(), dialog.path_edit.text(), dialog.coordinates))
+        self.export_dialog = dialog
+        dialog.open()
+        return dialog
+
+    def export_mesh(self, index: int, path: str, coordinates: str = "world") -> bool:
+        if not path:
+            return False
+        self.window.settings.setValue("last_export_dir", str(Path(path).parent))
+        return self.controller.export_mesh(index, path, coordinates)
+
+    # -- sessions ---------------------------------------------------------------------------
+    def _ask_session_path(self, title: str, is_save: bool) -> str:
+        start = self.window.settings.value("last_session_dir", str(Path.home()))
+        if is_save:
+            name = f"{self.model.scene_key or 'session'}.bvhsession"
+            path, _ = QFileDialog.getSaveFileName(self.window, title, str(Path(start) / name),
+                                                  SESSION_FILTER)
+            if path and not Path(path).suffix:
+                path += ".bvhsession"
+        else:
+            path, _ = QFileDialog.getOpenFileName(self.window, title, start, SESSION_FILTER)
+        if path:
+            self.window.settings.setValue("last_session_dir", str(Path(path).parent))
+        return path
+
+    def ask_open_session(self, path: str | None = None) -> bool:
+        """File > Open session… (Ctrl+Alt+O)."""
+        path = path or self._ask_session_path("Open session", is_save=False)
+        return bool(path) and self.controller.open_session(path)
+
+    def save_session(self) -> bool:
+        """File > Save session (Ctrl+Alt+S): to the session's file, asked the first time."""
+        if self.controller.session_path is None:
+            return self.ask_save_session_as()
+        return self.controller.save_session(self.controller.session_path)
+
+    def ask_save_session_as(self, path: str | None = None) -> bool:
+        """File > Save session as… (Ctrl+Alt+Shift+S)."""
+        path = path or self._ask_session_path("Save session as", is_save=True)
+        return bool(path) and self.controller.save_session(path)
+
+    # -- crash restore ----------------------------------------------------------------------
+    def offer_restore(self, crashed) -> QMessageBox:
+        """Ask whether to restore the session a run that stopped unexpectedly left
+        (a ``viewer.control.autosave.CrashedSession``); [Restore] opens it, [Discard] deletes
+        it. Shown without blocking."""
+        box = QMessageBox(QMessageBox.Icon.Question, "Restore the last session?",
+                          crashed.question(), QMessageBox.StandardButton.NoButton, self.window)
+        restore = box.addButton("Restore", QMessageBox.ButtonRole.AcceptRole)
+        discard = box.addButton("Discard", QMessageBox.ButtonRole.DestructiveRole)
+        restore.setToolTip(f"Open {crashed.path}")
+        discard.setToolTip("Delete it and keep the scene now open")
+        box.setDefaultButton(restore)
+        box.setEscapeButton(discard)
+
+        def answered(button):
+            if button is restore:
+                self.controller.open_session(crashed.path)
+            else:
+                self.controller.discard_crashed_session()
+                self.window.statusBar().showMessage("The previous session was discarded", 5000)
+
+        box.buttonClicked.connect(answered)
+        self.restore_box = box
+        box.open()
+        return box
+
+    def offer_restore_later(self, crashed) -> None:
+        """:meth:`offer_restore` once the event loop runs (the window is shown first)."""
+        QTimer.singleShot(0, lambda: self.offer_restore(crashed))
