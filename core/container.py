@@ -21,6 +21,7 @@ import zipfile
 import zlib
 from collections.abc import Callable
 from pathlib import Path
+from typing import BinaryIO
 
 import numpy as np
 
@@ -76,11 +77,10 @@ def write_container(path: Path, arrays: dict, manifest_text: str, error: type[Ex
         ``cancel() -> bool``, asked between arrays.
     """
     total = len(arrays) + 1
-    temp = None
-    try:
-        fd, temp = tempfile.mkstemp(prefix=path.name + ".", suffix=".part", dir=path.parent)
-        with os.fdopen(fd, "wb") as raw, zipfile.ZipFile(
-                raw, "w", compression=zipfile.ZIP_DEFLATED, allowZip64=True) as archive:
+
+    def write(raw: BinaryIO) -> None:
+        with zipfile.ZipFile(raw, "w", compression=zipfile.ZIP_DEFLATED,
+                             allowZip64=True) as archive:  # fmt: skip
             for done, (name, array) in enumerate(arrays.items()):
                 if cancel is not None and cancel():
                     raise cancelled(f"saving {path} was cancelled")
@@ -89,13 +89,39 @@ def write_container(path: Path, arrays: dict, manifest_text: str, error: type[Ex
                 if progress is not None:
                     progress(done + 1, total)
             archive.writestr(MANIFEST, manifest_text)
-        # mkstemp creates the file readable by its owner only; a saved file gets the
-        # permissions any new file of the user gets (0o666 less the umask).
+
+    try:
+        replace_file(path, write)
+    except OSError as exc:
+        raise error(f"{path}: cannot write: {exc.strerror or exc}") from None
+
+
+def replace_file(path: Path, write: Callable[[BinaryIO], None]) -> None:
+    """Write a file under a temporary name beside ``path``, then rename it over ``path``.
+
+    A failure (or an exception from ``write``, such as a cancel) leaves an existing file as
+    it was and no temporary file behind. The new file gets the permissions any new file of
+    the user gets (0o666 less the umask): ``mkstemp`` alone would make it owner-only.
+
+    Parameters
+    ----------
+    path : pathlib.Path
+    write : callable
+        ``write(stream)`` writes the whole content to the binary stream.
+
+    Raises
+    ------
+    OSError
+        The folder is missing or not writable, the disk is full, ...
+    """
+    temp = None
+    try:
+        fd, temp = tempfile.mkstemp(prefix=path.name + ".", suffix=".part", dir=path.parent)
+        with os.fdopen(fd, "wb") as stream:
+            write(stream)
         os.chmod(temp, NEW_FILE_MODE)
         os.replace(temp, path)
         temp = None
-    except OSError as exc:
-        raise error(f"{path}: cannot write: {exc.strerror or exc}") from None
     finally:
         if temp is not None:
             Path(temp).unlink(missing_ok=True)
@@ -119,7 +145,8 @@ def read_array(archive: zipfile.ZipFile, member: str) -> np.ndarray:
     else:
         raise ValueError(f"unknown .npy version {version}")
     if dtype.hasobject:
-        raise ValueError("holds Python objects (refused: these files hold numbers only)")
+        raise ValueError("holds pickled Python objects (refused: these files hold numbers "
+                         "and strings only)")
     count = int(np.prod(shape, dtype=np.int64)) if shape else 1
     offset = stream.tell()
     if count * dtype.itemsize != len(data) - offset:

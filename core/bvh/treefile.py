@@ -41,8 +41,6 @@ from __future__ import annotations
 import io
 import json
 import os
-import secrets
-import stat
 import time
 import zipfile
 import zlib
@@ -53,6 +51,7 @@ import numpy as np
 
 from core.bvh.quality import sah_cost, volume_sum
 from core.bvh.tree import BuildStats, SplitRule, Tree
+from core.container import read_array, replace_file
 from core.errors import BVHLabError, MeshFileError
 from core.io.common import MAX_FILE_BYTES, read_regular_file
 from core.mesh import TriMesh
@@ -187,25 +186,17 @@ def write_tree(path, tree) -> Path:
     if not np.isfinite(keys["bounds"]).all():
         node = int(np.flatnonzero(~np.isfinite(keys["bounds"]).all(axis=1))[0])
         raise TreeFileError(path, f"cannot write: node {node}'s box is not a finite number")
-    temp = path.with_name(f"{path.name}.{os.getpid()}.{secrets.token_hex(4)}.part")
+    def write(out) -> None:
+        if suffix == ".json":
+            out.write(_json_text(keys).encode("utf-8"))
+        else:
+            np.savez_compressed(out, **{name: np.asarray(value)
+                                        for name, value in keys.items()})  # fmt: skip
+
     try:
-        # Created like any new file of the user's (0o666 less the umask), then renamed over
-        # the target.
-        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0),
-                     0o666)  # fmt: skip
-        with os.fdopen(fd, "wb") as out:
-            if suffix == ".json":
-                out.write(_json_text(keys).encode("utf-8"))
-            else:
-                np.savez_compressed(out, **{name: np.asarray(value)
-                                            for name, value in keys.items()})  # fmt: skip
-        os.replace(temp, path)
-        temp = None
+        replace_file(path, write)
     except OSError as exc:
         raise TreeFileError(path, f"cannot write: {exc.strerror or exc}") from None
-    finally:
-        if temp is not None:
-            temp.unlink(missing_ok=True)
     return path
 
 
@@ -213,23 +204,12 @@ def write_tree(path, tree) -> Path:
 
 
 def _file_bytes(path: Path, max_bytes: int) -> bytes:
-    try:
-        info = os.stat(path)
-    except FileNotFoundError:
-        raise TreeFileError(path, "no such file") from None
-    except OSError as exc:
-        raise TreeFileError(path, f"cannot be read ({exc.strerror or exc})") from None
-    if stat.S_ISDIR(info.st_mode):
-        raise TreeFileError(path, "is a directory, not a tree file")
-    if not stat.S_ISREG(info.st_mode):
-        raise TreeFileError(path, "is not a regular file (a pipe, device or socket)")
-    if info.st_size > max_bytes:
-        raise TreeFileError(path, f"too large: {info.st_size / 2**20:,.1f} MiB; the limit is "
-                                  f"{max_bytes / 2**20:,.1f} MiB")  # fmt: skip
+    """The file's bytes, through the mesh readers' checks (regular file, size bound)."""
     try:
         return read_regular_file(path, max_bytes)
     except MeshFileError as exc:
-        raise TreeFileError(path, exc.reason) from None
+        # Their words name a mesh file ("is a directory, not a mesh file").
+        raise TreeFileError(path, exc.reason.replace("mesh file", "tree file")) from None
 
 
 def _json_keys(path: Path, data: bytes) -> dict:
@@ -247,28 +227,6 @@ def _json_keys(path: Path, data: bytes) -> dict:
         raise TreeFileError(path, f"not a tree file (the JSON is a {type(keys).__name__}, "
                                   f"not an object)")  # fmt: skip
     return keys
-
-
-def _npy_member(archive: zipfile.ZipFile, member: str) -> np.ndarray:
-    """One ``.npy`` member, its header checked against its size; never unpickled."""
-    data = archive.read(member)  # checks the CRC
-    stream = io.BytesIO(data)
-    version = np.lib.format.read_magic(stream)
-    if version == (1, 0):
-        shape, fortran, dtype = np.lib.format.read_array_header_1_0(stream)
-    elif version in ((2, 0), (3, 0)):
-        shape, fortran, dtype = np.lib.format.read_array_header_2_0(stream)
-    else:
-        raise ValueError(f"unknown .npy version {version}")
-    if dtype.hasobject:
-        raise ValueError("holds pickled Python objects (refused: a tree file holds numbers "
-                         "and strings only)")  # fmt: skip
-    count = int(np.prod(shape, dtype=np.int64)) if shape else 1
-    offset = stream.tell()
-    if count * dtype.itemsize != len(data) - offset:
-        raise ValueError(f"declares shape {shape} but holds {len(data) - offset} bytes")
-    array = np.frombuffer(data, dtype=dtype, count=count, offset=offset)
-    return array.reshape(shape, order="F" if fortran else "C")
 
 
 def _npz_keys(path: Path, data: bytes, max_bytes: int) -> dict:
@@ -289,7 +247,7 @@ def _npz_keys(path: Path, data: bytes, max_bytes: int) -> dict:
                 continue
             name = info.filename[: -len(".npy")]
             try:
-                keys[name] = _npy_member(archive, info.filename)
+                keys[name] = read_array(archive, info.filename)
             except (EOFError, zipfile.BadZipFile, zlib.error) as exc:
                 raise TreeFileError(path, f"array {name!r}: damaged ({exc})") from None
             except ValueError as exc:
