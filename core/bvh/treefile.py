@@ -41,6 +41,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import stat
 import time
 import zipfile
 import zlib
@@ -204,12 +205,23 @@ def write_tree(path, tree) -> Path:
 
 
 def _file_bytes(path: Path, max_bytes: int) -> bytes:
-    """The file's bytes, through the mesh readers' checks (regular file, size bound)."""
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        raise TreeFileError(path, "no such file") from None
+    except OSError as exc:
+        raise TreeFileError(path, f"cannot be read ({exc.strerror or exc})") from None
+    if stat.S_ISDIR(info.st_mode):
+        raise TreeFileError(path, "is a directory, not a tree file")
+    if not stat.S_ISREG(info.st_mode):
+        raise TreeFileError(path, "is not a regular file (a pipe, device or socket)")
+    if info.st_size > max_bytes:
+        raise TreeFileError(path, f"too large: {info.st_size / 2**20:,.1f} MiB; the limit is "
+                                  f"{max_bytes / 2**20:,.1f} MiB")  # fmt: skip
     try:
         return read_regular_file(path, max_bytes)
     except MeshFileError as exc:
-        # Their words name a mesh file ("is a directory, not a mesh file").
-        raise TreeFileError(path, exc.reason.replace("mesh file", "tree file")) from None
+        raise TreeFileError(path, exc.reason) from None
 
 
 def _json_keys(path: Path, data: bytes) -> dict:
