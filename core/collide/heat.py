@@ -21,8 +21,10 @@ import numpy as np
 from core.bvh.quality import SAH_TRAVERSAL_COST, SAH_TRIANGLE_COST
 from core.collide.trace import OVERLAPPED, Trace
 
-NEEDS_TRACE = "needs the traversal trace: turn on Trace"
-"""Why a frame without a trace has no heat map (the words the app shows)."""
+NEEDS_TRACE = ("needs the traversal trace: turn on Trace (trace=True in the request); this "
+               "frame was computed without it")
+"""Why a frame without a trace has no heat map (the words the app shows). The app's own
+frames always carry the trace; a recording made from Python without it lands here."""
 
 NEEDS_TWO_MESHES = "needs two meshes: a heat map shows the work of the query of A against B"
 
