@@ -132,12 +132,15 @@ class FrameAnalysis:
     def is_cross_checking(self) -> bool:
         return self._is_checking
 
-    def cross_check_frame(self, on_done) -> bool:
+    def cross_check_frame(self, on_done, engine: str | None = None) -> bool:
         """Run the shown frame's bodies A and B through the other engine in the worker
         thread, then ``on_done(check, error)`` on the GUI thread. False (and ``on_done`` not
-        called) when there is nothing to check or a check is running."""
+        called) when there is nothing to check or a check is running.
+
+        ``engine``: ``"fcl"`` or ``"coal"``; default the first installed."""
         frame = self.model.frame
-        engine, words = self.cross_check_engine()
+        found, words = self.cross_check_engine()
+        engine = engine or found
         if engine is None:
             self.model.error.emit("Cross-check", words)
             return False

@@ -76,9 +76,12 @@ class CrossCheckDialog(QDialog):
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
         layout.addWidget(self.table, 1)
 
-    def run(self) -> bool:
-        """Start the check of the shown frame (False when it cannot start)."""
-        _engine, words = self.controller.cross_check_engine()
+    def run(self, engine: str | None = None) -> bool:
+        """Start the check of the shown frame with ``engine`` (``"fcl"``, ``"coal"``; default
+        the first installed); False when it cannot start."""
+        found, words = self.controller.cross_check_engine()
+        if engine is not None and engine != found:
+            words = engine
         frame = self.model.frame
         n = (f"{frame.meshes[0].n_faces:,} and {frame.meshes[1].n_faces:,} triangles"
              if frame is not None and len(frame.meshes) >= 2 else "")
@@ -88,7 +91,8 @@ class CrossCheckDialog(QDialog):
         self.verdict.setText("")
         self.verdict.setStyleSheet("")
         self.table.setRowCount(0)
-        started = self.controller.cross_check_frame(self.show_result)
+        self.check = None
+        started = self.controller.cross_check_frame(self.show_result, engine)
         self.busy.setVisible(started)
         return started
 
