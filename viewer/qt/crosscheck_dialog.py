@@ -75,6 +75,8 @@ class CrossCheckDialog(QDialog):
         self.table.verticalHeader().setVisible(False)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
         layout.addWidget(self.table, 1)
+        # With the table hidden ("identical") the words stay at the top, not spread out.
+        layout.addStretch(0)
 
     def run(self, engine: str | None = None) -> bool:
         """Start the check of the shown frame with ``engine`` (``"fcl"``, ``"coal"``; default

@@ -114,10 +114,13 @@ class DriftDialog(QDialog):
             color, style = BODY_STYLES[b]
             ax.plot(frames, values, color=color, linestyle=style, linewidth=1.6,
                     label=f"SAH drift of {'AB'[b]}'s tree")
+        is_labelled = False
+        for b, values in enumerate(series["drift"]):
             built = series["rebuilt"][b]
             if built.size:
                 ax.plot(built, values[built], linestyle="none", marker="s", markersize=6,
-                        color=REBUILD_COLOR, label="tree built" if b == 0 else None)
+                        color=REBUILD_COLOR, label=None if is_labelled else "tree built")
+                is_labelled = True
         for i, position in enumerate(series["events"]):
             ax.axvline(position, color=REBUILD_COLOR, linestyle=":", linewidth=1.2,
                        label="automatic rebuild (drift)" if i == 0 else None)
@@ -129,6 +132,10 @@ class DriftDialog(QDialog):
         ax.set_xlabel("recorded frame (click to show it)", fontsize=9)
         ax.set_ylabel("SAH drift (SAH now / at build − 1)", fontsize=9)
         tx.set_ylabel("frame time (ms)", fontsize=9, color="#555555")
+        # clear() puts the twin's axis back on the left, over the drift axis (seen on the
+        # first screenshot): pin it to the right.
+        tx.yaxis.set_label_position("right")
+        tx.yaxis.tick_right()
         for axes in (ax, tx):
             axes.tick_params(labelsize=8)
         if n:
@@ -136,7 +143,9 @@ class DriftDialog(QDialog):
         handles, labels = ax.get_legend_handles_labels()
         more, more_labels = tx.get_legend_handles_labels()
         if handles or more:
-            ax.legend(handles + more, labels + more_labels, fontsize=8, loc="upper left")
+            # Above the plot, not over it: inside, it hid the first frames' curves.
+            ax.legend(handles + more, labels + more_labels, fontsize=8, loc="lower left",
+                      bbox_to_anchor=(0.0, 1.01), ncol=3, frameon=False)
         self.cursor_line = ax.axvline(self.cursor_position() or 0, color=CURSOR_COLOR,
                                       linewidth=1.5, visible=n > 0)  # fmt: skip
         n_events = int(series["events"].shape[0])

@@ -165,10 +165,32 @@ def build_heat(frame, heat, mode: str, level: int | None, poses, hidden=frozense
     out.title = HEAT_TITLES[mode]
     out.is_log = bool(is_log)
     out.scalar_range = heat_range(shown, out.is_log)
-    if mode != "work":
+    # Seen on the cloth: nearly every triangle was the darkest colour, which read as "the
+    # heat map is broken" until the count of idle triangles was said.
+    n_idle = int(np.count_nonzero(shown == 0))
+    if mode == "work":
+        out.notes.append(f"heat map: {n_idle:,} of {len(shown):,} triangles took part in no "
+                         "test (darkest colour)")
+    else:
         depth = "every depth" if level is None else f"tree depth {level} (or the deepest)"
         out.notes.append(f"heat map: boxes at {depth} coloured by {HEAT_TITLES[mode]}")
+        if mode == "visits":
+            out.notes.append(f"  {n_idle:,} of {len(shown):,} were never tested (darkest)")
     return out
+
+
+def bar_labels(picture: HeatPicture) -> tuple[int, str]:
+    """Number of colour-bar labels and their printf format: whole numbers for counts, with
+    as many labels as fall on whole numbers (a label "4.75 tests" means nothing)."""
+    if picture.is_log:
+        return 5, "%.3g"
+    if picture.title != HEAT_TITLES["sah"]:
+        high = int(round(picture.scalar_range[1]))
+        for n in (5, 4, 6, 3, 7):
+            if high % (n - 1) == 0:
+                return n, "%.0f"
+        return 2, "%.0f"
+    return 5, "%.1f"
 
 
 class HeatLayer:
@@ -207,6 +229,8 @@ class HeatLayer:
         self.bar.SetLookupTable(self.lut)
         self.bar.SetOrientationToHorizontal()
         self.bar.SetNumberOfLabels(5)
+        # Labels under the bar, the title alone above it: on top of each other they collided.
+        self.bar.SetTextPositionToPrecedeScalarBar()
         self.bar.SetPosition(0.52, 0.02)
         self.bar.SetPosition2(0.45, 0.11)
         self.bar.UnconstrainedFontSizeOn()
@@ -239,6 +263,9 @@ class HeatLayer:
         self.lut.scalar_range = picture.scalar_range
         scale = " (log scale)" if picture.is_log else ""
         self.bar.SetTitle(picture.title + scale)
+        n_labels, fmt = bar_labels(picture)
+        self.bar.SetNumberOfLabels(n_labels)
+        self.bar.SetLabelFormat(fmt)
         self.bar.VisibilityOn()
 
     def color_of(self, value: float) -> tuple[int, int, int]:

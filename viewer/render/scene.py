@@ -68,10 +68,12 @@ DISTANCE_COLOR = "#e8601c"  # Tol rainbow orange, thick, with its two end points
 STEP_LEAF_COLOR = "#ffaabb"
 STEP_AXIS_COLOR = "#33bbee"
 STEP_GAP_COLOR = "#882255"
-GHOST_COLOR = "#999999"
+GHOST_COLOR = "#777777"
 """Grey dashes: the volumes of a freshly built tree (the ghost beside the refitted ones)."""
 CROSSCHECK_COLOR = "#ee3377"
 """Tol vibrant magenta: the triangles of pairs only one of two engines reports."""
+HEAT_SWATCH = "#21918c"
+"""Viridis at its middle: the legend row that points to the heat map's colour bar."""
 BACKGROUND = "#f4f6f9"
 BACKGROUND_TOP = "#d9e1ea"
 
@@ -112,7 +114,8 @@ _STYLE = {
     "step_interval_a": (TREE_A_COLOR, 10.0, 1.0),
     "step_interval_b": (TREE_B_COLOR, 10.0, 1.0),
     "step_gap": (STEP_GAP_COLOR, 5.0, 1.0),
-    "ghost": (GHOST_COLOR, 3.0, 0.75),
+    # Thick and nearly opaque: at 3 px and 0.75 the dashes were lost among the tree boxes.
+    "ghost": (GHOST_COLOR, 4.0, 0.95),
     "crosscheck": (CROSSCHECK_COLOR, 5.0, 1.0),
 }
 
@@ -541,6 +544,11 @@ class SceneRenderer:
             extra_rows.append((f"ghost (grey dashes): {frame_words(frame).plural} of a fresh "
                                "tree", GHOST_COLOR))
             extra_rows.append((ghost.sah_text(), GHOST_COLOR))
+        if picture.title:
+            # Node heat draws each tree's own boxes, whatever kind the traversal tests.
+            what = "triangles" if heat_mode == "work" else "tree boxes"
+            extra_rows.append((f"heat map: {what} by {picture.title} (colour bar)",
+                               HEAT_SWATCH))
         if self.polys["crosscheck"].n_cells:
             extra_rows.append(("triangles of pairs only one engine reports", CROSSCHECK_COLOR))
         if step is not None and frame is not None:
