@@ -15,27 +15,16 @@ from fractions import Fraction
 
 import numpy as np
 
-from core.collide.exact import exact_contact
+# The exact tuple algebra of the triangle referee, shared rather than written twice.
+from core.collide.exact import _cross, _dot, _sub, exact_contact
 from core.collide.tritri import ContactKind
 
 
-def _vec(p) -> tuple:
+def _rational_point(p) -> tuple:
     return tuple(Fraction(float(c)) for c in p)
 
 
-def _sub(a, b):
-    return (a[0] - b[0], a[1] - b[1], a[2] - b[2])
-
-
-def _dot(a, b):
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
-
-
-def _cross(a, b):
-    return (a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
-
-
-def _point_segment(p, a, b) -> Fraction:
+def _point_segment_gap2(p, a, b) -> Fraction:
     """Squared distance from point ``p`` to segment ``ab`` (a point if ``a == b``)."""
     d = _sub(b, a)
     dd = _dot(d, d)
@@ -49,15 +38,15 @@ def _point_segment(p, a, b) -> Fraction:
     return _dot(w, w)
 
 
-def _segment_segment(p0, p1, q0, q1) -> Fraction:
+def _segments_gap2(p0, p1, q0, q1) -> Fraction:
     """Squared distance between segments ``p0p1`` and ``q0q1``.
 
     The squared distance is a convex quadratic in ``(s, t)`` on the unit square: its minimum
     is at the interior critical point, if that lies in the square, or on the square's edges,
     which are the four distances from an end point to the other segment.
     """
-    best = min(_point_segment(p0, q0, q1), _point_segment(p1, q0, q1),
-               _point_segment(q0, p0, p1), _point_segment(q1, p0, p1))  # fmt: skip
+    best = min(_point_segment_gap2(p0, q0, q1), _point_segment_gap2(p1, q0, q1),
+               _point_segment_gap2(q0, p0, p1), _point_segment_gap2(q1, p0, p1))  # fmt: skip
     d1, d2, r = _sub(p1, p0), _sub(q1, q0), _sub(p0, q0)
     a, b, e = _dot(d1, d1), _dot(d1, d2), _dot(d2, d2)
     c, f = _dot(d1, r), _dot(d2, r)
@@ -72,7 +61,7 @@ def _segment_segment(p0, p1, q0, q1) -> Fraction:
     return best
 
 
-def _point_triangle(p, tri) -> Fraction:
+def _point_triangle_gap2(p, tri) -> Fraction:
     """Squared distance from ``p`` to a triangle (its edges if it is degenerate)."""
     a, b, c = tri
     n = _cross(_sub(b, a), _sub(c, a))
@@ -85,7 +74,8 @@ def _point_triangle(p, tri) -> Fraction:
         if inside:
             h = _dot(n, _sub(p, a))
             return h * h / nn
-    return min(_point_segment(p, a, b), _point_segment(p, b, c), _point_segment(p, c, a))
+    return min(_point_segment_gap2(p, a, b), _point_segment_gap2(p, b, c),
+               _point_segment_gap2(p, c, a))
 
 
 def squared_gap(tri_a, tri_b) -> Fraction:
@@ -103,13 +93,14 @@ def squared_gap(tri_a, tri_b) -> Fraction:
     kind = exact_contact(np.asarray(tri_a, np.float64), np.asarray(tri_b, np.float64))
     if kind != ContactKind.DISJOINT:
         return Fraction(0)
-    ta = [_vec(p) for p in np.asarray(tri_a, np.float64)]
-    tb = [_vec(p) for p in np.asarray(tri_b, np.float64)]
+    ta = [_rational_point(p) for p in np.asarray(tri_a, np.float64)]
+    tb = [_rational_point(p) for p in np.asarray(tri_b, np.float64)]
     # Disjoint triangles: the closest pair has a corner of one of them, or lies on two edges.
-    best = min(min(_point_triangle(p, tb) for p in ta), min(_point_triangle(p, ta) for p in tb))
+    best = min(min(_point_triangle_gap2(p, tb) for p in ta),
+               min(_point_triangle_gap2(p, ta) for p in tb))
     for i in range(3):
         for j in range(3):
-            best = min(best, _segment_segment(ta[i], ta[(i + 1) % 3], tb[j], tb[(j + 1) % 3]))
+            best = min(best, _segments_gap2(ta[i], ta[(i + 1) % 3], tb[j], tb[(j + 1) % 3]))
     return best
 
 
