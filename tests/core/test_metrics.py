@@ -424,3 +424,49 @@ def test_sphere_sibling_overlap_uses_the_lens():
                                                                    axis=1))  # fmt: skip
     assert q.sibling_overlap == pytest.approx(lens[0] / (4 / 3 * np.pi * rows[0, 3] ** 3))
     assert 0.0 < q.sibling_overlap < 1.0
+
+
+def test_one_leaf_tree():
+    mesh, _ = _two_cubes()
+    tree = build_tree(mesh, SplitRule.MIDPOINT, 8)
+    assert tree.n_nodes == 1
+    q = tree_quality(mesh, tree, "obb")
+    # One leaf with both triangles: SAH = C_i * 2; nothing is foreign to the root.
+    assert q.sah == pytest.approx(2.0) and q.epo == 0.0
+    assert np.isnan(q.sibling_overlap) and q.worst("sibling_overlap").size == 0
+    assert q.depth_histogram.tolist() == [1] and q.leaf_size_histogram.tolist() == [0, 0, 1]
+
+
+def test_mesh_without_area_has_no_epo():
+    from core.bvh.metrics import FLAT_MESH_NOTE
+
+    # Two triangles squashed onto a line: every area is 0, every ratio counts as 1.
+    mesh = _mesh([[[0, 0, 0], [1, 0, 0], [2, 0, 0]], [[3, 0, 0], [4, 0, 0], [5, 0, 0]]])
+    tree = build_tree(mesh, SplitRule.MIDPOINT, 1)
+    q = tree_quality(mesh, tree)
+    assert np.isnan(q.epo) and q.epo_note == FLAT_MESH_NOTE
+    assert q.sah == pytest.approx(3.0)  # 1 internal node + 2 leaves of one triangle
+    assert q.to_json()["epo"] is None
+
+
+def test_one_compiled_kernel_whatever_the_arrays_flags():
+    """Writable rows passed in and the tree's read-only arrays reach the kernels the same way:
+    numba compiles apart per array flag, and each extra signature is a compile of tens of
+    seconds that the warm-up did not cache."""
+    import dataclasses
+
+    from core.bvh.epo import foreign_areas
+    from core.bvh.polytope import polytope_measures
+
+    mesh, tree = _two_cubes()
+    names = ("first", "count", "prim_start", "n_prims", "prim_ids", "level_nodes", "level_start")
+    writable_tree = dataclasses.replace(tree, **{n: getattr(tree, n).copy() for n in names})
+    assert writable_tree.prim_ids.flags.writeable and not tree.prim_ids.flags.writeable
+    for bv in ("sphere", "obb", "kdop14", "aabb"):
+        rows = np.array(fit_volumes(tree, mesh, bv))  # a writable copy
+        assert rows.flags.writeable
+        tree_quality(mesh, tree, bv, volumes=rows)
+        tree_quality(mesh, writable_tree, bv, volumes=rows)
+        tree_quality(mesh, tree, bv)
+    assert len(foreign_areas.signatures) == 1
+    assert len(polytope_measures.signatures) == 1
