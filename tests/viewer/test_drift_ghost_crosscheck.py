@@ -76,6 +76,11 @@ def test_drift_plot_marks_rebuilds_and_scrubs_on_click(qtbot, make_window):
           if line.get_linestyle() == ":"}
     assert xs == set(rebuilds)
     assert dialog.cursor_line.get_xdata()[0] == n - 1  # live: the newest frame
+    # Frames recorded while it is open are added (after the throttle's delay).
+    _deform_frames(qtbot, window, 2)
+    n = len(recording)
+    qtbot.waitUntil(lambda: dialog.series["time_ms"].shape[0] == n, timeout=5_000)
+    assert dialog.cursor_line.get_xdata()[0] == n - 1
     # A click on the plot at frame 2 shows recorded frame 2, and the cursor follows.
     x, y = dialog.axes.transData.transform((2.0, 0.0))
     height = dialog.canvas.height()

@@ -125,6 +125,9 @@ def test_levels_panel_chooser_and_shortcut(qtbot, window):
     panel.heat_combo.setCurrentIndex(1)
     assert window.model.display.heat_map == "work"
     assert window.renderer.cell_count("heat_tris") > 0
+    work = frame_heat(window.model.frame).bodies[0].work
+    assert "This frame's values span" in panel.heat_log.toolTip()
+    assert work.max() > 0
     window.heat_action.trigger()  # H: the next choice
     assert window.model.display.heat_map == "visits"
     assert panel.heat_combo.currentText() == "Nodes: visits"

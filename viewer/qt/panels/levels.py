@@ -3,6 +3,7 @@ inspector, with the words they show."""
 
 from __future__ import annotations
 
+import numpy as np
 from PyQt6.QtCore import Qt
 from PyQt6.QtWidgets import (
     QCheckBox,
@@ -36,6 +37,9 @@ HEAT_CHOICES = (
      "tree's surface-area cost (MacDonald and Booth 1990): where a query is expected to pay"),
 )
 """Heat map choices: (``Display.heat_map`` value, words, tooltip)."""
+
+LOG_TIP = ("Colour by the logarithm: counts that span several powers of ten stay apart (zero "
+           "stays the lowest colour)")
 
 HEAT_KEY = "H"
 """Shortcut that steps through the heat map choices."""
@@ -182,8 +186,7 @@ class LevelsPanel(QWidget):
         self.heat_combo.currentIndexChanged.connect(
             lambda i: self.model.set_display(heat_map=self.heat_combo.itemData(i)))
         self.heat_log = QCheckBox("log scale")
-        self.heat_log.setToolTip("Colour by the logarithm: counts that span several powers "
-                                 "of ten stay apart (zero stays the lowest colour)")
+        self.heat_log.setToolTip(LOG_TIP)
         self.heat_log.toggled.connect(lambda on: self.model.set_display(heat_log=on))
         heat_row = QHBoxLayout()
         heat_row.addWidget(QLabel("heat map"))
@@ -288,9 +291,18 @@ class LevelsPanel(QWidget):
             box.blockSignals(False)
         self.heat_log.setEnabled(display.heat_map != "off")
         note = ""
+        tip = LOG_TIP
         if display.heat_map != "off" and self.model.frame is not None:
             heat, why = self.controller.heat_for(self.model.frame)
             note = f"Heat map {why}" if heat is None else ""
+            if heat is not None:
+                values = np.concatenate([heat.values(b, display.heat_map) for b in (0, 1)])
+                positive = values[values > 0]
+                if positive.size:
+                    decades = float(np.log10(positive.max() / positive.min()))
+                    tip += (f". This frame's values span {decades:.1f} powers of ten"
+                            + (": the log scale shows them better" if decades >= 2 else ""))
+        self.heat_log.setToolTip(tip)
         if display.show_ghost and self.controller.is_ghost_building:
             note = (note + "\n" if note else "") + "Building a fresh tree for the ghost…"
         self.heat_note.setText(note)
