@@ -22,6 +22,9 @@ JOB_MODULES = {
     "viewer.control.stepping": {"start_stepper", "stop_stepper", "step_to", "step_by",
                                 "step_restart", "step_run_to", "step_view",
                                 "traversal_pseudocode"},
+    "viewer.control.analysis": {"heat_for", "ghost_view", "is_ghost_building",
+                                "cross_check_engine", "cross_check_frame", "is_cross_checking",
+                                "crosscheck_view"},
 }
 
 
