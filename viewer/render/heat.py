@@ -244,6 +244,23 @@ class HeatLayer:
         self.bar.VisibilityOff()
         plotter.renderer.AddActor(self.bar)
         self.last = HeatPicture()
+        self._made_for: tuple = ()
+
+    def picture(self, frame, heat, mode: str, level, poses, hidden=frozenset(),
+                is_log: bool = False, cap: int = 20_000) -> HeatPicture:
+        """:func:`build_heat`, or the last picture when nothing it depends on changed.
+
+        Measured on the bunny pair (69k triangles each): the triangle picture takes 143 ms
+        to build, and the window redraws the same frame on every level, selection or dock
+        change; the triangle heat does not depend on the level.
+        """
+        key = (frame, heat, mode, None if mode == "work" else level, frozenset(hidden),
+               bool(is_log), int(cap), tuple(np.asarray(p).tobytes() for p in poses))
+        if (len(key) == len(self._made_for)
+                and all(a is b or a == b for a, b in zip(key, self._made_for))):
+            return self.last
+        self._made_for = key
+        return build_heat(frame, heat, mode, level, poses, hidden, is_log, cap)
 
     @property
     def title(self) -> str:

@@ -533,8 +533,8 @@ class SceneRenderer:
             p.as_matrix() if hasattr(p, "as_matrix") else np.asarray(p, np.float64)
             for p in frame.poses]
         hidden_ab = frozenset(int(i) for i in hidden if int(i) < 2)
-        picture = build_heat(frame, heat, heat_mode, level, poses, hidden_ab,
-                             getattr(display, "heat_log", False), int(display.box_cap))
+        picture = self.heat.picture(frame, heat, heat_mode, level, poses, hidden_ab,
+                                    getattr(display, "heat_log", False), int(display.box_cap))
         self.heat.show(picture)
         self._set_poly("ghost", build_ghost(ghost, level, poses, hidden_ab,
                                             int(display.box_cap)))
