@@ -112,6 +112,9 @@ def test_node_heat_draws_the_boxes_at_the_level(window):
     assert window.renderer.heat.title == "% of SAH cost"
     drawn = np.asarray(window.renderer.heat.polys["heat_nodes"].cell_data["heat"])
     assert np.allclose(drawn[: 12 * len(ids)], np.repeat(heat.bodies[0].sah_share[ids], 12))
+    # Shares at this depth are well below 1 %: the scale ends at the largest, not at 1.
+    assert drawn.max() < 1.0
+    assert window.renderer.heat.last.scalar_range == (0.0, float(drawn.max()))
     window.model.set_display(heat_map="off")
     assert window.renderer.cell_count("heat_nodes") == 0
     assert window.renderer.heat.title == ""

@@ -47,17 +47,18 @@ BAR_FONT_PX = 14
 """Colour bar title and label size at 96 DPI (times the screen scale), like the legend's."""
 
 
-def heat_range(values: np.ndarray, is_log: bool) -> tuple[float, float]:
+def heat_range(values: np.ndarray, is_log: bool, is_count: bool = True) -> tuple[float, float]:
     """``(low, high)`` of the colour scale for ``values``.
 
-    Linear: 0 to the largest value (at least 1, so that all-zero work is the low colour).
+    Linear: 0 to the largest value (for counts at least 1, so that all-zero work is the low
+    colour; a share of the SAH cost is often far below 1 %, and spans 0 to its largest).
     Log: the smallest positive value to the largest; zeros are below the range and take the
     low colour.
     """
     values = np.asarray(values, dtype=np.float64)
     high = float(values.max()) if values.size else 1.0
     if not is_log:
-        return 0.0, max(high, 1.0)
+        return 0.0, max(high, 1.0) if is_count or not high > 0 else high
     positive = values[values > 0]
     if positive.size == 0:
         return 1.0, 10.0
@@ -164,7 +165,7 @@ def build_heat(frame, heat, mode: str, level: int | None, poses, hidden=frozense
         return out
     out.title = HEAT_TITLES[mode]
     out.is_log = bool(is_log)
-    out.scalar_range = heat_range(shown, out.is_log)
+    out.scalar_range = heat_range(shown, out.is_log, is_count=mode != "sah")
     # Seen on the cloth: nearly every triangle was the darkest colour, which read as "the
     # heat map is broken" until the count of idle triangles was said.
     n_idle = int(np.count_nonzero(shown == 0))
@@ -190,7 +191,7 @@ def bar_labels(picture: HeatPicture) -> tuple[int, str]:
             if high % (n - 1) == 0:
                 return n, "%.0f"
         return 2, "%.0f"
-    return 5, "%.1f"
+    return 5, "%.3g"
 
 
 class HeatLayer:
