@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from PyQt6.QtCore import QObject
 
+from viewer.control.analysis import FrameAnalysis
 from viewer.control.animation import Animation
 from viewer.control.files import FileLoading
 from viewer.control.frames import FrameRunning
@@ -22,7 +23,7 @@ from viewer.model import ViewerModel
 
 
 class Controller(QObject, SceneLoading, FileLoading, BodyPosing, Sculpting, FrameRunning,
-                 Animation, FrameRecording, Stepping, SessionKeeping):
+                 Animation, FrameRecording, Stepping, SessionKeeping, FrameAnalysis):
     """Runs the core for the viewer.
 
     Parameters
@@ -42,6 +43,7 @@ class Controller(QObject, SceneLoading, FileLoading, BodyPosing, Sculpting, Fram
         self._init_recording()
         self._init_stepping()
         self._init_session()
+        self._init_analysis()
         model.scene_param_changed.connect(self._on_scene_param)
 
     def shutdown(self) -> None:
@@ -52,3 +54,4 @@ class Controller(QObject, SceneLoading, FileLoading, BodyPosing, Sculpting, Fram
         self._shutdown_file_loading()
         self._shutdown_stepping()
         self._shutdown_session()
+        self._shutdown_analysis()

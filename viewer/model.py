@@ -96,6 +96,13 @@ class Display:
         Most boxes drawn per overlay; above it the canvas says so.
     is_full_resolution : bool
         Draw big meshes with every triangle instead of a decimated copy (slower to render).
+    heat_map : str
+        ``"off"``, ``"work"`` (triangles by volume + triangle tests), ``"visits"`` (boxes by
+        volume tests) or ``"sah"`` (boxes by their share of the SAH cost).
+    heat_log : bool
+        Log colour scale for the heat map (counts that span decades).
+    show_ghost : bool
+        Draw the volumes of a freshly built tree beside the refitted ones.
     """
 
     show_tree_a: bool = True
@@ -107,6 +114,9 @@ class Display:
     mesh_opacity: float = 0.55
     box_cap: int = 20_000
     is_full_resolution: bool = False
+    heat_map: str = "off"
+    heat_log: bool = False
+    show_ghost: bool = False
 
 
 @dataclass(frozen=True)
@@ -210,6 +220,7 @@ class ViewerModel(QObject):
     # the GUI thread); ``camera_restored`` asks it to move to a saved CameraView.
     camera_wanted = pyqtSignal()
     camera_restored = pyqtSignal(object)  # CameraView
+    analysis_changed = pyqtSignal()  # a fresh tree (ghost) or a cross-check is ready
 
     def __init__(self, parent=None):
         super().__init__(parent)

@@ -25,6 +25,9 @@ JOB_MODULES = {
     "viewer.control.session": {"export_mesh", "session_snapshot", "save_session",
                                "open_session", "apply_session", "start_autosave",
                                "discard_crashed_session"},
+    "viewer.control.analysis": {"heat_for", "ghost_view", "is_ghost_building",
+                                "cross_check_engine", "cross_check_frame", "is_cross_checking",
+                                "crosscheck_view"},
 }
 
 

@@ -30,7 +30,7 @@ from viewer.controller import Controller
 from viewer.model import Mode, UpdateChoice, ViewTimings
 from viewer.qt.docks import make_docks
 from viewer.qt.interaction import CanvasInteraction
-from viewer.qt.panels.levels import level_text, tree_depth_text
+from viewer.qt.panels.levels import GHOST_KEY, HEAT_KEY, level_text, tree_depth_text
 from viewer.qt.panels.stepper import STEP_BUTTONS, TOGGLE_KEY, position_text
 from viewer.qt.session_menu import SessionMenu
 from viewer.qt.timeline import TimelinePanel
@@ -38,6 +38,12 @@ from viewer.render import SceneRenderer, inspect_node
 from viewer.render.scene import set_default_view
 from viewer.scenes import DEFAULT_SCENE, SCENES
 from viewer.timing import SHORT_WORDS, last_and_median, shown_phases
+
+DRIFT_KEY = "Ctrl+Shift+D"
+"""Recording > Drift and frame time…"""
+
+CROSSCHECK_KEY = "Ctrl+Shift+X"
+"""View > Cross-check this frame with python-fcl…"""
 
 COLD_START_DELAY_MS = 700
 """Show the "preparing kernels" dialog only if the first frame takes longer than this (a warm
@@ -243,6 +249,7 @@ class MainWindow(QMainWindow):
         model.cursor_changed.connect(self._on_cursor)
         model.job_progress.connect(self._on_job_progress)
         model.job_finished.connect(self._on_job_finished)
+        model.analysis_changed.connect(self.redraw)
         self._restore_settings()
 
     # -- actions ----------------------------------------------------------------------------
@@ -280,6 +287,7 @@ class MainWindow(QMainWindow):
                                          "Ctrl+K"))
         view_menu.addAction(self._action("Scene &octree demo (Zhou 2009)…",
                                          self.open_scene_octree, "Ctrl+J"))
+        self._build_analysis_actions(view_menu)
         view_menu.addSeparator()
         self.dock_actions: dict[str, QAction] = {}
         for name in DEFAULT_DOCK_ORDER:
@@ -355,6 +363,9 @@ class MainWindow(QMainWindow):
             "Read a .bvhrec file and show its frames on the timeline")
         add("replay", "&Replay with other settings…", self.open_replay_dialog, "Ctrl+Shift+Y",
             "Run the recorded shapes again with another bounding volume or rule and compare")
+        add("drift", "&Drift and frame time…", self.open_drift_dialog, DRIFT_KEY,
+            "Plot each tree's SAH drift and the frame time over the recorded frames, with the "
+            "automatic rebuilds marked; click the plot to show a frame")
         rec.addSeparator()
         add("step_back", "One frame &back", lambda: self.controller.step_recorded(-1),
             "Shift+Left")
@@ -377,6 +388,53 @@ class MainWindow(QMainWindow):
         record.setCheckable(True)
         record.setChecked(self.model.is_recording)
         view_menu.addAction(self.timeline_dock.toggleViewAction())
+    def _build_analysis_actions(self, view_menu) -> None:
+        """View menu: heat map (H steps through its choices), ghost (G), cross-check."""
+        levels = self.docks["levels_dock"].panel
+        view_menu.addSeparator()
+        self.heat_action = self._action("Next &heat map", levels.next_heat_map, HEAT_KEY)
+        self.heat_action.setToolTip("Off → triangles by work → nodes by visits → nodes by SAH "
+                                    "share → off (Levels dock, Draw)")
+        view_menu.addAction(self.heat_action)
+        self.ghost_action = self._action("&Ghost: freshly built tree", lambda on:
+                                         self.model.set_display(show_ghost=on), GHOST_KEY)
+        self.ghost_action.setCheckable(True)
+        self.model.display_changed.connect(
+            lambda d: self.ghost_action.setChecked(d.show_ghost))
+        view_menu.addAction(self.ghost_action)
+        engine, words = self.controller.cross_check_engine()
+        name = words.split()[0] if engine is not None else "python-fcl"
+        self.crosscheck_action = self._action(f"Cross-check this frame with {name}…",
+                                              self.open_crosscheck_dialog, CROSSCHECK_KEY)
+        tip = (f"Run this frame's meshes A and B through {words} and list the triangle pairs "
+               "only one engine reports, each with its exact gap" if engine is not None
+               else words)
+        self.crosscheck_action.setToolTip(tip)
+        self.crosscheck_action.setStatusTip(tip)
+        self.crosscheck_action.setEnabled(engine is not None)
+        view_menu.addAction(self.crosscheck_action)
+
+    def open_drift_dialog(self):
+        """Recording > Drift and frame time… (created once, kept between openings)."""
+        from viewer.qt.drift_dialog import DriftDialog
+
+        if getattr(self, "drift_dialog", None) is None:
+            self.drift_dialog = DriftDialog(self.model, self.controller, self)
+        self.drift_dialog.show()
+        self.drift_dialog.raise_()
+        return self.drift_dialog
+
+    def open_crosscheck_dialog(self):
+        """View > Cross-check this frame…: runs the check in the background and shows it."""
+        from viewer.qt.crosscheck_dialog import CrossCheckDialog
+
+        if getattr(self, "crosscheck_dialog", None) is None:
+            self.crosscheck_dialog = CrossCheckDialog(self.model, self.controller, self)
+        self.crosscheck_dialog.show()
+        self.crosscheck_dialog.raise_()
+        self.crosscheck_dialog.run()
+        return self.crosscheck_dialog
+
     def _build_stepper_actions(self, menu) -> None:
         """The Stepper menu: on/off (Ctrl+T) and one action per stepper button with its key.
 
@@ -592,9 +650,13 @@ class MainWindow(QMainWindow):
             # A recorded frame: the meshes stand where they were then, not where they are now.
             self.renderer.set_body_poses([pose.as_matrix() for pose in frame.poses])
         step = self.controller.step_view() if self.model.is_stepping else None
+        heat, heat_note = (self.controller.heat_for(frame)
+                           if self.model.display.heat_map != "off" else (None, ""))
         overlay_s = self.renderer.update_frame(frame, self.model.display, self.model.level,
                                                self.model.inspect, self.step_note(), hidden,
-                                               step)
+                                               step, heat=heat, heat_note=heat_note,
+                                               ghost=self.controller.ghost_view(),
+                                               crosscheck=self.controller.crosscheck_view())
         start = time.perf_counter()
         self.plotter.render()
         render_s = time.perf_counter() - start

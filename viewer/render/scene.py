@@ -18,6 +18,8 @@ import pyvista as pv
 from vtkmodules.vtkRenderingCore import vtkCellPicker, vtkMapper
 
 from viewer.render.geometry import mesh_polydata, ring_polydata
+from viewer.render.ghost import GhostView, build_crosscheck, build_ghost
+from viewer.render.heat import HeatLayer, build_heat
 from viewer.render.legend import CanvasLegend
 from viewer.render.overlays import (
     KIND_COLORS,
@@ -66,6 +68,12 @@ DISTANCE_COLOR = "#e8601c"  # Tol rainbow orange, thick, with its two end points
 STEP_LEAF_COLOR = "#ffaabb"
 STEP_AXIS_COLOR = "#33bbee"
 STEP_GAP_COLOR = "#882255"
+GHOST_COLOR = "#777777"
+"""Grey dashes: the volumes of a freshly built tree (the ghost beside the refitted ones)."""
+CROSSCHECK_COLOR = "#ee3377"
+"""Tol vibrant magenta: the triangles of pairs only one of two engines reports."""
+HEAT_SWATCH = "#21918c"
+"""Viridis at its middle: the legend row that points to the heat map's colour bar."""
 BACKGROUND = "#f4f6f9"
 BACKGROUND_TOP = "#d9e1ea"
 
@@ -106,7 +114,13 @@ _STYLE = {
     "step_interval_a": (TREE_A_COLOR, 10.0, 1.0),
     "step_interval_b": (TREE_B_COLOR, 10.0, 1.0),
     "step_gap": (STEP_GAP_COLOR, 5.0, 1.0),
+    # Thick and nearly opaque: at 3 px and 0.75 the dashes were lost among the tree boxes.
+    "ghost": (GHOST_COLOR, 4.0, 0.95),
+    "crosscheck": (CROSSCHECK_COLOR, 5.0, 1.0),
 }
+
+ANALYSIS_NAMES = ("ghost", "crosscheck")
+"""Overlays the controller computes on demand (a fresh tree, another engine's answer)."""
 
 LEVEL_OVERLAYS_OFF = {"show_tree_a": False, "show_tree_b": False, "show_parents": False,
                       "show_overlap": False, "show_culled": False}
@@ -121,13 +135,15 @@ def _hex(rgb) -> str:
 
 
 def legend_entries(words: KindWords = UNNAMED, has_partition: bool = False,
-                   has_distance: bool = False, is_one_mesh: bool = False) -> list[list[str]]:
+                   has_distance: bool = False, is_one_mesh: bool = False,
+                   extra_rows=()) -> list[list[str]]:
     """``[text, colour]`` rows of the canvas legend, naming the volumes in the kind's
     ``words`` ("sphere pairs overlapping at this level", "14-DOP pairs ..."); the partition
     and closest-points rows only when those are drawn.
 
     ``is_one_mesh``: the frame has one mesh (tested against itself): no row speaks of a
-    mesh B, and the pairs are pairs of the mesh's own volumes."""
+    mesh B, and the pairs are pairs of the mesh's own volumes. ``extra_rows``: ``(text,
+    colour)`` rows added at the end (the ghost's, the cross-check's)."""
     plural, pairs = words.plural, words.pairs
     if is_one_mesh:
         meshes = [[f"the mesh and its {plural}", TREE_A_COLOR]]
@@ -149,6 +165,7 @@ def legend_entries(words: KindWords = UNNAMED, has_partition: bool = False,
         rows.append(["partition cells and splitting planes", PARTITION_COLOR])
     if has_distance:
         rows.append(["closest points (minimum distance)", DISTANCE_COLOR])
+    rows.extend([str(t), str(c)] for t, c in extra_rows)
     return rows
 
 
@@ -290,8 +307,10 @@ class SceneRenderer:
         # measured about 25% of the render time of the bunny pair under llvmpipe.
         plotter.renderer.SetUseOIT(False)
         plotter.set_background(BACKGROUND, top=BACKGROUND_TOP)
-        for name in (*OVERLAY_NAMES, "selection", "brush", *STEP_OVERLAY_NAMES):
+        for name in (*OVERLAY_NAMES, "selection", "brush", *STEP_OVERLAY_NAMES,
+                     *ANALYSIS_NAMES):
             self._add_overlay_actor(name)
+        self.heat = HeatLayer(plotter, self.text_scale)
         self.last_step_overlays = None
         self.step_label_text = ""
         self.legend_kind: KindWords | None = None
@@ -387,8 +406,9 @@ class SceneRenderer:
             self._mesh_keys.append(body.key)
             self._drawn_meshes.append(mesh)
             self._rest_meshes.append(mesh)
-        for name in (*OVERLAY_NAMES, *STEP_OVERLAY_NAMES):
+        for name in (*OVERLAY_NAMES, *STEP_OVERLAY_NAMES, *ANALYSIS_NAMES):
             self._set_poly(name, pv.PolyData())
+        self.heat.show(build_heat(None, None, "off", None, []))
         self._set_step_label(None, "")
         self._set_poly("selection", pv.PolyData())
         self.title.SetText(2, title)
@@ -458,7 +478,9 @@ class SceneRenderer:
 
     # -- frames -----------------------------------------------------------------------------
     def update_frame(self, frame, display, level, inspect=None, extra_note: str = "",
-                     hidden=frozenset(), step: StepView | None = None) -> float:
+                     hidden=frozenset(), step: StepView | None = None, heat=None,
+                     heat_note: str = "", ghost: GhostView | None = None,
+                     crosscheck=None) -> float:
         """Copy a frame's deformed meshes and overlays into the actors.
 
         Parameters
@@ -474,6 +496,14 @@ class SceneRenderer:
         step : StepView or None
             The traversal stepper's step: its overlays are drawn and the level's volumes,
             pairs and selection are not (None: the normal view).
+        heat : core.collide.heat.FrameHeat or None
+            The frame's work per triangle and node, drawn as ``display.heat_map`` says.
+        heat_note : str
+            Why there is no heat map although one is asked for (added to the canvas note).
+        ghost : GhostView or None
+            A fresh tree of the frame's vertices, drawn when ``display.show_ghost``.
+        crosscheck : core.crosscheck.CrossCheck or None
+            Another engine's verdict on the frame: the pairs the engines disagree on.
 
         Returns
         -------
@@ -484,19 +514,50 @@ class SceneRenderer:
         if frame is not None:
             for i, mesh in enumerate(frame.meshes[: len(self.mesh_polys)]):
                 self._set_vertices(i, mesh)
+        heat_mode = getattr(display, "heat_map", "off")
         if step is not None:
             display = replace(display, **LEVEL_OVERLAYS_OFF)
             inspect = None
+            heat_mode, ghost = "off", None
+        elif heat_mode in ("visits", "sah") and heat is not None:
+            # The coloured boxes of the node heat map are the trees' boxes at this depth.
+            display = replace(display, show_tree_a=False, show_tree_b=False)
+        if not getattr(display, "show_ghost", False):
+            ghost = None
+        elif ghost is not None and ghost.frame is not frame:
+            ghost = None  # built for another frame: a new one is on its way
         overlays = build_overlays(frame, display, level, inspect, hidden,
                                   None if step is None else step.contact_ids)
         step_overlays = self._update_step(frame, step)
+        poses = [] if frame is None else [
+            p.as_matrix() if hasattr(p, "as_matrix") else np.asarray(p, np.float64)
+            for p in frame.poses]
+        hidden_ab = frozenset(int(i) for i in hidden if int(i) < 2)
+        picture = self.heat.picture(frame, heat, heat_mode, level, poses, hidden_ab,
+                                    getattr(display, "heat_log", False), int(display.box_cap))
+        self.heat.show(picture)
+        self._set_poly("ghost", build_ghost(ghost, level, poses, hidden_ab,
+                                            int(display.box_cap)))
+        self._set_poly("crosscheck", build_crosscheck(frame, crosscheck, poses))
+        extra_rows = []
+        if ghost is not None:
+            extra_rows.append((f"ghost (grey dashes): {frame_words(frame).plural} of a fresh "
+                               "tree", GHOST_COLOR))
+            extra_rows.append((ghost.sah_text(), GHOST_COLOR))
+        if picture.title:
+            # Node heat draws each tree's own boxes, whatever kind the traversal tests.
+            what = "triangles" if heat_mode == "work" else "tree boxes"
+            extra_rows.append((f"heat map: {what} by {picture.title} (colour bar)",
+                               HEAT_SWATCH))
+        if self.polys["crosscheck"].n_cells:
+            extra_rows.append(("triangles of pairs only one engine reports", CROSSCHECK_COLOR))
         if step is not None and frame is not None:
             self.set_step_legend(frame_words(frame))
         elif frame is not None:
             self.set_legend_kind(frame_words(frame), has_partition=overlays.polys[
                 "partition_cells"].n_cells > 0 or overlays.polys["partition_planes"].n_cells > 0,
                 has_distance=overlays.polys["distance"].n_cells > 0,
-                is_one_mesh=len(frame.trees) == 1)
+                is_one_mesh=len(frame.trees) == 1, extra_rows=tuple(extra_rows))
         for name in OVERLAY_NAMES:
             self._set_poly(name, overlays.polys[name])
         self.last_overlays = overlays
@@ -504,6 +565,9 @@ class SceneRenderer:
         if extra_note:
             # A corner annotation shrinks its font to fit the longest line: wrap instead.
             lines.extend(textwrap.wrap(extra_note, NOTE_WIDTH_CHARS))
+        if heat_mode != "off" and heat_note:
+            lines.append(f"heat map {heat_note}")
+        lines.extend(picture.notes)
         lines.extend(overlays.notes)
         lines.extend(step_overlays.notes)
         lines.extend(self.display_notes)
@@ -552,21 +616,24 @@ class SceneRenderer:
         self.legend_texts = self.canvas_legend.texts()
 
     def set_legend_kind(self, words: KindWords, has_partition: bool = False,
-                        has_distance: bool = False, is_one_mesh: bool = False) -> None:
+                        has_distance: bool = False, is_one_mesh: bool = False,
+                        extra_rows=()) -> None:
         """Name the volumes in the kind's ``words`` in the legend, with the partition and
         closest-points rows when those are drawn, for two meshes or one mesh tested against
-        itself (entries rewritten only when they change)."""
-        key = (words, has_partition, has_distance, is_one_mesh)
+        itself, and ``extra_rows`` at the end (entries rewritten only when they change)."""
+        key = (words, has_partition, has_distance, is_one_mesh, tuple(extra_rows))
         if key == self._legend_key:
             return
         self._legend_key = key
         self.legend_kind = words
         self.canvas_legend.set_entries(
-            legend_entries(words, has_partition, has_distance, is_one_mesh))
+            legend_entries(words, has_partition, has_distance, is_one_mesh, extra_rows))
         self.legend_texts = self.canvas_legend.texts()
 
     def cell_count(self, name: str) -> int:
-        """Cells currently drawn by overlay ``name``."""
+        """Cells currently drawn by overlay ``name`` (heat map actors included)."""
+        if name in self.heat.polys:
+            return int(self.heat.polys[name].n_cells)
         return int(self.polys[name].n_cells)
 
     # -- picking and coordinates ------------------------------------------------------------

@@ -3,9 +3,11 @@ inspector, with the words they show."""
 
 from __future__ import annotations
 
+import numpy as np
 from PyQt6.QtCore import Qt
 from PyQt6.QtWidgets import (
     QCheckBox,
+    QComboBox,
     QGridLayout,
     QGroupBox,
     QHBoxLayout,
@@ -24,6 +26,26 @@ MAX_CULLED_LINES = 8
 """Culled partners the inspector explains one per line; the rest are counted."""
 
 INSPECT_HINT = "Click a mesh to see the volume under the cursor and all its pair tests."
+
+HEAT_CHOICES = (
+    ("off", "Off", "No heat map: the meshes in their own colours"),
+    ("work", "Triangles: work", "Each triangle coloured by the volume tests of the leaf "
+     "holding it plus the exact triangle tests it took part in, this frame"),
+    ("visits", "Nodes: visits", "The boxes at this tree depth coloured by the volume tests "
+     "each took part in, this frame"),
+    ("sah", "Nodes: SAH share", "The boxes at this tree depth coloured by their share of the "
+     "tree's surface-area cost (MacDonald and Booth 1990): where a query is expected to pay"),
+)
+"""Heat map choices: (``Display.heat_map`` value, words, tooltip)."""
+
+LOG_TIP = ("Colour by the logarithm: counts that span several powers of ten stay apart (zero "
+           "stays the lowest colour)")
+
+HEAT_KEY = "H"
+"""Shortcut that steps through the heat map choices."""
+
+GHOST_KEY = "G"
+"""Shortcut of the ghost toggle."""
 
 MAX_INSPECT_LEVELS = 8
 """Traversal levels the inspector lists for one box; the rest are counted."""
@@ -154,6 +176,33 @@ class LevelsPanel(QWidget):
         opacity_row.addWidget(QLabel("mesh opacity"))
         opacity_row.addWidget(self.opacity, 1)
         toggle_layout.addLayout(opacity_row, 5, 0, 1, 2)
+        self.heat_combo = QComboBox()
+        for value, text, tip in HEAT_CHOICES:
+            self.heat_combo.addItem(text, value)
+            self.heat_combo.setItemData(self.heat_combo.count() - 1, tip,
+                                        Qt.ItemDataRole.ToolTipRole)
+        self.heat_combo.setToolTip(f"Colour by where this frame's query spent its work "
+                                   f"({HEAT_KEY} steps through the choices)")
+        self.heat_combo.currentIndexChanged.connect(
+            lambda i: self.model.set_display(heat_map=self.heat_combo.itemData(i)))
+        self.heat_log = QCheckBox("log scale")
+        self.heat_log.setToolTip(LOG_TIP)
+        self.heat_log.toggled.connect(lambda on: self.model.set_display(heat_log=on))
+        heat_row = QHBoxLayout()
+        heat_row.addWidget(QLabel("heat map"))
+        heat_row.addWidget(self.heat_combo, 1)
+        heat_row.addWidget(self.heat_log)
+        toggle_layout.addLayout(heat_row, 6, 0, 1, 2)
+        self.heat_note = wrap_label(QLabel(""))
+        self.heat_note.setStyleSheet("color: #b84400;")
+        toggle_layout.addWidget(self.heat_note, 7, 0, 1, 2)
+        self.ghost_check = QCheckBox("Ghost: freshly built tree")
+        self.ghost_check.setToolTip(
+            f"Grey dashes: the volumes of a tree built afresh on the current vertices (same "
+            f"split rule and leaf size) beside the refitted ones, and both SAH costs in the "
+            f"legend; a refit that drifted shows bigger volumes than its ghost ({GHOST_KEY})")
+        self.ghost_check.toggled.connect(lambda on: self.model.set_display(show_ghost=on))
+        toggle_layout.addWidget(self.ghost_check, 8, 0, 1, 2)
 
         step_box = QGroupBox("Step mode (teaching)")
         step_layout = QVBoxLayout(step_box)
@@ -192,6 +241,7 @@ class LevelsPanel(QWidget):
         model.frame_ready.connect(lambda _f: self.refresh())
         model.level_changed.connect(lambda _l: self.refresh())
         model.display_changed.connect(lambda _d: self.refresh())
+        model.analysis_changed.connect(self._refresh_heat)
         model.step_mode_changed.connect(self._on_step_mode)
         model.inspect_changed.connect(self._show_inspect)
         self.refresh()
@@ -226,7 +276,42 @@ class LevelsPanel(QWidget):
             box.setChecked(getattr(self.model.display, field))
             box.blockSignals(False)
         self.opacity.set_value(self.model.display.mesh_opacity)
+        self._refresh_heat()
         self.sentence.setText(self.current_sentence())
+
+    def _refresh_heat(self) -> None:
+        display = self.model.display
+        self.heat_combo.blockSignals(True)
+        self.heat_combo.setCurrentIndex(max(0, self.heat_combo.findData(display.heat_map)))
+        self.heat_combo.blockSignals(False)
+        for box, value in ((self.heat_log, display.heat_log),
+                           (self.ghost_check, display.show_ghost)):
+            box.blockSignals(True)
+            box.setChecked(value)
+            box.blockSignals(False)
+        self.heat_log.setEnabled(display.heat_map != "off")
+        note = ""
+        tip = LOG_TIP
+        if display.heat_map != "off" and self.model.frame is not None:
+            heat, why = self.controller.heat_for(self.model.frame)
+            note = f"Heat map {why}" if heat is None else ""
+            if heat is not None:
+                values = np.concatenate([heat.values(b, display.heat_map) for b in (0, 1)])
+                positive = values[values > 0]
+                if positive.size:
+                    decades = float(np.log10(positive.max() / positive.min()))
+                    tip += (f". This frame's values span {decades:.1f} powers of ten"
+                            + (": the log scale shows them better" if decades >= 2 else ""))
+        self.heat_log.setToolTip(tip)
+        if display.show_ghost and self.controller.is_ghost_building:
+            note = (note + "\n" if note else "") + "Building a fresh tree for the ghost…"
+        self.heat_note.setText(note)
+        self.heat_note.setVisible(bool(note))
+
+    def next_heat_map(self) -> None:
+        """The next heat map choice (Off after the last)."""
+        index = (self.heat_combo.currentIndex() + 1) % self.heat_combo.count()
+        self.model.set_display(heat_map=self.heat_combo.itemData(index))
 
     def current_sentence(self) -> str:
         from viewer.render.overlays import level_sentence

@@ -1,0 +1,168 @@
+"""Heat maps on the canvas: colours at known triangles, the colour bar's words, node boxes."""
+
+from __future__ import annotations
+
+import numpy as np
+from PyQt6.QtWidgets import QApplication
+
+from core.collide.heat import frame_heat
+from tests.viewer.conftest import settle
+from viewer.render.heat import HEAT_TITLES
+
+PLAIN = {"show_tree_a": False, "show_tree_b": False, "show_overlap": False,
+         "show_contacts": False, "show_culled": False, "show_parents": False}
+"""Overlays off: only the heat map colours the triangles under test."""
+
+
+def _screenshot(window) -> np.ndarray:
+    window.redraw()
+    QApplication.processEvents()
+    return np.asarray(window.plotter.screenshot(return_img=True))[..., :3].astype(int)
+
+
+def _visible_pixel(window, body: int, tri_ids) -> tuple[int, int, int] | None:
+    """``(tri, row, col)`` of the first triangle in ``tri_ids`` whose centroid pixel shows
+    that very triangle (the picker agrees), or None."""
+    frame = window.model.frame
+    mesh, pose = frame.meshes[body], frame.poses[body].as_matrix()
+    height = window.plotter.ren_win.GetSize()[1]
+    legend_x, legend_y = window.renderer.legend.GetPosition()
+    width = window.plotter.ren_win.GetSize()[0]
+    for tri in tri_ids:
+        centroid = mesh.vertices[mesh.faces[tri]].mean(axis=0) @ pose[:3, :3].T + pose[:3, 3]
+        x, y, _ = window.renderer.world_to_display(centroid)
+        if not (5 < x < width - 5 and 5 < y < height - 5):
+            continue
+        if x > legend_x * width and y > legend_y * height:
+            continue  # under the legend
+        if y < 0.14 * height and x > 0.5 * width:
+            continue  # under the colour bar
+        picked = window.renderer.pick(x, y)
+        if picked is not None and picked[:2] == (body, int(tri)):
+            return int(tri), int(round(height - 1 - y)), int(round(x))
+    return None
+
+
+def _close(rgb, expected, tol=6) -> bool:
+    return bool(np.all(np.abs(np.asarray(rgb) - np.asarray(expected)) <= tol))
+
+
+def test_triangle_work_colours_cold_and_hot_triangles(window):
+    window.model.set_display(**PLAIN, heat_map="work")
+    frame = window.model.frame
+    heat = frame_heat(frame)
+    n_tris = frame.meshes[0].n_faces + frame.meshes[1].n_faces
+    assert window.renderer.cell_count("heat_tris") == n_tris
+    assert window.renderer.heat.title == HEAT_TITLES["work"]
+    assert window.renderer.heat.title == "volume + triangle tests per triangle"
+    image = _screenshot(window)
+    lut = window.renderer.heat
+    low, high = lut.color_of(0.0), lut.color_of(lut.last.scalar_range[1])
+    work = np.concatenate([heat.bodies[0].work, heat.bodies[1].work])
+    assert lut.last.scalar_range == (0.0, float(work.max()))
+    # A triangle with zero work shows the colormap's low colour (viridis: dark purple).
+    cold = _visible_pixel(window, 0, np.flatnonzero(heat.bodies[0].work == 0))
+    assert cold is not None
+    assert _close(image[cold[1], cold[2]], low), (image[cold[1], cold[2]], low)
+    # The hottest visible triangle: the colour bar's colour for its work (the hottest of
+    # all: the high end, yellow).
+    for body in (0, 1):
+        order = np.argsort(-heat.bodies[body].work)
+        hot = _visible_pixel(window, body, order[:200])
+        if hot is not None:
+            break
+    assert hot is not None
+    value = heat.bodies[body].work[hot[0]]
+    assert value > 0
+    assert _close(image[hot[1], hot[2]], lut.color_of(value)), (image[hot[1], hot[2]], value)
+    if value == work.max():
+        assert _close(image[hot[1], hot[2]], high)
+    # Viridis runs from dark purple to yellow: the two ends are far apart.
+    assert np.abs(np.subtract(low, high)).sum() > 300
+
+
+def test_log_scale_keeps_zero_at_the_low_colour(window):
+    window.model.set_display(**PLAIN, heat_map="work", heat_log=True)
+    heat = frame_heat(window.model.frame)
+    picture = window.renderer.heat.last
+    assert picture.is_log and picture.scalar_range[0] > 0
+    assert window.renderer.heat.title == "volume + triangle tests per triangle (log scale)"
+    image = _screenshot(window)
+    cold = _visible_pixel(window, 0, np.flatnonzero(heat.bodies[0].work == 0))
+    assert cold is not None
+    low = window.renderer.heat.color_of(picture.scalar_range[0])
+    assert _close(image[cold[1], cold[2]], low)
+
+
+def test_node_heat_draws_the_boxes_at_the_level(window):
+    window.model.set_level(3)
+    window.model.set_display(heat_map="visits")
+    frame = window.model.frame
+    n_boxes = sum(len(t.nodes_at_depth(min(3, t.max_depth))) for t in frame.trees)
+    assert window.renderer.cell_count("heat_nodes") == 12 * n_boxes
+    assert window.renderer.cell_count("heat_tris") == 0
+    # The coloured boxes replace the trees' own boxes at this depth.
+    assert window.renderer.cell_count("tree_a") == 0
+    assert window.renderer.heat.title == "volume tests per node"
+    heat = frame_heat(frame)
+    ids = frame.trees[0].nodes_at_depth(3)
+    drawn = np.asarray(window.renderer.heat.polys["heat_nodes"].cell_data["heat"])
+    assert np.array_equal(drawn[: 12 * len(ids)], np.repeat(heat.bodies[0].node_visits[ids], 12))
+    window.model.set_display(heat_map="sah")
+    assert window.renderer.heat.title == "% of SAH cost"
+    drawn = np.asarray(window.renderer.heat.polys["heat_nodes"].cell_data["heat"])
+    assert np.allclose(drawn[: 12 * len(ids)], np.repeat(heat.bodies[0].sah_share[ids], 12))
+    # Shares at this depth are well below 1 %: the scale ends at the largest, not at 1.
+    assert drawn.max() < 1.0
+    assert window.renderer.heat.last.scalar_range == (0.0, float(drawn.max()))
+    window.model.set_display(heat_map="off")
+    assert window.renderer.cell_count("heat_nodes") == 0
+    assert window.renderer.heat.title == ""
+    assert window.renderer.cell_count("tree_a") > 0
+
+
+def test_levels_panel_chooser_and_shortcut(qtbot, window):
+    panel = window.docks["levels_dock"].panel
+    texts = [panel.heat_combo.itemText(i) for i in range(panel.heat_combo.count())]
+    assert texts == ["Off", "Triangles: work", "Nodes: visits", "Nodes: SAH share"]
+    panel.heat_combo.setCurrentIndex(1)
+    assert window.model.display.heat_map == "work"
+    assert window.renderer.cell_count("heat_tris") > 0
+    work = frame_heat(window.model.frame).bodies[0].work
+    assert "This frame's values span" in panel.heat_log.toolTip()
+    assert work.max() > 0
+    window.heat_action.trigger()  # H: the next choice
+    assert window.model.display.heat_map == "visits"
+    assert panel.heat_combo.currentText() == "Nodes: visits"
+    assert window.heat_action.shortcut().toString() == "H"
+
+
+def test_recorded_frame_is_coloured_by_its_own_trace(qtbot, window):
+    window.model.set_display(heat_map="work")
+    window.controller.translate_body(1, (0.15, 0.0, 0.0))
+    settle(qtbot, window)
+    recording = window.model.recording
+    assert len(recording) >= 2
+    window.controller.scrub_to(0)
+    QApplication.processEvents()
+    first = recording[0]
+    expected = np.concatenate([frame_heat(first).bodies[b].work for b in (0, 1)])
+    drawn = np.asarray(window.renderer.heat.polys["heat_tris"].cell_data["heat"])
+    assert np.array_equal(drawn, expected)
+    last = recording[len(recording) - 1]
+    other = np.concatenate([frame_heat(last).bodies[b].work for b in (0, 1)])
+    assert not np.array_equal(expected, other), "moving B must change where the work is"
+
+
+def test_frame_without_trace_says_why(qtbot, window):
+    from core.pipeline import BodyInput, FramePipeline, PipelineSettings
+
+    model = window.model
+    bodies = [BodyInput(b.key, b.rest) for b in model.bodies]
+    untraced = FramePipeline(PipelineSettings(trace=False)).step(bodies)
+    model.set_display(heat_map="work")
+    model.set_frame(untraced)
+    panel = window.docks["levels_dock"].panel
+    assert panel.heat_note.text().startswith("Heat map needs the traversal trace: turn on Trace")
+    assert window.renderer.cell_count("heat_tris") == 0
+    assert window.renderer.heat.title == ""

@@ -1,0 +1,133 @@
+"""The ghost of a fresh tree, and the triangle pairs two engines disagree on.
+
+``ghost``: the volumes of a tree built afresh on the frame's current vertices (same split
+rule and leaf size), at the tree depth the refitted volumes are drawn at, as grey dashed
+lines over them: where a refitted box is much bigger than the ghost beside it, the refit has
+drifted (van den Bergen 1997: refitting keeps the topology, so boxes grow as the mesh
+deforms). Dashes are made in geometry (each edge cut into :data:`DASHES_PER_SEGMENT` pieces,
+every other kept): OpenGL 2 line stipple is gone from VTK's renderer.
+
+``crosscheck``: the outline of every triangle of a pair that only one engine reports.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pyvista as pv
+
+from viewer.render.geometry import boxes_groups_polydata
+from viewer.render.volumes import as_volume_set, volumes_groups_polydata
+
+DASHES_PER_SEGMENT = 4
+"""Dashes drawn along each straight piece of a volume's outline (a box edge: 4 dashes)."""
+
+
+@dataclass(frozen=True, eq=False)
+class GhostView:
+    """A fresh tree per body, for drawing (made by the controller).
+
+    Attributes
+    ----------
+    frame : object
+        The frame whose vertices the trees were built on.
+    trees : list of Tree
+    volumes : FrameVolumes or VolumeSet or None
+        The fresh trees' volumes of the frame's kind (None: their own boxes).
+    sah_refit, sah_fresh : list of float
+        SAH cost of each body's refitted tree and of its fresh tree.
+    """
+
+    frame: object
+    trees: list
+    volumes: object
+    sah_refit: list
+    sah_fresh: list
+
+    def sah_text(self) -> str:
+        """"A: refitted SAH 41.2 vs fresh 33.0; B: refitted SAH 12.0 vs fresh 11.9"."""
+        parts = [f"{'AB'[i]}: refitted SAH {r:.1f} vs fresh {f:.1f}"
+                 for i, (r, f) in enumerate(zip(self.sah_refit, self.sah_fresh))]
+        return "; ".join(parts)
+
+
+def dashed(poly: pv.PolyData, n_dashes: int = DASHES_PER_SEGMENT) -> pv.PolyData:
+    """Every straight piece of every line cell of ``poly`` as ``n_dashes`` separate dashes.
+
+    Returns
+    -------
+    pv.PolyData
+        Line cells only: ``n_dashes`` per segment of the input's polylines.
+    """
+    if poly.n_cells == 0:
+        return pv.PolyData()
+    conn = np.asarray(poly.lines)
+    starts, ends = [], []
+    i = 0
+    while i < conn.shape[0]:
+        n = int(conn[i])
+        ids = conn[i + 1:i + 1 + n]
+        starts.append(ids[:-1])
+        ends.append(ids[1:])
+        i += n + 1
+    a = np.asarray(poly.points)[np.concatenate(starts)]
+    b = np.asarray(poly.points)[np.concatenate(ends)]
+    # Segment k of an edge cut in 2 n pieces: pieces 0, 2, 4, ... are drawn.
+    t0 = np.arange(n_dashes, dtype=np.float64) * 2.0 / (2 * n_dashes)
+    t1 = t0 + 1.0 / (2 * n_dashes)
+    p0 = a[:, None, :] + (b - a)[:, None, :] * t0[None, :, None]
+    p1 = a[:, None, :] + (b - a)[:, None, :] * t1[None, :, None]
+    points = np.stack([p0, p1], axis=2).reshape(-1, 3)
+    m = points.shape[0] // 2
+    lines = np.empty((m, 3), dtype=np.int64)
+    lines[:, 0] = 2
+    lines[:, 1] = 2 * np.arange(m)
+    lines[:, 2] = 2 * np.arange(m) + 1
+    return pv.PolyData(np.ascontiguousarray(points), lines=lines.ravel())
+
+
+def build_ghost(ghost: GhostView | None, level: int | None, poses, hidden=frozenset(),
+                cap: int = 20_000) -> pv.PolyData:
+    """Dashed volumes of the fresh trees at tree depth ``level`` (clamped; None: all)."""
+    if ghost is None:
+        return pv.PolyData()
+    volumes = as_volume_set(ghost.volumes)
+    groups = []
+    for body, tree in enumerate(ghost.trees[:2]):
+        if body in hidden:
+            continue
+        ids = (np.asarray(tree.level_nodes) if level is None else
+               np.asarray(tree.nodes_at_depth(min(level, tree.max_depth))))[:cap]
+        groups.append((body, ids, poses[body]))
+    if volumes is None:
+        poly = boxes_groups_polydata([(ghost.trees[b].bmin[ids], ghost.trees[b].bmax[ids], pose)
+                                      for b, ids, pose in groups])  # fmt: skip
+    else:
+        poly = volumes_groups_polydata(volumes, groups)
+    return dashed(poly)
+
+
+def build_crosscheck(frame, check, poses) -> pv.PolyData:
+    """Outlines of the triangles of every pair only one engine reports (3 lines each).
+
+    ``check``: a ``core.crosscheck.CrossCheck`` (duck-typed: ``only_ours``, ``only_theirs``
+    ``(p, 2)`` triangle ids of A and B).
+    """
+    if check is None or frame is None or len(frame.meshes) < 2:
+        return pv.PolyData()
+    pairs = np.concatenate([np.asarray(check.only_ours), np.asarray(check.only_theirs)])
+    if pairs.shape[0] == 0:
+        return pv.PolyData()
+    corners = []
+    for body in (0, 1):
+        mesh = frame.meshes[body]
+        tris = mesh.vertices[mesh.faces[np.unique(pairs[:, body])]]
+        corners.append(tris @ poses[body][:3, :3].T + poses[body][:3, 3])
+    tris = np.concatenate(corners)
+    points = tris.reshape(-1, 3)
+    base = 3 * np.arange(tris.shape[0], dtype=np.int64)
+    edges = np.stack([np.stack([base, base + 1], 1), np.stack([base + 1, base + 2], 1),
+                      np.stack([base + 2, base], 1)], axis=1).reshape(-1, 2)  # fmt: skip
+    lines = np.concatenate([np.full((edges.shape[0], 1), 2, np.int64), edges], axis=1)
+    return pv.PolyData(np.ascontiguousarray(points), lines=lines.ravel())
