@@ -1,0 +1,531 @@
+"""Quality of a bounding-volume tree, per tree and per node, for every bounding-volume kind.
+
+* **SAH cost** (MacDonald and Booth 1990; Wald 2007): the expected cost of a query that hits
+  the root, when the chance of reaching a node is its surface area over the root's:
+  ``(C_t sum_internal A(n) + C_i sum_leaves A(n) count(n)) / A(root)``.
+* **EPO**, effective primitive overlap (Aila, Karras and Laine 2013, eq. 3):
+  ``sum_n C_n A((S \\ S_n) ∩ n) / A(S)``: the surface of triangles *not* under a node that lies
+  inside its volume, which a query reaching the node pays for without finding them there
+  (``C_n = C_i`` for leaves, ``C_t`` for internal nodes). Kernel: :mod:`core.bvh.epo`.
+* **Sibling overlap**: ``volume(left ∩ right) / volume(node)`` of each internal node.
+* Depth and leaf-size histograms, node count, memory.
+
+Which kinds have which measure, and why:
+
+=================  ====================  =====================  ====================
+kind               area, volume          EPO                    sibling overlap
+=================  ====================  =====================  ====================
+aabb, aabb15       exact                 exact (clipping)       exact
+obb                exact                 exact (clipping)       exact (clipping)
+kdop6 ... kdop26   exact (face solver)   exact (clipping)       exact (face solver)
+sphere, pss        exact                 exact (disc area)      exact (lens formula)
+lss, rss           exact (Steiner)       not defined here       not defined here
+=================  ====================  =====================  ====================
+
+A capsule or rounded rectangle cuts a triangle's plane along a curve that is neither a line
+nor one circle, and two of them intersect in a solid without a closed-form volume: rather
+than an approximation presented as the measure, those values are NaN with a note
+(:data:`SWEPT_EPO_NOTE`, :data:`SWEPT_OVERLAP_NOTE`).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+import numpy as np
+
+from core.bv.aabb import refit as aabb_refit
+from core.bv.registry import fit_volumes, get_kind
+from core.bvh.epo import foreign_areas
+from core.bvh.polytope import polytope_measures
+from core.mesh import triangle_areas
+
+SWEPT_EPO_NOTE = (
+    "EPO is not computed for capsules (LSS) and rounded rectangles (RSS): the part of a "
+    "triangle inside one is bounded by curves that are neither lines nor one circle, so it "
+    "has no exact clipping"
+)
+SWEPT_OVERLAP_NOTE = (
+    "sibling overlap is not computed for capsules (LSS) and rounded rectangles (RSS): the "
+    "intersection of two swept spheres has no closed-form volume"
+)
+FLAT_MESH_NOTE = "EPO is not defined for a mesh without surface area"
+
+#: Nodes listed per metric by :meth:`TreeQuality.to_json` (and the command line).
+JSON_WORST = 10
+
+
+@dataclass(frozen=True)
+class CostConstants:
+    """The SAH and EPO cost constants.
+
+    Attributes
+    ----------
+    traversal : float
+        ``C_t``, the cost of one bounding-volume test (default 1).
+    intersection : float
+        ``C_i``, the cost of one triangle test (default 1). Equal costs, as in madmann91/bvh's
+        default configuration and :mod:`core.bvh.quality`, make the SAH "expected tests per
+        query".
+
+    Raises
+    ------
+    ValueError
+        A constant that is not a finite number above 0, naming the field.
+    """
+
+    traversal: float = 1.0
+    intersection: float = 1.0
+
+    def __post_init__(self):
+        for name in ("traversal", "intersection"):
+            value = getattr(self, name)
+            try:
+                number = float(value)
+            except (TypeError, ValueError):
+                raise ValueError(f"cost constant {name} must be a number, got {value!r}") from None
+            if isinstance(value, bool) or not (math.isfinite(number) and number > 0.0):
+                raise ValueError(f"cost constant {name} must be finite and > 0, got {value!r}")
+            object.__setattr__(self, name, number)
+
+
+@dataclass(frozen=True, eq=False)
+class NodeMetrics:
+    """Each node's measures, in node order; every array is ``(k,) float64``, ``k = n_nodes``.
+
+    Attributes
+    ----------
+    sah : (k,) float64
+        The node's term of the SAH cost (``C_t A(n)/A(root)`` internal, ``C_i A(n)/A(root)
+        count(n)`` leaf); the nodes sum to :attr:`TreeQuality.sah`.
+    epo : (k,) float64
+        The node's term of EPO, ``C_n A((S \\ S_n) ∩ n) / A(S)``; NaN where the kind has none.
+    sibling_overlap : (k,) float64
+        Internal node: ``volume(left ∩ right) / volume(node)``; NaN for leaves, for a node of
+        volume 0 and where the kind has no exact intersection volume.
+    volume : (k,) float64
+        Volume of the node's bounding volume of this kind.
+    area : (k,) float64
+        Surface area of the node's bounding volume.
+    """
+
+    sah: np.ndarray
+    epo: np.ndarray
+    sibling_overlap: np.ndarray
+    volume: np.ndarray
+    area: np.ndarray
+
+
+@dataclass(frozen=True, eq=False)
+class TreeQuality:
+    """The quality of one tree with one kind of bounding volume.
+
+    Attributes
+    ----------
+    bv : str
+        Registry key of the kind (``"aabb"``: the tree's own boxes).
+    constants : CostConstants
+    sah : float
+        ``(C_t sum_internal A(n) + C_i sum_leaves A(n) count(n)) / A(root)``, ``A`` the
+        surface area of the node's volume of this kind.
+    epo : float
+        ``sum_n C_n A((S \\ S_n) ∩ n) / A(S)``; NaN where not defined (see :attr:`epo_note`).
+    sibling_overlap : float
+        Arithmetic mean of :attr:`NodeMetrics.sibling_overlap` over the internal nodes where
+        it is defined (NaN if none is).
+    n_nodes, n_leaves : int
+    depth_min, depth_max : int
+        Shallowest and deepest leaf (root at depth 0).
+    depth_histogram : (depth_max + 1,) int64
+        Leaves at each depth.
+    leaf_size_histogram : (leaf_size_max + 1,) int64
+        Leaves holding ``j`` triangles.
+    memory_bytes : int
+        The tree's arrays plus this kind's volume rows (the tree's own boxes count once).
+    mesh_bytes : int
+        Vertices and faces, for comparison.
+    nodes : NodeMetrics
+    node_depth : (k,) int32
+        Depth of every node (what the worst-node lists show).
+    node_triangles : (k,) int32
+        Triangles under every node.
+    epo_note, sibling_overlap_note : str
+        Why the measure is NaN; empty when it is defined.
+    """
+
+    bv: str
+    constants: CostConstants
+    sah: float
+    epo: float
+    sibling_overlap: float
+    n_nodes: int
+    n_leaves: int
+    depth_min: int
+    depth_max: int
+    depth_histogram: np.ndarray
+    leaf_size_histogram: np.ndarray
+    memory_bytes: int
+    mesh_bytes: int
+    nodes: NodeMetrics
+    node_depth: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int32))
+    node_triangles: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int32))
+    epo_note: str = ""
+    sibling_overlap_note: str = ""
+
+    METRICS: ClassVar[tuple[str, ...]] = ("sah", "epo", "sibling_overlap", "volume")
+
+    def worst(self, metric: str, n: int = 20) -> np.ndarray:
+        """The ``n`` nodes with the largest value of ``metric``, worst first.
+
+        Parameters
+        ----------
+        metric : str
+            One of :attr:`METRICS`.
+        n : int
+            Most nodes returned.
+
+        Returns
+        -------
+        (j,) int32
+            Node ids, ``j <= n``; nodes where the value is NaN are left out; ties keep node
+            order.
+
+        Raises
+        ------
+        ValueError
+            An unknown metric (naming it and the known ones) or a negative ``n``.
+        """
+        if metric not in self.METRICS:
+            raise ValueError(f"unknown metric {metric!r}; one of {', '.join(self.METRICS)}")
+        if int(n) < 0:
+            raise ValueError(f"number of worst nodes must be >= 0, got {n}")
+        values = getattr(self.nodes, metric)
+        ids = np.flatnonzero(~np.isnan(values))
+        order = np.argsort(-values[ids], kind="stable")
+        return ids[order][: int(n)].astype(np.int32)
+
+    def to_json(self) -> dict:
+        """The measures as plain JSON values (NaN as None), in the command line's key order:
+        ``bv``, ``constants``, ``sah``, ``epo`` (and ``epo_note`` when it is None),
+        ``sibling_overlap`` (and ``sibling_overlap_note``), ``n_nodes``, ``n_leaves``,
+        ``depth_min``, ``depth_max``, ``depth_histogram``, ``leaf_size_histogram``,
+        ``memory_bytes``, ``mesh_bytes``, ``worst`` (per metric, the worst
+        :data:`JSON_WORST` nodes as ``{node, depth, triangles, value}``)."""
+
+        def number(x: float):
+            return float(x) if math.isfinite(x) else None
+
+        out = {
+            "bv": self.bv,
+            "constants": {"traversal": self.constants.traversal,
+                          "intersection": self.constants.intersection},
+            "sah": number(self.sah),
+            "epo": number(self.epo),
+        }  # fmt: skip
+        if self.epo_note:
+            out["epo_note"] = self.epo_note
+        out["sibling_overlap"] = number(self.sibling_overlap)
+        if self.sibling_overlap_note:
+            out["sibling_overlap_note"] = self.sibling_overlap_note
+        out.update({
+            "n_nodes": self.n_nodes,
+            "n_leaves": self.n_leaves,
+            "depth_min": self.depth_min,
+            "depth_max": self.depth_max,
+            "depth_histogram": self.depth_histogram.tolist(),
+            "leaf_size_histogram": self.leaf_size_histogram.tolist(),
+            "memory_bytes": self.memory_bytes,
+            "mesh_bytes": self.mesh_bytes,
+        })  # fmt: skip
+        out["worst"] = {
+            metric: [
+                {"node": int(i), "depth": int(self.node_depth[i]),
+                 "triangles": int(self.node_triangles[i]),
+                 "value": float(getattr(self.nodes, metric)[i])}
+                for i in self.worst(metric, JSON_WORST)
+            ]
+            for metric in self.METRICS
+        }  # fmt: skip
+        return out
+
+
+# -- geometry of each family of kinds ----------------------------------------------------------
+
+
+@dataclass
+class _Shapes:
+    """What the metrics need of one kind's rows: areas, volumes, sibling intersection volumes
+    and the EPO kernel's description of each volume (or a note why there is none)."""
+
+    area: np.ndarray
+    volume: np.ndarray
+    overlap_volume: np.ndarray  # (q,) for the internal nodes, in their order
+    query_box: np.ndarray | None = None
+    normals: np.ndarray | None = None
+    offsets: np.ndarray | None = None
+    balls: np.ndarray | None = None
+    epo_note: str = ""
+    overlap_note: str = ""
+
+
+_BOX_NORMALS = np.concatenate([np.eye(3), -np.eye(3)])[None]  # (1, 6, 3)
+
+
+def _boxes(rows, left, right) -> _Shapes:
+    bmin, bmax = rows[:, :3], rows[:, 3:]
+    ext = bmax - bmin
+    lo = np.maximum(bmin[left], bmin[right])
+    hi = np.minimum(bmax[left], bmax[right])
+    return _Shapes(
+        area=2.0 * (ext[:, 0] * ext[:, 1] + ext[:, 1] * ext[:, 2] + ext[:, 2] * ext[:, 0]),
+        volume=np.prod(ext, axis=1),
+        overlap_volume=np.prod(np.clip(hi - lo, 0.0, None), axis=1),
+        query_box=rows,
+        normals=_BOX_NORMALS,
+        offsets=np.concatenate([bmax, -bmin], axis=1),
+    )
+
+
+def _oriented_boxes(rows, left, right) -> _Shapes:
+    centre = rows[:, 0:3]
+    axes = rows[:, 3:12].reshape(-1, 3, 3).transpose(0, 2, 1)  # row j = box axis j
+    half = rows[:, 12:15]
+    proj = np.einsum("kij,kj->ki", axes, centre)
+    normals = np.concatenate([axes, -axes], axis=1)  # (k, 6, 3)
+    offsets = np.concatenate([proj + half, half - proj], axis=1)
+    reach = np.einsum("kji,kj->ki", np.abs(axes), half)  # half extent of the world box
+    h0, h1, h2 = half[:, 0], half[:, 1], half[:, 2]
+    both_normals = np.concatenate([normals[left], normals[right]], axis=1)
+    both_offsets = np.concatenate([offsets[left], offsets[right]], axis=1)
+    _, overlap = polytope_measures(np.ascontiguousarray(both_normals),
+                                   np.ascontiguousarray(both_offsets),
+                                   np.ascontiguousarray(centre[left]),
+                                   np.linalg.norm(half[left], axis=1))  # fmt: skip
+    return _Shapes(
+        area=8.0 * (h0 * h1 + h1 * h2 + h2 * h0),
+        volume=8.0 * h0 * h1 * h2,
+        overlap_volume=overlap,
+        query_box=np.concatenate([centre - reach, centre + reach], axis=1),
+        normals=np.ascontiguousarray(normals),
+        offsets=np.ascontiguousarray(offsets),
+    )
+
+
+def _kdops(rows, left, right, dirs) -> _Shapes:
+    nd = dirs.shape[0]
+    normals = np.concatenate([dirs, -dirs])[None]  # (1, k, 3)
+    offsets = np.ascontiguousarray(np.concatenate([rows[:, nd:], -rows[:, :nd]], axis=1))
+    # The first three directions are the axes: their slabs are the k-DOP's box.
+    box = np.concatenate([rows[:, 0:3], rows[:, nd : nd + 3]], axis=1)
+    centre = 0.5 * (box[:, :3] + box[:, 3:])
+    radius = 0.5 * np.linalg.norm(box[:, 3:] - box[:, :3], axis=1)
+    area, volume = polytope_measures(normals, offsets, centre, radius)
+    # Two k-DOPs on the same directions meet in the k-DOP of the tighter slab sides.
+    _, overlap = polytope_measures(normals, np.minimum(offsets[left], offsets[right]),
+                                   np.ascontiguousarray(centre[left]), radius[left])  # fmt: skip
+    return _Shapes(area=area, volume=volume, overlap_volume=overlap, query_box=box,
+                   normals=normals, offsets=offsets)  # fmt: skip
+
+
+def lens_volume(r1, r2, d):
+    """Volume of the intersection of two balls, ``(q,) float64``.
+
+    Parameters
+    ----------
+    r1, r2 : (q,) float64
+        Radii.
+    d : (q,) float64
+        Distance of the centres.
+    """
+    r1, r2, d = (np.asarray(x, dtype=np.float64) for x in (r1, r2, d))
+    small = np.minimum(r1, r2)
+    out = np.where(d <= np.abs(r1 - r2), 4.0 / 3.0 * np.pi * small**3, 0.0)
+    is_lens = (d < r1 + r2) & (d > np.abs(r1 - r2))
+    dd, a, b = d[is_lens], r1[is_lens], r2[is_lens]
+    # Two spherical caps (the classic lens volume, e.g. Weisstein, "Sphere-Sphere Intersection").
+    caps = np.pi * (a + b - dd) ** 2 * (dd * dd + 2.0 * dd * (a + b) - 3.0 * (a - b) ** 2)
+    out[is_lens] = caps / (12.0 * dd)
+    return out
+
+
+def _balls(centre, radius, left, right) -> _Shapes:
+    gap = np.linalg.norm(centre[left] - centre[right], axis=1)
+    return _Shapes(
+        area=4.0 * np.pi * radius**2,
+        volume=4.0 / 3.0 * np.pi * radius**3,
+        overlap_volume=lens_volume(radius[left], radius[right], gap),
+        query_box=np.concatenate([centre - radius[:, None], centre + radius[:, None]], axis=1),
+        balls=np.ascontiguousarray(np.column_stack([centre, radius])),
+    )
+
+
+def _swept(rows, left) -> _Shapes:
+    h0, h1, r = rows[:, 12], rows[:, 13], rows[:, 14]
+    a, b = 2.0 * h0, 2.0 * h1
+    # Steiner's formulas for a rectangle a x b swept by a ball of radius r (as ssv.volume).
+    return _Shapes(
+        area=2.0 * a * b + 2.0 * np.pi * r * (a + b) + 4.0 * np.pi * r * r,
+        volume=2.0 * r * a * b + np.pi * r * r * (a + b) + 4.0 / 3.0 * np.pi * r**3,
+        overlap_volume=np.full(left.shape[0], np.nan),
+        epo_note=SWEPT_EPO_NOTE,
+        overlap_note=SWEPT_OVERLAP_NOTE,
+    )
+
+
+def _shapes(kind, rows, left, right) -> _Shapes:
+    name = kind.name
+    if kind.is_tree_box:
+        return _boxes(rows, left, right)
+    if name == "obb":
+        return _oriented_boxes(rows, left, right)
+    if "directions" in kind.parameters:
+        return _kdops(rows, left, right, kind.parameters["directions"])
+    if name == "sphere":
+        return _balls(rows[:, 0:3], rows[:, 3], left, right)
+    if name == "pss":
+        return _balls(rows[:, 0:3], rows[:, 14], left, right)
+    return _swept(rows, left)
+
+
+# -- the measures -------------------------------------------------------------------------------
+
+
+def _check(mesh, tree, kind, volumes):
+    if tree.faces.shape[0] != mesh.n_faces:
+        raise ValueError(f"tree has {tree.faces.shape[0]} triangles, mesh {mesh.name!r} has "
+                         f"{mesh.n_faces}")  # fmt: skip
+    if volumes is None:
+        return None
+    rows = np.asarray(volumes, dtype=np.float64)
+    if rows.shape != (tree.n_nodes, kind.width):
+        raise ValueError(f"volumes must have shape ({tree.n_nodes}, {kind.width}) for "
+                         f"{kind.name}, got {rows.shape}")  # fmt: skip
+    return rows
+
+
+def _kind_rows(mesh, tree, kind, volumes) -> np.ndarray:
+    rows = _check(mesh, tree, kind, volumes)
+    if rows is not None:
+        return rows
+    if kind.is_tree_box:
+        return np.concatenate([tree.bmin, tree.bmax], axis=1)
+    return np.asarray(fit_volumes(tree, mesh, kind))
+
+
+def _search_boxes(mesh, tree) -> np.ndarray:
+    """Every node's box fitted to the mesh as it is, ``(k, 6) float64``: the EPO walk's
+    boxes, so that stale or hand-edited boxes of the tree cannot hide a triangle."""
+    out = np.empty((tree.n_nodes, 6))
+    aabb_refit(mesh.vertices, mesh.faces, tree.prim_ids, tree.prim_start, tree.n_prims,
+               tree.first, tree.count, tree.level_nodes, tree.level_start, out)  # fmt: skip
+    return out
+
+
+def _tree_bytes(tree) -> int:
+    arrays = (tree.first, tree.count, tree.parent, tree.depth, tree.prim_start, tree.n_prims,
+              tree.prim_ids, tree.bmin, tree.bmax, tree.level_nodes, tree.level_start)  # fmt: skip
+    return int(sum(a.nbytes for a in arrays))
+
+
+def tree_quality(mesh, tree, bv: str = "aabb", constants: CostConstants = CostConstants(),
+                 volumes=None) -> TreeQuality:
+    """The quality measures of ``tree`` with bounding volumes of kind ``bv``.
+
+    Parameters
+    ----------
+    mesh : TriMesh
+        The vertices the tree's volumes bound now (same faces as the tree).
+    tree : Tree
+    bv : str
+        Registry key (:data:`core.bv.BV_KINDS`); ``"aabb"`` measures the tree's own boxes.
+    constants : CostConstants
+        ``C_t`` and ``C_i`` of SAH and EPO (default 1 and 1).
+    volumes : (k, width) array_like of float, optional
+        The kind's rows if the caller has them (a frame's); fitted here otherwise (for
+        ``"aabb"``: the tree's ``bmin, bmax``).
+
+    Returns
+    -------
+    TreeQuality
+
+    Raises
+    ------
+    ValueError
+        Unknown kind, constants that are not :class:`CostConstants`, a mesh with another
+        number of triangles than the tree, or volume rows of the wrong shape.
+    """
+    kind = get_kind(bv)
+    if not isinstance(constants, CostConstants):
+        raise ValueError(f"constants must be CostConstants, got {type(constants).__name__}")
+    rows = _kind_rows(mesh, tree, kind, volumes)
+    is_leaf = tree.count > 0
+    internal = np.flatnonzero(~is_leaf)
+    left = tree.first[internal].astype(np.int64)
+    shapes = _shapes(kind, rows, left, left + 1)
+    c_t, c_i = constants.traversal, constants.intersection
+
+    root_area = float(shapes.area[0])
+    # A mesh on a line or a point has a root of area 0: then every node counts as the root.
+    rel = shapes.area / root_area if root_area > 0.0 else np.ones(tree.n_nodes)
+    sah = np.where(is_leaf, c_i * rel * tree.count, c_t * rel)
+
+    k = tree.n_nodes
+    overlap = np.full(k, np.nan)
+    parent_volume = shapes.volume[internal]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        overlap[internal] = np.where(parent_volume > 0.0,
+                                     shapes.overlap_volume / parent_volume, np.nan)  # fmt: skip
+    defined = overlap[~np.isnan(overlap)]
+    overlap_mean = float(defined.mean()) if defined.size else math.nan
+
+    epo, epo_note = _epo(mesh, tree, shapes, is_leaf, c_t, c_i)
+
+    leaves = np.flatnonzero(is_leaf)
+    leaf_depth = tree.depth[leaves]
+    memory = _tree_bytes(tree) + (0 if kind.is_tree_box else int(rows.nbytes))
+    return TreeQuality(
+        bv=kind.name,
+        constants=constants,
+        sah=float(sah.sum()),
+        epo=float(epo.sum()) if not epo_note else math.nan,
+        sibling_overlap=overlap_mean,
+        n_nodes=k,
+        n_leaves=int(leaves.shape[0]),
+        depth_min=int(leaf_depth.min()),
+        depth_max=int(leaf_depth.max()),
+        depth_histogram=np.bincount(leaf_depth).astype(np.int64),
+        leaf_size_histogram=np.bincount(tree.count[leaves]).astype(np.int64),
+        memory_bytes=memory,
+        mesh_bytes=int(mesh.vertices.nbytes + mesh.faces.nbytes),
+        nodes=NodeMetrics(sah=sah, epo=epo, sibling_overlap=overlap,
+                          volume=np.asarray(shapes.volume, dtype=np.float64),
+                          area=np.asarray(shapes.area, dtype=np.float64)),
+        node_depth=np.asarray(tree.depth, dtype=np.int32),
+        node_triangles=np.asarray(tree.n_prims, dtype=np.int32),
+        epo_note=epo_note,
+        sibling_overlap_note=shapes.overlap_note,
+    )  # fmt: skip
+
+
+def _epo(mesh, tree, shapes: _Shapes, is_leaf, c_t: float, c_i: float):
+    """Per-node EPO terms ``(k,) float64`` and a note (empty when defined)."""
+    k = tree.n_nodes
+    if shapes.epo_note:
+        return np.full(k, np.nan), shapes.epo_note
+    surface = float(triangle_areas(mesh.vertices, mesh.faces).sum())
+    if not surface > 0.0:
+        return np.full(k, np.nan), FLAT_MESH_NOTE
+    if shapes.balls is not None:
+        normals, offsets, balls = np.zeros((1, 0, 3)), np.zeros((k, 0)), shapes.balls
+    else:
+        normals, offsets, balls = shapes.normals, shapes.offsets, np.zeros((0, 4))
+    foreign = foreign_areas(mesh.vertices, mesh.faces, tree.prim_ids, tree.prim_start,
+                            tree.n_prims, tree.first, tree.count, tree.max_depth,
+                            _search_boxes(mesh, tree),
+                            np.ascontiguousarray(shapes.query_box, dtype=np.float64),
+                            np.ascontiguousarray(normals, dtype=np.float64),
+                            np.ascontiguousarray(offsets, dtype=np.float64),
+                            np.ascontiguousarray(balls, dtype=np.float64))  # fmt: skip
+    return np.where(is_leaf, c_i, c_t) * foreign / surface, ""
