@@ -12,6 +12,7 @@ from PyQt6.QtCore import QObject
 from viewer.control.animation import Animation
 from viewer.control.files import FileLoading
 from viewer.control.frames import FrameRunning
+from viewer.control.inspecting import Inspecting
 from viewer.control.poses import BodyPosing
 from viewer.control.recording import FrameRecording
 from viewer.control.scenes import SceneLoading
@@ -21,7 +22,7 @@ from viewer.model import ViewerModel
 
 
 class Controller(QObject, SceneLoading, FileLoading, BodyPosing, Sculpting, FrameRunning,
-                 Animation, FrameRecording, Stepping):
+                 Animation, FrameRecording, Stepping, Inspecting):
     """Runs the core for the viewer.
 
     Parameters
@@ -40,6 +41,7 @@ class Controller(QObject, SceneLoading, FileLoading, BodyPosing, Sculpting, Fram
         self._init_animation()
         self._init_recording()
         self._init_stepping()
+        self._init_inspecting()
         model.scene_param_changed.connect(self._on_scene_param)
 
     def shutdown(self) -> None:
@@ -49,3 +51,4 @@ class Controller(QObject, SceneLoading, FileLoading, BodyPosing, Sculpting, Fram
         self._shutdown_frame_running()
         self._shutdown_file_loading()
         self._shutdown_stepping()
+        self._shutdown_inspecting()

@@ -33,6 +33,7 @@ from viewer.qt.interaction import CanvasInteraction
 from viewer.qt.panels.levels import level_text, tree_depth_text
 from viewer.qt.panels.stepper import STEP_BUTTONS, TOGGLE_KEY, position_text
 from viewer.qt.timeline import TimelinePanel
+from viewer.qt.tree_menu import TreeTools
 from viewer.render import SceneRenderer, inspect_node
 from viewer.render.scene import set_default_view
 from viewer.scenes import DEFAULT_SCENE, SCENES
@@ -43,7 +44,7 @@ COLD_START_DELAY_MS = 700
 numba cache gives the first two-sphere frame in well under a second)."""
 
 DEFAULT_DOCK_ORDER = ("levels_dock", "scene_dock", "deform_dock", "pipeline_dock", "stats_dock",
-                      "stepper_dock", "pseudocode_dock")
+                      "stepper_dock", "pseudocode_dock", "quality_dock", "outliner_dock")
 """The docks of the default layout, one tab each in a single column on the right, in tab
 order; the first is raised. One column of tabs leaves the 3-D view about two thirds of a
 1280 px wide screen (two columns left it 540 px)."""
@@ -56,9 +57,10 @@ MIN_CANVAS_SHARE = 0.6
 """A remembered layout that leaves the canvas less than this share of the window width is
 not restored: the default layout is used instead."""
 
-LAYOUT_VERSION = 3
+LAYOUT_VERSION = 4
 """Version of the saved dock layout (``QMainWindow.saveState``); a state saved by an older
-layout (two dock columns, or no timeline under the canvas) is ignored."""
+layout (two dock columns, no timeline under the canvas, or no Quality and Outliner docks)
+is ignored."""
 
 RECORDING_FILTER = "BVH Lab recordings (*.bvhrec);;All files (*)"
 
@@ -201,6 +203,7 @@ class MainWindow(QMainWindow):
                                            | Qt.DockWidgetArea.TopDockWidgetArea)
         self._job_dialog: QProgressDialog | None = None
         self.apply_default_layout()
+        self.tree_tools = TreeTools(self)
 
         self.fps_label = QLabel("")
         self.fps_label.setToolTip("Frames per second while playing; when paused, how long the "
@@ -319,6 +322,7 @@ class MainWindow(QMainWindow):
         view_menu.addSeparator()
         view_menu.addAction(toolbar.toggleViewAction())
         self._build_stepper_actions(menu)
+        self.tree_tools.build_menu(menu)
 
         self._build_recording_menu(menu, view_menu)
 
@@ -588,6 +592,8 @@ class MainWindow(QMainWindow):
         overlay_s = self.renderer.update_frame(frame, self.model.display, self.model.level,
                                                self.model.inspect, self.step_note(), hidden,
                                                step)
+        self.renderer.update_marks(frame, self.model.selected_node,
+                                   self.tree_tools.violation_nodes())
         start = time.perf_counter()
         self.plotter.render()
         render_s = time.perf_counter() - start
