@@ -1,5 +1,5 @@
-"""Command line: ``python -m core contacts A B ...``, ``python -m core distance A B ...`` and
-``python -m core warmup``."""
+"""Command line: ``python -m core contacts A B ...``, ``python -m core distance A B ...``,
+``python -m core tree MESH --out FILE`` (:mod:`core.cli_tree`) and ``python -m core warmup``."""
 
 from __future__ import annotations
 
@@ -170,6 +170,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="volume whose distance bound prunes: "
                    + " ".join(_distance_bv_names()) + " (default rss)")  # fmt: skip
     d.add_argument("--json", action="store_true", help="print one JSON object")
+
+    from core.cli_tree import add_tree_parser
+
+    add_tree_parser(sub, _rule_names(SplitRule), _integer)
 
     w = sub.add_parser("warmup", help="compile the numba kernels into the on-disk cache")
     w.add_argument("--quiet", action="store_true")
@@ -508,6 +512,11 @@ def main(argv: list[str] | None = None) -> int:
         warm_up(verbose=not args.quiet)
         return 0
     try:
+        if args.command == "tree":
+            from core.cli_tree import run_tree
+
+            print(run_tree(args))
+            return 0
         report = run_distance(args) if args.command == "distance" else run_contacts(args)
         if args.json:
             write_json(report, sys.stdout)

@@ -9,6 +9,7 @@ draws, with one timing per phase: the viewer only turns it into geometry.
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import time
 from collections.abc import Callable, Sequence
@@ -20,12 +21,14 @@ from core.bvh.build import build_tree
 from core.bvh.quality import tree_drift
 from core.bvh.refit import leaf_nodes, refit_tree, same_topology
 from core.bvh.tree import Tree
+from core.bvh.validate import ValidationReport, validate_tree
 from core.checks import instance, real_number
 from core.collide.dispatch import partition_query, tree_query
 from core.collide.query import CollisionResult
 from core.collide.selfcollide import self_collide
 from core.containment import PairContainment, pair_containment
 from core.distance import DistanceResult, min_distance
+from core.errors import TopologyChangedError
 from core.frame_volumes import FrameVolumes, fitted_volumes
 from core.mesh import TriMesh
 from core.pose import Pose
@@ -69,15 +72,19 @@ class PipelineSettings:
     drift_threshold : float
         AUTO rebuilds when ``SAH now / SAH at build - 1`` exceeds this (0.25: a quarter more
         expected box tests than a fresh tree).
+    validate_after_refit : bool
+        A debug setting (default False): check every tree the frame refits or builds with
+        :func:`core.bvh.validate.validate_tree` (``Frame.validation``, phase ``validate``).
     """
 
     request: CollisionRequest
     update: UpdateMode
     drift_threshold: float
+    validate_after_refit: bool
 
     def __init__(self, request: CollisionRequest | None = None,
                  update: UpdateMode = UpdateMode.REFIT, drift_threshold: float = 0.25,
-                 **request_fields):  # fmt: skip
+                 validate_after_refit: bool = False, **request_fields):  # fmt: skip
         instance(request, "request", CollisionRequest, optional=True)
         base = request if request is not None else DEFAULT_REQUEST
         if request_fields:
@@ -86,9 +93,11 @@ class PipelineSettings:
         threshold = real_number(drift_threshold, "drift_threshold")
         if not (np.isfinite(threshold) and threshold >= 0.0):
             raise ValueError(f"drift_threshold must be a finite number >= 0, got {threshold}")
+        instance(validate_after_refit, "validate_after_refit", bool)
         object.__setattr__(self, "request", base)
         object.__setattr__(self, "update", update)
         object.__setattr__(self, "drift_threshold", threshold)
+        object.__setattr__(self, "validate_after_refit", validate_after_refit)
 
 
 DEFAULT_REQUEST = CollisionRequest(trace=True)
@@ -177,6 +186,10 @@ class Frame:
         they have no contact.
     request : CollisionRequest or None
         The request the frame ran with.
+    validation : list of ValidationReport or None
+        With ``PipelineSettings.validate_after_refit``: one report per body, the invariants
+        of its tree in this frame's vertices (a tree not refitted or built this frame keeps
+        the report it had); else None.
 
     A frame holds plain data only (numpy arrays, dataclasses of them, numbers, strings), so
     it can be stored (pickled) and drawn later without running the core.
@@ -197,6 +210,7 @@ class Frame:
     partition: CollisionResult | None = None
     distance: DistanceResult | None = None
     request: CollisionRequest | None = None
+    validation: list | None = None
 
 
 @dataclass
@@ -207,6 +221,16 @@ class _Cached:
     settings_key: tuple
     fitted_to: np.ndarray  # the vertex array ``current`` was fitted to
     drift: float = 0.0
+    report: ValidationReport | None = None  # of ``current``, when validation is on
+
+
+@dataclass(frozen=True, eq=False)
+class _Pin:
+    """A tree fixed for one body: its topology until unpinned, its boxes while the body's
+    vertices equal ``vertices``."""
+
+    tree: Tree
+    vertices: np.ndarray  # (n, 3) float64, the vertices it was pinned with
 
 
 class FramePipeline:
@@ -222,16 +246,90 @@ class FramePipeline:
         instance(settings, "settings", PipelineSettings, optional=True)
         self.settings = settings if settings is not None else PipelineSettings()
         self._cache: dict[str, _Cached] = {}
+        self._pinned: dict[str, _Pin] = {}
         self._index = 0
 
     def forget(self, key: str | None = None) -> None:
-        """Drop the cached tree of one body, or of all bodies."""
+        """Drop the cached tree of one body, or of all bodies (a pinned tree stays pinned)."""
         if key is None:
             self._cache.clear()
         else:
             self._cache.pop(key, None)
 
+    def pin_tree(self, key: str, tree, mesh: TriMesh) -> None:
+        """Make ``tree`` the tree of body ``key`` until :meth:`unpin`.
+
+        A pinned tree is never rebuilt: not by AUTO or REBUILD, not by a change of split rule
+        or leaf size. While the body's vertices equal ``mesh``'s its boxes are used exactly as
+        given (a tree read from a file runs the query with the file's own boxes, broken ones
+        included); when they change, the boxes are refitted to them, topology kept. The pin
+        outlives frames without the body and :meth:`forget`; only :meth:`unpin` ends it.
+
+        Parameters
+        ----------
+        key : str
+            The body's :attr:`BodyInput.key`.
+        tree : Tree or core.bvh.treefile.ImportedTree
+        mesh : TriMesh
+            The body's mesh the boxes belong to; its faces become the tree's.
+
+        Raises
+        ------
+        ValueError
+            If ``mesh`` has another number of faces than the tree has triangles (naming
+            the key).
+        """
+        from core.bvh.treefile import ImportedTree
+
+        instance(key, "key", str)
+        instance(mesh, "mesh", TriMesh)
+        if isinstance(tree, ImportedTree):
+            tree = tree.tree
+        instance(tree, "tree", Tree)
+        n_tree = int(tree.prim_ids.shape[0])
+        if mesh.n_faces != n_tree:
+            raise ValueError(f"cannot pin a tree over {n_tree:,} triangles to body {key!r}: "
+                             f"its mesh has {mesh.n_faces:,} faces")  # fmt: skip
+        if tree.faces is not mesh.faces:
+            tree = dataclasses.replace(tree, faces=mesh.faces)
+        self._pinned[key] = _Pin(tree, mesh.vertices)
+        self._cache.pop(key, None)
+
+    def unpin(self, key: str) -> bool:
+        """Let body ``key``'s tree be built from the settings again; whether it was pinned."""
+        self._cache.pop(key, None)
+        return self._pinned.pop(key, None) is not None
+
+    @property
+    def pinned_keys(self) -> tuple[str, ...]:
+        """Keys of the bodies whose tree is pinned."""
+        return tuple(self._pinned)
+
+    def _update_pinned(self, key: str, pin: _Pin, mesh: TriMesh) -> tuple[Tree, float, bool]:
+        if not same_topology(pin.tree, mesh):
+            raise TopologyChangedError(
+                f"body {key!r} has a pinned tree over {pin.tree.faces.shape[0]:,} faces, but "
+                f"its mesh now has {mesh.n_faces:,} different faces; unpin it first")
+        cached = self._cache.get(key)
+        first_use = cached is None or cached.built is not pin.tree
+        if first_use:
+            cached = _Cached(pin.tree, pin.tree, leaf_nodes(pin.tree), ("pinned",), pin.vertices)
+            self._cache[key] = cached
+        if mesh.vertices is cached.fitted_to:
+            return cached.current, cached.drift, first_use
+        if mesh.vertices.shape == pin.vertices.shape and np.array_equal(mesh.vertices,
+                                                                        pin.vertices):
+            current, drift = pin.tree, 0.0  # the given boxes, exactly as they are
+        else:
+            current = refit_tree(pin.tree, mesh, cached.leaves)
+            drift = tree_drift(pin.tree, current)
+        cached.current, cached.fitted_to, cached.drift = current, mesh.vertices, drift
+        return current, drift, first_use
+
     def _update_tree(self, key: str, mesh: TriMesh) -> tuple[Tree, float, bool]:
+        pin = self._pinned.get(key)
+        if pin is not None:
+            return self._update_pinned(key, pin, mesh)
         s = self.settings
         settings_key = (s.split, s.leaf_size)
         cached = self._cache.get(key)
@@ -301,6 +399,11 @@ class FramePipeline:
 
         request = self.settings.request
         timings = {"deform": t_deform - t_start, "update": t_update - t_deform}
+        validation = None
+        if self.settings.validate_after_refit:
+            validation = [self._validation(body.key, tree, mesh)
+                          for body, tree, mesh in zip(bodies, trees, meshes)]  # fmt: skip
+            timings["validate"] = time.perf_counter() - t_update
         result = volumes = partition = distance = containment = None
         is_pair = len(bodies) >= 2
         if len(bodies) == 1:
@@ -357,6 +460,17 @@ class FramePipeline:
             partition=partition,
             distance=distance,
             request=request,
+            validation=validation,
         )
         self._index += 1
         return frame
+
+    def _validation(self, key: str, tree: Tree, mesh: TriMesh) -> ValidationReport:
+        """The report of ``tree`` in ``mesh``'s vertices, checked once per tree object."""
+        cached = self._cache.get(key)
+        if cached is not None and cached.report is not None and cached.current is tree:
+            return cached.report
+        report = validate_tree(tree, mesh.vertices)
+        if cached is not None and cached.current is tree:
+            cached.report = report
+        return report

@@ -101,7 +101,8 @@ class ValidationReport:
         """One line: ``"tree OK: 1,023 nodes checked"`` or
         ``"3 violations in 2 nodes; largest 0.0031"``."""
         if self.ok:
-            return f"tree OK: {self.nodes_checked:,} nodes checked"
+            plural = "" if self.nodes_checked == 1 else "s"
+            return f"tree OK: {self.nodes_checked:,} node{plural} checked"
         n_nodes = int(self.nodes().shape[0])
         noun = "violation" if self.n_found == 1 else "violations"
         text = f"{self.n_found:,} {noun} in {n_nodes:,} node{'' if n_nodes == 1 else 's'}"
@@ -145,12 +146,14 @@ class _Checker:
     # ---- wording ----------------------------------------------------------------------------
 
     def name(self, node: int) -> str:
-        """``node 37 (depth 5)``, with the file's own id when the tree came from a file."""
+        """``node 37 (depth 5)``, with the file's own id when the tree came from a file and
+        numbered it otherwise (``node 1 (file node 6, depth 1)``)."""
         node = int(node)
         if node < 0:
             return "tree"
         extras = []
-        if self.file_ids is not None and node < self.file_ids.shape[0]:
+        if (self.file_ids is not None and node < self.file_ids.shape[0]
+                and int(self.file_ids[node]) != node):  # fmt: skip
             extras.append(f"file node {int(self.file_ids[node])}")
         depth = self.tree.depth
         if node < depth.shape[0]:

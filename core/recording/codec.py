@@ -18,6 +18,7 @@ import numpy as np
 
 from core.bv.obb_fit import ObbFit
 from core.bvh.tree import BuildStats, SplitRule, Tree
+from core.bvh.validate import ValidationReport, Violation, ViolationKind
 from core.collide.query import CollisionResult
 from core.collide.tandem import DescendRule
 from core.collide.trace import Counters, Trace
@@ -34,11 +35,12 @@ from core.settings import Tolerances
 FRAME_CLASSES = {cls.__name__: cls for cls in (
     Frame, TriMesh, Pose, Tree, BuildStats, CollisionResult, Counters, Trace, FrameVolumes,
     PairContainment, Containment, EdgeStats, DistanceResult, CollisionRequest, Tolerances,
-    Partition, PlaneRecords)}  # fmt: skip
+    Partition, PlaneRecords, ValidationReport, Violation)}  # fmt: skip
 """Every class a :class:`core.pipeline.Frame` may contain, by name (the decoder's allow-list)."""
 
 FRAME_ENUMS = {cls.__name__: cls for cls in (
-    SplitRule, DescendRule, ObbFit, ContainmentKind, Relation, UpdateMode)}  # fmt: skip
+    SplitRule, DescendRule, ObbFit, ContainmentKind, Relation, UpdateMode,
+    ViolationKind)}  # fmt: skip
 """Every enum a frame (or a recording's per-frame entry) may contain, by name."""
 
 # dtype and shape (None: any length) of the arrays each class holds; a field not listed
@@ -69,6 +71,7 @@ ARRAY_FIELDS = {
     "Containment": {"point": (_F64, (3,))},
     "DistanceResult": {"pair": (_I64, (2,)), "point_a": (_F64, (3,)),
                        "point_b": (_F64, (3,))},
+    "ValidationReport": {"bad_nodes": (_I32, (None,))},
 }  # fmt: skip
 
 
@@ -229,10 +232,15 @@ class FrameDecoder:
             raise CodecError(f"{where}: {name!r} is not a class a frame holds")
         if not isinstance(tree.get("fields"), dict):
             raise CodecError(f"{where}: {name} has no fields")
-        init_names = {f.name for f in dataclasses.fields(cls) if f.init}
+        init_fields = [f for f in dataclasses.fields(cls) if f.init]
+        init_names = {f.name for f in init_fields}
+        # A field added to a class later, with a default, may be absent: files written before
+        # it (Frame.validation, say) still open, with the default.
+        optional = {f.name for f in init_fields if f.default is not dataclasses.MISSING
+                    or f.default_factory is not dataclasses.MISSING}  # fmt: skip
         given = tree["fields"]
-        if set(given) != init_names:
-            odd = sorted(set(given) ^ init_names)
+        if not set(given) <= init_names or not init_names - optional <= set(given):
+            odd = sorted((set(given) - init_names) | (init_names - optional - set(given)))
             raise CodecError(f"{where}: {name} fields do not match (field {odd[0]!r})")
         fields = {key: self.decode(value, f"{where}.{key}") for key, value in given.items()}
         for key, (dtype, shape) in ARRAY_FIELDS.get(name, {}).items():
@@ -300,6 +308,18 @@ class FrameDecoder:
                 raise CodecError(f"{where}: body {i} has no mesh or no tree")
             if tree.faces.shape != mesh.faces.shape:
                 raise CodecError(f"{where}: tree {i} was not built on mesh {i}")
+        if frame.validation is not None:
+            if not isinstance(frame.validation, list) or len(frame.validation) != n:
+                raise CodecError(f"{where}.validation must have one entry per mesh ({n})")
+            for i, report in enumerate(frame.validation):
+                if report is None:
+                    continue
+                if not isinstance(report, ValidationReport) or not all(
+                        isinstance(v, Violation) for v in report.violations):
+                    raise CodecError(f"{where}.validation[{i}] is not a validation report")
+                # Drawing colours these nodes: each must be a node of the body's tree.
+                _check_indices(report.bad_nodes, frame.trees[i].n_nodes,
+                               f"{where}.validation[{i}].bad_nodes")  # fmt: skip
         result = frame.result
         if result is not None and n >= 2:
             for column, mesh in enumerate(frame.meshes[:2]):

@@ -42,6 +42,12 @@ def test_every_built_tree_is_valid(rule, leaf_size):
     assert report.summary() == f"tree OK: {tree.n_nodes:,} nodes checked"
 
 
+def test_single_leaf_tree_is_valid():
+    mesh = triangle_soup(1)
+    report = validate_tree(build_tree(mesh), mesh.vertices)
+    assert report.ok and report.summary() == "tree OK: 1 node checked"
+
+
 def test_refitted_tree_is_valid_and_stale_boxes_are_not(sphere, tree):
     moved = sphere.vertices.copy()
     vertex = int(sphere.faces[5, 0])
@@ -162,6 +168,9 @@ def test_file_ids_are_named(sphere, tree):
     file_ids = np.arange(tree.n_nodes, dtype=np.int64) * 10 + 7
     report = validate_tree(_with(tree, bmax=bmax), sphere.vertices, file_ids=file_ids)
     assert report.violations[0].text.startswith("node 2 (file node 27, depth 1): ")
+    same = validate_tree(_with(tree, bmax=bmax), sphere.vertices,
+                         file_ids=np.arange(tree.n_nodes, dtype=np.int64))  # fmt: skip
+    assert same.violations[0].text.startswith("node 2 (depth 1): ")
 
 
 def test_bad_arguments_raise(sphere, tree):

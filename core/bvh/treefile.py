@@ -1,0 +1,701 @@
+"""A bounding-volume tree in a file: ours written out, another engine's read in.
+
+One schema (version 1), two encodings chosen by the file's suffix: ``.json`` (text, one node's
+bounds per line, easy to read and to edit by hand) and ``.npz`` (a NumPy archive of plain
+arrays, read without unpickling). The keys:
+
+``format``
+    ``"bvh-lab-tree"``.
+``version``
+    ``1``.
+``triangles`` (m), ``nodes`` (k)
+    Counts; ``triangles`` must be the mesh's face count.
+``bounds``
+    ``(k, 6)`` numbers: each node's axis-aligned box, ``min x, min y, min z, max x, max y,
+    max z``, in the mesh's own (local) coordinates.
+``order``
+    ``(m,)`` integers: the triangle (face) ids in the tree's order, a permutation of
+    ``0..m-1``; leaves name ranges of it.
+one of two layouts
+    **children**: ``children`` ``(k, 2)`` node ids, ``[-1, -1]`` for a leaf, and for every
+    node ``start`` and ``count`` ``(k,)``: a leaf's triangles are
+    ``order[start : start + count]`` (``count >= 1``); internal nodes have ``count`` 0 and
+    any ``start``. **flat** (the layout BVH Lab uses): ``first`` and ``count`` ``(k,)``; a
+    node with ``count`` 0 has its children at ``first`` and ``first + 1``, a leaf owns
+    ``order[first : first + count]``.
+``split``, ``leaf_size`` (optional)
+    How the tree was built, when BVH Lab wrote it.
+
+Node ids in a file are arbitrary: children need not follow their parents, and the root is
+the one node that is nobody's child. Only binary trees are read: a node with one child is an
+error naming it. Reading renumbers the nodes into BVH Lab's layout (children adjacent and
+after their parent; ids kept as they are when the file already has that layout, so a tree we
+wrote reads back identical) and keeps each node's id in the file, so errors and the viewer
+can name the file's ids. Boxes are kept exactly as the file gives them: boxes that do not
+enclose their children or triangles are not a reading error; :func:`core.bvh.validate.
+validate_tree` lists them.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import secrets
+import stat
+import time
+import zipfile
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from core.bvh.quality import sah_cost, volume_sum
+from core.bvh.tree import BuildStats, SplitRule, Tree
+from core.errors import BVHLabError, MeshFileError
+from core.io.common import MAX_FILE_BYTES, read_regular_file
+from core.mesh import TriMesh
+
+FORMAT_NAME = "bvh-lab-tree"
+FORMAT_VERSION = 1
+SUFFIXES = (".json", ".npz")
+
+
+class TreeFileError(BVHLabError, ValueError):
+    """A tree file that cannot be read or written: one line naming the file and the reason."""
+
+    def __init__(self, path, reason: str):
+        self.path = str(path)
+        self.reason = reason
+        super().__init__(f"{self.path}: {reason}")
+
+
+@dataclass(frozen=True, eq=False)
+class ImportedTree:
+    """A tree read from a file, in BVH Lab's layout, with the file's own node ids.
+
+    Attributes
+    ----------
+    tree : Tree
+        Renumbered topology over the mesh's faces, with the file's boxes exactly as read.
+        Its ``stats`` are computed from its arrays (``build_seconds`` is the time reading and
+        renumbering took). ``tree.split`` is the rule the file names, else ``MIDPOINT`` as a
+        placeholder: ``split`` below says whether it is known.
+    file_ids : (k,) int64
+        ``file_ids[node]`` is the id node ``node`` has in the file.
+    path : pathlib.Path
+    source : str
+        For people: ``"file foo.json, 2,047 nodes"``.
+    split : SplitRule or None
+        The split rule the file names (trees BVH Lab wrote), or None: built by another engine
+        with its own rule. The SplitRule enum gains no "imported" member on purpose: every
+        member is a rule the builder can run.
+    """
+
+    tree: Tree
+    file_ids: np.ndarray
+    path: Path
+    source: str
+    split: SplitRule | None = None
+
+    def node_of(self, file_id: int) -> int:
+        """Our node id of the file's node ``file_id`` (ValueError if the file has none)."""
+        hits = np.flatnonzero(self.file_ids == int(file_id))
+        if hits.size == 0:
+            raise ValueError(f"{self.path}: the file has no node {file_id}")
+        return int(hits[0])
+
+
+# ---- writing --------------------------------------------------------------------------------
+
+
+def _suffix(path: Path) -> str:
+    suffix = path.suffix.lower()
+    if suffix not in SUFFIXES:
+        raise TreeFileError(path, f"unknown tree file type {path.suffix or '(none)'!r}; use "
+                                  f"{' or '.join(SUFFIXES)}")  # fmt: skip
+    return suffix
+
+
+def tree_arrays(tree: Tree) -> dict:
+    """The schema's keys for ``tree`` in the flat layout (what :func:`write_tree` stores).
+
+    Returns
+    -------
+    dict
+        ``format``, ``version``, ``triangles``, ``nodes``, ``split``, ``leaf_size`` (str and
+        int) and ``bounds`` ``(k, 6) float64``, ``first``, ``count`` ``(k,) int32``, ``order``
+        ``(m,) int32``.
+    """
+    return {
+        "format": FORMAT_NAME,
+        "version": FORMAT_VERSION,
+        "triangles": int(tree.prim_ids.shape[0]),
+        "nodes": int(tree.n_nodes),
+        "split": tree.split.name.lower(),
+        "leaf_size": int(tree.leaf_size),
+        "bounds": np.concatenate([tree.bmin, tree.bmax], axis=1),
+        "first": np.asarray(tree.first, dtype=np.int32),
+        "count": np.asarray(tree.count, dtype=np.int32),
+        "order": np.asarray(tree.prim_ids, dtype=np.int32),
+    }
+
+
+def _json_text(keys: dict) -> str:
+    """The JSON file: one node's bounds per line, so one node can be found and edited."""
+    lines = ["{"]
+    for name in ("format", "version", "triangles", "nodes", "split", "leaf_size"):
+        lines.append(f"  {json.dumps(name)}: {json.dumps(keys[name])},")
+    # Floats are written as repr, which reads back exactly. One dumps call for all rows, then
+    # a line break between rows (1M nodes: 6.4 s of CPU against 8.2 s with a call per row;
+    # the rest is the repr of 6M floats).
+    rows = json.dumps(keys["bounds"].tolist(), allow_nan=False)[1:-1]
+    lines.append('  "bounds": [')
+    lines.append("    " + rows.replace("], [", "],\n    ["))
+    lines.append("  ],")
+    for name in ("first", "count"):
+        lines.append(f"  {json.dumps(name)}: {json.dumps(keys[name].tolist())},")
+    lines.append(f'  "order": {json.dumps(keys["order"].tolist())}')
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def write_tree(path, tree) -> Path:
+    """Write ``tree`` (a :class:`Tree` or an :class:`ImportedTree`) to ``path``.
+
+    The suffix chooses the encoding (``.json`` or ``.npz``); the flat layout is written with
+    node ids as in the tree. The file is written under a temporary name beside ``path`` and
+    renamed at the end, so a failure leaves an existing file as it was.
+
+    Returns
+    -------
+    pathlib.Path
+
+    Raises
+    ------
+    TreeFileError
+        Unknown suffix, a box that is not a finite number, or the file cannot be written.
+    """
+    if isinstance(tree, ImportedTree):
+        tree = tree.tree
+    if not isinstance(tree, Tree):
+        raise TypeError(f"tree must be a Tree or an ImportedTree, got {type(tree).__name__}")
+    path = Path(os.fspath(path))
+    suffix = _suffix(path)
+    keys = tree_arrays(tree)
+    if not np.isfinite(keys["bounds"]).all():
+        node = int(np.flatnonzero(~np.isfinite(keys["bounds"]).all(axis=1))[0])
+        raise TreeFileError(path, f"cannot write: node {node}'s box is not a finite number")
+    temp = path.with_name(f"{path.name}.{os.getpid()}.{secrets.token_hex(4)}.part")
+    try:
+        # Created like any new file of the user's (0o666 less the umask), then renamed over
+        # the target.
+        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0),
+                     0o666)  # fmt: skip
+        with os.fdopen(fd, "wb") as out:
+            if suffix == ".json":
+                out.write(_json_text(keys).encode("utf-8"))
+            else:
+                np.savez_compressed(out, **{name: np.asarray(value)
+                                            for name, value in keys.items()})  # fmt: skip
+        os.replace(temp, path)
+        temp = None
+    except OSError as exc:
+        raise TreeFileError(path, f"cannot write: {exc.strerror or exc}") from None
+    finally:
+        if temp is not None:
+            temp.unlink(missing_ok=True)
+    return path
+
+
+# ---- reading: bytes to a dict of keys --------------------------------------------------------
+
+
+def _file_bytes(path: Path, max_bytes: int) -> bytes:
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        raise TreeFileError(path, "no such file") from None
+    except OSError as exc:
+        raise TreeFileError(path, f"cannot be read ({exc.strerror or exc})") from None
+    if stat.S_ISDIR(info.st_mode):
+        raise TreeFileError(path, "is a directory, not a tree file")
+    if not stat.S_ISREG(info.st_mode):
+        raise TreeFileError(path, "is not a regular file (a pipe, device or socket)")
+    if info.st_size > max_bytes:
+        raise TreeFileError(path, f"too large: {info.st_size / 2**20:,.1f} MiB; the limit is "
+                                  f"{max_bytes / 2**20:,.1f} MiB")  # fmt: skip
+    try:
+        return read_regular_file(path, max_bytes)
+    except MeshFileError as exc:
+        raise TreeFileError(path, exc.reason) from None
+
+
+def _json_keys(path: Path, data: bytes) -> dict:
+    try:
+        text = data.decode("utf-8-sig")
+        keys = json.loads(text)
+    except UnicodeDecodeError:
+        raise TreeFileError(path, "not JSON (not UTF-8 text)") from None
+    except json.JSONDecodeError as exc:
+        raise TreeFileError(path, f"not JSON ({exc.msg} at line {exc.lineno} column "
+                                  f"{exc.colno})") from None  # fmt: skip
+    except RecursionError:
+        raise TreeFileError(path, "not JSON this reader accepts (nested too deeply)") from None
+    if not isinstance(keys, dict):
+        raise TreeFileError(path, f"not a tree file (the JSON is a {type(keys).__name__}, "
+                                  f"not an object)")  # fmt: skip
+    return keys
+
+
+def _npy_member(archive: zipfile.ZipFile, member: str) -> np.ndarray:
+    """One ``.npy`` member, its header checked against its size; never unpickled."""
+    data = archive.read(member)  # checks the CRC
+    stream = io.BytesIO(data)
+    version = np.lib.format.read_magic(stream)
+    if version == (1, 0):
+        shape, fortran, dtype = np.lib.format.read_array_header_1_0(stream)
+    elif version in ((2, 0), (3, 0)):
+        shape, fortran, dtype = np.lib.format.read_array_header_2_0(stream)
+    else:
+        raise ValueError(f"unknown .npy version {version}")
+    if dtype.hasobject:
+        raise ValueError("holds pickled Python objects (refused: a tree file holds numbers "
+                         "and strings only)")  # fmt: skip
+    count = int(np.prod(shape, dtype=np.int64)) if shape else 1
+    offset = stream.tell()
+    if count * dtype.itemsize != len(data) - offset:
+        raise ValueError(f"declares shape {shape} but holds {len(data) - offset} bytes")
+    array = np.frombuffer(data, dtype=dtype, count=count, offset=offset)
+    return array.reshape(shape, order="F" if fortran else "C")
+
+
+def _npz_keys(path: Path, data: bytes, max_bytes: int) -> dict:
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(data))
+    except zipfile.BadZipFile:
+        raise TreeFileError(path, "not an npz archive (not a zip file)") from None
+    with archive:
+        members = archive.infolist()
+        unpacked = sum(m.file_size for m in members)
+        if unpacked > max_bytes:
+            raise TreeFileError(path, f"too large: its arrays unpack to "
+                                      f"{unpacked / 2**20:,.1f} MiB; the limit is "
+                                      f"{max_bytes / 2**20:,.1f} MiB")  # fmt: skip
+        keys = {}
+        for info in members:
+            if not info.filename.endswith(".npy"):
+                continue
+            name = info.filename[: -len(".npy")]
+            try:
+                keys[name] = _npy_member(archive, info.filename)
+            except (EOFError, zipfile.BadZipFile, zlib.error) as exc:
+                raise TreeFileError(path, f"array {name!r}: damaged ({exc})") from None
+            except ValueError as exc:
+                raise TreeFileError(path, f"array {name!r}: {exc}") from None
+    if not keys:
+        raise TreeFileError(path, "not an npz archive of a tree (it holds no .npy arrays)")
+    return keys
+
+
+# ---- reading: checking the keys ---------------------------------------------------------------
+
+
+class _Keys:
+    """The file's keys, each taken out with its type and shape checked (one-line errors)."""
+
+    def __init__(self, path: Path, keys: dict, is_json: bool):
+        self.path = path
+        self.keys = keys
+        self.is_json = is_json
+
+    def fail(self, reason: str):
+        raise TreeFileError(self.path, reason)
+
+    def has(self, name: str) -> bool:
+        return name in self.keys
+
+    def raw(self, name: str):
+        if name not in self.keys:
+            self.fail(f"missing key {name!r}")
+        return self.keys[name]
+
+    def scalar(self, name: str, kind: str):
+        """A number (``kind`` "int") or string (``kind`` "str")."""
+        value = self.raw(name)
+        if isinstance(value, np.ndarray):
+            if value.shape != ():
+                self.fail(f"{name!r} must be a single value, got an array of shape "
+                          f"{value.shape}")  # fmt: skip
+            value = value.item()
+        if kind == "int" and not (isinstance(value, int) and not isinstance(value, bool)):
+            self.fail(f"{name!r} must be a whole number, got {value!r:.40}")
+        if kind == "str" and not isinstance(value, str):
+            self.fail(f"{name!r} must be a string, got {value!r:.40}")
+        return value
+
+    def array(self, name: str, kind: str, shape: tuple) -> np.ndarray:
+        """An array of integers (``kind`` "int": int64) or numbers ("float": float64) of
+        ``shape`` (an int or None per axis)."""
+        value = self.raw(name)
+        if not isinstance(value, np.ndarray):
+            try:
+                value = np.array(value)
+            except (ValueError, OverflowError, TypeError):
+                self.fail(f"{name!r} must be an array of shape {_shape_text(shape)} "
+                          f"(rows of unequal length?)")  # fmt: skip
+        want = "iu" if kind == "int" else "iuf"
+        if value.dtype.kind not in want:
+            what = "integers" if kind == "int" else "numbers"
+            self.fail(f"{name!r} must hold {what}, got {_dtype_text(value, self.is_json)}")
+        if value.ndim != len(shape) or any(want is not None and got != want
+                                           for got, want in zip(value.shape, shape)):
+            self.fail(f"{name!r} must have shape {_shape_text(shape)}, got {value.shape}")
+        if kind == "int":
+            if value.dtype.kind == "u" and value.size and int(value.max()) > 2**62:
+                self.fail(f"{name!r} holds an id too large ({int(value.max())})")
+            return value.astype(np.int64)
+        return value.astype(np.float64)
+
+
+def _shape_text(shape: tuple) -> str:
+    names = iter(("k", "m", "n"))
+    return "(" + ", ".join(str(s) if s is not None else next(names) for s in shape) + ")"
+
+
+def _dtype_text(value: np.ndarray, is_json: bool) -> str:
+    if not is_json:
+        return f"dtype {value.dtype}"
+    return {"b": "true/false", "U": "strings", "O": "mixed values or null",
+            "f": "numbers with fractions"}.get(value.dtype.kind, str(value.dtype))  # fmt: skip
+
+
+@dataclass
+class _FileTree:
+    """The file's tree in the children layout, file ids, checked."""
+
+    m: int
+    k: int
+    bounds: np.ndarray  # (k, 6) float64
+    children: np.ndarray  # (k, 2) int64, -1 for leaves
+    start: np.ndarray  # (k,) int64
+    count: np.ndarray  # (k,) int64
+    order: np.ndarray  # (m,) int64
+    split: SplitRule | None
+    leaf_size: int | None
+
+
+def _check_keys(keys: _Keys, mesh: TriMesh) -> _FileTree:
+    if not keys.has("format"):
+        keys.fail(f"not a BVH Lab tree file (no 'format' key; expected {FORMAT_NAME!r})")
+    fmt = keys.scalar("format", "str")
+    if fmt != FORMAT_NAME:
+        keys.fail(f"not a BVH Lab tree file (its 'format' is {fmt!r}, not {FORMAT_NAME!r})")
+    version = keys.scalar("version", "int")
+    if version != FORMAT_VERSION:
+        keys.fail(f"format version {version}; this app reads version {FORMAT_VERSION}")
+    m = keys.scalar("triangles", "int")
+    k = keys.scalar("nodes", "int")
+    if k < 1:
+        keys.fail(f"'nodes' must be at least 1, got {k}")
+    if m != mesh.n_faces:
+        named = f"the mesh {mesh.name}" if mesh.name else "the mesh"
+        keys.fail(f"the tree is over {m:,} triangles but {named} has {mesh.n_faces:,}")
+    bounds = keys.array("bounds", "float", (None, 6))
+    if bounds.shape[0] != k:
+        keys.fail(f"node count mismatch: 'nodes' is {k:,} but 'bounds' has {bounds.shape[0]:,} "
+                  f"rows")  # fmt: skip
+    order = keys.array("order", "int", (None,))
+    if order.shape[0] != m:
+        keys.fail(f"'order' has {order.shape[0]:,} entries, not one per triangle ({m:,})")
+
+    if keys.has("children") and keys.has("first"):
+        keys.fail("has both 'children' and 'first': give one layout")
+    if keys.has("children"):
+        children = keys.array("children", "int", (k, 2))
+        start = keys.array("start", "int", (k,))
+        count = keys.array("count", "int", (k,))
+    elif keys.has("first"):
+        first = keys.array("first", "int", (k,))
+        count = keys.array("count", "int", (k,))
+        is_leaf = count > 0
+        children = np.where(is_leaf[:, None], -1, first[:, None] + np.array([0, 1]))
+        # The flat layout's children are at first, first + 1: name a bad ``first`` as such.
+        bad = ~is_leaf & ((first < 0) | (first + 1 >= k))
+        if bad.any():
+            node = int(np.flatnonzero(bad)[0])
+            keys.fail(f"node {node}: children {int(first[node])}, {int(first[node]) + 1} are "
+                      f"not node ids (0..{k - 1})")  # fmt: skip
+        start = np.where(is_leaf, first, 0)
+    else:
+        keys.fail("missing key 'children' (or 'first' for the flat layout)")
+
+    split = leaf_size = None
+    if keys.has("split"):
+        name = keys.scalar("split", "str")
+        if name.upper() not in SplitRule.__members__:
+            keys.fail(f"'split' {name!r} is not a split rule "
+                      f"({', '.join(r.name.lower() for r in SplitRule)})")  # fmt: skip
+        split = SplitRule[name.upper()]
+    if keys.has("leaf_size"):
+        leaf_size = keys.scalar("leaf_size", "int")
+    return _FileTree(m, k, bounds, children, start, count, order, split, leaf_size)
+
+
+def _check_nodes(f: _FileTree, fail) -> None:
+    """Bounds are numbers, children name nodes, binary only, leaf ranges inside ``order``."""
+    bad = ~np.isfinite(f.bounds).all(axis=1)
+    if bad.any():
+        node = int(np.flatnonzero(bad)[0])
+        others = int(bad.sum()) - 1
+        fail(f"node {node}: bounds hold NaN or infinity"
+             + (f" (and {others:,} other node{_s(others)})" if others else ""))
+    out = ((f.children < -1) | (f.children >= f.k)).any(axis=1)
+    if out.any():
+        node = int(np.flatnonzero(out)[0])
+        child = int(f.children[node][(f.children[node] < -1) | (f.children[node] >= f.k)][0])
+        fail(f"node {node}: child {child} is not a node id (0..{f.k - 1}, or -1 for none)")
+    n_children = (f.children >= 0).sum(axis=1)
+    odd = n_children == 1
+    if odd.any():
+        node = int(np.flatnonzero(odd)[0])
+        fail(f"node {node} has 1 child; only binary trees are read (0 or 2 children a node)")
+    twice = (n_children == 2) & (f.children[:, 0] == f.children[:, 1])
+    if twice.any():
+        node = int(np.flatnonzero(twice)[0])
+        fail(f"node {node} names node {int(f.children[node, 0])} as both its children "
+             f"(a node reached twice)")  # fmt: skip
+    is_leaf = n_children == 0
+    inner_range = ~is_leaf & (f.count != 0)
+    if inner_range.any():
+        node = int(np.flatnonzero(inner_range)[0])
+        fail(f"node {node} has children and a triangle range (count {int(f.count[node])})")
+    empty = is_leaf & (f.count <= 0)
+    if empty.any():
+        node = int(np.flatnonzero(empty)[0])
+        fail(f"node {node} is a leaf with no triangles (count {int(f.count[node])})")
+    past = is_leaf & ((f.start < 0) | (f.start + f.count > f.m))
+    if past.any():
+        node = int(np.flatnonzero(past)[0])
+        fail(f"node {node}: leaf range {int(f.start[node])}+{int(f.count[node])} is outside "
+             f"'order' (0..{f.m})")  # fmt: skip
+    _check_permutation(f.order, f.m, "'order' is not a permutation of the triangle ids", fail)
+
+
+def _s(n: int) -> str:
+    return "" if n == 1 else "s"
+
+
+def _check_permutation(ids: np.ndarray, m: int, what: str, fail) -> None:
+    outside = (ids < 0) | (ids >= m)
+    if outside.any():
+        fail(f"{what}: {int(ids[outside][0])} is not a triangle id (0..{m - 1})")
+    seen = np.bincount(ids, minlength=m)
+    if (seen != 1).any():
+        repeated = np.flatnonzero(seen > 1)
+        missing = np.flatnonzero(seen == 0)
+        fail(f"{what}: {repeated.size:,} id{_s(repeated.size)} repeated (first "
+             f"{int(repeated[0])}), {missing.size:,} missing (first {int(missing[0])})")
+
+
+def _root(f: _FileTree, fail) -> int:
+    is_child = np.zeros(f.k, dtype=bool)
+    is_child[f.children[f.children >= 0]] = True
+    roots = np.flatnonzero(~is_child)
+    if roots.size == 0:
+        fail("no root: every node is some node's child (a cycle)")
+    if roots.size > 1:
+        listed = ", ".join(str(int(r)) for r in roots[:4]) + (" ..." if roots.size > 4 else "")
+        fail(f"{roots.size:,} nodes are nobody's child ({listed}): a tree has one root, and "
+             f"from it the others are unreachable")  # fmt: skip
+    return int(roots[0])
+
+
+# ---- renumbering -----------------------------------------------------------------------------
+
+
+def _in_our_layout(f: _FileTree, root: int) -> bool:
+    """Root 0, each pair of children adjacent (right = left + 1) and after its parent."""
+    inner = np.flatnonzero(f.children[:, 0] >= 0)
+    left, right = f.children[inner, 0], f.children[inner, 1]
+    return root == 0 and bool(((right == left + 1) & (left > inner)).all())
+
+
+def _renumber(f: _FileTree, root: int, fail) -> tuple[np.ndarray, np.ndarray]:
+    """Breadth-first numbering: ``(file_of, depth)``, ``file_of[ours]`` the file's id.
+
+    A level's children get consecutive ids in the order of their parents, so a pair is
+    adjacent and after its parent. A node met twice (a shared child, or a cycle through the
+    root) or never (unreachable) is an error naming the file's id.
+    """
+    file_of = np.empty(f.k, dtype=np.int64)
+    depth_of = np.empty(f.k, dtype=np.int64)
+    seen = np.zeros(f.k, dtype=bool)
+    seen[root] = True
+    file_of[0], depth_of[0] = root, 0
+    level = np.array([root], dtype=np.int64)
+    n, depth = 1, 0
+    while level.size:
+        inner = level[f.children[level, 0] >= 0]
+        nxt = f.children[inner].reshape(-1)
+        depth += 1
+        if nxt.size:
+            again = seen[nxt] | (np.bincount(nxt, minlength=f.k)[nxt] > 1)
+            if again.any():
+                node = int(nxt[again][0])
+                parents = np.flatnonzero((f.children == node).any(axis=1))
+                fail(f"node {node} is reached twice (a cycle or a shared child): it is a "
+                     f"child of nodes {', '.join(str(int(p)) for p in parents[:3])}")  # fmt: skip
+            seen[nxt] = True
+            file_of[n : n + nxt.size] = nxt
+            depth_of[n : n + nxt.size] = depth
+            n += nxt.size
+        level = nxt
+    if n != f.k:
+        lost = np.flatnonzero(~seen)
+        fail(f"{lost.size:,} nodes are unreachable from the root {root} (first: node "
+             f"{int(lost[0])})")  # fmt: skip
+    return file_of, depth_of
+
+
+def _build(f: _FileTree, mesh: TriMesh, file_of: np.ndarray, depth: np.ndarray,
+           seconds_from: float) -> Tree:  # fmt: skip
+    """Our Tree from the file's, nodes ``file_of[ours]``; runs computed, prim_ids laid out."""
+    # The builder's own grouping by depth, so an imported tree's level arrays are exactly
+    # those a build of the same topology has.
+    from core.bvh.build import _levels
+
+    k, m = f.k, f.m
+    ours_of = np.empty(k, dtype=np.int64)
+    ours_of[file_of] = np.arange(k)
+    children = f.children[file_of]  # (k, 2) file ids, our order
+    is_leaf = children[:, 0] < 0
+    left = np.where(is_leaf, 0, ours_of[np.maximum(children[:, 0], 0)])
+    count = np.where(is_leaf, f.count[file_of], 0)
+    parent = np.full(k, -1, dtype=np.int64)
+    inner = np.flatnonzero(~is_leaf)
+    parent[left[inner]] = inner
+    parent[left[inner] + 1] = inner
+    level_nodes, level_start = _levels(depth.astype(np.int32))
+
+    # Triangles under each node, bottom-up by levels; then each run's start top-down.
+    n_prims = count.copy()
+    for d in range(len(level_start) - 2, -1, -1):
+        nodes = level_nodes[level_start[d] : level_start[d + 1]]
+        nodes = nodes[~is_leaf[nodes]]
+        n_prims[nodes] = n_prims[left[nodes]] + n_prims[left[nodes] + 1]
+    if n_prims[0] != m:
+        raise AssertionError("leaf counts were checked against the triangles")
+    prim_start = np.zeros(k, dtype=np.int64)
+    for d in range(len(level_start) - 1):
+        nodes = level_nodes[level_start[d] : level_start[d + 1]]
+        nodes = nodes[~is_leaf[nodes]]
+        prim_start[left[nodes]] = prim_start[nodes]
+        prim_start[left[nodes] + 1] = prim_start[nodes] + n_prims[left[nodes]]
+
+    # Each leaf's triangles, in the file's order within the leaf, at the leaf's run.
+    leaves = np.flatnonzero(is_leaf)
+    counts = count[leaves]
+    src = np.repeat(f.start[file_of[leaves]] - np.cumsum(counts) + counts, counts)
+    dst = np.repeat(prim_start[leaves] - np.cumsum(counts) + counts, counts)
+    within = np.arange(int(counts.sum()))
+    prim_ids = np.empty(m, dtype=np.int64)
+    prim_ids[dst + within] = f.order[src + within]
+    first = np.where(is_leaf, prim_start, left)
+
+    bmin = np.ascontiguousarray(f.bounds[file_of, :3])
+    bmax = np.ascontiguousarray(f.bounds[file_of, 3:])
+    i32 = {name: a.astype(np.int32) for name, a in (
+        ("first", first), ("count", count), ("parent", parent), ("depth", depth),
+        ("prim_start", prim_start), ("n_prims", n_prims), ("prim_ids", prim_ids))}  # fmt: skip
+    for a in (*i32.values(), level_nodes, level_start):
+        a.flags.writeable = False
+    leaf_depth, leaf_count = depth[leaves], count[leaves]
+    stats = BuildStats(
+        n_nodes=k,
+        n_leaves=int(leaves.shape[0]),
+        depth_min=int(leaf_depth.min()),
+        depth_max=int(leaf_depth.max()),
+        leaf_size_mean=float(leaf_count.mean()),
+        leaf_size_max=int(leaf_count.max()),
+        sah_cost=float(sah_cost(bmin, bmax, i32["count"])),
+        volume_sum=float(volume_sum(bmin, bmax)),
+        build_seconds=time.perf_counter() - seconds_from,
+    )
+    split = f.split if f.split is not None else SplitRule.MIDPOINT
+    leaf_size = f.leaf_size if f.leaf_size is not None else int(leaf_count.max())
+    return Tree(**i32, bmin=bmin, bmax=bmax, level_nodes=level_nodes, level_start=level_start,
+                faces=mesh.faces, split=split, leaf_size=max(int(leaf_size), 1),
+                stats=stats)  # fmt: skip
+
+
+def read_tree(path, mesh: TriMesh, max_bytes: int = MAX_FILE_BYTES) -> ImportedTree:
+    """Read a tree file (``.json`` or ``.npz``) built over ``mesh``'s faces.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+    mesh : TriMesh
+        The mesh the tree was built on (its face count must match ``triangles``).
+    max_bytes : int
+        Largest file read (default :data:`core.io.common.MAX_FILE_BYTES`, 2 GiB); for an
+        ``.npz`` also the most its arrays may unpack to.
+
+    Returns
+    -------
+    ImportedTree
+
+    Raises
+    ------
+    TreeFileError
+        One line naming the file and what is wrong, with the file's node id where a node is
+        at fault: not a regular file, too large, not JSON, not an npz archive, pickled
+        arrays, a missing key, another format version, a wrong type or shape, a node count
+        that does not match, a child id out of range, a node with one child, a node reached
+        twice (a cycle or a shared child), unreachable nodes, a leaf range outside ``order``,
+        ``order`` not a permutation, leaves that do not cover every triangle once, a
+        triangle count other than the mesh's, bounds that are NaN or infinite.
+    """
+    t0 = time.perf_counter()
+    if not isinstance(mesh, TriMesh):
+        raise TypeError(f"mesh must be a TriMesh, got {type(mesh).__name__}")
+    path = Path(os.fspath(path))
+    suffix = _suffix(path)
+    data = _file_bytes(path, int(max_bytes))
+    if suffix == ".json":
+        keys = _Keys(path, _json_keys(path, data), is_json=True)
+    else:
+        keys = _Keys(path, _npz_keys(path, data, int(max_bytes)), is_json=False)
+    del data
+
+    def fail(reason: str):
+        raise TreeFileError(path, reason)
+
+    f = _check_keys(keys, mesh)
+    _check_nodes(f, fail)
+    root = _root(f, fail)
+    bfs_file_of, bfs_depth = _renumber(f, root, fail)
+    if _in_our_layout(f, root):
+        # Already children-after-parent and adjacent: keep the file's ids (a tree BVH Lab
+        # wrote reads back with the same numbering, so with the same arrays).
+        file_of = np.arange(f.k, dtype=np.int64)
+        depth = np.empty(f.k, dtype=np.int64)
+        depth[bfs_file_of] = bfs_depth
+    else:
+        file_of, depth = bfs_file_of, bfs_depth
+    covered = _leaf_triangles(f, np.flatnonzero(f.children[:, 0] < 0))
+    if covered.shape[0] != f.m:
+        fail(f"the leaves hold {covered.shape[0]:,} triangles in all, not each of the "
+             f"{f.m:,} once (leaf ranges overlap or leave gaps in 'order')")  # fmt: skip
+    _check_permutation(covered, f.m, "the leaves do not hold each triangle once", fail)
+    tree = _build(f, mesh, file_of, depth, t0)
+    return ImportedTree(tree=tree, file_ids=file_of, path=path,
+                        source=f"file {path.name}, {f.k:,} nodes", split=f.split)  # fmt: skip
+
+
+def _leaf_triangles(f: _FileTree, leaves: np.ndarray) -> np.ndarray:
+    """The triangle ids of ``leaves``' ranges of ``order``, one after another, ``(p,) int64``."""
+    counts = f.count[leaves]
+    starts = np.repeat(f.start[leaves] - np.cumsum(counts) + counts, counts)
+    return f.order[starts + np.arange(int(counts.sum()))]
