@@ -26,6 +26,7 @@ from PyQt6.QtCore import QObject, QTimer, pyqtSignal
 
 from core.bv import TREE_BOX_KIND
 from core.bvh.metrics import CostConstants, tree_quality
+from core.bvh.treefile import TreeFileError, read_tree, write_tree
 from core.bvh.validate import validate_tree
 from core.errors import BVHLabError
 from viewer.model import TreeCheck, Violation
@@ -314,8 +315,6 @@ class Inspecting:
             self.model.error.emit("Cannot open tree file", f"the scene has no body "
                                   f"{BODY_NAMES[min(body, 1)]}")
             return False
-        from core.bvh.treefile import TreeFileError, read_tree
-
         entry = self.model.bodies[body]
         name = Path(path).name
         try:
@@ -365,8 +364,6 @@ class Inspecting:
             self.model.error.emit("Cannot save tree", f"no tree of {BODY_NAMES[min(body, 1)]}"
                                   " yet")
             return False
-        from core.bvh.treefile import TreeFileError, write_tree
-
         tree = frame.trees[body]
         try:
             write_tree(path, tree)
