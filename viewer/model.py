@@ -147,7 +147,7 @@ class PipelineChoice:
 
 
 @dataclass(frozen=True)
-class Violation:
+class ViolationRow:
     """One broken invariant, in plain words for the Quality panel and the canvas.
 
     Attributes
@@ -180,7 +180,7 @@ class TreeCheck:
 
     Attributes
     ----------
-    violations : tuple of Violation
+    violations : tuple of ViolationRow
         Largest first.
     summaries : tuple of str
         One line per checked tree, e.g. "tree of A: 3 violations in 2 nodes; largest 0.01".

@@ -22,6 +22,9 @@ JOB_MODULES = {
     "viewer.control.stepping": {"start_stepper", "stop_stepper", "step_to", "step_by",
                                 "step_restart", "step_run_to", "step_view",
                                 "traversal_pseudocode"},
+    "viewer.control.inspecting": {"request_quality", "check_invariants",
+                                  "set_validate_after_refit", "open_tree_file", "use_own_tree",
+                                  "save_tree_file", "tree_file_ids", "set_quality_on"},
 }
 
 

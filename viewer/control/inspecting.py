@@ -29,7 +29,7 @@ from core.bvh.metrics import CostConstants, tree_quality
 from core.bvh.treefile import TreeFileError, read_tree, write_tree
 from core.bvh.validate import validate_tree
 from core.errors import BVHLabError
-from viewer.model import TreeCheck, Violation
+from viewer.model import TreeCheck, ViolationRow
 
 QUALITY_INTERVAL_S = 1.0
 """Least time between two quality computations while playing."""
@@ -119,7 +119,7 @@ def tree_check(reports, frame, file_ids: dict, is_every_refit: bool = False) -> 
         ids = file_ids.get(body)
         for v in report.violations:
             shown = int(ids[v.node]) if ids is not None and 0 <= v.node < len(ids) else v.node
-            violations.append(Violation(body, int(v.node), shown, v.kind.value, float(v.size),
+            violations.append(ViolationRow(body, int(v.node), shown, v.kind.value, float(v.size),
                                         v.text))
         summaries.append(f"tree of {BODY_NAMES[body]}: {report.summary()}")
     violations.sort(key=lambda v: (-v.size, v.body, v.node))

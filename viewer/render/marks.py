@@ -50,10 +50,6 @@ class Marks:
     notes: list = field(default_factory=list)
 
 
-def _matrix(pose) -> np.ndarray:
-    return pose.as_matrix() if hasattr(pose, "as_matrix") else np.asarray(pose, np.float64)
-
-
 def build_marks(frame, selected: tuple[int, int] | None,
                 violation_nodes: dict | None = None) -> Marks:
     """The inspection overlays of ``frame``.
@@ -77,7 +73,8 @@ def build_marks(frame, selected: tuple[int, int] | None,
     if frame is None or not frame.trees:
         return out
     trees = frame.trees
-    poses = [_matrix(p) for p in frame.poses]
+    poses = [p.as_matrix() if hasattr(p, "as_matrix") else np.asarray(p, np.float64)
+             for p in frame.poses]
     if selected is not None:
         body, node = selected
         if 0 <= body < len(trees) and 0 <= node < trees[body].n_nodes:
