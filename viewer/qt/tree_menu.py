@@ -64,11 +64,14 @@ class TreeTools(QObject):
             self.actions[key] = action
             return action
 
-        for key, name in (("quality", "quality_dock"), ("outliner", "outliner_dock")):
-            action = w.docks[name].toggleViewAction()
-            action.setShortcut(SHORTCUTS[key])
-            w.addAction(action)
-            add(key, action, f"Show or hide the {w.docks[name].windowTitle()} dock")
+        for key, name, text in (("quality", "quality_dock", "&Quality panel"),
+                                ("outliner", "outliner_dock", "O&utliner")):
+            action = w._action(text, lambda _c=False, n=name: self.toggle_dock(n),
+                               SHORTCUTS[key])
+            action.setCheckable(True)
+            w.docks[name].visibilityChanged.connect(action.setChecked)
+            add(key, action, f"Show the {w.docks[name].windowTitle()} dock in front, or hide "
+                             "it when it is in front")
         menu.addSeparator()
         add("check", w._action("&Check tree invariants", self.check_invariants,
                                SHORTCUTS["check"]),
@@ -107,6 +110,17 @@ class TreeTools(QObject):
             self.actions[f"own_{body}"].setEnabled(body in self.model.tree_sources)
 
     # -- actions ----------------------------------------------------------------------------
+    def toggle_dock(self, name: str) -> None:
+        """Bring dock ``name`` to the front; hide it if it already is. (Qt's own toggle hid a
+        dock that was open but behind another tab, which looked like doing nothing.)"""
+        dock = self.window.docks[name]
+        if dock.isVisible() and not dock.visibleRegion().isEmpty():
+            dock.close()
+        else:
+            dock.show()
+            dock.raise_()
+        self.actions[name.removesuffix("_dock")].setChecked(dock.isVisible())
+
     def check_invariants(self) -> None:
         self.window.docks["quality_dock"].show()
         self.window.docks["quality_dock"].raise_()
