@@ -1,5 +1,6 @@
 """Command line: ``python -m core contacts A B ...``, ``python -m core distance A B ...``,
-``python -m core tree MESH --out FILE`` (:mod:`core.cli_tree`) and ``python -m core warmup``."""
+``python -m core tree MESH --out FILE`` (:mod:`core.cli_tree`), ``python -m core quality MESH``
+(:mod:`core.cli_quality`) and ``python -m core warmup``."""
 
 from __future__ import annotations
 
@@ -174,6 +175,10 @@ def build_parser() -> argparse.ArgumentParser:
     from core.cli_tree import add_tree_parser
 
     add_tree_parser(sub, _rule_names(SplitRule), _integer)
+
+    from core.cli_quality import add_quality_parser
+
+    add_quality_parser(sub, _rule_names(SplitRule), _bv_names(), _integer)
 
     w = sub.add_parser("warmup", help="compile the numba kernels into the on-disk cache")
     w.add_argument("--quiet", action="store_true")
@@ -516,6 +521,16 @@ def main(argv: list[str] | None = None) -> int:
             from core.cli_tree import run_tree
 
             print(run_tree(args))
+            return 0
+        if args.command == "quality":
+            from core.bv import get_kind
+            from core.cli_quality import format_quality, run_quality
+
+            report = run_quality(args)
+            if args.json:
+                write_json(report, sys.stdout)
+            else:
+                print(format_quality(report, get_kind(args.bv).people_name))
             return 0
         report = run_distance(args) if args.command == "distance" else run_contacts(args)
         if args.json:

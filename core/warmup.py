@@ -54,6 +54,15 @@ def _warm_bounding_volumes(a, tree_a, b, tree_b, pose) -> None:
     within_distance(a, tree_a, b, tree_b, None, pose, d=0.1)
 
 
+def _warm_quality(a, tree_a) -> None:
+    """The tree-quality kernels: EPO clipping against half-spaces and balls, the polytope
+    face solver (k-DOPs, OBB intersections)."""
+    from core.bvh.metrics import tree_quality
+
+    for bv in ("aabb", "obb", "kdop14", "sphere"):
+        tree_quality(a, tree_a, bv)
+
+
 def _warm_partitions(a, b, pose) -> None:
     """The spatial partitions and the overlap-region method (Yu et al. 2018)."""
     from core.partition import PARTITION_KINDS, partition_contacts
@@ -98,6 +107,7 @@ def warm_up(verbose: bool = True) -> float:
             m.PARALLEL_MIN_PAIRS = value
     collide(a, tree_a, b, tree_b, None, pose, margin=0.1)  # the near-contact distance kernel
     _warm_bounding_volumes(a, tree_a, b, tree_b, pose)
+    _warm_quality(a, tree_a)
     _warm_partitions(a, b, pose)
     seconds = time.perf_counter() - t0
     if verbose:

@@ -251,6 +251,16 @@ class TreeQuality:
         return out
 
 
+def _frozen(array, dtype=np.float64) -> np.ndarray:
+    """A read-only C-ordered view (a copy only if needed) of ``array``: numba compiles a kernel
+    apart for writable and read-only arrays, and the warmed cache holds the read-only one (a
+    tree read from a file or rows passed in by a caller would otherwise cost a compile of
+    tens of seconds on first use)."""
+    out = np.ascontiguousarray(array, dtype=dtype).view()
+    out.flags.writeable = False
+    return out
+
+
 # -- geometry of each family of kinds ----------------------------------------------------------
 
 
@@ -299,10 +309,9 @@ def _oriented_boxes(rows, left, right) -> _Shapes:
     h0, h1, h2 = half[:, 0], half[:, 1], half[:, 2]
     both_normals = np.concatenate([normals[left], normals[right]], axis=1)
     both_offsets = np.concatenate([offsets[left], offsets[right]], axis=1)
-    _, overlap = polytope_measures(np.ascontiguousarray(both_normals),
-                                   np.ascontiguousarray(both_offsets),
-                                   np.ascontiguousarray(centre[left]),
-                                   np.linalg.norm(half[left], axis=1))  # fmt: skip
+    _, overlap = polytope_measures(_frozen(both_normals), _frozen(both_offsets),
+                                   _frozen(centre[left]),
+                                   _frozen(np.linalg.norm(half[left], axis=1)))  # fmt: skip
     return _Shapes(
         area=8.0 * (h0 * h1 + h1 * h2 + h2 * h0),
         volume=8.0 * h0 * h1 * h2,
@@ -321,10 +330,12 @@ def _kdops(rows, left, right, dirs) -> _Shapes:
     box = np.concatenate([rows[:, 0:3], rows[:, nd : nd + 3]], axis=1)
     centre = 0.5 * (box[:, :3] + box[:, 3:])
     radius = 0.5 * np.linalg.norm(box[:, 3:] - box[:, :3], axis=1)
-    area, volume = polytope_measures(normals, offsets, centre, radius)
+    area, volume = polytope_measures(_frozen(normals), _frozen(offsets), _frozen(centre),
+                                     _frozen(radius))  # fmt: skip
     # Two k-DOPs on the same directions meet in the k-DOP of the tighter slab sides.
-    _, overlap = polytope_measures(normals, np.minimum(offsets[left], offsets[right]),
-                                   np.ascontiguousarray(centre[left]), radius[left])  # fmt: skip
+    _, overlap = polytope_measures(_frozen(normals),
+                                   _frozen(np.minimum(offsets[left], offsets[right])),
+                                   _frozen(centre[left]), _frozen(radius[left]))  # fmt: skip
     return _Shapes(area=area, volume=volume, overlap_volume=overlap, query_box=box,
                    normals=normals, offsets=offsets)  # fmt: skip
 
@@ -392,7 +403,7 @@ def _shapes(kind, rows, left, right) -> _Shapes:
 # -- the measures -------------------------------------------------------------------------------
 
 
-def _check(mesh, tree, kind, volumes):
+def _given_rows(mesh, tree, kind, volumes):
     if tree.faces.shape[0] != mesh.n_faces:
         raise ValueError(f"tree has {tree.faces.shape[0]} triangles, mesh {mesh.name!r} has "
                          f"{mesh.n_faces}")  # fmt: skip
@@ -406,7 +417,7 @@ def _check(mesh, tree, kind, volumes):
 
 
 def _kind_rows(mesh, tree, kind, volumes) -> np.ndarray:
-    rows = _check(mesh, tree, kind, volumes)
+    rows = _given_rows(mesh, tree, kind, volumes)
     if rows is not None:
         return rows
     if kind.is_tree_box:
@@ -414,13 +425,21 @@ def _kind_rows(mesh, tree, kind, volumes) -> np.ndarray:
     return np.asarray(fit_volumes(tree, mesh, kind))
 
 
+def _tree_arrays(tree):
+    """The tree's topology arrays, read-only int32, in the kernels' order."""
+    return tuple(_frozen(a, np.int32) for a in (tree.prim_ids, tree.prim_start, tree.n_prims,
+                                                  tree.first, tree.count))  # fmt: skip
+
+
 def _search_boxes(mesh, tree) -> np.ndarray:
     """Every node's box fitted to the mesh as it is, ``(k, 6) float64``: the EPO walk's
     boxes, so that stale or hand-edited boxes of the tree cannot hide a triangle."""
     out = np.empty((tree.n_nodes, 6))
-    aabb_refit(mesh.vertices, mesh.faces, tree.prim_ids, tree.prim_start, tree.n_prims,
-               tree.first, tree.count, tree.level_nodes, tree.level_start, out)  # fmt: skip
-    return out
+    prim_ids, prim_start, n_prims, first, count = _tree_arrays(tree)
+    aabb_refit(_frozen(mesh.vertices), _frozen(mesh.faces, np.int32), prim_ids, prim_start,
+               n_prims, first, count, _frozen(tree.level_nodes, np.int32),
+               _frozen(tree.level_start, np.int64), out)  # fmt: skip
+    return _frozen(out)
 
 
 def _tree_bytes(tree) -> int:
@@ -521,11 +540,8 @@ def _epo(mesh, tree, shapes: _Shapes, is_leaf, c_t: float, c_i: float):
         normals, offsets, balls = np.zeros((1, 0, 3)), np.zeros((k, 0)), shapes.balls
     else:
         normals, offsets, balls = shapes.normals, shapes.offsets, np.zeros((0, 4))
-    foreign = foreign_areas(mesh.vertices, mesh.faces, tree.prim_ids, tree.prim_start,
-                            tree.n_prims, tree.first, tree.count, tree.max_depth,
-                            _search_boxes(mesh, tree),
-                            np.ascontiguousarray(shapes.query_box, dtype=np.float64),
-                            np.ascontiguousarray(normals, dtype=np.float64),
-                            np.ascontiguousarray(offsets, dtype=np.float64),
-                            np.ascontiguousarray(balls, dtype=np.float64))  # fmt: skip
+    foreign = foreign_areas(_frozen(mesh.vertices), _frozen(mesh.faces, np.int32),
+                            *_tree_arrays(tree), int(tree.max_depth), _search_boxes(mesh, tree),
+                            _frozen(shapes.query_box), _frozen(normals), _frozen(offsets),
+                            _frozen(balls))  # fmt: skip
     return np.where(is_leaf, c_i, c_t) * foreign / surface, ""

@@ -301,3 +301,172 @@ def test_swept_spheres_have_no_epo_and_say_why(bv):
     assert np.isnan(q.epo) and q.epo_note == SWEPT_EPO_NOTE
     assert np.isnan(q.nodes.epo).all() and np.isnan(q.nodes.sibling_overlap).all()
     assert np.isfinite(q.sah) and (q.nodes.volume >= 0).all() and q.nodes.volume[0] > 0
+
+
+# -- the geometry under the measures ------------------------------------------------------------
+
+
+def test_obb_sibling_overlap_of_a_cube_and_its_45_degree_turn():
+    """Two cubes [-1, 1]^3 about the origin, one turned 45 degrees about z: they meet in a
+    regular octagonal prism of inradius 1 and height 2, volume 8 tan(pi/8) * 2 =
+    16 (sqrt 2 - 1); the parent box is taken as the cube [-2, 2]^3, volume 64."""
+    from core.bvh.metrics import _oriented_boxes
+
+    c, s = math.cos(math.pi / 4), math.sin(math.pi / 4)
+    turned = np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
+    rows = np.zeros((3, 15))
+    for i, (axes, half) in enumerate([(np.eye(3), 2.0), (np.eye(3), 1.0), (turned, 1.0)]):
+        rows[i, 3:12] = axes.ravel()
+        rows[i, 12:15] = half
+    shapes = _oriented_boxes(rows, np.array([1]), np.array([2]))
+    assert shapes.overlap_volume[0] == pytest.approx(16 * (SQRT2 - 1), rel=1e-12)
+    assert shapes.volume.tolist() == [64.0, 8.0, 8.0]
+    assert shapes.area.tolist() == [96.0, 24.0, 24.0]
+    # A box and itself: the coincident faces count once.
+    same = _oriented_boxes(rows, np.array([1]), np.array([1]))
+    assert same.overlap_volume[0] == pytest.approx(8.0, rel=1e-12)
+
+
+@pytest.mark.parametrize("n", [6, 14, 18, 26])
+def test_kdop_area_and_volume_equal_the_face_solver(spot, n):
+    from core.bv.kdop import DIRECTIONS, faces, shape_volume
+
+    tree = build_tree(spot)
+    q = tree_quality(spot, tree, f"kdop{n}")
+    rows = np.asarray(fit_volumes(tree, spot, f"kdop{n}"))
+    pick = np.r_[0:5, tree.n_nodes - 5 : tree.n_nodes]
+    # The viewer's solver snaps corners to a grid of 1e-9 of the polytope's size (to merge the
+    # corners several plane triples meet in), so it agrees to about that.
+    assert q.nodes.volume[pick] == pytest.approx(shape_volume(rows[pick], DIRECTIONS[n]),
+                                                 rel=1e-7)  # fmt: skip
+    for node in pick:
+        polys = faces(rows[node], DIRECTIONS[n])
+        area = sum(0.5 * np.linalg.norm(np.cross(p, np.roll(p, -1, axis=0)).sum(axis=0))
+                   for p in polys)  # fmt: skip
+        assert q.nodes.area[node] == pytest.approx(area, rel=1e-7)
+
+
+def test_kdop6_is_the_box():
+    mesh, tree = _two_cubes()
+    boxes, dop = tree_quality(mesh, tree), tree_quality(mesh, tree, "kdop6")
+    for name in ("volume", "area", "sah", "sibling_overlap", "epo"):
+        assert getattr(dop.nodes, name) == pytest.approx(getattr(boxes.nodes, name), rel=1e-12,
+                                                         nan_ok=True)  # fmt: skip
+
+
+def test_triangle_inside_a_ball_by_hand():
+    from core.bvh.epo import triangle_ball_area
+
+    a, b, c = (0.0, 0.0, 0.0), (1.0, 0.0, 0.0), (0.0, 1.0, 0.0)
+    # Whole triangle inside: its area 1/2.
+    assert triangle_ball_area(a, b, c, 0.2, 0.2, 0.0, 5.0) == pytest.approx(0.5, rel=1e-14)
+    # A ball of radius 0.5 at height 0.3 cuts the plane in a disc of radius
+    # sqrt(0.25 - 0.09) = 0.4; about (2, 2) it lies inside the big triangle: pi 0.16.
+    big = (0.0, 0.0, 0.0), (10.0, 0.0, 0.0), (0.0, 10.0, 0.0)
+    assert triangle_ball_area(*big, 2.0, 2.0, 0.3, 0.5) == pytest.approx(np.pi * 0.16, rel=1e-12)
+    # Centre on the edge y = 0 of the big triangle: half the disc, pi 0.16 / 2.
+    assert triangle_ball_area(*big, 2.0, 0.0, -0.3, 0.5) == pytest.approx(np.pi * 0.08, rel=1e-12)
+    # Centre on the right-angle corner: a quarter disc.
+    assert triangle_ball_area(*big, 0.0, 0.0, 0.0, 1.0) == pytest.approx(np.pi / 4, rel=1e-12)
+    # Too far from the plane, and a degenerate triangle: nothing.
+    assert triangle_ball_area(a, b, c, 0.2, 0.2, 0.6, 0.5) == 0.0
+    assert triangle_ball_area(a, a, c, 0.0, 0.0, 0.0, 1.0) == 0.0
+
+
+def test_triangle_inside_a_ball_against_a_fine_polygon():
+    """Random triangles against discs drawn as 4096-gons (area-preserving radius): the disc
+    clipped by the triangle's three sides in plain Python."""
+    from core.bvh.epo import triangle_ball_area
+
+    rng = np.random.default_rng(7)
+    n_sides = 4096
+    angles = 2 * np.pi * np.arange(n_sides) / n_sides
+    stretch = math.sqrt(2 * np.pi / (n_sides * math.sin(2 * np.pi / n_sides)))
+    for _ in range(12):
+        tri = rng.uniform(-1, 1, (3, 3))
+        tri[:, 2] = 0.0
+        centre = rng.uniform(-0.7, 0.7, 3)
+        radius = rng.uniform(0.3, 1.2)
+        if abs(centre[2]) >= radius:
+            continue
+        rho = math.sqrt(radius**2 - centre[2] ** 2) * stretch
+        poly = [(centre[0] + rho * math.cos(t), centre[1] + rho * math.sin(t), 0.0)
+                for t in angles]  # fmt: skip
+        normal = np.cross(tri[1] - tri[0], tri[2] - tri[0])
+        for i in range(3):
+            a, b = tri[i], tri[(i + 1) % 3]
+            out = np.cross(b - a, normal)  # outward when the triangle turns about +normal
+            poly = _clip_python(poly, tuple(out), float(out @ a))
+            if not poly:
+                break
+        expected = _area_python(poly)
+        got = triangle_ball_area(tuple(tri[0]), tuple(tri[1]), tuple(tri[2]), *centre, radius)
+        assert got == pytest.approx(expected, rel=1e-5, abs=1e-6)
+
+
+def test_lens_volume_by_hand():
+    from core.bvh.metrics import lens_volume
+
+    # Two unit balls with centres 1 apart: 2 caps of height 1/2, pi h^2 (3r - h)/3 each:
+    # 2 * pi/4 * 2.5/3 = 5 pi / 12.
+    got = lens_volume(np.array([1.0, 1.0, 1.0, 2.0]), np.array([1.0, 1.0, 0.5, 0.5]),
+                      np.array([1.0, 2.0, 0.2, 0.0]))  # fmt: skip
+    assert got == pytest.approx([5 * np.pi / 12, 0.0, 4 / 3 * np.pi / 8, 4 / 3 * np.pi / 8])
+
+
+def test_sphere_sibling_overlap_uses_the_lens():
+    mesh, tree = _two_cubes()
+    rows = np.asarray(fit_volumes(tree, mesh, "sphere"))
+    q = tree_quality(mesh, tree, "sphere")
+    from core.bvh.metrics import lens_volume
+
+    lens = lens_volume(rows[1:2, 3], rows[2:3, 3], np.linalg.norm(rows[1:2, :3] - rows[2:3, :3],
+                                                                   axis=1))  # fmt: skip
+    assert q.sibling_overlap == pytest.approx(lens[0] / (4 / 3 * np.pi * rows[0, 3] ** 3))
+    assert 0.0 < q.sibling_overlap < 1.0
+
+
+def test_one_leaf_tree():
+    mesh, _ = _two_cubes()
+    tree = build_tree(mesh, SplitRule.MIDPOINT, 8)
+    assert tree.n_nodes == 1
+    q = tree_quality(mesh, tree, "obb")
+    # One leaf with both triangles: SAH = C_i * 2; nothing is foreign to the root.
+    assert q.sah == pytest.approx(2.0) and q.epo == 0.0
+    assert np.isnan(q.sibling_overlap) and q.worst("sibling_overlap").size == 0
+    assert q.depth_histogram.tolist() == [1] and q.leaf_size_histogram.tolist() == [0, 0, 1]
+
+
+def test_mesh_without_area_has_no_epo():
+    from core.bvh.metrics import FLAT_MESH_NOTE
+
+    # Two triangles squashed onto a line: every area is 0, every ratio counts as 1.
+    mesh = _mesh([[[0, 0, 0], [1, 0, 0], [2, 0, 0]], [[3, 0, 0], [4, 0, 0], [5, 0, 0]]])
+    tree = build_tree(mesh, SplitRule.MIDPOINT, 1)
+    q = tree_quality(mesh, tree)
+    assert np.isnan(q.epo) and q.epo_note == FLAT_MESH_NOTE
+    assert q.sah == pytest.approx(3.0)  # 1 internal node + 2 leaves of one triangle
+    assert q.to_json()["epo"] is None
+
+
+def test_one_compiled_kernel_whatever_the_arrays_flags():
+    """Writable rows passed in and the tree's read-only arrays reach the kernels the same way:
+    numba compiles apart per array flag, and each extra signature is a compile of tens of
+    seconds that the warm-up did not cache."""
+    import dataclasses
+
+    from core.bvh.epo import foreign_areas
+    from core.bvh.polytope import polytope_measures
+
+    mesh, tree = _two_cubes()
+    names = ("first", "count", "prim_start", "n_prims", "prim_ids", "level_nodes", "level_start")
+    writable_tree = dataclasses.replace(tree, **{n: getattr(tree, n).copy() for n in names})
+    assert writable_tree.prim_ids.flags.writeable and not tree.prim_ids.flags.writeable
+    for bv in ("sphere", "obb", "kdop14", "aabb"):
+        rows = np.array(fit_volumes(tree, mesh, bv))  # a writable copy
+        assert rows.flags.writeable
+        tree_quality(mesh, tree, bv, volumes=rows)
+        tree_quality(mesh, writable_tree, bv, volumes=rows)
+        tree_quality(mesh, tree, bv)
+    assert len(foreign_areas.signatures) == 1
+    assert len(polytope_measures.signatures) == 1

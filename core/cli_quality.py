@@ -1,0 +1,169 @@
+"""``python -m core quality MESH [--split RULE] [--bv KIND] [--leaf-size K] [--tree FILE]
+[--traversal-cost C] [--intersection-cost C] [--json]``: the quality of a mesh's tree.
+
+Builds the AABB tree of one mesh file as ``contacts`` would (or reads one from a tree file,
+:mod:`core.bvh.treefile`) and reports :func:`core.bvh.metrics.tree_quality` with the chosen
+bounding volume. The parser and ``main`` live in :mod:`core.cli`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import time
+
+QUALITY_EPILOG = """\
+What the numbers mean (C_t = --traversal-cost, the cost of one bounding-volume test;
+C_i = --intersection-cost, the cost of one triangle test; both 1 by default):
+
+  sah              SAH cost (MacDonald and Booth 1990): the expected cost of a query that
+                   reaches the root, (C_t * sum over internal nodes of A(n) + C_i * sum over
+                   leaves of A(n) * triangles(n)) / A(root), A the surface area of the
+                   node's bounding volume of the chosen kind. Lower is better.
+  epo              effective primitive overlap (Aila, Karras and Laine 2013, eq. 3):
+                   sum over nodes of C_n * (area of the triangles NOT under n inside n's
+                   volume) / (area of the whole mesh), C_n = C_i for leaves and C_t for
+                   internal nodes. 0 when no volume reaches into another node's triangles.
+                   null for lss and rss (no exact clipping), with "epo_note" saying why.
+  sibling_overlap  mean over internal nodes of volume(left child ∩ right child) /
+                   volume(node); null for lss and rss ("sibling_overlap_note").
+  depth_histogram  leaves at each depth (root at depth 0); leaf_size_histogram: leaves
+                   holding 0, 1, 2, ... triangles.
+  memory_bytes     the tree's arrays plus the chosen kind's volumes; mesh_bytes: vertices
+                   and faces.
+  worst            per measure (sah, epo, sibling_overlap, volume) the 10 worst nodes:
+                   node id, depth, triangles under it, its value (its term of the total).
+  seconds          time to build (or read) the tree and measure it, loading excluded.
+
+--json writes one JSON object; a value that is not finite is written as null.
+"""
+
+#: Worst nodes per measure in the text output (the JSON lists ten).
+TEXT_WORST = 5
+
+_METRIC_WORDS = {"sah": "SAH", "epo": "EPO", "sibling_overlap": "sibling overlap",
+                 "volume": "volume"}  # fmt: skip
+
+
+def add_quality_parser(sub, rule_names: list[str], bv_names: list[str], integer) -> None:
+    """Add the ``quality`` sub-command to ``sub`` (the sub-parsers of ``python -m core``)."""
+    q = sub.add_parser(
+        "quality",
+        help="quality of a mesh's tree: SAH cost, EPO, sibling overlap, depth and leaf sizes",
+        description="Build the AABB tree of MESH (or read it with --tree) and measure it with "
+        "one kind of bounding volume.",
+        epilog=QUALITY_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    q.add_argument("mesh", help="OBJ, STL, PLY, OFF, VTK, VTP or glTF file")
+    q.add_argument("--split", choices=rule_names, default=None,
+                   help="split rule of the build (default: midpoint, van den Bergen)")  # fmt: skip
+    q.add_argument("--bv", choices=bv_names, default="aabb", metavar="KIND",
+                   help="bounding volume measured: " + " ".join(bv_names)
+                   + " (default aabb: the tree's own boxes)")  # fmt: skip
+    q.add_argument("--leaf-size", type=integer, default=None, metavar="K",
+                   help="most triangles per leaf of the build (default 1)")  # fmt: skip
+    q.add_argument("--tree", default=None, metavar="FILE",
+                   help="measure the tree in this tree file (.json or .npz, written by "
+                   "'python -m core tree' or another engine) instead of building one")
+    q.add_argument("--traversal-cost", type=float, default=1.0, metavar="C",
+                   help="C_t, cost of one bounding-volume test in SAH and EPO (default 1)")
+    q.add_argument("--intersection-cost", type=float, default=1.0, metavar="C",
+                   help="C_i, cost of one triangle test in SAH and EPO (default 1)")
+    q.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def _constants(args):
+    from core.bvh.metrics import CostConstants
+
+    for option, value in (("--traversal-cost", args.traversal_cost),
+                          ("--intersection-cost", args.intersection_cost)):  # fmt: skip
+        if not (math.isfinite(value) and value > 0.0):
+            raise ValueError(f"{option} must be a finite number > 0, got {value:g}")
+    return CostConstants(traversal=args.traversal_cost, intersection=args.intersection_cost)
+
+
+def run_quality(args: argparse.Namespace) -> dict:
+    """Load, build or read, and measure as the arguments say; return the report.
+
+    Raises
+    ------
+    ValueError, BVHLabError, OSError
+        One-line errors: a bad option, an unreadable mesh, a bad tree file.
+    """
+    from core.bvh import SplitRule, build_tree, tree_quality
+    from core.io import load_mesh
+    from core.mesh import check_coordinate_bound
+
+    constants = _constants(args)
+    if args.tree is not None and (args.split is not None or args.leaf_size is not None):
+        raise ValueError("--split and --leaf-size choose how a tree is built; with --tree the "
+                         "tree comes from the file")  # fmt: skip
+    leaf_size = 1 if args.leaf_size is None else args.leaf_size
+    if leaf_size < 1:
+        raise ValueError(f"--leaf-size must be at least 1, got {leaf_size}")
+    mesh = load_mesh(args.mesh)
+    check_coordinate_bound(mesh, str(args.mesh))
+    t0 = time.perf_counter()
+    if args.tree is not None:
+        from core.bvh.treefile import read_tree
+
+        imported = read_tree(args.tree, mesh)
+        tree, split = imported.tree, imported.split
+    else:
+        split = SplitRule[(args.split or "midpoint").upper()]
+        tree = build_tree(mesh, split, leaf_size)
+    quality = tree_quality(mesh, tree, args.bv, constants)
+    seconds = time.perf_counter() - t0
+    measures = quality.to_json()
+    return {
+        "mesh": str(args.mesh),
+        "triangles": mesh.n_faces,
+        "bv": measures.pop("bv"),
+        "split": None if split is None else split.name.lower(),
+        "leaf_size": int(tree.leaf_size),
+        **measures,
+        "seconds": seconds,
+    }
+
+
+def _number(value) -> str:
+    return "not defined" if value is None else f"{value:.6g}"
+
+
+def _histogram(counts: list[int]) -> str:
+    return "  ".join(f"{i}: {c:,}" for i, c in enumerate(counts) if c)
+
+
+def format_quality(report: dict, people_name: str) -> str:
+    """The text form of :func:`run_quality`'s report: a short table."""
+    c = report["constants"]
+    split = "split rule not recorded" if report["split"] is None else \
+        f"{report['split']} split"  # fmt: skip
+    n_leaves = report["n_leaves"]
+    lines = [
+        f"mesh: {report['mesh']} ({report['triangles']:,} triangles)",
+        f"tree: {split}, leaf size {report['leaf_size']}; measured with {people_name}",
+        f"costs: volume test C_t = {c['traversal']:g}, triangle test C_i = {c['intersection']:g}",
+        f"  SAH cost         {_number(report['sah']):>12}   expected tests of a query at the root",
+        f"  EPO              {_number(report['epo']):>12}   foreign triangle area inside volumes",
+        f"  sibling overlap  {_number(report['sibling_overlap']):>12}   mean shared volume of "
+        "two children",
+        f"  nodes            {report['n_nodes']:>12,}   {n_leaves:,} leaves, depth "
+        f"{report['depth_min']} to {report['depth_max']}",
+        f"  memory           {report['memory_bytes'] / 1024:>10,.1f} K   tree and volumes "
+        f"(mesh {report['mesh_bytes'] / 1024:,.1f} K)",
+        f"leaves by depth: {_histogram(report['depth_histogram'])}",
+        f"leaves by size:  {_histogram(report['leaf_size_histogram'])}",
+    ]
+    for key in ("epo_note", "sibling_overlap_note"):
+        if key in report:
+            lines.append(f"note: {report[key]}")
+    for metric, rows in report["worst"].items():
+        if not rows:
+            continue
+        cells = ", ".join(f"node {r['node']} ({r['value']:.4g}, depth {r['depth']}, "
+                          f"{r['triangles']:,} tri)" for r in rows[:TEXT_WORST])  # fmt: skip
+        lines.append(f"worst by {_METRIC_WORDS[metric]}: {cells}")
+    lines.append(f"time: {report['seconds']:.2f} s")
+    return "\n".join(lines)
