@@ -117,6 +117,8 @@ def test_clicking_the_worst_epo_row_selects_and_draws_that_node(qtbot, window):
     np.testing.assert_allclose(highlight.bounds[::2], corners.min(axis=0), atol=1e-9)
     np.testing.assert_allclose(highlight.bounds[1::2], corners.max(axis=0), atol=1e-9)
     assert _node_pixels(window) > 50  # drawn, in its own colour
+    assert f"violet: node {top} of A (depth {int(tree.depth[top])}" in \
+        window.renderer.note.GetText(0)
     # The outliner follows the same selection.
     outliner = window.docks["outliner_dock"].panel
     assert outliner.items.node_of(outliner.view.currentIndex()) == (0, top)

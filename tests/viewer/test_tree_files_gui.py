@@ -69,6 +69,9 @@ def test_a_broken_node_in_a_reopened_tree_is_listed_and_drawn_red(qtbot, window,
     corners = np.array([tree.bmin[ours], tree.bmax[ours]]) @ pose[:3, :3].T + pose[:3, 3]
     np.testing.assert_allclose(drawn.bounds[::2], corners.min(axis=0), atol=1e-9)
     assert _red_pixels(window) > 20
+    n_bad = len(check.nodes(0))
+    assert f"dark red: {n_bad} node{'s' if n_bad != 1 else ''} breaking an invariant" in \
+        window.renderer.note.GetText(0)
     assert "from file a-broken.json" in window.docks["outliner_dock"].panel.note.text()
 
     # Back to BVH Lab's own tree: nothing is red any more.

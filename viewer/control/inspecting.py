@@ -141,13 +141,13 @@ class Inspecting:
         self._inspect_relay.quality_done.connect(self._on_quality_done)
         self._inspect_relay.check_done.connect(self._on_check_done)
         self._quality_running = None  # key of the computation in flight
-        self._quality_pending = False
         self._quality_started = -1e9
         self._quality_timer = QTimer()
         self._quality_timer.setSingleShot(True)
         self._quality_timer.timeout.connect(self.request_quality)
         self._pinned: dict[str, object] = {}  # body key -> ImportedTree
         self._pinned_pipe = None
+        self._scene_generation = 0  # results of an older scene are never shown
         self.is_quality_on = False  # the Quality panel (or the outliner) is shown
         self.model.frame_ready.connect(self._on_frame_for_inspect)
         self.model.quality_inputs_changed.connect(self.request_quality)
@@ -164,7 +164,8 @@ class Inspecting:
 
     def _quality_key(self):
         frame = self.model.frame
-        return (id(frame), self.model.quality_body, self.model.cost_constants)
+        return (id(frame), self.model.quality_body, self.model.cost_constants,
+                self._scene_generation)
 
     def request_quality(self) -> None:
         """Measure the shown frame's tree of ``model.quality_body`` (see the module note for
@@ -181,11 +182,10 @@ class Inspecting:
         current = self.model.quality
         key = self._quality_key()
         if current is not None and (id(current.frame), current.body,
-                                    self._shown_constants(current)) == key:
+                                    self._shown_constants(current)) == key[:3]:
             return
         if self._quality_running is not None:
-            self._quality_pending = self._quality_running != key
-            return
+            return  # _on_quality_done asks again when the result is not the current one
         wait = QUALITY_INTERVAL_S - (time.perf_counter() - self._quality_started)
         if self.model.is_playing and wait > 0:
             if not self._quality_timer.isActive():
@@ -200,7 +200,6 @@ class Inspecting:
 
     def _start_quality(self, frame, body, constants, key) -> None:
         self._quality_running = key
-        self._quality_pending = False
         self._quality_started = time.perf_counter()
         n = frame.trees[body].n_nodes
         self.model.set_quality_status(f"Measuring the tree of {BODY_NAMES[body]} "
@@ -220,15 +219,17 @@ class Inspecting:
 
     def _on_quality_done(self, key, result, error) -> None:
         self._quality_running = None
+        now = self._quality_key()
         if error is not None:
             self.model.set_quality_status(f"Quality not measured: {error}")
-        elif key == self._quality_key() or not self._quality_pending:
+        elif key[1:] == now[1:]:
+            # Same scene, body and constants: shown even if a newer frame arrived meanwhile
+            # (while playing, every frame is newer by the time a measurement ends).
             self.model.set_quality(result)
             self.model.set_quality_status(
                 f"Measured in {result.seconds:.2f} s" + (f" ({result.note})" if result.note
                                                          else ""))
-        if self._quality_pending or key != self._quality_key():
-            self._quality_pending = False
+        if key != now:
             self.request_quality()
 
     def _on_frame_for_inspect(self, frame) -> None:
@@ -285,6 +286,7 @@ class Inspecting:
 
     # -- tree files -------------------------------------------------------------------------
     def _on_scene_for_inspect(self) -> None:
+        self._scene_generation += 1
         # A new scene gets a new pipeline, whose trees are BVH Lab's own; a swap of bodies
         # keeps the pipeline and its pins, whose body indices are recounted here.
         if self.pipe is not self._pinned_pipe:

@@ -147,6 +147,16 @@ plays it backwards, and
 <b>L</b> (or <i>Live</i>) goes back to the live scene. The Recording menu saves and opens
 recordings and replays one with another bounding volume, split rule, update or descend rule.
 </li>
+<li>The <b>Tree</b> menu debugs a hierarchy. The <b>Quality</b> panel (Ctrl+Shift+Q) measures
+one tree in the chosen volume: SAH cost with its constants C<sub>t</sub> and C<sub>i</sub>,
+EPO, sibling overlap, depth and leaf-size histograms, and lists the worst nodes by each
+measure; the <b>Outliner</b> (Ctrl+Shift+U) shows each tree node by node with its partners in
+this frame. A row clicked there, or a volume clicked on the canvas, is the selected node:
+drawn thick in <b>violet</b> with its triangles tinted. <i>Check tree invariants</i>
+(Ctrl+Shift+I) lists every node whose box does not enclose its children or triangles and
+draws it in <b>dark red</b>. A tree built by another engine is read with <i>Open tree file
+for body A/B</i> (JSON or NPZ) and used for the query until <i>Use BVH Lab's own tree
+again</i>; <i>Save tree</i> writes ours in the same format.</li>
 <li>The <b>Stats</b> dock counts the work: volume tests N<sub>bv</sub> (pairs of bounding
 volumes tested), triangle tests N<sub>p</sub>, and the time of each phase.</li>
 </ul>"""

@@ -79,6 +79,8 @@ def build_marks(frame, selected: tuple[int, int] | None,
         body, node = selected
         if 0 <= body < len(trees) and 0 <= node < trees[body].n_nodes:
             tree = trees[body]
+            out.notes.append(f"violet: node {node} of {'AB'[body]} (depth "
+                             f"{int(tree.depth[node])}, {int(tree.n_prims[node]):,} triangles)")
             out.polys["node_highlight"] = node_volumes(frame, trees, [(body, [node],
                                                                        poses[body])])
             start, n = int(tree.prim_start[node]), int(tree.n_prims[node])
@@ -103,4 +105,7 @@ def build_marks(frame, selected: tuple[int, int] | None,
             groups.append((tree.bmin[ids], tree.bmax[ids], poses[body]))
     if groups:
         out.polys["violations"] = boxes_groups_polydata(groups)
+        n = sum(g[0].shape[0] for g in groups)
+        out.notes.append(f"dark red: {n:,} node{'s' if n != 1 else ''} breaking an invariant "
+                         "(Quality panel, Invariants)")
     return out

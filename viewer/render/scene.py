@@ -533,6 +533,9 @@ class SceneRenderer:
         marks = build_marks(frame, selected, violation_nodes)
         for name in MARK_NAMES:
             self._set_poly(name, marks.polys[name])
+        if marks.notes:  # after the note update_frame wrote: what the two colours mean
+            text = self.note.GetText(0)
+            self.note.SetText(0, "\n".join([*([text] if text else []), *marks.notes]))
         self.last_marks = marks
         return marks
 

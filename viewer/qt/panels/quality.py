@@ -69,7 +69,7 @@ class NumberItem(QTableWidgetItem):
         return a < b
 
 
-def _number(value: float, digits: int = 4) -> str:
+def _measure_text(value: float, digits: int = 4) -> str:
     return "—" if value is None or not math.isfinite(float(value)) else f"{float(value):.{digits}g}"
 
 
@@ -268,9 +268,10 @@ class QualityPanel(QWidget):
                     (int(tree.depth[node]), str(int(tree.depth[node]))),
                     (int(tree.n_prims[node]), f"{int(tree.n_prims[node]):,}"),
                     (float(nodes.sah[node]), _share(float(nodes.sah[node]), float(q.sah))),
-                    (float(nodes.epo[node]), _number(nodes.epo[node])),
-                    (float(nodes.sibling_overlap[node]), _number(nodes.sibling_overlap[node])),
-                    (float(nodes.volume[node]), _number(nodes.volume[node])),
+                    (float(nodes.epo[node]), _measure_text(nodes.epo[node])),
+                    (float(nodes.sibling_overlap[node]),
+                     _measure_text(nodes.sibling_overlap[node])),
+                    (float(nodes.volume[node]), _measure_text(nodes.volume[node])),
                 )
                 for col, (value, text) in enumerate(values):
                     self.worst.setItem(row, col, NumberItem(value, text))
@@ -339,7 +340,7 @@ class QualityPanel(QWidget):
                 what = QTableWidgetItem(v.what)
                 what.setToolTip(v.text)
                 self.violations.setItem(row, 2, what)
-                self.violations.setItem(row, 3, NumberItem(v.size, _number(v.size)))
+                self.violations.setItem(row, 3, NumberItem(v.size, _measure_text(v.size)))
         finally:
             self.violations.blockSignals(False)
         if check.violations:
@@ -370,7 +371,8 @@ def totals_text(result, model) -> str:
         + (f", from {source}" if source else ""),
         f"SAH cost <b>{q.sah:.4g}</b> (C<sub>t</sub> = {c.traversal:g}, C<sub>i</sub> = "
         f"{c.intersection:g})",
-        f"EPO <b>{_number(q.epo)}</b> · mean sibling overlap <b>{_number(q.sibling_overlap)}</b>",
+        f"EPO <b>{_measure_text(q.epo)}</b> · mean sibling overlap "
+        f"<b>{_measure_text(q.sibling_overlap)}</b>",
         *([f"<i>{q.epo_note}</i>"] if q.epo_note and not math.isfinite(q.epo) else []),
         *([f"<i>{q.sibling_overlap_note}</i>"] if q.sibling_overlap_note
           and not math.isfinite(q.sibling_overlap) else []),
