@@ -46,6 +46,16 @@ METRIC_WORDS = {
 }
 """The metrics the worst-nodes table can rank by, in words (keys of ``TreeQuality.METRICS``)."""
 
+METRIC_TIPS = {
+    "sah": "The node's term of the SAH cost (MacDonald and Booth 1990): its surface area "
+           "relative to the root's, times C_t (internal) or C_i times its triangles (leaf)",
+    "epo": "Effective primitive overlap (Aila, Karras and Laine 2013): area of other "
+           "triangles inside the node's volume, relative to the whole surface, times its cost",
+    "sibling_overlap": "Volume shared by the node's two children, relative to the node's "
+                       "volume (internal nodes)",
+    "volume": "Volume of the node's bounding volume",
+}
+
 WORST_COLUMNS = ("node", "depth", "triangles", "SAH share", "EPO", "sibling overlap", "volume")
 
 HISTOGRAM_COLOR = "#4477aa"  # Tol blue: plain bars, no meaning beyond "count"
@@ -153,8 +163,9 @@ class QualityPanel(QWidget):
         plots_layout.addWidget(self.leaf_plot)
 
         self.metric = QComboBox()
-        for key, words in METRIC_WORDS.items():
+        for i, (key, words) in enumerate(METRIC_WORDS.items()):
             self.metric.addItem(words, key)
+            self.metric.setItemData(i, METRIC_TIPS[key], Qt.ItemDataRole.ToolTipRole)
         self.metric.setToolTip(f"List the {WORST_LISTED} worst nodes by this measure")
         self.metric.currentIndexChanged.connect(lambda _i: self._fill_worst())
         self.worst = QTableWidget(0, len(WORST_COLUMNS))
