@@ -13,6 +13,7 @@ from viewer.control.analysis import FrameAnalysis
 from viewer.control.animation import Animation
 from viewer.control.files import FileLoading
 from viewer.control.frames import FrameRunning
+from viewer.control.inspecting import Inspecting
 from viewer.control.poses import BodyPosing
 from viewer.control.recording import FrameRecording
 from viewer.control.scenes import SceneLoading
@@ -23,7 +24,8 @@ from viewer.model import ViewerModel
 
 
 class Controller(QObject, SceneLoading, FileLoading, BodyPosing, Sculpting, FrameRunning,
-                 Animation, FrameRecording, Stepping, SessionKeeping, FrameAnalysis):
+                 Animation, FrameRecording, Stepping, SessionKeeping, FrameAnalysis,
+                 Inspecting):
     """Runs the core for the viewer.
 
     Parameters
@@ -44,6 +46,7 @@ class Controller(QObject, SceneLoading, FileLoading, BodyPosing, Sculpting, Fram
         self._init_stepping()
         self._init_session()
         self._init_analysis()
+        self._init_inspecting()
         model.scene_param_changed.connect(self._on_scene_param)
 
     def shutdown(self) -> None:
@@ -55,3 +58,4 @@ class Controller(QObject, SceneLoading, FileLoading, BodyPosing, Sculpting, Fram
         self._shutdown_stepping()
         self._shutdown_session()
         self._shutdown_analysis()
+        self._shutdown_inspecting()

@@ -177,6 +177,75 @@ class CameraView:
     view_angle: float = 30.0
     is_parallel: bool = False
     parallel_scale: float = 1.0
+class ViolationRow:
+    """One broken invariant, in plain words for the Quality panel and the canvas.
+
+    Attributes
+    ----------
+    body : int
+        0 (A) or 1 (B).
+    node : int
+        Node id in the tree as the app holds it (-1: the whole tree).
+    shown_id : int
+        The id people see: the FILE'S node id for a tree read from a file, else ``node``.
+    what : str
+        What is wrong, e.g. "child sticks out of its parent".
+    size : float
+        How far outside, mesh units (0 for topology).
+    text : str
+        One line naming the node and the problem.
+    """
+
+    body: int
+    node: int
+    shown_id: int
+    what: str
+    size: float
+    text: str
+
+
+@dataclass(frozen=True)
+class TreeCheck:
+    """The last invariant check of the shown trees.
+
+    Attributes
+    ----------
+    violations : tuple of ViolationRow
+        Largest first.
+    summaries : tuple of str
+        One line per checked tree, e.g. "tree of A: 3 violations in 2 nodes; largest 0.01".
+    frame_index : int
+        Index of the frame whose trees were checked.
+    is_every_refit : bool
+        The check came with the frame (the "after every refit" setting), not on demand.
+    bad_nodes : dict[int, (j,) int]
+        Per body, every node with a violation, listed or not (drawn in red).
+    """
+
+    violations: tuple = ()
+    summaries: tuple = ()
+    frame_index: int = -1
+    is_every_refit: bool = False
+    bad_nodes: dict = field(default_factory=dict)
+
+    def status(self) -> str:
+        """The status-bar line: "tree of A: 3 violations — see the Quality panel" (or the
+        summaries when every tree is fine)."""
+        if not self.violations:
+            return "; ".join(self.summaries)
+        counts: dict[int, int] = {}
+        for v in self.violations:
+            counts[v.body] = counts.get(v.body, 0) + 1
+        parts = [f"tree of {'AB'[b]}: {n:,} violation{'s' if n != 1 else ''}"
+                 for b, n in sorted(counts.items())]
+        return "; ".join(parts) + " — see the Quality panel (Invariants)"
+
+    def nodes(self, body: int):
+        """``(j,) int64`` distinct node ids of body ``body`` with a violation."""
+        if body in self.bad_nodes:
+            return np.asarray(self.bad_nodes[body], dtype=np.int64)
+        ids = sorted({v.node for v in self.violations if v.body == body and v.node >= 0})
+        return np.asarray(ids, dtype=np.int64)
 
 
 @dataclass(frozen=True)
@@ -221,6 +290,12 @@ class ViewerModel(QObject):
     camera_wanted = pyqtSignal()
     camera_restored = pyqtSignal(object)  # CameraView
     analysis_changed = pyqtSignal()  # a fresh tree (ghost) or a cross-check is ready
+    node_selected = pyqtSignal(object)  # (body, node) or None: the node picked for inspection
+    quality_changed = pyqtSignal(object)  # the shown tree's quality (opaque) or None
+    quality_inputs_changed = pyqtSignal()  # the body or the cost constants of the quality
+    quality_status_changed = pyqtSignal(str)  # what the quality job is doing, "" when idle
+    validation_changed = pyqtSignal(object)  # TreeCheck or None
+    tree_sources_changed = pyqtSignal()  # a body's tree was pinned from a file or unpinned
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -265,6 +340,18 @@ class ViewerModel(QObject):
         self.steps = None
         self.steps_note: str = ""
         self.camera: CameraView | None = None  # as of the last camera_wanted
+        # Tree inspection (Quality panel, outliner, validation): one node selection shared by
+        # the panel, the outliner and the canvas; the quality of one body's tree (an opaque
+        # core ``TreeQuality`` with the body and frame it belongs to); the last invariant
+        # check; and which body's tree comes from a file.
+        self.selected_node: tuple[int, int] | None = None
+        self.quality_body: int = 0
+        self.cost_constants: tuple[float, float] = (1.0, 1.0)  # C_t, C_i
+        self.quality = None  # QualityResult or None
+        self.quality_status: str = ""
+        self.validation: TreeCheck | None = None
+        self.validate_after_refit: bool = False
+        self.tree_sources: dict[int, str] = {}  # body index -> "file foo.json, 2,047 nodes"
 
     # -- scene ------------------------------------------------------------------------------
     def set_scene(self, bodies: list[Body], key: str | None, title: str, description: str,
@@ -297,6 +384,11 @@ class ViewerModel(QObject):
         self.steps = None
         self.steps_note = ""
         self.level = DEFAULT_LEVEL
+        had_node = self.selected_node is not None
+        self.selected_node = None
+        self.quality = None
+        self.validation = None
+        self.tree_sources = {}
         self.timing_history.clear()
         self.scene_changed.emit()
         self.selection_changed.emit(-1)
@@ -309,6 +401,11 @@ class ViewerModel(QObject):
         self.level_changed.emit(self.level)
         if was_scrubbed:
             self.cursor_changed.emit(None)
+        if had_node:
+            self.node_selected.emit(None)
+        self.quality_changed.emit(None)
+        self.validation_changed.emit(None)
+        self.tree_sources_changed.emit()
         self.frame_ready.emit(None)
 
     def add_body(self, body: Body) -> None:
@@ -392,6 +489,48 @@ class ViewerModel(QObject):
         if self.cursor is None:
             self.frame = frame
             self.frame_ready.emit(frame)
+
+    # -- tree inspection --------------------------------------------------------------------
+    def select_node(self, body: int | None, node: int | None = None) -> None:
+        """Select node ``node`` of body ``body``'s tree (0 = A, 1 = B); None clears it."""
+        selection = None if body is None or node is None else (int(body), int(node))
+        if selection != self.selected_node:
+            self.selected_node = selection
+            self.node_selected.emit(selection)
+
+    def set_quality_body(self, body: int) -> None:
+        if body != self.quality_body:
+            self.quality_body = int(body)
+            self.quality_inputs_changed.emit()
+
+    def set_cost_constants(self, traversal: float, intersection: float) -> None:
+        """The SAH's C_t (one volume test) and C_i (one triangle test)."""
+        constants = (float(traversal), float(intersection))
+        if constants != self.cost_constants:
+            self.cost_constants = constants
+            self.quality_inputs_changed.emit()
+
+    def set_quality(self, quality) -> None:
+        self.quality = quality
+        self.quality_changed.emit(quality)
+
+    def set_quality_status(self, text: str) -> None:
+        if text != self.quality_status:
+            self.quality_status = text
+            self.quality_status_changed.emit(text)
+
+    def set_validation(self, check: TreeCheck | None) -> None:
+        self.validation = check
+        self.validation_changed.emit(check)
+
+    def set_tree_source(self, body: int, source: str | None) -> None:
+        """Body ``body``'s tree is read from a file (``source`` says which) or, with None,
+        built by BVH Lab again."""
+        if source is None:
+            self.tree_sources.pop(int(body), None)
+        else:
+            self.tree_sources[int(body)] = source
+        self.tree_sources_changed.emit()
 
     # -- recording --------------------------------------------------------------------------
     def set_recording(self, recording) -> None:

@@ -91,6 +91,7 @@ class FrameRunning:
             containment=True,
             partition=None if choice.partition == NO_PARTITION else choice.partition,
             distance=True,
+            validate_after_refit=bool(self.model.validate_after_refit),
         )
 
     @staticmethod

@@ -13,8 +13,10 @@ from PyQt6.QtWidgets import QComboBox, QDockWidget, QFrame, QScrollArea, QWidget
 from viewer.qt.panels.common import narrow_combo
 from viewer.qt.panels.deform import DeformPanel
 from viewer.qt.panels.levels import LevelsPanel
+from viewer.qt.panels.outliner import OutlinerPanel
 from viewer.qt.panels.pipeline import PipelinePanel
 from viewer.qt.panels.pseudocode import PseudocodePanel
+from viewer.qt.panels.quality import QualityPanel
 from viewer.qt.panels.scene import ScenePanel
 from viewer.qt.panels.stats import StatsPanel
 from viewer.qt.panels.stepper import StepperPanel
@@ -50,4 +52,6 @@ def make_docks(model, controller) -> dict[str, QDockWidget]:
         "stepper_dock": _dock("Stepper", "stepper_dock", StepperPanel(model, controller)),
         "pseudocode_dock": _dock("Pseudo-code", "pseudocode_dock",
                                  PseudocodePanel(model, controller)),
+        "quality_dock": _dock("Quality", "quality_dock", QualityPanel(model, controller)),
+        "outliner_dock": _dock("Outliner", "outliner_dock", OutlinerPanel(model, controller)),
     }

@@ -194,4 +194,7 @@ class CanvasInteraction(QObject):
         if hit is None or hit[0] > 1:
             self.model.set_inspect(None)
             return
-        self.model.set_inspect(inspect_node(self.model.frame, hit[0], hit[1], self.model.level))
+        info = inspect_node(self.model.frame, hit[0], hit[1], self.model.level)
+        self.model.set_inspect(info)
+        if info is not None:  # the clicked volume is also the node the tree docks select
+            self.model.select_node(info["body"], info["node"])

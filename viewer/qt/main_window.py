@@ -34,6 +34,7 @@ from viewer.qt.panels.levels import GHOST_KEY, HEAT_KEY, level_text, tree_depth_
 from viewer.qt.panels.stepper import STEP_BUTTONS, TOGGLE_KEY, position_text
 from viewer.qt.session_menu import SessionMenu
 from viewer.qt.timeline import TimelinePanel
+from viewer.qt.tree_menu import TreeTools
 from viewer.render import SceneRenderer, inspect_node
 from viewer.render.scene import set_default_view
 from viewer.scenes import DEFAULT_SCENE, SCENES
@@ -50,7 +51,7 @@ COLD_START_DELAY_MS = 700
 numba cache gives the first two-sphere frame in well under a second)."""
 
 DEFAULT_DOCK_ORDER = ("levels_dock", "scene_dock", "deform_dock", "pipeline_dock", "stats_dock",
-                      "stepper_dock", "pseudocode_dock")
+                      "stepper_dock", "pseudocode_dock", "quality_dock", "outliner_dock")
 """The docks of the default layout, one tab each in a single column on the right, in tab
 order; the first is raised. One column of tabs leaves the 3-D view about two thirds of a
 1280 px wide screen (two columns left it 540 px)."""
@@ -63,9 +64,10 @@ MIN_CANVAS_SHARE = 0.6
 """A remembered layout that leaves the canvas less than this share of the window width is
 not restored: the default layout is used instead."""
 
-LAYOUT_VERSION = 3
+LAYOUT_VERSION = 4
 """Version of the saved dock layout (``QMainWindow.saveState``); a state saved by an older
-layout (two dock columns, or no timeline under the canvas) is ignored."""
+layout (two dock columns, no timeline under the canvas, or no Quality and Outliner docks)
+is ignored."""
 
 RECORDING_FILTER = "BVH Lab recordings (*.bvhrec);;All files (*)"
 
@@ -157,6 +159,16 @@ plays it backwards, and
 <b>L</b> (or <i>Live</i>) goes back to the live scene. The Recording menu saves and opens
 recordings and replays one with another bounding volume, split rule, update or descend rule.
 </li>
+<li>The <b>Tree</b> menu debugs a hierarchy. The <b>Quality</b> panel (Ctrl+Shift+Q) measures
+one tree in the chosen volume: SAH cost with its constants C<sub>t</sub> and C<sub>i</sub>,
+EPO, sibling overlap, depth and leaf-size histograms, and lists the worst nodes by each
+measure; the <b>Outliner</b> (Ctrl+Shift+U) shows each tree node by node with its partners in
+this frame. A row clicked there, or a volume clicked on the canvas, is the selected node:
+drawn thick in <b>violet</b> with its triangles tinted. <i>Check tree invariants</i>
+(Ctrl+Shift+I) lists every node whose box does not enclose its children or triangles and
+draws it in <b>dark red</b>. A tree built by another engine is read with <i>Open tree file
+for body A/B</i> (JSON or NPZ) and used for the query until <i>Use BVH Lab's own tree
+again</i>; <i>Save tree</i> writes ours in the same format.</li>
 <li>The <b>Stats</b> dock counts the work: volume tests N<sub>bv</sub> (pairs of bounding
 volumes tested), triangle tests N<sub>p</sub>, and the time of each phase.</li>
 </ul>"""
@@ -213,6 +225,7 @@ class MainWindow(QMainWindow):
                                            | Qt.DockWidgetArea.TopDockWidgetArea)
         self._job_dialog: QProgressDialog | None = None
         self.apply_default_layout()
+        self.tree_tools = TreeTools(self)
 
         self.fps_label = QLabel("")
         self.fps_label.setToolTip("Frames per second while playing; when paused, how long the "
@@ -334,6 +347,7 @@ class MainWindow(QMainWindow):
         view_menu.addSeparator()
         view_menu.addAction(toolbar.toggleViewAction())
         self._build_stepper_actions(menu)
+        self.tree_tools.build_menu(menu)
 
         self._build_recording_menu(menu, view_menu)
 
@@ -657,6 +671,8 @@ class MainWindow(QMainWindow):
                                                step, heat=heat, heat_note=heat_note,
                                                ghost=self.controller.ghost_view(),
                                                crosscheck=self.controller.crosscheck_view())
+        self.renderer.update_marks(frame, self.model.selected_node,
+                                   self.tree_tools.violation_nodes())
         start = time.perf_counter()
         self.plotter.render()
         render_s = time.perf_counter() - start

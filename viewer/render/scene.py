@@ -21,6 +21,7 @@ from viewer.render.geometry import mesh_polydata, ring_polydata
 from viewer.render.ghost import GhostView, build_crosscheck, build_ghost
 from viewer.render.heat import HeatLayer, build_heat
 from viewer.render.legend import CanvasLegend
+from viewer.render.marks import MARK_NAMES, NODE_COLOR, VIOLATION_COLOR, Marks, build_marks
 from viewer.render.overlays import (
     KIND_COLORS,
     KIND_COPLANAR,
@@ -117,6 +118,14 @@ _STYLE = {
     # Thick and nearly opaque: at 3 px and 0.75 the dashes were lost among the tree boxes.
     "ghost": (GHOST_COLOR, 4.0, 0.95),
     "crosscheck": (CROSSCHECK_COLOR, 5.0, 1.0),
+    # Tree inspection (viewer.render.marks): flagged nodes thick red, the selected node's
+    # triangles tinted and its volume thicker than any level overlay. Opacity just below 1
+    # puts them in VTK's translucent pass, after the meshes (see set_bodies): drawn opaque
+    # they sat inside the translucent meshes and came out blended with the mesh colour (the
+    # violet of a node inside sphere A was not found on a screenshot).
+    "violations": (VIOLATION_COLOR, 4.0, 0.99),
+    "node_triangles": (NODE_COLOR, 1.0, 0.6),
+    "node_highlight": (NODE_COLOR, 6.0, 0.99),
 }
 
 ANALYSIS_NAMES = ("ghost", "crosscheck")
@@ -308,10 +317,11 @@ class SceneRenderer:
         plotter.renderer.SetUseOIT(False)
         plotter.set_background(BACKGROUND, top=BACKGROUND_TOP)
         for name in (*OVERLAY_NAMES, "selection", "brush", *STEP_OVERLAY_NAMES,
-                     *ANALYSIS_NAMES):
+                     *ANALYSIS_NAMES, *MARK_NAMES):
             self._add_overlay_actor(name)
         self.heat = HeatLayer(plotter, self.text_scale)
         self.last_step_overlays = None
+        self.last_marks = Marks()
         self.step_label_text = ""
         self.legend_kind: KindWords | None = None
         self._legend_key = None
@@ -342,6 +352,9 @@ class SceneRenderer:
             mapper.scalar_visibility = True
             mapper.SetScalarModeToUseCellData()
             mapper.SetColorModeToDirectScalars()
+        if name == "node_triangles":
+            # The tint lies on the mesh: pulled forward like the contact triangles.
+            mapper.SetRelativeCoincidentTopologyPolygonOffsetParameters(-2.0, -4.0)
         if name == "contact_segments":
             # The segments lie on the red triangles: pull them further forward still.
             mapper.SetRelativeCoincidentTopologyLineOffsetParameters(-4.0, -16.0)
@@ -406,7 +419,11 @@ class SceneRenderer:
             self._mesh_keys.append(body.key)
             self._drawn_meshes.append(mesh)
             self._rest_meshes.append(mesh)
-        for name in (*OVERLAY_NAMES, *STEP_OVERLAY_NAMES, *ANALYSIS_NAMES):
+        for name in MARK_NAMES:
+            # Last in the renderer's list, so drawn after (over) the translucent meshes.
+            self.plotter.renderer.RemoveActor(self.actors[name])
+            self.plotter.renderer.AddActor(self.actors[name])
+        for name in (*OVERLAY_NAMES, *STEP_OVERLAY_NAMES, *ANALYSIS_NAMES, *MARK_NAMES):
             self._set_poly(name, pv.PolyData())
         self.heat.show(build_heat(None, None, "off", None, []))
         self._set_step_label(None, "")
@@ -573,6 +590,18 @@ class SceneRenderer:
         lines.extend(self.display_notes)
         self.note.SetText(0, "\n".join(lines))
         return time.perf_counter() - start
+
+    def update_marks(self, frame, selected=None, violation_nodes=None) -> Marks:
+        """Copy the selected node and the flagged nodes of ``frame`` into their actors
+        (:func:`viewer.render.marks.build_marks`); returns what was drawn."""
+        marks = build_marks(frame, selected, violation_nodes)
+        for name in MARK_NAMES:
+            self._set_poly(name, marks.polys[name])
+        if marks.notes:  # after the note update_frame wrote: what the two colours mean
+            text = self.note.GetText(0)
+            self.note.SetText(0, "\n".join([*([text] if text else []), *marks.notes]))
+        self.last_marks = marks
+        return marks
 
     def _update_step(self, frame, step: StepView | None):
         """Copy the stepper's overlays of ``step`` into their actors (empty when None)."""

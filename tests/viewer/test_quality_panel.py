@@ -1,0 +1,143 @@
+"""The Quality dock: totals, histograms and worst nodes equal the core's ``tree_quality``;
+a row clicked is the node drawn on the canvas."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from PyQt6.QtCore import Qt
+from PyQt6.QtWidgets import QApplication
+
+from core.bvh.metrics import CostConstants, tree_quality
+from tests.viewer.colour_vision import VISIONS, delta_e, hex_rgb, simulate
+from tests.viewer.conftest import settle
+from viewer.qt.panels.quality import METRIC_WORDS, WORST_LISTED
+from viewer.render.marks import NODE_COLOR, VIOLATION_COLOR
+from viewer.render.overlays import KIND_COLORS
+from viewer.render.scene import (
+    BACKGROUND,
+    BRUSH_COLOR,
+    CULLED_COLOR,
+    DISTANCE_COLOR,
+    INSPECT_COLOR,
+    OVERLAP_COLOR,
+    PARTITION_COLOR,
+    SEGMENT_COLOR,
+    TREE_A_COLOR,
+    TREE_B_COLOR,
+)
+from viewer.scenes import COLOR_A, COLOR_B
+
+
+def _open(qtbot, window):
+    dock = window.docks["quality_dock"]
+    dock.show()
+    dock.raise_()
+    QApplication.processEvents()
+    qtbot.waitUntil(lambda: window.model.quality is not None
+                    and window.model.quality.frame is window.model.frame, timeout=120_000)
+    return dock.panel
+
+
+def _expected(window, body=0, constants=None):
+    frame = window.model.frame
+    constants = constants or CostConstants()
+    return tree_quality(frame.meshes[body], frame.trees[body], frame.volumes.name, constants,
+                        volumes=frame.volumes.rows[body])
+
+
+def test_panel_totals_and_histograms_are_tree_quality(qtbot, window):
+    panel = _open(qtbot, window)
+    shown = window.model.quality.quality
+    q = _expected(window)
+    assert shown.sah == pytest.approx(q.sah, rel=1e-12)
+    text = panel.totals.text()
+    for part in (f"SAH cost <b>{q.sah:.4g}</b>", f"{q.n_nodes:,} nodes", f"{q.n_leaves:,} leaves",
+                 f"leaf depth {q.depth_min}–{q.depth_max}", f"EPO <b>{q.epo:.4g}</b>",
+                 f"mean sibling overlap <b>{q.sibling_overlap:.4g}</b>"):
+        assert part in text
+    assert "C<sub>t</sub> = 1" in text and "C<sub>i</sub> = 1" in text
+    np.testing.assert_array_equal(panel.depth_plot.counts, q.depth_histogram)
+    np.testing.assert_array_equal(panel.leaf_plot.counts, q.leaf_size_histogram)
+    assert panel.depth_plot.axes.get_xlabel() == "depth"
+    assert panel.leaf_plot.axes.get_xlabel() == "triangles in the leaf"
+    # The worst nodes by SAH, worst first, as tree_quality ranks them.
+    panel.metric.setCurrentIndex(list(METRIC_WORDS).index("sah"))
+    expected = list(q.worst("sah", WORST_LISTED))
+    panel.worst.sortItems(3, Qt.SortOrder.DescendingOrder)
+    shown_ids = [panel.row_node(r) for r in range(panel.worst.rowCount())]
+    assert sorted(shown_ids) == sorted(int(i) for i in expected)  # the same 50 nodes
+    values = [panel.worst.item(r, 3).value for r in range(panel.worst.rowCount())]
+    assert values == sorted(values, reverse=True)  # sorted by the SAH column, worst first
+    assert values[0] == pytest.approx(q.nodes.sah[expected[0]])
+    assert panel.worst.item(0, 3).text() == f"{100 * q.nodes.sah[expected[0]] / q.sah:.2f} %"
+
+
+def test_cost_constants_and_body_choice_remeasure(qtbot, window):
+    panel = _open(qtbot, window)
+    panel.traversal_cost.setValue(2.5)
+    qtbot.waitUntil(lambda: window.model.quality.quality.constants.traversal == 2.5,
+                    timeout=60_000)
+    q = _expected(window, 0, CostConstants(traversal=2.5, intersection=1.0))
+    assert window.model.quality.quality.sah == pytest.approx(q.sah, rel=1e-12)
+    assert f"SAH cost <b>{q.sah:.4g}</b>" in panel.totals.text()
+    panel.body_buttons[1].click()
+    qtbot.waitUntil(lambda: window.model.quality.body == 1, timeout=60_000)
+    q_b = _expected(window, 1, CostConstants(traversal=2.5, intersection=1.0))
+    assert window.model.quality.quality.sah == pytest.approx(q_b.sah, rel=1e-12)
+    assert "Tree of B" in panel.totals.text()
+
+
+def _node_pixels(window) -> int:
+    image = np.asarray(window.plotter.screenshot(return_img=True))[..., :3].astype(int)
+    diff = np.abs(image - hex_rgb(NODE_COLOR).astype(int))
+    return int(np.count_nonzero(diff.max(axis=-1) <= 12))
+
+
+def test_clicking_the_worst_epo_row_selects_and_draws_that_node(qtbot, window):
+    panel = _open(qtbot, window)
+    window.redraw()
+    assert window.renderer.cell_count("node_highlight") == 0
+    assert _node_pixels(window) == 0
+    panel.metric.setCurrentIndex(list(METRIC_WORDS).index("epo"))
+    panel.worst.sortItems(4, Qt.SortOrder.DescendingOrder)  # worst EPO first
+    q = window.model.quality.quality
+    top = panel.row_node(0)
+    assert q.nodes.epo[top] == pytest.approx(np.nanmax(q.nodes.epo[q.worst("epo", 50)]))
+    panel.worst.selectRow(0)
+    QApplication.processEvents()
+    tree = window.model.frame.trees[0]
+    assert window.model.selected_node == (0, top)
+    assert window.model.level == int(tree.depth[top])  # the level slider follows
+    assert window.renderer.cell_count("node_highlight") == 12  # its box: 12 edges
+    assert window.renderer.cell_count("node_triangles") == int(tree.n_prims[top])
+    highlight = window.renderer.polys["node_highlight"]
+    pose = window.model.frame.poses[0].as_matrix()
+    corners = np.array([tree.bmin[top], tree.bmax[top]]) @ pose[:3, :3].T + pose[:3, 3]
+    np.testing.assert_allclose(highlight.bounds[::2], corners.min(axis=0), atol=1e-9)
+    np.testing.assert_allclose(highlight.bounds[1::2], corners.max(axis=0), atol=1e-9)
+    assert _node_pixels(window) > 50  # drawn, in its own colour
+    assert f"violet: node {top} of A (depth {int(tree.depth[top])}" in \
+        window.renderer.note.GetText(0)
+    # The outliner follows the same selection.
+    outliner = window.docks["outliner_dock"].panel
+    assert outliner.items.node_of(outliner.view.currentIndex()) == (0, top)
+    # Esc-like clearing from the model clears the highlight.
+    window.model.select_node(None)
+    settle(qtbot, window)
+    assert window.renderer.cell_count("node_highlight") == 0
+
+
+def test_the_highlight_and_the_violation_red_stand_apart_for_every_colour_vision():
+    on_screen = [TREE_A_COLOR, TREE_B_COLOR, OVERLAP_COLOR, CULLED_COLOR, SEGMENT_COLOR,
+                 INSPECT_COLOR, BRUSH_COLOR, PARTITION_COLOR, DISTANCE_COLOR, BACKGROUND,
+                 COLOR_A, COLOR_B, VIOLATION_COLOR]
+    contacts = ["#{:02x}{:02x}{:02x}".format(*rgb) for rgb in KIND_COLORS.values()]
+    on_screen += contacts
+
+    def worst(colour, others):
+        return min(float(delta_e(simulate(hex_rgb(colour), v), simulate(hex_rgb(o), v)))
+                   for v in VISIONS for o in others)
+
+    assert worst(NODE_COLOR, on_screen) >= 25
+    assert worst(VIOLATION_COLOR, contacts + [DISTANCE_COLOR, OVERLAP_COLOR]) >= 18

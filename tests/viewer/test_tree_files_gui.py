@@ -1,0 +1,137 @@
+"""Tree > Save tree / Open tree file in the window: a broken node listed and drawn in red by
+the file's own id; a bad file leaves the scene as it was."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+from PyQt6.QtWidgets import QApplication
+
+from tests.viewer.colour_vision import hex_rgb
+from tests.viewer.conftest import settle
+from viewer.render.marks import VIOLATION_COLOR
+
+
+def _red_pixels(window) -> int:
+    image = np.asarray(window.plotter.screenshot(return_img=True))[..., :3].astype(int)
+    diff = np.abs(image - hex_rgb(VIOLATION_COLOR).astype(int))
+    return int(np.count_nonzero(diff.max(axis=-1) <= 12))
+
+
+def _broken_copy(path, out):
+    """Shrink one leaf's box in a saved JSON tree by hand: its triangles stick out along +x.
+    Returns the leaf's id in the file."""
+    data = json.loads(path.read_text())
+    count = np.asarray(data["count"])
+    bounds = np.asarray(data["bounds"], dtype=np.float64)
+    leaf = int(np.flatnonzero(count > 0)[len(np.flatnonzero(count > 0)) // 2])
+    lo, hi = bounds[leaf, 0], bounds[leaf, 3]
+    bounds[leaf, 3] = lo + 0.25 * (hi - lo)  # max x pulled in
+    data["bounds"] = bounds.tolist()
+    out.write_text(json.dumps(data))
+    return leaf, float(0.75 * (hi - lo))
+
+
+def test_a_broken_node_in_a_reopened_tree_is_listed_and_drawn_red(qtbot, window, tmp_path):
+    tools = window.tree_tools
+    saved = tmp_path / "a.json"
+    assert tools.save_tree_file(0, str(saved))
+    assert saved.is_file()
+    n_nodes = window.model.frame.trees[0].n_nodes
+    broken = tmp_path / "a-broken.json"
+    leaf, _size = _broken_copy(saved, broken)
+    window.redraw()
+    assert window.renderer.cell_count("violations") == 0
+    assert _red_pixels(window) == 0
+
+    assert tools.open_tree_file(0, str(broken))
+    settle(qtbot, window)
+    check = window.model.validation
+    assert check is not None and len(check.violations) >= 1
+    listed = check.violations[0]
+    assert listed.body == 0 and listed.shown_id == leaf  # the file's id
+    assert listed.what == "triangle sticks out of its leaf"
+    assert listed.size > 0
+    assert "tree of A: 1 violation" in tools.validation_label.text()
+    panel = window.docks["quality_dock"].panel
+    assert panel.violations.rowCount() == len(check.violations)
+    assert panel.violations.item(0, 1).text() == str(leaf)
+    assert panel.violations.item(0, 2).text() == "triangle sticks out of its leaf"
+    # The frame runs with the file's tree, broken box and all, and draws that box red.
+    frame = window.model.frame
+    tree = frame.trees[0]
+    assert tree.n_nodes == n_nodes
+    assert window.renderer.cell_count("violations") == 12 * len(check.nodes(0))
+    ours = int(check.nodes(0)[0])
+    drawn = window.renderer.polys["violations"]
+    pose = frame.poses[0].as_matrix()
+    corners = np.array([tree.bmin[ours], tree.bmax[ours]]) @ pose[:3, :3].T + pose[:3, 3]
+    np.testing.assert_allclose(drawn.bounds[::2], corners.min(axis=0), atol=1e-9)
+    assert _red_pixels(window) > 20
+    n_bad = len(check.nodes(0))
+    assert f"dark red: {n_bad} node{'s' if n_bad != 1 else ''} breaking an invariant" in \
+        window.renderer.note.GetText(0)
+    assert "from file a-broken.json" in window.docks["outliner_dock"].panel.note.text()
+
+    # Back to BVH Lab's own tree: nothing is red any more.
+    assert window.controller.use_own_tree(0)
+    settle(qtbot, window)
+    assert window.model.validation is None
+    assert window.renderer.cell_count("violations") == 0
+
+
+def test_a_bad_tree_file_leaves_the_scene_as_it_was(qtbot, window, tmp_path):
+    before = window.model.frame
+    bad = tmp_path / "not-a-tree.json"
+    bad.write_text("{ this is not json")
+    assert not window.tree_tools.open_tree_file(1, str(bad))
+    QApplication.processEvents()
+    title, text = window.last_error
+    assert title == "Cannot open tree file"
+    assert "not-a-tree.json" in text and "\n" not in text
+    assert window.model.tree_sources == {}
+    assert window.model.validation is None
+    window.controller.request_frame()
+    settle(qtbot, window)
+    after = window.model.frame
+    for b in range(2):
+        np.testing.assert_array_equal(after.trees[b].first, before.trees[b].first)
+        np.testing.assert_array_equal(after.trees[b].bmin, before.trees[b].bmin)
+    # A tree of another mesh (B's tree offered for A): the triangle count names the problem.
+    other = tmp_path / "b.npz"
+    assert window.tree_tools.save_tree_file(1, str(other))
+    assert not window.tree_tools.open_tree_file(0, str(other))
+    assert "b.npz" in window.last_error[1]
+    assert window.model.tree_sources == {}
+
+
+def test_checking_after_every_refit_lists_the_frames_own_report_and_is_remembered(
+        qtbot, make_window, settings, tmp_path):
+    window = make_window()
+    action = window.tree_tools.actions["every_refit"]
+    assert not action.isChecked()
+    action.trigger()
+    settle(qtbot, window)
+    window.controller.request_frame()
+    settle(qtbot, window)
+    check = window.model.validation
+    assert check is not None and check.is_every_refit
+    assert check.frame_index == window.model.frame.index
+    assert [s.split(":")[0] for s in check.summaries] == ["tree of A", "tree of B"]
+    assert all("tree OK" in s for s in check.summaries)
+    # A broken tree read from a file: every frame's own report lists it.
+    saved = tmp_path / "a.json"
+    assert window.tree_tools.save_tree_file(0, str(saved))
+    leaf, _ = _broken_copy(saved, tmp_path / "broken.json")
+    assert window.tree_tools.open_tree_file(0, str(tmp_path / "broken.json"))
+    settle(qtbot, window)
+    check = window.model.validation
+    assert check.is_every_refit and check.frame_index == window.model.frame.index
+    assert check.violations[0].shown_id == leaf
+    assert window.renderer.cell_count("violations") == 12 * len(check.nodes(0))
+    window.save_settings()
+    window.close()
+    again = make_window()
+    assert again.tree_tools.actions["every_refit"].isChecked()
+    assert again.model.validate_after_refit

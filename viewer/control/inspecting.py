@@ -1,0 +1,385 @@
+"""Tree inspection: quality metrics, invariant checks, and trees read from or written to files.
+
+* **Quality** (``core.bvh.metrics.tree_quality``) of one body's tree, in the kind the shown
+  frame's traversal tested, with the user's cost constants. It runs in a worker thread (EPO
+  clips every triangle against the volumes near it: seconds on 100k triangles) while
+  ``model.quality_status`` says so. It is recomputed when the shown frame, the body or the
+  constants change; while playing at most once every :data:`QUALITY_INTERVAL_S` (a refitting
+  scene makes a new tree every frame), and at once when playing pauses.
+* **Invariants** (``core.bvh.validate.validate_tree``) of the shown trees, on demand (in a
+  worker thread above :data:`THREADED_CHECK_NODES` nodes) or with every frame when the
+  "after every refit" setting is on (the pipeline checks, the frame carries the reports).
+* **Tree files** (``core.bvh.treefile``): a body's tree read from a file is checked and pinned
+  in the pipeline (``FramePipeline.pin_tree``) until "BVH Lab's own tree" unpins it; the shown
+  tree is written as JSON or NPZ.
+"""
+
+from __future__ import annotations
+
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from PyQt6.QtCore import QObject, QTimer, pyqtSignal
+
+from core.bv import TREE_BOX_KIND
+from core.bvh.metrics import CostConstants, tree_quality
+from core.bvh.treefile import TreeFileError, read_tree, write_tree
+from core.bvh.validate import validate_tree
+from core.errors import BVHLabError
+from viewer.model import TreeCheck, ViolationRow
+
+QUALITY_INTERVAL_S = 1.0
+"""Least time between two quality computations while playing."""
+
+THREADED_CHECK_NODES = 50_000
+"""Trees with more nodes than this are checked in a worker thread (a 500k-triangle tree has
+1M nodes)."""
+
+BODY_NAMES = ("A", "B")
+
+
+@dataclass(frozen=True, eq=False)
+class QualityResult:
+    """The quality of one body's tree in one frame, for the Quality panel and the outliner.
+
+    Attributes
+    ----------
+    body : int
+        0 (A) or 1 (B).
+    frame : core.pipeline.Frame
+        The frame whose tree was measured.
+    tree : core.bvh.Tree
+    quality : core.bvh.metrics.TreeQuality
+    kind_label : str
+        The kind measured, in words ("boxes", "oriented boxes", ...).
+    note : str
+        Why the kind measured is not the frame's (empty when it is).
+    seconds : float
+        Wall time of the computation.
+    """
+
+    body: int
+    frame: object
+    tree: object
+    quality: object
+    kind_label: str
+    note: str
+    seconds: float
+
+
+class _InspectRelay(QObject):
+    """Carries worker-thread results to the GUI thread (queued signals)."""
+
+    quality_done = pyqtSignal(object, object, object)  # request key, QualityResult, error
+    check_done = pyqtSignal(object, object)  # TreeCheck or None, error
+
+
+def _kind_of(frame) -> tuple[str, str]:
+    """``(registry key, label)`` of the volumes the frame's traversal tested."""
+    volumes = getattr(frame, "volumes", None)
+    if volumes is None or len(frame.trees) < 2:
+        return TREE_BOX_KIND, "boxes"
+    return volumes.name, volumes.label
+
+
+def _measure(frame, body: int, constants: tuple[float, float]) -> QualityResult:
+    """The quality of ``frame``'s tree of ``body`` (any thread)."""
+    start = time.perf_counter()
+    tree, mesh = frame.trees[body], frame.meshes[body]
+    key, label = _kind_of(frame)
+    cost = CostConstants(traversal=constants[0], intersection=constants[1])
+    note = ""
+    volumes = getattr(frame, "volumes", None)
+    rows = None
+    if volumes is not None and key != TREE_BOX_KIND and body < len(volumes.rows):
+        rows = volumes.rows[body]
+    try:
+        quality = tree_quality(mesh, tree, key, cost, volumes=rows)
+    except (ValueError, NotImplementedError) as exc:
+        if key == TREE_BOX_KIND:
+            raise
+        # A kind the metrics do not measure yet: the tree's own boxes instead, and say so.
+        note = f"{label}: {exc}; measured with the tree's own boxes"
+        key, label = TREE_BOX_KIND, "boxes"
+        quality = tree_quality(mesh, tree, key, cost)
+    return QualityResult(body, frame, tree, quality, label, note, time.perf_counter() - start)
+
+
+def tree_check(reports, frame, file_ids: dict, is_every_refit: bool = False) -> TreeCheck:
+    """A :class:`viewer.model.TreeCheck` of per-body ``ValidationReport`` s (None entries
+    skipped), naming nodes of trees read from files by the file's ids."""
+    violations, summaries, bad_nodes = [], [], {}
+    for body, report in enumerate(reports):
+        if report is None:
+            continue
+        bad_nodes[body] = np.asarray(report.nodes(), dtype=np.int64)
+        ids = file_ids.get(body)
+        for v in report.violations:
+            shown = int(ids[v.node]) if ids is not None and 0 <= v.node < len(ids) else v.node
+            violations.append(ViolationRow(body, int(v.node), shown, v.kind.value, float(v.size),
+                                        v.text))
+        summaries.append(f"tree of {BODY_NAMES[body]}: {report.summary()}")
+    violations.sort(key=lambda v: (-v.size, v.body, v.node))
+    index = int(getattr(frame, "index", -1)) if frame is not None else -1
+    return TreeCheck(tuple(violations), tuple(summaries), index, is_every_refit, bad_nodes)
+
+
+class Inspecting:
+    """The controller's inspection job: ``request_quality``, ``check_invariants``,
+    ``set_validate_after_refit``, ``open_tree_file``, ``use_own_tree``, ``save_tree_file``
+    and ``tree_file_ids``.
+
+    Uses the host's ``model``, ``pipe``, ``is_threaded`` and ``request_frame``.
+    """
+
+    def _init_inspecting(self) -> None:
+        self._inspect_executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="inspect")
+        self._inspect_relay = _InspectRelay()
+        self._inspect_relay.quality_done.connect(self._on_quality_done)
+        self._inspect_relay.check_done.connect(self._on_check_done)
+        self._quality_running = None  # key of the computation in flight
+        self._quality_started = -1e9
+        self._quality_timer = QTimer()
+        self._quality_timer.setSingleShot(True)
+        self._quality_timer.timeout.connect(self.request_quality)
+        self._pinned: dict[str, object] = {}  # body key -> ImportedTree
+        self._pinned_pipe = None
+        self._scene_generation = 0  # results of an older scene are never shown
+        self.is_quality_on = False  # the Quality panel (or the outliner) is shown
+        self.model.frame_ready.connect(self._on_frame_for_inspect)
+        self.model.quality_inputs_changed.connect(self.request_quality)
+        self.model.playing_changed.connect(lambda playing: None if playing
+                                           else self.request_quality())
+        self.model.scene_changed.connect(self._on_scene_for_inspect)
+
+    # -- quality ----------------------------------------------------------------------------
+    def set_quality_on(self, is_on: bool) -> None:
+        """Compute quality only while a view shows it (the Quality dock is open)."""
+        self.is_quality_on = bool(is_on)
+        if is_on:
+            self.request_quality()
+
+    def _quality_key(self):
+        frame = self.model.frame
+        return (id(frame), self.model.quality_body, self.model.cost_constants,
+                self._scene_generation)
+
+    def request_quality(self) -> None:
+        """Measure the shown frame's tree of ``model.quality_body`` (see the module note for
+        when)."""
+        if not self.is_quality_on:
+            return
+        frame = self.model.frame
+        body = self.model.quality_body
+        if frame is None or body >= len(frame.trees):
+            self.model.set_quality(None)
+            self.model.set_quality_status("No tree to measure yet." if frame is None else
+                                          f"The scene has no body {BODY_NAMES[body]}.")
+            return
+        current = self.model.quality
+        key = self._quality_key()
+        if current is not None and (id(current.frame), current.body,
+                                    self._shown_constants(current)) == key[:3]:
+            return
+        if self._quality_running is not None:
+            return  # _on_quality_done asks again when the result is not the current one
+        wait = QUALITY_INTERVAL_S - (time.perf_counter() - self._quality_started)
+        if self.model.is_playing and wait > 0:
+            if not self._quality_timer.isActive():
+                self._quality_timer.start(int(1000 * wait) + 1)
+            return
+        self._start_quality(frame, body, self.model.cost_constants, key)
+
+    @staticmethod
+    def _shown_constants(result) -> tuple[float, float]:
+        c = result.quality.constants
+        return (float(c.traversal), float(c.intersection))
+
+    def _start_quality(self, frame, body, constants, key) -> None:
+        self._quality_running = key
+        self._quality_started = time.perf_counter()
+        n = frame.trees[body].n_nodes
+        self.model.set_quality_status(f"Measuring the tree of {BODY_NAMES[body]} "
+                                      f"({n:,} nodes)…")
+
+        def work():
+            try:
+                result, error = _measure(frame, body, constants), None
+            except Exception as exc:  # noqa: BLE001 - shown as a line, never a crash
+                result, error = None, exc
+            self._inspect_relay.quality_done.emit(key, result, error)
+
+        if self.is_threaded:
+            self._inspect_executor.submit(work)
+        else:
+            work()
+
+    def _on_quality_done(self, key, result, error) -> None:
+        self._quality_running = None
+        now = self._quality_key()
+        if error is not None:
+            self.model.set_quality_status(f"Quality not measured: {error}")
+        elif key[1:] == now[1:]:
+            # Same scene, body and constants: shown even if a newer frame arrived meanwhile
+            # (while playing, every frame is newer by the time a measurement ends).
+            self.model.set_quality(result)
+            self.model.set_quality_status(
+                f"Measured in {result.seconds:.2f} s" + (f" ({result.note})" if result.note
+                                                         else ""))
+        if key != now:
+            self.request_quality()
+
+    def _on_frame_for_inspect(self, frame) -> None:
+        if frame is None:
+            self.model.set_quality(None)
+            return
+        reports = getattr(frame, "validation", None)
+        if self.model.validate_after_refit and reports is not None:
+            self.model.set_validation(tree_check(reports, frame, self.tree_file_ids(frame),
+                                                 is_every_refit=True))
+        self.request_quality()
+
+    # -- invariants -------------------------------------------------------------------------
+    def check_invariants(self) -> bool:
+        """Check the shown frame's trees now (Tree > Check tree invariants). Returns False
+        when there is no frame."""
+        frame = self.model.frame
+        if frame is None:
+            self.model.message.emit("No frame yet: nothing to check.")
+            return False
+        file_ids = self.tree_file_ids(frame)
+        trees = list(zip(frame.trees[:2], frame.meshes[:2]))
+
+        def work():
+            try:
+                reports = [validate_tree(tree, mesh.vertices, file_ids=file_ids.get(body))
+                           for body, (tree, mesh) in enumerate(trees)]
+                self._inspect_relay.check_done.emit(tree_check(reports, frame, file_ids), None)
+            except Exception as exc:  # noqa: BLE001 - shown as a message, never a crash
+                self._inspect_relay.check_done.emit(None, exc)
+
+        n_nodes = sum(tree.n_nodes for tree, _mesh in trees)
+        if self.is_threaded and n_nodes > THREADED_CHECK_NODES:
+            self.model.message.emit(f"Checking {n_nodes:,} nodes…")
+            self._inspect_executor.submit(work)
+        else:
+            work()
+        return True
+
+    def _on_check_done(self, check, error) -> None:
+        if error is not None:
+            self.model.error.emit("Invariant check failed", f"{type(error).__name__}: {error}")
+            return
+        self.model.set_validation(check)
+        self.model.message.emit(check.status())
+
+    def set_validate_after_refit(self, is_on: bool) -> None:
+        """The debug setting: the pipeline checks every tree it refits or builds."""
+        self.model.validate_after_refit = bool(is_on)
+        if not is_on and self.model.validation is not None \
+                and self.model.validation.is_every_refit:
+            self.model.set_validation(None)
+        self.request_frame()
+
+    # -- tree files -------------------------------------------------------------------------
+    def _on_scene_for_inspect(self) -> None:
+        self._scene_generation += 1
+        # A new scene gets a new pipeline, whose trees are BVH Lab's own; a swap of bodies
+        # keeps the pipeline and its pins, whose body indices are recounted here.
+        if self.pipe is not self._pinned_pipe:
+            self._pinned = {}
+            self._pinned_pipe = self.pipe
+        for index, body in enumerate(self.model.bodies[:2]):
+            imported = self._pinned.get(body.key)
+            if imported is not None:
+                self.model.tree_sources[index] = imported.source
+
+    def tree_file_ids(self, frame) -> dict:
+        """Per body index, the FILE'S node ids of a tree read from a file (``(k,) int64``,
+        indexed by BVH Lab's node id), for the bodies whose shown tree is that tree."""
+        out = {}
+        if frame is None:
+            return out
+        for index, body in enumerate(self.model.bodies[:2]):
+            imported = self._pinned.get(body.key)
+            if (imported is not None and index < len(frame.trees)
+                    and frame.trees[index].n_nodes == imported.tree.n_nodes):
+                out[index] = imported.file_ids
+        return out
+
+    def open_tree_file(self, body: int, path) -> bool:
+        """Read a tree for body ``body`` from ``path`` (JSON or NPZ), check it and use it
+        from the next frame on. A bad file: one error line naming it; nothing changes."""
+        if not 0 <= body < min(2, len(self.model.bodies)):
+            self.model.error.emit("Cannot open tree file", f"the scene has no body "
+                                  f"{BODY_NAMES[min(body, 1)]}")
+            return False
+        entry = self.model.bodies[body]
+        name = Path(path).name
+        try:
+            imported = read_tree(path, entry.rest)
+            report = validate_tree(imported.tree, entry.rest.vertices,
+                                   file_ids=imported.file_ids)
+            self.pipe.pin_tree(entry.key, imported, entry.rest)
+        except (TreeFileError, BVHLabError, OSError, ValueError) as exc:
+            text = str(exc)
+            self.model.error.emit("Cannot open tree file",
+                                  text if name in text else f"{name}: {text}")
+            return False
+        self._pinned_pipe = self.pipe
+        self._pinned[entry.key] = imported
+        self.model.set_tree_source(body, imported.source)
+        check = tree_check([report if i == body else None for i in range(body + 1)], None,
+                           {body: imported.file_ids})
+        self.model.select_node(None)
+        self.model.set_validation(check)
+        self.model.message.emit(f"Tree of {BODY_NAMES[body]} from {imported.source}. "
+                                + check.status())
+        self.request_frame()
+        return True
+
+    def use_own_tree(self, body: int) -> bool:
+        """Body ``body`` gets BVH Lab's own tree again (unpins a tree read from a file)."""
+        if not 0 <= body < min(2, len(self.model.bodies)):
+            return False
+        entry = self.model.bodies[body]
+        if entry.key not in self._pinned:
+            self.model.message.emit(f"The tree of {BODY_NAMES[body]} is already BVH Lab's "
+                                    "own.")
+            return False
+        self.pipe.unpin(entry.key)
+        del self._pinned[entry.key]
+        self.model.set_tree_source(body, None)
+        self.model.select_node(None)
+        self.model.set_validation(None)
+        self.model.message.emit(f"Tree of {BODY_NAMES[body]}: built by BVH Lab again.")
+        self.request_frame()
+        return True
+
+    def save_tree_file(self, body: int, path) -> bool:
+        """Write the shown frame's tree of body ``body`` to ``path`` (``.json`` or ``.npz``)."""
+        frame = self.model.frame
+        if frame is None or body >= len(frame.trees):
+            self.model.error.emit("Cannot save tree", f"no tree of {BODY_NAMES[min(body, 1)]}"
+                                  " yet")
+            return False
+        tree = frame.trees[body]
+        try:
+            write_tree(path, tree)
+        except (TreeFileError, BVHLabError, OSError, ValueError) as exc:
+            text = str(exc)
+            name = Path(path).name
+            self.model.error.emit("Cannot save tree", text if name in text
+                                  else f"{name}: {text}")
+            return False
+        self.model.message.emit(f"Saved the tree of {BODY_NAMES[body]} ({tree.n_nodes:,} "
+                                f"nodes) to {path}")
+        return True
+
+    def _shutdown_inspecting(self) -> None:
+        self._quality_timer.stop()
+        self._inspect_executor.shutdown(wait=True, cancel_futures=True)
+

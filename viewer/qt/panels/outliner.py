@@ -1,0 +1,357 @@
+"""The Outliner dock: each shown tree as a Qt tree view, read lazily from the frame's arrays.
+
+The item model makes no item objects: an index is ``(row, column, node * 2 + body)``, and a
+node's children, parent and row come from the flat arrays (``first``, ``count``,
+``parent``) when Qt asks, so the view opens at once on a 500k-triangle tree (1M nodes) and
+only the rows of expanded nodes are ever touched. Selecting a row selects the node in the
+model (the canvas and the Quality panel follow); a node selected elsewhere (a click on the
+canvas, a row of the Quality panel) is revealed here, its ancestors expanded.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from PyQt6.QtCore import QAbstractItemModel, QModelIndex, Qt
+from PyQt6.QtWidgets import (
+    QAbstractItemView,
+    QHeaderView,
+    QLabel,
+    QTreeView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from viewer.qt.panels.common import wrap_label
+
+PARTNERS_LISTED = 4
+"""Partner ids listed in the "partners this frame" column; the rest are counted."""
+
+BODY_NAMES = ("A", "B")
+
+
+def _shown_trace(frame):
+    """The trace of the shown collision result (bodies 0 and 1, or one body against itself)."""
+    if frame is None:
+        return None
+    result = frame.result
+    if result is None:
+        self_results = getattr(frame, "self_results", None)
+        result = self_results[0] if self_results else None
+    return None if result is None else result.trace
+
+
+class _Partners:
+    """Which nodes of the other tree each node was tested against in one frame's trace.
+
+    The trace's node columns are sorted once per body (lazily, on the first question: a
+    500k-triangle frame traces millions of pairs), then each node's partners are one
+    ``searchsorted`` away.
+    """
+
+    def __init__(self, trace, is_self: bool):
+        self.trace = trace
+        self.is_self = is_self
+        self._sorted: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+
+    def _column(self, body: int) -> tuple[np.ndarray, np.ndarray]:
+        if body not in self._sorted:
+            node_a, node_b = np.asarray(self.trace.node_a), np.asarray(self.trace.node_b)
+            if self.is_self:
+                mine = np.concatenate([node_a, node_b])
+                other = np.concatenate([node_b, node_a])
+            else:
+                mine, other = (node_a, node_b) if body == 0 else (node_b, node_a)
+            order = np.argsort(mine, kind="stable")
+            self._sorted[body] = (mine[order], other[order])
+        return self._sorted[body]
+
+    def of(self, body: int, node: int) -> np.ndarray:
+        """``(p,) int32`` partner node ids of ``node`` (trace order; a partner may repeat)."""
+        mine, other = self._column(body)
+        lo, hi = np.searchsorted(mine, node, "left"), np.searchsorted(mine, node, "right")
+        return other[lo:hi]
+
+
+def partners_text(partners: np.ndarray) -> str:
+    """"3: 17, 18, 40" (count, then the first :data:`PARTNERS_LISTED` distinct ids)."""
+    if partners.shape[0] == 0:
+        return ""
+    ids = list(dict.fromkeys(int(p) for p in partners))
+    listed = ", ".join(str(i) for i in ids[:PARTNERS_LISTED])
+    more = " …" if len(ids) > PARTNERS_LISTED else ""
+    return f"{len(ids)}: {listed}{more}"
+
+
+class TreeItemModel(QAbstractItemModel):
+    """The frame's trees as a Qt item model; top-level rows are the trees' roots.
+
+    Attributes
+    ----------
+    touched : set of int
+        Every node an index was made for (how lazy the model is; the outliner's test reads
+        it).
+    """
+
+    COLUMNS = ("node", "depth", "triangles", "volume", "SAH share", "partners this frame")
+    TIPS = (
+        "Node id in the tree (for a tree read from a file: BVH Lab's id, the file's in "
+        "brackets)",
+        "Depth in the tree (the root is at 0)",
+        "Triangles under the node",
+        "Volume of the node's bounding volume (the Quality panel's kind once computed, else "
+        "the tree's own box)",
+        "The node's share of the tree's SAH cost (blank until the Quality panel computed it "
+        "for this tree)",
+        "Nodes of the other tree this node was tested against in the shown frame's traversal: "
+        "how many, then the first few ids",
+    )
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.frame = None
+        self.trees: list = []
+        self.names: list[str] = []
+        self.file_ids: dict[int, np.ndarray] = {}
+        self.quality = None  # QualityResult of one body, or None
+        self._partners: _Partners | None = None
+        self.touched: set[int] = set()
+
+    # -- data in ----------------------------------------------------------------------------
+    def set_frame(self, frame, names, file_ids=None) -> None:
+        """Show ``frame``'s trees. The same topology (a refit) keeps the view's expansion and
+        only updates the values; a new topology resets the view."""
+        trees = list(frame.trees[:2]) if frame is not None else []
+        is_same = (len(trees) == len(self.trees) and all(
+            a.n_nodes == b.n_nodes and (a.first is b.first or np.array_equal(a.first, b.first))
+            for a, b in zip(trees, self.trees)))
+        trace = _shown_trace(frame)
+        is_self = frame is not None and len(frame.trees) == 1
+        self._partners = None if trace is None else _Partners(trace, is_self)
+        self.frame = frame
+        self.names = list(names)
+        self.file_ids = dict(file_ids or {})
+        if is_same and trees:
+            self.trees = trees
+            self._values_changed()
+            return
+        self.beginResetModel()
+        self.trees = trees
+        self.touched = set()
+        self.endResetModel()
+
+    def set_quality(self, quality) -> None:
+        self.quality = quality
+        self._values_changed()
+
+    def _values_changed(self) -> None:
+        for body in range(len(self.trees)):
+            top = self.index(body, 0)
+            self.dataChanged.emit(top, top.siblingAtColumn(len(self.COLUMNS) - 1))
+        # The rows below are repainted by the view (OutlinerPanel updates its viewport): a
+        # dataChanged per expanded node would walk the expansion.
+
+    # -- the index scheme -------------------------------------------------------------------
+    @staticmethod
+    def node_of(index: QModelIndex) -> tuple[int, int]:
+        """``(body, node)`` of a valid index."""
+        key = int(index.internalId())
+        return key & 1, key >> 1
+
+    def index_of(self, body: int, node: int, column: int = 0) -> QModelIndex:
+        """The index of ``node`` of body ``body``'s tree (invalid if there is none)."""
+        if body >= len(self.trees) or not 0 <= node < self.trees[body].n_nodes:
+            return QModelIndex()
+        tree = self.trees[body]
+        parent = int(tree.parent[node])
+        row = body if parent < 0 else node - int(tree.first[parent])
+        self.touched.add(node)
+        return self.createIndex(row, column, node * 2 + body)
+
+    def index(self, row, column, parent=QModelIndex()):  # noqa: B008 - Qt's signature
+        if not self.hasIndex(row, column, parent):
+            return QModelIndex()
+        if not parent.isValid():
+            self.touched.add(0)
+            return self.createIndex(row, column, 0 * 2 + row)
+        body, node = self.node_of(parent)
+        child = int(self.trees[body].first[node]) + row
+        self.touched.add(child)
+        return self.createIndex(row, column, child * 2 + body)
+
+    def parent(self, index=None):
+        if index is None:  # QObject.parent()
+            return super().parent()
+        if not index.isValid():
+            return QModelIndex()
+        body, node = self.node_of(index)
+        if node == 0:
+            return QModelIndex()
+        return self.index_of(body, int(self.trees[body].parent[node]))
+
+    def rowCount(self, parent=QModelIndex()):  # noqa: N802, B008 - Qt API
+        if not parent.isValid():
+            return len(self.trees)
+        if parent.column() > 0:
+            return 0
+        body, node = self.node_of(parent)
+        return 0 if int(self.trees[body].count[node]) > 0 else 2
+
+    def hasChildren(self, parent=QModelIndex()):  # noqa: N802, B008 - Qt API
+        return self.rowCount(parent) > 0
+
+    def columnCount(self, parent=QModelIndex()):  # noqa: N802, B008 - Qt API
+        return len(self.COLUMNS)
+
+    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):  # noqa: N802
+        if orientation != Qt.Orientation.Horizontal:
+            return None
+        if role == Qt.ItemDataRole.DisplayRole:
+            return self.COLUMNS[section]
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return self.TIPS[section]
+        return None
+
+    # -- values -----------------------------------------------------------------------------
+    def data(self, index, role=Qt.ItemDataRole.DisplayRole):
+        if not index.isValid():
+            return None
+        body, node = self.node_of(index)
+        column = index.column()
+        if role == Qt.ItemDataRole.TextAlignmentRole and column > 0:
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if role == Qt.ItemDataRole.ToolTipRole and column == 0 and node == 0:
+            return f"the root of {self.names[body] if body < len(self.names) else ''}"
+        if role != Qt.ItemDataRole.DisplayRole:
+            return None
+        return self.cell_text(body, node, column)
+
+    def cell_text(self, body: int, node: int, column: int) -> str:
+        """What column ``column`` shows for ``node`` of body ``body``."""
+        tree = self.trees[body]
+        if column == 0:
+            text = str(node)
+            if body in self.file_ids:
+                text += f" [file {int(self.file_ids[body][node])}]"
+            if node == 0:
+                name = self.names[body] if body < len(self.names) else ""
+                text = f"{BODY_NAMES[body]} {name}: root {text}"
+            elif int(tree.count[node]) > 0:
+                text += " (leaf)"
+            return text
+        if column == 1:
+            return str(int(tree.depth[node]))
+        if column == 2:
+            return f"{int(tree.n_prims[node]):,}"
+        quality = self._quality_of(body)
+        if column == 3:
+            if quality is not None:
+                return f"{float(quality.quality.nodes.volume[node]):.4g}"
+            side = np.asarray(tree.bmax[node]) - np.asarray(tree.bmin[node])
+            return f"{float(np.prod(np.maximum(side, 0.0))):.4g}"
+        if column == 4:
+            if quality is None or not quality.quality.sah:
+                return ""
+            share = float(quality.quality.nodes.sah[node]) / float(quality.quality.sah)
+            return f"{100.0 * share:.2f} %"
+        if column == 5:
+            if self._partners is None:
+                return ""
+            return partners_text(self._partners.of(body, node))
+        return ""
+
+    def _quality_of(self, body: int):
+        quality = self.quality
+        if (quality is None or quality.body != body or body >= len(self.trees)
+                or quality.tree.n_nodes != self.trees[body].n_nodes):
+            return None
+        return quality
+
+
+class OutlinerPanel(QWidget):
+    """The outliner: a :class:`QTreeView` over :class:`TreeItemModel`."""
+
+    def __init__(self, model, controller=None, parent=None):
+        super().__init__(parent)
+        self.model = model
+        self.controller = controller
+        self.items = TreeItemModel(self)
+        self.view = QTreeView()
+        self.view.setModel(self.items)
+        self.view.setUniformRowHeights(True)  # no per-row size query: fast on deep trees
+        self.view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.view.setAlternatingRowColors(True)
+        self.view.header().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.view.setToolTip("Each tree node by node: expand a node to see its two children. "
+                             "Selecting a row selects the node on the canvas; clicking a "
+                             "volume on the canvas finds it here.")
+        self.view.setMinimumHeight(260)
+        self.note = wrap_label(QLabel("No frame yet."))
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.note)
+        layout.addWidget(self.view, 1)
+        self._is_syncing = False
+        self.view.selectionModel().currentRowChanged.connect(self._on_current)
+        model.frame_ready.connect(self.refresh)
+        model.node_selected.connect(self.reveal)
+        model.quality_changed.connect(self._on_quality)
+        model.tree_sources_changed.connect(lambda: self.refresh(self.model.frame))
+
+    def refresh(self, frame) -> None:
+        names = [b.name for b in self.model.bodies[:2]]
+        file_ids = {}
+        if self.controller is not None:
+            file_ids = self.controller.tree_file_ids(frame)
+        self._is_syncing = True
+        try:
+            self.items.set_frame(frame, names, file_ids)
+        finally:
+            self._is_syncing = False
+        self.view.viewport().update()
+        if frame is None:
+            self.note.setText("No frame yet.")
+            return
+        parts = []
+        for body, tree in enumerate(self.items.trees):
+            source = self.model.tree_sources.get(body)
+            where = f"from {source}" if source else "built by BVH Lab"
+            parts.append(f"{BODY_NAMES[body]}: {tree.n_nodes:,} nodes, {where}")
+        self.note.setText("; ".join(parts) + ". Partners: the pairs of the shown frame.")
+        if self.model.selected_node is not None:
+            self.reveal(self.model.selected_node)
+
+    def _on_quality(self, quality) -> None:
+        self.items.set_quality(quality)
+        self.view.viewport().update()
+
+    def _on_current(self, current: QModelIndex, _previous) -> None:
+        if self._is_syncing or not current.isValid():
+            return
+        body, node = self.items.node_of(current)
+        self.model.select_node(body, node)
+
+    def reveal(self, selection) -> None:
+        """Expand the ancestors of the selected node, scroll to it and select its row."""
+        self._is_syncing = True
+        try:
+            if selection is None:
+                self.view.selectionModel().clearSelection()
+                return
+            body, node = selection
+            index = self.items.index_of(body, node)
+            if not index.isValid():
+                return
+            tree = self.items.trees[body]
+            chain = []
+            parent = int(tree.parent[node])
+            while parent >= 0:
+                chain.append(parent)
+                parent = int(tree.parent[parent])
+            for ancestor in reversed(chain):
+                self.view.expand(self.items.index_of(body, ancestor))
+            self.view.selectionModel().setCurrentIndex(
+                index, self.view.selectionModel().SelectionFlag.ClearAndSelect
+                | self.view.selectionModel().SelectionFlag.Rows)
+            self.view.scrollTo(index)
+        finally:
+            self._is_syncing = False

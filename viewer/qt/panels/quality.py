@@ -1,0 +1,393 @@
+"""The Quality dock: one tree's quality totals, depth and leaf-size histograms, its worst
+nodes, and the invariant check's violations.
+
+The numbers come from the controller (``model.quality``, computed off the GUI thread); this
+panel only writes the model: the body measured, the cost constants, the selected node.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from matplotlib.backends.backend_qtagg import FigureCanvasQTAgg
+from matplotlib.figure import Figure
+from PyQt6.QtCore import Qt
+from PyQt6.QtWidgets import (
+    QAbstractItemView,
+    QButtonGroup,
+    QComboBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPushButton,
+    QRadioButton,
+    QTableWidget,
+    QTableWidgetItem,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from viewer.qt.panels.common import wrap_label
+
+WORST_LISTED = 50
+"""Nodes listed in the worst-nodes table."""
+
+BODY_NAMES = ("A", "B")
+
+METRIC_WORDS = {
+    "sah": "SAH share (cost of the node)",
+    "epo": "EPO (foreign triangle area inside)",
+    "sibling_overlap": "sibling overlap (children's shared volume)",
+    "volume": "volume",
+}
+"""The metrics the worst-nodes table can rank by, in words (keys of ``TreeQuality.METRICS``)."""
+
+METRIC_TIPS = {
+    "sah": "The node's term of the SAH cost (MacDonald and Booth 1990): its surface area "
+           "relative to the root's, times C_t (internal) or C_i times its triangles (leaf)",
+    "epo": "Effective primitive overlap (Aila, Karras and Laine 2013): area of other "
+           "triangles inside the node's volume, relative to the whole surface, times its cost",
+    "sibling_overlap": "Volume shared by the node's two children, relative to the node's "
+                       "volume (internal nodes)",
+    "volume": "Volume of the node's bounding volume",
+}
+
+WORST_COLUMNS = ("node", "depth", "triangles", "SAH share", "EPO", "sibling overlap", "volume")
+
+HISTOGRAM_COLOR = "#4477aa"  # Tol blue: plain bars, no meaning beyond "count"
+
+
+class NumberItem(QTableWidgetItem):
+    """A table cell shown as text and sorted by its number (nan sorts last)."""
+
+    def __init__(self, value: float, text: str):
+        super().__init__(text)
+        self.value = float(value)
+        self.setData(Qt.ItemDataRole.UserRole, self.value)
+        self.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+
+    def __lt__(self, other):
+        a, b = self.value, getattr(other, "value", math.nan)
+        if math.isnan(a):
+            return False
+        if math.isnan(b):
+            return True
+        return a < b
+
+
+def _measure_text(value: float, digits: int = 4) -> str:
+    return "—" if value is None or not math.isfinite(float(value)) else f"{float(value):.{digits}g}"
+
+
+def _share(value: float, total: float) -> str:
+    if not math.isfinite(value) or not total:
+        return "—"
+    return f"{100.0 * value / total:.2f} %"
+
+
+def _bytes(n: int) -> str:
+    return f"{n / 2**20:,.1f} MiB" if n >= 2**20 else f"{n / 2**10:,.1f} KiB"
+
+
+class HistogramCanvas(FigureCanvasQTAgg):
+    """One bar chart with labelled axes (matplotlib, drawn with the QtAgg backend)."""
+
+    def __init__(self, title: str, xlabel: str, ylabel: str):
+        self.figure = Figure(figsize=(3.6, 2.2), dpi=90, layout="constrained")
+        super().__init__(self.figure)
+        self.axes = self.figure.add_subplot()
+        self.title, self.xlabel, self.ylabel = title, xlabel, ylabel
+        self.counts = np.zeros(0, dtype=np.int64)
+        self.setMinimumHeight(170)
+        self.show_counts(self.counts)
+
+    def show_counts(self, counts: np.ndarray) -> None:
+        """Bars of ``counts`` (``(n,) int``, bar ``j`` at x = j)."""
+        self.counts = np.asarray(counts, dtype=np.int64)
+        ax = self.axes
+        ax.clear()
+        if self.counts.shape[0]:
+            ax.bar(np.arange(self.counts.shape[0]), self.counts, width=0.85,
+                   color=HISTOGRAM_COLOR)
+        ax.set_title(self.title, fontsize=9)
+        ax.set_xlabel(self.xlabel, fontsize=8)
+        ax.set_ylabel(self.ylabel, fontsize=8)
+        ax.tick_params(labelsize=7)
+        self.draw_idle()
+
+
+class QualityPanel(QWidget):
+    """Totals, histograms, worst nodes and violations of one body's tree."""
+
+    def __init__(self, model, controller=None, parent=None):
+        super().__init__(parent)
+        self.model = model
+        self.controller = controller
+        self.shown_nodes: list[int] = []  # node ids of the worst-nodes rows, in table order
+
+        body_row = QHBoxLayout()
+        self.body_group = QButtonGroup(self)
+        self.body_buttons = []
+        for i, name in enumerate(BODY_NAMES):
+            button = QRadioButton(f"tree of {name}")
+            button.setToolTip(f"Measure the tree of body {name}")
+            self.body_group.addButton(button, i)
+            self.body_buttons.append(button)
+            body_row.addWidget(button)
+        self.body_buttons[model.quality_body].setChecked(True)
+        body_row.addStretch(1)
+        self.body_group.idClicked.connect(self.model.set_quality_body)
+
+        self.traversal_cost = self._cost_box(
+            "C_t: cost of one volume test in the SAH (MacDonald and Booth 1990)",
+            model.cost_constants[0])
+        self.intersection_cost = self._cost_box(
+            "C_i: cost of one triangle test in the SAH", model.cost_constants[1])
+        costs = QFormLayout()
+        costs.addRow("traversal cost C_t", self.traversal_cost)
+        costs.addRow("triangle cost C_i", self.intersection_cost)
+
+        self.status = wrap_label(QLabel("Open this panel on a scene to measure its tree."))
+        self.status.setToolTip("What the measurement is doing; it runs in the background")
+        self.totals = wrap_label(QLabel(""))
+
+        self.depth_plot = HistogramCanvas("leaves by depth", "depth", "leaves")
+        self.leaf_plot = HistogramCanvas("leaves by size", "triangles in the leaf", "leaves")
+        plots = QWidget()
+        plots_layout = QVBoxLayout(plots)
+        plots_layout.addWidget(self.depth_plot)
+        plots_layout.addWidget(self.leaf_plot)
+
+        self.metric = QComboBox()
+        for i, (key, words) in enumerate(METRIC_WORDS.items()):
+            self.metric.addItem(words, key)
+            self.metric.setItemData(i, METRIC_TIPS[key], Qt.ItemDataRole.ToolTipRole)
+        self.metric.setToolTip(f"List the {WORST_LISTED} worst nodes by this measure")
+        self.metric.currentIndexChanged.connect(lambda _i: self._fill_worst())
+        self.worst = QTableWidget(0, len(WORST_COLUMNS))
+        self.worst.setHorizontalHeaderLabels(list(WORST_COLUMNS))
+        self.worst.verticalHeader().setVisible(False)
+        self.worst.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.worst.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.worst.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.worst.setSortingEnabled(True)
+        self.worst.horizontalHeader().setSectionResizeMode(
+            QHeaderView.ResizeMode.ResizeToContents)
+        self.worst.setToolTip("Click a row to select the node on the canvas and in the "
+                              "outliner; click a heading to sort")
+        self.worst.setMinimumHeight(220)
+        self.worst.itemSelectionChanged.connect(self._on_worst_row)
+        worst_page = QWidget()
+        worst_layout = QVBoxLayout(worst_page)
+        worst_layout.addWidget(self.metric)
+        worst_layout.addWidget(self.worst, 1)
+
+        self.check_button = QPushButton("Check invariants now")
+        self.check_button.setToolTip("Each node encloses its children and its triangles in "
+                                     "the current pose; triangle ids a permutation; topology "
+                                     "consistent")
+        self.check_button.clicked.connect(self._check)
+        self.check_note = wrap_label(QLabel("Not checked yet."))
+        self.violations = QTableWidget(0, 4)
+        self.violations.setHorizontalHeaderLabels(["tree", "node", "what", "size"])
+        self.violations.horizontalHeaderItem(1).setToolTip(
+            "Node id; for a tree read from a file, the file's own id")
+        self.violations.verticalHeader().setVisible(False)
+        self.violations.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.violations.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.violations.horizontalHeader().setSectionResizeMode(
+            QHeaderView.ResizeMode.ResizeToContents)
+        self.violations.horizontalHeader().setStretchLastSection(True)
+        self.violations.itemSelectionChanged.connect(self._on_violation_row)
+        self.violation_rows: list = []
+        check_page = QWidget()
+        check_layout = QVBoxLayout(check_page)
+        check_layout.addWidget(self.check_button)
+        check_layout.addWidget(self.check_note)
+        check_layout.addWidget(self.violations, 1)
+
+        self.tabs = QTabWidget()
+        self.tabs.addTab(worst_page, "Worst nodes")
+        self.tabs.addTab(plots, "Histograms")
+        self.tabs.addTab(check_page, "Invariants")
+
+        layout = QVBoxLayout(self)
+        layout.addLayout(body_row)
+        layout.addLayout(costs)
+        layout.addWidget(self.status)
+        layout.addWidget(self.totals)
+        layout.addWidget(self.tabs, 1)
+
+        model.quality_changed.connect(self.refresh)
+        model.quality_status_changed.connect(self.status.setText)
+        model.validation_changed.connect(self.show_validation)
+        model.node_selected.connect(self._select_row)
+
+    def _cost_box(self, tip: str, value: float) -> QDoubleSpinBox:
+        box = QDoubleSpinBox()
+        box.setRange(0.01, 1000.0)
+        box.setDecimals(2)
+        box.setSingleStep(0.1)
+        box.setValue(value)
+        box.setToolTip(tip)
+        box.setKeyboardTracking(False)  # one measurement per value typed, not per digit
+        box.valueChanged.connect(lambda _v: self.model.set_cost_constants(
+            self.traversal_cost.value(), self.intersection_cost.value()))
+        return box
+
+    # -- quality ----------------------------------------------------------------------------
+    def refresh(self, result) -> None:
+        """Show ``result`` (a controller ``QualityResult``) or clear the panel."""
+        for i, button in enumerate(self.body_buttons):
+            button.blockSignals(True)
+            button.setChecked(i == self.model.quality_body)
+            button.blockSignals(False)
+        if result is None:
+            self.totals.setText("")
+            self.depth_plot.show_counts(np.zeros(0))
+            self.leaf_plot.show_counts(np.zeros(0))
+            self.worst.setRowCount(0)
+            self.shown_nodes = []
+            return
+        self.totals.setText(totals_text(result, self.model))
+        q = result.quality
+        self.depth_plot.show_counts(q.depth_histogram)
+        self.leaf_plot.show_counts(q.leaf_size_histogram)
+        self._fill_worst()
+
+    def _fill_worst(self) -> None:
+        result = self.model.quality
+        self.worst.setSortingEnabled(False)
+        self.worst.blockSignals(True)
+        try:
+            if result is None:
+                self.worst.setRowCount(0)
+                self.shown_nodes = []
+                return
+            q, tree = result.quality, result.tree
+            ids = np.asarray(q.worst(self.metric.currentData(), WORST_LISTED), dtype=np.int64)
+            nodes = q.nodes
+            self.worst.setRowCount(ids.shape[0])
+            for row, node in enumerate(ids):
+                node = int(node)
+                values = (
+                    (node, str(node)),
+                    (int(tree.depth[node]), str(int(tree.depth[node]))),
+                    (int(tree.n_prims[node]), f"{int(tree.n_prims[node]):,}"),
+                    (float(nodes.sah[node]), _share(float(nodes.sah[node]), float(q.sah))),
+                    (float(nodes.epo[node]), _measure_text(nodes.epo[node])),
+                    (float(nodes.sibling_overlap[node]),
+                     _measure_text(nodes.sibling_overlap[node])),
+                    (float(nodes.volume[node]), _measure_text(nodes.volume[node])),
+                )
+                for col, (value, text) in enumerate(values):
+                    self.worst.setItem(row, col, NumberItem(value, text))
+        finally:
+            self.worst.blockSignals(False)
+            self.worst.setSortingEnabled(True)
+        self.shown_nodes = [int(self.worst.item(r, 0).value) for r in range(self.worst.rowCount())]
+        self._select_row(self.model.selected_node)
+
+    def row_node(self, row: int) -> int:
+        """Node id shown in row ``row`` of the worst-nodes table (as sorted now)."""
+        return int(self.worst.item(row, 0).value)
+
+    def _on_worst_row(self) -> None:
+        rows = self.worst.selectionModel().selectedRows()
+        result = self.model.quality
+        if not rows or result is None:
+            return
+        node = self.row_node(rows[0].row())
+        self.select_node(result.body, node, int(result.tree.depth[node]))
+
+    def select_node(self, body: int, node: int, depth: int | None) -> None:
+        """Select ``node`` of ``body`` for every view, and show its depth's level."""
+        self.model.select_node(body, node)
+        if depth is not None:
+            self.model.set_level(depth)
+
+    def _select_row(self, selection) -> None:
+        """Follow a selection made elsewhere: select its row if the table lists it."""
+        result = self.model.quality
+        self.worst.blockSignals(True)
+        try:
+            self.worst.clearSelection()
+            if selection is None or result is None or selection[0] != result.body:
+                return
+            for row in range(self.worst.rowCount()):
+                if self.row_node(row) == selection[1]:
+                    self.worst.selectRow(row)
+                    break
+        finally:
+            self.worst.blockSignals(False)
+
+    # -- invariants -------------------------------------------------------------------------
+    def _check(self) -> None:
+        if self.controller is not None:
+            self.controller.check_invariants()
+
+    def show_validation(self, check) -> None:
+        """List a :class:`viewer.model.TreeCheck` (None: not checked)."""
+        self.violations.blockSignals(True)
+        try:
+            if check is None:
+                self.check_note.setText("Not checked yet.")
+                self.violations.setRowCount(0)
+                self.violation_rows = []
+                return
+            when = ("checked with the frame (after every refit)" if check.is_every_refit
+                    else "checked on demand")
+            self.check_note.setText("; ".join(check.summaries) + f" ({when}).")
+            rows = list(check.violations)
+            self.violation_rows = rows
+            self.violations.setRowCount(len(rows))
+            for row, v in enumerate(rows):
+                self.violations.setItem(row, 0, QTableWidgetItem(BODY_NAMES[v.body]))
+                self.violations.setItem(row, 1, NumberItem(v.shown_id, str(v.shown_id)))
+                what = QTableWidgetItem(v.what)
+                what.setToolTip(v.text)
+                self.violations.setItem(row, 2, what)
+                self.violations.setItem(row, 3, NumberItem(v.size, _measure_text(v.size)))
+        finally:
+            self.violations.blockSignals(False)
+        if check.violations:
+            self.tabs.setCurrentIndex(2)
+
+    def _on_violation_row(self) -> None:
+        rows = self.violations.selectionModel().selectedRows()
+        if not rows:
+            return
+        v = self.violation_rows[rows[0].row()]
+        if v.node >= 0:
+            frame = self.model.frame
+            depth = None
+            if frame is not None and v.body < len(frame.trees) \
+                    and v.node < frame.trees[v.body].n_nodes:
+                depth = int(frame.trees[v.body].depth[v.node])
+            self.select_node(v.body, v.node, depth)
+
+
+def totals_text(result, model) -> str:
+    """The totals of a ``QualityResult`` as a few lines of rich text."""
+    q = result.quality
+    name = model.bodies[result.body].name if result.body < len(model.bodies) else ""
+    c = q.constants
+    source = model.tree_sources.get(result.body)
+    lines = [
+        f"<b>Tree of {BODY_NAMES[result.body]}</b> ({name}), {result.kind_label}"
+        + (f", from {source}" if source else ""),
+        f"SAH cost <b>{q.sah:.4g}</b> (C<sub>t</sub> = {c.traversal:g}, C<sub>i</sub> = "
+        f"{c.intersection:g})",
+        f"EPO <b>{_measure_text(q.epo)}</b> · mean sibling overlap "
+        f"<b>{_measure_text(q.sibling_overlap)}</b>",
+        *([f"<i>{q.epo_note}</i>"] if q.epo_note and not math.isfinite(q.epo) else []),
+        *([f"<i>{q.sibling_overlap_note}</i>"] if q.sibling_overlap_note
+          and not math.isfinite(q.sibling_overlap) else []),
+        f"{q.n_nodes:,} nodes, {q.n_leaves:,} leaves, leaf depth {q.depth_min}–{q.depth_max}",
+        f"memory {_bytes(q.memory_bytes)} (mesh {_bytes(q.mesh_bytes)})",
+    ]
+    return "<br>".join(lines)
