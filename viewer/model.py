@@ -177,6 +177,9 @@ class CameraView:
     view_angle: float = 30.0
     is_parallel: bool = False
     parallel_scale: float = 1.0
+
+
+@dataclass(frozen=True)
 class ViolationRow:
     """One broken invariant, in plain words for the Quality panel and the canvas.
 

@@ -60,7 +60,7 @@ class FrameAnalysis:
                                                      thread_name_prefix="analysis")
         self._analysis_relay = _AnalysisRelay()
         self._analysis_relay.ghost_done.connect(self._on_ghost_done)
-        self._analysis_relay.check_done.connect(self._on_check_done)
+        self._analysis_relay.check_done.connect(self._on_cross_check_done)
         self.model.frame_ready.connect(lambda _f: self._request_ghost())
         self.model.display_changed.connect(lambda _d: self._request_ghost())
 
@@ -164,7 +164,7 @@ class FrameAnalysis:
         self._analysis_executor.submit(run)
         return True
 
-    def _on_check_done(self, frame, check, error) -> None:
+    def _on_cross_check_done(self, frame, check, error) -> None:
         self._is_checking = False
         if check is not None:
             self._crosscheck = (frame, check)
