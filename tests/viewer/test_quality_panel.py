@@ -3,6 +3,8 @@ a row clicked is the node drawn on the canvas."""
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import pytest
 from PyQt6.QtCore import Qt
@@ -141,3 +143,24 @@ def test_the_highlight_and_the_violation_red_stand_apart_for_every_colour_vision
 
     assert worst(NODE_COLOR, on_screen) >= 25
     assert worst(VIOLATION_COLOR, contacts + [DISTANCE_COLOR, OVERLAP_COLOR]) >= 18
+
+
+def test_while_playing_measuring_takes_at_most_its_share_of_the_time(qtbot, window):
+    from viewer.control.inspecting import QUALITY_PLAYING_SHARE
+
+    _open(qtbot, window)
+    controller = window.controller
+    # As if the last measurement had just started and taken 2 s: while playing, the next one
+    # may start only 2 s / share after it, whatever the frames do meanwhile.
+    controller._quality_seconds = 2.0
+    controller._quality_started = time.perf_counter()
+    window.model.set_playing(True)
+    try:
+        window.model.set_quality(None)  # as if a new frame's tree were waiting to be measured
+        controller.request_quality()
+        assert controller._quality_running is None
+        timer = controller._quality_timer
+        assert timer.isActive()
+        assert timer.remainingTime() > 1000 * (2.0 / QUALITY_PLAYING_SHARE - 2.0)
+    finally:
+        window.model.set_playing(False)
