@@ -47,23 +47,35 @@ def _close(rgb, expected, tol=6) -> bool:
     return bool(np.all(np.abs(np.asarray(rgb) - np.asarray(expected)) <= tol))
 
 
-def test_triangle_work_colours_cold_and_hot_triangles(window):
-    window.model.set_display(**PLAIN, heat_map="work")
+def _idle_pixel(window, heat) -> tuple[int, int, int]:
+    """A visible triangle of A that did no work, and its pixel with the heat map off."""
+    cold = _visible_pixel(window, 0, np.flatnonzero(heat.bodies[0].work == 0))
+    assert cold is not None
+    return cold
+
+
+def test_triangle_work_colours_busy_triangles_and_leaves_idle_ones_alone(window):
+    window.model.set_display(**PLAIN)
     frame = window.model.frame
     heat = frame_heat(frame)
-    n_tris = frame.meshes[0].n_faces + frame.meshes[1].n_faces
-    assert window.renderer.cell_count("heat_tris") == n_tris
+    cold = _idle_pixel(window, heat)
+    plain = _screenshot(window)[cold[1], cold[2]]
+    window.model.set_display(heat_map="work")
+    work = np.concatenate([heat.bodies[0].work, heat.bodies[1].work])
+    assert window.renderer.cell_count("heat_tris") == np.count_nonzero(work)
     assert window.renderer.heat.title == HEAT_TITLES["work"]
     assert window.renderer.heat.title == "volume + triangle tests per triangle"
+    n_idle = int(np.count_nonzero(work == 0))
+    assert (f"heat map: {n_idle:,} of {len(work):,} triangles took part in no test (left in "
+            "their body's colour)") in window.renderer.note.GetText(0)
     image = _screenshot(window)
     lut = window.renderer.heat
     low, high = lut.color_of(0.0), lut.color_of(lut.last.scalar_range[1])
-    work = np.concatenate([heat.bodies[0].work, heat.bodies[1].work])
     assert lut.last.scalar_range == (0.0, float(work.max()))
-    # A triangle with zero work shows the colormap's low colour (viridis: dark purple).
-    cold = _visible_pixel(window, 0, np.flatnonzero(heat.bodies[0].work == 0))
-    assert cold is not None
-    assert _close(image[cold[1], cold[2]], low), (image[cold[1], cold[2]], low)
+    # A triangle with zero work keeps its body's colour, as drawn with the heat map off (it
+    # used to be the colormap's dark purple, which hid both bodies).
+    assert _close(image[cold[1], cold[2]], plain), (image[cold[1], cold[2]], plain)
+    assert not _close(image[cold[1], cold[2]], low, tol=30)
     # The hottest visible triangle: the colour bar's colour for its work (the hottest of
     # all: the high end, yellow).
     for body in (0, 1):
@@ -81,17 +93,19 @@ def test_triangle_work_colours_cold_and_hot_triangles(window):
     assert np.abs(np.subtract(low, high)).sum() > 300
 
 
-def test_log_scale_keeps_zero_at_the_low_colour(window):
-    window.model.set_display(**PLAIN, heat_map="work", heat_log=True)
+def test_log_scale_paints_only_triangles_with_work(window):
+    window.model.set_display(**PLAIN)
     heat = frame_heat(window.model.frame)
+    cold = _idle_pixel(window, heat)
+    plain = _screenshot(window)[cold[1], cold[2]]
+    window.model.set_display(heat_map="work", heat_log=True)
     picture = window.renderer.heat.last
     assert picture.is_log and picture.scalar_range[0] > 0
     assert window.renderer.heat.title == "volume + triangle tests per triangle (log scale)"
+    work = np.concatenate([heat.bodies[0].work, heat.bodies[1].work])
+    assert window.renderer.cell_count("heat_tris") == np.count_nonzero(work)
     image = _screenshot(window)
-    cold = _visible_pixel(window, 0, np.flatnonzero(heat.bodies[0].work == 0))
-    assert cold is not None
-    low = window.renderer.heat.color_of(picture.scalar_range[0])
-    assert _close(image[cold[1], cold[2]], low)
+    assert _close(image[cold[1], cold[2]], plain)
 
 
 def test_node_heat_draws_the_boxes_at_the_level(window):
@@ -148,7 +162,7 @@ def test_recorded_frame_is_coloured_by_its_own_trace(qtbot, window):
     first = recording[0]
     expected = np.concatenate([frame_heat(first).bodies[b].work for b in (0, 1)])
     drawn = np.asarray(window.renderer.heat.polys["heat_tris"].cell_data["heat"])
-    assert np.array_equal(drawn, expected)
+    assert np.array_equal(drawn, expected[expected > 0])  # idle triangles are not painted
     last = recording[len(recording) - 1]
     other = np.concatenate([frame_heat(last).bodies[b].work for b in (0, 1)])
     assert not np.array_equal(expected, other), "moving B must change where the work is"

@@ -136,8 +136,18 @@ def build_heat(frame, heat, mode: str, level: int | None, poses, hidden=frozense
             corners.append(_world(mesh.vertices[mesh.faces], poses[body]))
             values.append(heat.values(body, "work"))
         if corners:
-            poly = triangles_polydata(np.concatenate(corners))
-            shown = np.concatenate(values).astype(np.float64)
+            # Only triangles that did work are painted; the others keep their body's colour.
+            # Painted in the colormap's darkest colour, the idle ones (9,640 of 10,112 on the
+            # cloth, 135k of 139k on bunny-bunny) hid both bodies under one dark purple.
+            work = np.concatenate(values).astype(np.float64)
+            busy = work > 0
+            n_idle = int(np.count_nonzero(~busy))
+            out.notes.append(f"heat map: {n_idle:,} of {len(work):,} triangles took part in no "
+                             "test (left in their body's colour)")
+            if not busy.any():
+                return out
+            poly = triangles_polydata(np.concatenate(corners)[busy])
+            shown = work[busy]
             poly.cell_data["heat"] = shown
             poly.cell_data.active_scalars_name = "heat"
             out.polys["heat_tris"] = poly
@@ -166,13 +176,8 @@ def build_heat(frame, heat, mode: str, level: int | None, poses, hidden=frozense
     out.title = HEAT_TITLES[mode]
     out.is_log = bool(is_log)
     out.scalar_range = heat_range(shown, out.is_log, is_count=mode != "sah")
-    # Seen on the cloth: nearly every triangle was the darkest colour, which read as "the
-    # heat map is broken" until the count of idle triangles was said.
     n_idle = int(np.count_nonzero(shown == 0))
-    if mode == "work":
-        out.notes.append(f"heat map: {n_idle:,} of {len(shown):,} triangles took part in no "
-                         "test (darkest colour)")
-    else:
+    if mode != "work":
         depth = "every depth" if level is None else f"tree depth {level} (or the deepest)"
         out.notes.append(f"heat map: boxes at {depth} coloured by {HEAT_TITLES[mode]}")
         if mode == "visits":
