@@ -134,3 +134,23 @@ def test_cross_check_differences_listed_in_red_and_drawn(qtbot, make_window, tmp
     # Both triangles of the pair outlined: 3 lines each.
     assert window.renderer.cell_count("crosscheck") == 6
     assert "triangles of pairs only one engine reports" in window.renderer.legend_texts
+
+
+def test_without_fcl_or_coal_the_cross_check_says_what_to_install(monkeypatch, make_window):
+    import importlib
+
+    from core.crosscheck import INSTALL_HINT
+
+    real_import = importlib.import_module
+
+    def no_engines(name, *args, **kwargs):
+        if name in ("fcl", "coal"):
+            raise ImportError(f"No module named {name!r}")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(importlib, "import_module", no_engines)
+    window = make_window()
+    action = window.crosscheck_action
+    assert not action.isEnabled()
+    assert action.toolTip() == INSTALL_HINT
+    assert "pip install python-fcl" in INSTALL_HINT
