@@ -29,8 +29,9 @@ JOB_MODULES = {
                                 "cross_check_engine", "cross_check_frame", "is_cross_checking",
                                 "crosscheck_view"},
     "viewer.control.inspecting": {"request_quality", "check_invariants",
-                                  "set_validate_after_refit", "open_tree_file", "use_own_tree",
-                                  "save_tree_file", "tree_file_ids", "set_quality_on"},
+                                  "set_validate_after_refit", "open_tree_file",
+                                  "open_tree_file_async", "use_own_tree", "save_tree_file",
+                                  "tree_file_ids", "set_quality_on"},
 }
 
 

@@ -135,3 +135,50 @@ def test_checking_after_every_refit_lists_the_frames_own_report_and_is_remembere
     again = make_window()
     assert again.tree_tools.actions["every_refit"].isChecked()
     assert again.model.validate_after_refit
+
+
+def test_the_menu_reads_a_tree_file_off_the_gui_thread_with_a_progress_line(
+        qtbot, window, tmp_path, monkeypatch):
+    saved = tmp_path / "a.json"
+    assert window.tree_tools.save_tree_file(0, str(saved))
+    leaf, _ = _broken_copy(saved, tmp_path / "broken.json")
+    from viewer.qt import tree_menu
+
+    monkeypatch.setattr(tree_menu.QFileDialog, "getOpenFileName",
+                        lambda *a, **k: (str(tmp_path / "broken.json"), ""))
+    loading = []
+    window.model.loading_changed.connect(loading.append)
+    window.docks["quality_dock"].hide()
+    assert window.tree_tools.open_tree_file(0)  # reading started
+    qtbot.waitUntil(lambda: window.model.tree_sources.get(0) is not None, timeout=60_000)
+    assert loading[0] == "Reading tree file broken.json for body A…" and loading[-1] == ""
+    assert window.model.validation.violations[0].shown_id == leaf
+    assert window.docks["quality_dock"].isVisible()
+    # A bad file read the same way: one error line, nothing pinned.
+    window.controller.use_own_tree(0)
+    bad = tmp_path / "bad.json"
+    bad.write_text("[1, 2")
+    done = []
+    assert window.controller.open_tree_file_async(1, str(bad), done.append)
+    qtbot.waitUntil(lambda: done == [False], timeout=60_000)
+    assert "bad.json" in window.last_error[1]
+    assert window.model.tree_sources == {}
+
+
+def test_a_tree_read_for_a_scene_that_changed_meanwhile_is_not_used(qtbot, window, tmp_path):
+    saved = tmp_path / "a.json"
+    assert window.tree_tools.save_tree_file(0, str(saved))
+    window.controller.is_threaded = False  # run the read at once, then change the scene
+    relay = window.controller._inspect_relay
+    held = []
+    relay.tree_read.disconnect()
+    relay.tree_read.connect(held.append)
+    assert window.controller.open_tree_file_async(0, str(saved))
+    window.controller.is_threaded = True
+    window.controller.load_scene("linked-tori")
+    settle(qtbot, window)
+    done = []
+    job = held[0][:-1] + (done.append,)
+    window.controller._on_tree_read(job)
+    assert done == [False]
+    assert window.model.tree_sources == {}

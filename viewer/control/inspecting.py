@@ -82,6 +82,7 @@ class _InspectRelay(QObject):
 
     quality_done = pyqtSignal(object, object, object)  # request key, QualityResult, error
     check_done = pyqtSignal(object, object)  # TreeCheck or None, error
+    tree_read = pyqtSignal(object)  # (body, entry, path, ImportedTree or None, report or error)
 
 
 def _kind_of(frame) -> tuple[str, str]:
@@ -136,8 +137,8 @@ def tree_check(reports, frame, file_ids: dict, is_every_refit: bool = False) -> 
 
 class Inspecting:
     """The controller's inspection job: ``request_quality``, ``check_invariants``,
-    ``set_validate_after_refit``, ``open_tree_file``, ``use_own_tree``, ``save_tree_file``
-    and ``tree_file_ids``.
+    ``set_validate_after_refit``, ``open_tree_file`` (and ``open_tree_file_async``),
+    ``use_own_tree``, ``save_tree_file`` and ``tree_file_ids``.
 
     Uses the host's ``model``, ``pipe``, ``is_threaded`` and ``request_frame``.
     """
@@ -147,6 +148,7 @@ class Inspecting:
         self._inspect_relay = _InspectRelay()
         self._inspect_relay.quality_done.connect(self._on_quality_done)
         self._inspect_relay.check_done.connect(self._on_check_done)
+        self._inspect_relay.tree_read.connect(self._on_tree_read)
         self._quality_running = None  # key of the computation in flight
         self._quality_started = -1e9
         self._quality_seconds = 0.0  # how long the last measurement took
@@ -320,24 +322,38 @@ class Inspecting:
                 out[index] = imported.file_ids
         return out
 
-    def open_tree_file(self, body: int, path) -> bool:
-        """Read a tree for body ``body`` from ``path`` (JSON or NPZ), check it and use it
-        from the next frame on. A bad file: one error line naming it; nothing changes."""
+    def _tree_file_body(self, body: int):
+        """The scene's body ``body`` (A or B) to read a tree for, or None (said as an error)."""
         if not 0 <= body < min(2, len(self.model.bodies)):
             self.model.error.emit("Cannot open tree file", f"the scene has no body "
                                   f"{BODY_NAMES[min(body, 1)]}")
-            return False
-        entry = self.model.bodies[body]
+            return None
+        return self.model.bodies[body]
+
+    @staticmethod
+    def _read_tree_file(entry, path):
+        """Read and check a tree file for ``entry`` (any thread): ``(imported, report)``, or
+        ``(None, error words naming the file)``."""
         name = Path(path).name
         try:
             imported = read_tree(path, entry.rest)
             report = validate_tree(imported.tree, entry.rest.vertices,
                                    file_ids=imported.file_ids)
-            self.pipe.pin_tree(entry.key, imported, entry.rest)
         except (TreeFileError, BVHLabError, OSError, ValueError) as exc:
             text = str(exc)
-            self.model.error.emit("Cannot open tree file",
-                                  text if name in text else f"{name}: {text}")
+            return None, text if name in text else f"{name}: {text}"
+        return imported, report
+
+    def _use_tree_file(self, body: int, entry, path, imported, report) -> bool:
+        """Pin a tree read by :meth:`_read_tree_file` and show its check (GUI thread)."""
+        if imported is None:
+            self.model.error.emit("Cannot open tree file", report)
+            return False
+        try:
+            self.pipe.pin_tree(entry.key, imported, entry.rest)
+        except (BVHLabError, ValueError) as exc:
+            name = Path(path).name
+            self.model.error.emit("Cannot open tree file", f"{name}: {exc}")
             return False
         self._pinned_pipe = self.pipe
         self._pinned[entry.key] = imported
@@ -350,6 +366,58 @@ class Inspecting:
                                 + check.status())
         self.request_frame()
         return True
+
+    def open_tree_file(self, body: int, path) -> bool:
+        """Read a tree for body ``body`` from ``path`` (JSON or NPZ), check it and use it
+        from the next frame on. A bad file: one error line naming it; nothing changes.
+        Reads on the calling thread (see :meth:`open_tree_file_async` for the menu)."""
+        entry = self._tree_file_body(body)
+        if entry is None:
+            return False
+        imported, report = self._read_tree_file(entry, path)
+        return self._use_tree_file(body, entry, path, imported, report)
+
+    def open_tree_file_async(self, body: int, path, on_done=None) -> bool:
+        """:meth:`open_tree_file` with the reading and checking in a worker thread, while
+        ``model.loading_changed`` says so: a 1M-node JSON tree takes about 4 s to read, and
+        the window stalled that long. ``on_done(is_open)`` is called on the GUI thread.
+        If the scene changes meanwhile, the tree is not used (a message says so).
+
+        Returns
+        -------
+        bool
+            Whether reading started.
+        """
+        entry = self._tree_file_body(body)
+        if entry is None:
+            return False
+        self.model.set_loading(f"Reading tree file {Path(path).name} for body "
+                               f"{BODY_NAMES[body]}…")
+
+        def work():
+            imported, report = self._read_tree_file(entry, path)
+            self._inspect_relay.tree_read.emit((body, entry, path, imported, report, on_done))
+
+        if self.is_threaded:
+            self._inspect_executor.submit(work)
+        else:
+            work()
+        return True
+
+    def _on_tree_read(self, job) -> None:
+        body, entry, path, imported, report, on_done = job
+        self.model.set_loading("")
+        bodies = self.model.bodies
+        if body >= len(bodies) or bodies[body] is not entry:
+            # The scene changed (or the body was sculpted) while the file was read: the tree
+            # belongs to a mesh that is no longer shown.
+            self.model.message.emit(f"Tree file {Path(path).name} not used: the scene "
+                                    "changed while it was read.")
+            is_open = False
+        else:
+            is_open = self._use_tree_file(body, entry, path, imported, report)
+        if on_done is not None:
+            on_done(is_open)
 
     def use_own_tree(self, body: int) -> bool:
         """Body ``body`` gets BVH Lab's own tree again (unpins a tree read from a file)."""

@@ -137,20 +137,26 @@ class TreeTools(QObject):
         return str(self.window.settings.value("last_tree_dir", str(Path.home())))
 
     def open_tree_file(self, body: int, path: str | None = None) -> bool:
-        """Tree > Open tree file for body A/B…: ask for a file (unless ``path``), read it,
-        check it and use it."""
-        if not path:
-            path, _ = QFileDialog.getOpenFileName(
-                self.window, f"Open a tree for body {BODY_NAMES[body]}", self._start_dir(),
-                TREE_OPEN_FILTER)
+        """Tree > Open tree file for body A/B…: ask for a file, then read and check it in a
+        worker thread and use it. With ``path`` (scripts, tests) it is read at once and the
+        return value says whether it is in use; from the dialog, whether reading started."""
+        if path:
+            self.window.settings.setValue("last_tree_dir", str(Path(path).parent))
+            is_open = self.controller.open_tree_file(body, path)
+            self._after_open(is_open)
+            return is_open
+        path, _ = QFileDialog.getOpenFileName(
+            self.window, f"Open a tree for body {BODY_NAMES[body]}", self._start_dir(),
+            TREE_OPEN_FILTER)
         if not path:
             return False
         self.window.settings.setValue("last_tree_dir", str(Path(path).parent))
-        is_open = self.controller.open_tree_file(body, path)
+        return self.controller.open_tree_file_async(body, path, self._after_open)
+
+    def _after_open(self, is_open: bool) -> None:
         if is_open:
             self.window.docks["quality_dock"].show()
             self.window.docks["quality_dock"].raise_()
-        return is_open
 
     def save_tree_file(self, body: int, path: str | None = None) -> bool:
         """Tree > Save tree of body A/B…: JSON or NPZ by the chosen filter (or the suffix of
