@@ -164,3 +164,25 @@ def test_while_playing_measuring_takes_at_most_its_share_of_the_time(qtbot, wind
         assert timer.remainingTime() > 1000 * (2.0 / QUALITY_PLAYING_SHARE - 2.0)
     finally:
         window.model.set_playing(False)
+
+
+def test_the_worst_nodes_are_listed_worst_first_by_the_chosen_measure(qtbot, window):
+    from viewer.qt.panels.quality import METRIC_COLUMNS
+
+    panel = _open(qtbot, window)
+    q = window.model.quality.quality
+    for index in range(panel.metric.count()):
+        panel.metric.setCurrentIndex(index)
+        metric = panel.metric.currentData()
+        column = METRIC_COLUMNS[metric]
+        assert WORST_COLUMNS_WORDS[metric] == panel.worst.horizontalHeaderItem(column).text()
+        values = [panel.worst.item(r, column).value for r in range(panel.worst.rowCount())]
+        finite = [v for v in values if v == v]
+        assert finite == sorted(finite, reverse=True), metric
+        if finite:
+            top = panel.row_node(0)
+            assert getattr(q.nodes, metric)[top] == pytest.approx(finite[0])
+
+
+WORST_COLUMNS_WORDS = {"sah": "SAH share", "epo": "EPO", "sibling_overlap": "sibling overlap",
+                       "volume": "volume"}

@@ -58,6 +58,9 @@ METRIC_TIPS = {
 
 WORST_COLUMNS = ("node", "depth", "triangles", "SAH share", "EPO", "sibling overlap", "volume")
 
+METRIC_COLUMNS = {"sah": 3, "epo": 4, "sibling_overlap": 5, "volume": 6}
+"""The worst-nodes table's column of each measure of :data:`METRIC_WORDS`."""
+
 HISTOGRAM_COLOR = "#4477aa"  # Tol blue: plain bars, no meaning beyond "count"
 
 
@@ -174,6 +177,7 @@ class QualityPanel(QWidget):
         self.worst.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.worst.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.worst.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self._sorted_metric = None  # the measure the table was last sorted by
         self.worst.setSortingEnabled(True)
         self.worst.horizontalHeader().setSectionResizeMode(
             QHeaderView.ResizeMode.ResizeToContents)
@@ -287,6 +291,14 @@ class QualityPanel(QWidget):
                 for col, (value, text) in enumerate(values):
                     self.worst.setItem(row, col, NumberItem(value, text))
         finally:
+            metric = self.metric.currentData()
+            if metric != self._sorted_metric:
+                # A newly chosen measure lists its worst node first. Sorting on enabling
+                # would otherwise follow the header's default, node ids largest first; a
+                # column the user clicked since stays as it is until the measure changes.
+                self._sorted_metric = metric
+                self.worst.horizontalHeader().setSortIndicator(
+                    METRIC_COLUMNS[metric], Qt.SortOrder.DescendingOrder)
             self.worst.blockSignals(False)
             self.worst.setSortingEnabled(True)
         self.shown_nodes = [int(self.worst.item(r, 0).value) for r in range(self.worst.rowCount())]
