@@ -31,7 +31,7 @@ JOB_MODULES = {
     "viewer.control.inspecting": {"request_quality", "check_invariants",
                                   "set_validate_after_refit", "open_tree_file",
                                   "open_tree_file_async", "use_own_tree", "save_tree_file",
-                                  "tree_file_ids", "set_quality_on"},
+                                  "save_tree_file_async", "tree_file_ids", "set_quality_on"},
 }
 
 

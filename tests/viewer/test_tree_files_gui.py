@@ -182,3 +182,30 @@ def test_a_tree_read_for_a_scene_that_changed_meanwhile_is_not_used(qtbot, windo
     window.controller._on_tree_read(job)
     assert done == [False]
     assert window.model.tree_sources == {}
+
+
+def test_the_menu_writes_a_tree_file_off_the_gui_thread_with_a_progress_line(
+        qtbot, window, tmp_path, monkeypatch):
+    from core.bvh.treefile import read_tree
+    from viewer.qt import tree_menu
+
+    target = tmp_path / "mine"  # no suffix: the chosen filter adds it
+    monkeypatch.setattr(tree_menu.QFileDialog, "getSaveFileName",
+                        lambda *a, **k: (str(target), "NumPy archive tree (*.npz)"))
+    loading = []
+    window.model.loading_changed.connect(loading.append)
+    shown = window.model.frame.trees[1]
+    assert window.tree_tools.save_tree_file(1)  # writing started
+    written = tmp_path / "mine.npz"
+    qtbot.waitUntil(lambda: loading and loading[-1] == "", timeout=60_000)
+    assert loading[0] == "Writing the tree of B to mine.npz…"
+    back = read_tree(written, window.model.bodies[1].rest).tree
+    np.testing.assert_array_equal(back.first, shown.first)
+    np.testing.assert_array_equal(back.bmin, shown.bmin)
+    # A folder that does not exist: one error line naming the file, nothing written.
+    done = []
+    bad = tmp_path / "missing" / "t.json"
+    assert window.controller.save_tree_file_async(0, str(bad), done.append)
+    qtbot.waitUntil(lambda: done == [False], timeout=60_000)
+    assert "t.json" in window.last_error[1] and "\n" not in window.last_error[1]
+    assert not bad.parent.exists()

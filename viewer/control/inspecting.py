@@ -83,6 +83,7 @@ class _InspectRelay(QObject):
     quality_done = pyqtSignal(object, object, object)  # request key, QualityResult, error
     check_done = pyqtSignal(object, object)  # TreeCheck or None, error
     tree_read = pyqtSignal(object)  # (body, entry, path, ImportedTree or None, report or error)
+    tree_written = pyqtSignal(object)  # (body, tree, path, error or None, on_done)
 
 
 def _kind_of(frame) -> tuple[str, str]:
@@ -138,7 +139,8 @@ def tree_check(reports, frame, file_ids: dict, is_every_refit: bool = False) -> 
 class Inspecting:
     """The controller's inspection job: ``request_quality``, ``check_invariants``,
     ``set_validate_after_refit``, ``open_tree_file`` (and ``open_tree_file_async``),
-    ``use_own_tree``, ``save_tree_file`` and ``tree_file_ids``.
+    ``use_own_tree``, ``save_tree_file`` (and ``save_tree_file_async``) and
+    ``tree_file_ids``.
 
     Uses the host's ``model``, ``pipe``, ``is_threaded`` and ``request_frame``.
     """
@@ -149,6 +151,7 @@ class Inspecting:
         self._inspect_relay.quality_done.connect(self._on_quality_done)
         self._inspect_relay.check_done.connect(self._on_check_done)
         self._inspect_relay.tree_read.connect(self._on_tree_read)
+        self._inspect_relay.tree_written.connect(self._on_tree_written)
         self._quality_running = None  # key of the computation in flight
         self._quality_started = -1e9
         self._quality_seconds = 0.0  # how long the last measurement took
@@ -437,25 +440,74 @@ class Inspecting:
         self.request_frame()
         return True
 
-    def save_tree_file(self, body: int, path) -> bool:
-        """Write the shown frame's tree of body ``body`` to ``path`` (``.json`` or ``.npz``)."""
+    def _tree_to_save(self, body: int):
+        """The shown frame's tree of body ``body``, or None (said as an error)."""
         frame = self.model.frame
         if frame is None or body >= len(frame.trees):
             self.model.error.emit("Cannot save tree", f"no tree of {BODY_NAMES[min(body, 1)]}"
                                   " yet")
-            return False
-        tree = frame.trees[body]
+            return None
+        return frame.trees[body]
+
+    @staticmethod
+    def _write_tree_file(tree, path) -> str | None:
+        """Write ``tree`` to ``path`` (any thread): None, or error words naming the file."""
         try:
             write_tree(path, tree)
         except (TreeFileError, BVHLabError, OSError, ValueError) as exc:
             text = str(exc)
             name = Path(path).name
-            self.model.error.emit("Cannot save tree", text if name in text
-                                  else f"{name}: {text}")
+            return text if name in text else f"{name}: {text}"
+        return None
+
+    def _saved_tree_file(self, body: int, tree, path, error) -> bool:
+        if error is not None:
+            self.model.error.emit("Cannot save tree", error)
             return False
         self.model.message.emit(f"Saved the tree of {BODY_NAMES[body]} ({tree.n_nodes:,} "
                                 f"nodes) to {path}")
         return True
+
+    def save_tree_file(self, body: int, path) -> bool:
+        """Write the shown frame's tree of body ``body`` to ``path`` (``.json`` or ``.npz``).
+        Writes on the calling thread (see :meth:`save_tree_file_async` for the menu)."""
+        tree = self._tree_to_save(body)
+        if tree is None:
+            return False
+        return self._saved_tree_file(body, tree, path, self._write_tree_file(tree, path))
+
+    def save_tree_file_async(self, body: int, path, on_done=None) -> bool:
+        """:meth:`save_tree_file` with the writing in a worker thread, while
+        ``model.loading_changed`` says so: a 1M-node tree takes about 6 s to write as JSON.
+        The tree written is the one shown when the save began. ``on_done(is_saved)`` is
+        called on the GUI thread.
+
+        Returns
+        -------
+        bool
+            Whether writing started.
+        """
+        tree = self._tree_to_save(body)
+        if tree is None:
+            return False
+        self.model.set_loading(f"Writing the tree of {BODY_NAMES[body]} to {Path(path).name}…")
+
+        def work():
+            error = self._write_tree_file(tree, path)
+            self._inspect_relay.tree_written.emit((body, tree, path, error, on_done))
+
+        if self.is_threaded:
+            self._inspect_executor.submit(work)
+        else:
+            work()
+        return True
+
+    def _on_tree_written(self, job) -> None:
+        body, tree, path, error, on_done = job
+        self.model.set_loading("")
+        is_saved = self._saved_tree_file(body, tree, path, error)
+        if on_done is not None:
+            on_done(is_saved)
 
     def _shutdown_inspecting(self) -> None:
         self._quality_timer.stop()

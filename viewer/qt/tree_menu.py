@@ -159,20 +159,24 @@ class TreeTools(QObject):
             self.window.docks["quality_dock"].raise_()
 
     def save_tree_file(self, body: int, path: str | None = None) -> bool:
-        """Tree > Save tree of body A/B…: JSON or NPZ by the chosen filter (or the suffix of
-        ``path``)."""
-        if not path:
-            name = self.model.bodies[body].name if body < len(self.model.bodies) else "tree"
-            start = str(Path(self._start_dir()) / f"{name}-tree.json")
-            path, chosen = QFileDialog.getSaveFileName(
-                self.window, f"Save the tree of body {BODY_NAMES[body]}", start,
-                ";;".join(TREE_SAVE_FILTERS))
-            if path and Path(path).suffix.lower() not in TREE_SAVE_FILTERS.values():
-                path += TREE_SAVE_FILTERS.get(chosen, ".json")
+        """Tree > Save tree of body A/B…: JSON or NPZ by the chosen filter, written in a
+        worker thread. With ``path`` (scripts, tests; the suffix picks the format) it is
+        written at once and the return value says whether it was saved; from the dialog,
+        whether writing started."""
+        if path:
+            self.window.settings.setValue("last_tree_dir", str(Path(path).parent))
+            return self.controller.save_tree_file(body, path)
+        name = self.model.bodies[body].name if body < len(self.model.bodies) else "tree"
+        start = str(Path(self._start_dir()) / f"{name}-tree.json")
+        path, chosen = QFileDialog.getSaveFileName(
+            self.window, f"Save the tree of body {BODY_NAMES[body]}", start,
+            ";;".join(TREE_SAVE_FILTERS))
         if not path:
             return False
+        if Path(path).suffix.lower() not in TREE_SAVE_FILTERS.values():
+            path += TREE_SAVE_FILTERS.get(chosen, ".json")
         self.window.settings.setValue("last_tree_dir", str(Path(path).parent))
-        return self.controller.save_tree_file(body, path)
+        return self.controller.save_tree_file_async(body, path)
 
     # -- status -----------------------------------------------------------------------------
     def _on_validation(self, check) -> None:
