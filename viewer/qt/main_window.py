@@ -363,10 +363,7 @@ class MainWindow(QMainWindow):
         self.recording_actions: dict[str, QAction] = {}
 
         def add(key, text, slot, shortcut=None, tip=""):
-            action = self._action(text, slot, shortcut)
-            if tip:
-                action.setToolTip(tip)
-                action.setStatusTip(tip)
+            action = self._action(text, slot, shortcut, tip)
             rec.addAction(action)
             self.recording_actions[key] = action
             return action
@@ -418,13 +415,11 @@ class MainWindow(QMainWindow):
         view_menu.addAction(self.ghost_action)
         engine, words = self.controller.cross_check_engine()
         name = words.split()[0] if engine is not None else "python-fcl"
-        self.crosscheck_action = self._action(f"Cross-check this frame with {name}…",
-                                              self.open_crosscheck_dialog, CROSSCHECK_KEY)
         tip = (f"Run this frame's meshes A and B through {words} and list the triangle pairs "
                "only one engine reports, each with its exact gap" if engine is not None
                else words)
-        self.crosscheck_action.setToolTip(tip)
-        self.crosscheck_action.setStatusTip(tip)
+        self.crosscheck_action = self._action(f"Cross-check this frame with {name}…",
+                                              self.open_crosscheck_dialog, CROSSCHECK_KEY, tip)
         self.crosscheck_action.setEnabled(engine is not None)
         view_menu.addAction(self.crosscheck_action)
 
@@ -506,11 +501,15 @@ class MainWindow(QMainWindow):
         self.renderer.set_mesh_opacity(opacity)
         self.redraw()
 
-    def _action(self, text: str, slot, shortcut=None) -> QAction:
+    def _action(self, text: str, slot, shortcut=None, tip: str = "") -> QAction:
         action = QAction(text, self)
         action.triggered.connect(slot)
         if shortcut is not None:
             action.setShortcut(QKeySequence(shortcut))
+        if tip:
+            # On hover in a menu and in the status bar alike.
+            action.setToolTip(tip)
+            action.setStatusTip(tip)
         self.addAction(action)  # shortcuts work while the canvas has focus
         return action
 

@@ -56,29 +56,25 @@ class TreeTools(QObject):
         menu = menu_bar.addMenu("T&ree")
         self.menu = menu
 
-        def add(key, action, tip=""):
-            if tip:
-                action.setToolTip(tip)
-                action.setStatusTip(tip)
+        def add(key, text, slot, shortcut=None, tip=""):
+            action = w._action(text, slot, shortcut, tip)
             menu.addAction(action)
             self.actions[key] = action
             return action
 
         for key, name, text in (("quality", "quality_dock", "&Quality panel"),
                                 ("outliner", "outliner_dock", "O&utliner")):
-            action = w._action(text, lambda _c=False, n=name: self.toggle_dock(n),
-                               SHORTCUTS[key])
+            action = add(key, text, lambda _c=False, n=name: self.toggle_dock(n),
+                         SHORTCUTS[key], f"Show the {w.docks[name].windowTitle()} dock in "
+                         "front, or hide it when it is in front")
             action.setCheckable(True)
             w.docks[name].visibilityChanged.connect(action.setChecked)
-            add(key, action, f"Show the {w.docks[name].windowTitle()} dock in front, or hide "
-                             "it when it is in front")
         menu.addSeparator()
-        add("check", w._action("&Check tree invariants", self.check_invariants,
-                               SHORTCUTS["check"]),
+        add("check", "&Check tree invariants", self.check_invariants, SHORTCUTS["check"],
             "Each node encloses its children and its triangles in the current pose, the "
             "triangle ids are a permutation, the topology is consistent")
-        every = add("every_refit", w._action("Check invariants after every &refit",
-                                             self.set_validate_after_refit),
+        every = add("every_refit", "Check invariants after every &refit",
+                    self.set_validate_after_refit, None,
                     "Debug setting: the pipeline checks every tree it refits or builds (slower)")
         every.setCheckable(True)
         every.setChecked(str(w.settings.value(SETTING_VALIDATE, "false")).lower() == "true")
@@ -86,17 +82,17 @@ class TreeTools(QObject):
             self.controller.set_validate_after_refit(True)
         menu.addSeparator()
         for body, name in enumerate(BODY_NAMES):
-            add(f"open_{body}", w._action(f"&Open tree file for body {name}…",
-                                          lambda _c=False, b=body: self.open_tree_file(b)),
+            add(f"open_{body}", f"&Open tree file for body {name}…",
+                lambda _c=False, b=body: self.open_tree_file(b), None,
                 f"Read a tree of body {name} built by another engine (JSON or NPZ, see the "
                 "README), check it and use it for the collision query")
         for body, name in enumerate(BODY_NAMES):
-            add(f"own_{body}", w._action(f"Use BVH Lab's own tree again for {name}",
-                                         lambda _c=False, b=body: self.controller.use_own_tree(b)),
+            add(f"own_{body}", f"Use BVH Lab's own tree again for {name}",
+                lambda _c=False, b=body: self.controller.use_own_tree(b), None,
                 f"Forget the tree read from a file for body {name}: build BVH Lab's own")
         for body, name in enumerate(BODY_NAMES):
-            add(f"save_{body}", w._action(f"&Save tree of body {name}…",
-                                          lambda _c=False, b=body: self.save_tree_file(b)),
+            add(f"save_{body}", f"&Save tree of body {name}…",
+                lambda _c=False, b=body: self.save_tree_file(b), None,
                 f"Write the shown tree of body {name} as JSON or as a NumPy archive (NPZ)")
         self._sync_actions()
 
