@@ -182,6 +182,17 @@ def test_a_tree_read_for_a_scene_that_changed_meanwhile_is_not_used(qtbot, windo
     window.controller._on_tree_read(job)
     assert done == [False]
     assert window.model.tree_sources == {}
+    # The same body sculpted while its tree was read (a new rest mesh, same Body): not used.
+    saved = tmp_path / "tori.json"
+    assert window.tree_tools.save_tree_file(0, str(saved))
+    window.controller.is_threaded = False
+    assert window.controller.open_tree_file_async(0, str(saved))
+    window.controller.is_threaded = True
+    rest = window.model.bodies[0].rest
+    window.model.set_rest(0, rest.with_vertices(rest.vertices * 1.01))
+    window.controller._on_tree_read(held[1][:-1] + (done.append,))
+    assert done == [False, False]
+    assert window.model.tree_sources == {}
 
 
 def test_the_menu_writes_a_tree_file_off_the_gui_thread_with_a_progress_line(

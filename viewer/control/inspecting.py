@@ -82,7 +82,8 @@ class _InspectRelay(QObject):
 
     quality_done = pyqtSignal(object, object, object)  # request key, QualityResult, error
     check_done = pyqtSignal(object, object)  # TreeCheck or None, error
-    tree_read = pyqtSignal(object)  # (body, entry, path, ImportedTree or None, report or error)
+    tree_read = pyqtSignal(object)  # (body, entry, rest, path, ImportedTree or None,
+    #                                   report or error, on_done)
     tree_written = pyqtSignal(object)  # (body, tree, path, error or None, on_done)
 
 
@@ -334,13 +335,13 @@ class Inspecting:
         return self.model.bodies[body]
 
     @staticmethod
-    def _read_tree_file(entry, path):
-        """Read and check a tree file for ``entry`` (any thread): ``(imported, report)``, or
-        ``(None, error words naming the file)``."""
+    def _read_tree_file(rest, path):
+        """Read and check a tree file for the rest mesh ``rest`` (any thread):
+        ``(imported, report)``, or ``(None, error words naming the file)``."""
         name = Path(path).name
         try:
-            imported = read_tree(path, entry.rest)
-            report = validate_tree(imported.tree, entry.rest.vertices,
+            imported = read_tree(path, rest)
+            report = validate_tree(imported.tree, rest.vertices,
                                    file_ids=imported.file_ids)
         except (TreeFileError, BVHLabError, OSError, ValueError) as exc:
             text = str(exc)
@@ -377,7 +378,7 @@ class Inspecting:
         entry = self._tree_file_body(body)
         if entry is None:
             return False
-        imported, report = self._read_tree_file(entry, path)
+        imported, report = self._read_tree_file(entry.rest, path)
         return self._use_tree_file(body, entry, path, imported, report)
 
     def open_tree_file_async(self, body: int, path, on_done=None) -> bool:
@@ -397,9 +398,12 @@ class Inspecting:
         self.model.set_loading(f"Reading tree file {Path(path).name} for body "
                                f"{BODY_NAMES[body]}…")
 
+        rest = entry.rest  # the mesh read for; a sculpt replaces it (the Body stays)
+
         def work():
-            imported, report = self._read_tree_file(entry, path)
-            self._inspect_relay.tree_read.emit((body, entry, path, imported, report, on_done))
+            imported, report = self._read_tree_file(rest, path)
+            self._inspect_relay.tree_read.emit((body, entry, rest, path, imported, report,
+                                                on_done))
 
         if self.is_threaded:
             self._inspect_executor.submit(work)
@@ -408,12 +412,12 @@ class Inspecting:
         return True
 
     def _on_tree_read(self, job) -> None:
-        body, entry, path, imported, report, on_done = job
+        body, entry, rest, path, imported, report, on_done = job
         self.model.set_loading("")
         bodies = self.model.bodies
-        if body >= len(bodies) or bodies[body] is not entry:
-            # The scene changed (or the body was sculpted) while the file was read: the tree
-            # belongs to a mesh that is no longer shown.
+        if body >= len(bodies) or bodies[body] is not entry or entry.rest is not rest:
+            # The scene changed, or the body was sculpted, while the file was read: the tree
+            # and its check belong to a mesh that is no longer shown.
             self.model.message.emit(f"Tree file {Path(path).name} not used: the scene "
                                     "changed while it was read.")
             is_open = False
