@@ -32,6 +32,9 @@ JOB_MODULES = {
                                   "set_validate_after_refit", "open_tree_file",
                                   "open_tree_file_async", "use_own_tree", "save_tree_file",
                                   "save_tree_file_async", "tree_file_ids", "set_quality_on"},
+    "viewer.control.exporting": {"is_exporting", "cancel_export", "start_movie",
+                                 "add_movie_frame", "movie_backlog", "finish_movie",
+                                 "save_web_page", "export_frame_data"},
 }
 
 
