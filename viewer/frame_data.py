@@ -111,8 +111,9 @@ def _counter_rows(frame, result) -> list[tuple]:
         value = int(getattr(counters, name)) if counters is not None else 0
         rows.append((name, value, "count", words))
     for phase, seconds in (frame.timings or {}).items():
-        rows.append((f"time_{phase}", _six_digits(1e3 * float(seconds)), "ms",
-                     f"time of the {phase} phase of this frame"))
+        words = ("time of the whole frame (every phase)" if phase == "total"
+                 else f"time of the {phase} phase of this frame")
+        rows.append((f"time_{phase}", _six_digits(1e3 * float(seconds)), "ms", words))
     return rows
 
 
@@ -217,5 +218,9 @@ def frame_files(frame, stem: str, scene: str = "", bodies=(),
     tables = frame_tables(frame)
     files = {f"{stem}-{name}.csv": table_csv(name, tables[name]) for name in TABLE_NAMES}
     document = frame_document(frame, scene, bodies, recorded_index, tables)
-    files[f"{stem}.json"] = json.dumps(document, indent=1) + "\n"
+    # One top-level key a line: the short keys read at a glance and the trace's long lists
+    # stay one line each (indented, every node id took a line: the cloth scene's frame was
+    # 225 kB in 25,322 lines instead of 146 kB in 13).
+    files[f"{stem}.json"] = "{\n" + ",\n".join(
+        f" {json.dumps(key)}: {json.dumps(value)}" for key, value in document.items()) + "\n}\n"
     return files
