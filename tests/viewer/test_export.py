@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import csv
+import html
 import io
 import json
 import re
@@ -157,7 +158,16 @@ def test_web_page_holds_the_scene_and_loads_nothing_remote(qtbot, small_window, 
     assert window.export_menu.ask_web_page(str(path))
     wait_export(qtbot, window)
     page = path.read_text(encoding="utf-8")
-    assert "<title>BVH Lab: " in page
+    assert "<title>BVH Lab: Two spheres overlapping</title>" in page
+    # The canvas's 2-D texts are HTML over the 3-D view: every legend entry with its colour,
+    # and the note saying the level.
+    for text, color in window.renderer.canvas_legend.entries:
+        assert f'<span style="background:{color}"></span>{html.escape(text)}</div>' in page
+    assert html.escape(window.step_note()) in page and "traversal level" in window.step_note()
+    # The viewer draws into the page's .content box, not over the whole <body> (where it
+    # hid the texts under its canvas in Chromium).
+    assert page.count('<div class="content"></div>') == 1
+    assert page.index('<div class="content"></div>') < page.index("bvhlab-legend\">")
     assert remote_urls(page) == []
     for loading in (r"""(src|href)\s*=\s*["'`]?https?:""", r"""url\(\s*["']?https?:""",
                     r"""fetch\(\s*["'`]https?:""", r"""import\s*\(?\s*["'`]https?:""",

@@ -476,7 +476,9 @@ class ExportMenu(QObject):
         QGuiApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
         try:
             page = scene_web_page(self.window.plotter.render_window,
-                                  f"BVH Lab: {self.model.scene_title or 'scene'}")
+                                  f"BVH Lab: {self.model.scene_title or 'scene'}",
+                                  self.window.renderer.canvas_legend.entries,
+                                  self.window.step_note())
         except (WebPageError, RuntimeError, ValueError, TypeError) as exc:
             self.window.show_error("Export web page", f"{path}: {exc}")
             return False

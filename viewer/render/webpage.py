@@ -12,8 +12,9 @@ The page loads nothing from the network: vtk.js's viewer adds five favicon links
 kitware.github.io, which :func:`scene_web_page` replaces by an empty ``data:`` URL. The other
 ``http(s)://`` texts left in the page load nothing (:data:`INERT_URLS`).
 
-2-D text (the legend, the notes in the corners) is not part of the vtk.js scene: the page
-has the title, and the 3-D content is what a reader rotates.
+2-D text (the legend, the notes in the corners) is not part of the vtk.js scene; the page
+shows the same title, legend and note as HTML over the 3-D view (they let the mouse through
+to it), so a reader knows what each colour means.
 """
 
 from __future__ import annotations
@@ -81,7 +82,39 @@ def _scene_archive(render_window) -> bytes:
     return buffer.getvalue()
 
 
-def scene_web_page(render_window, title: str = "BVH Lab") -> str:
+_OVERLAY_STYLE = """
+<style>
+  .bvhlab-overlay { position: fixed; z-index: 10; pointer-events: none; color: #000;
+    font: 14px/1.35 Arial, Helvetica, sans-serif; }
+  .bvhlab-title { top: 8px; left: 10px; font-size: 18px; }
+  .bvhlab-note { bottom: 8px; left: 10px; }
+  .bvhlab-legend { top: 8px; right: 10px; background: rgba(255, 255, 255, 0.92);
+    border: 1px solid #999; padding: 6px 8px; }
+  .bvhlab-legend div { white-space: nowrap; }
+  .bvhlab-legend span { display: inline-block; width: 14px; height: 10px; margin-right: 6px;
+    vertical-align: baseline; }
+</style>
+"""
+
+
+def _overlay_html(title: str, legend, note: str) -> str:
+    """The title (top left), legend (top right) and note (bottom left) as HTML, after the
+    ``.content`` box the viewer draws into."""
+    # Without a ``.content`` element the viewer takes over <body> and the texts vanish
+    # under its full-screen canvas (seen in headless Chromium); with one it fills that box.
+    parts = ['<div class="content"></div>', _OVERLAY_STYLE]
+    if title:
+        parts.append(f'<div class="bvhlab-overlay bvhlab-title">{html.escape(title)}</div>')
+    if legend:
+        rows = "".join(f'<div><span style="background:{html.escape(color)}"></span>'
+                       f"{html.escape(text)}</div>" for text, color in legend)
+        parts.append(f'<div class="bvhlab-overlay bvhlab-legend">{rows}</div>')
+    if note:
+        parts.append(f'<div class="bvhlab-overlay bvhlab-note">{html.escape(note)}</div>')
+    return "\n".join(parts) + "\n"
+
+
+def scene_web_page(render_window, title: str = "BVH Lab", legend=(), note: str = "") -> str:
     """The HTML text of an interactive page showing ``render_window``'s 3-D scene.
 
     Parameters
@@ -90,7 +123,11 @@ def scene_web_page(render_window, title: str = "BVH Lab") -> str:
         Rendered since its actors last changed (``plotter.render_window`` after
         ``plotter.render()``).
     title : str
-        The page's title (the browser tab, bookmarks).
+        The page's title (the browser tab, bookmarks), also shown at the top left.
+    legend : sequence of (str, str)
+        ``(text, "#rrggbb")`` entries shown at the top right, as on the canvas.
+    note : str
+        A line shown at the bottom left (the canvas's note: level, depth).
 
     Returns
     -------
@@ -110,7 +147,10 @@ def scene_web_page(render_window, title: str = "BVH Lab") -> str:
                              page, count=1, flags=re.DOTALL)
     if n_titles == 0:
         page = page.replace("<head>", f"<head><title>{html.escape(title)}</title>", 1)
-    return page
+    head, body_end, tail = page.rpartition("</body>")
+    if not body_end:
+        raise WebPageError("the viewer page has no </body>")
+    return head + _overlay_html(title, legend, note) + body_end + tail
 
 
 def remote_urls(page: str) -> list[str]:
