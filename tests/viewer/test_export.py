@@ -136,11 +136,13 @@ def test_record_video_while_playing_grabs_each_drawn_frame(qtbot, small_window, 
     window.model.set_playing(False)
     settle(qtbot, window)
     n = menu.n_grabbed
+    assert menu.recording_label.isVisible()
+    assert menu.recording_label.text() == f"● REC video {n:,} frames"
     window.redraw()  # drawn while paused: not grabbed
     assert menu.n_grabbed == n
     menu.record_action.trigger()  # off: the video is finished
     wait_export(qtbot, window)
-    assert not menu.record_action.isChecked()
+    assert not menu.record_action.isChecked() and not menu.recording_label.isVisible()
     assert read_video(path).shape == (n, 120, 160, 3)
 
 

@@ -246,6 +246,14 @@ class ExportMenu(QObject):
             else:
                 menu.addAction(item)
         self.menu = menu
+        # In the status bar's permanent part: a temporary message there gets only the room
+        # the permanent labels leave, none at 1280 px wide while the timings are shown.
+        self.recording_label = QLabel("")
+        self.recording_label.setStyleSheet("color: #c00000; font-weight: bold")
+        self.recording_label.setToolTip(f"A video of playing is being recorded; "
+                                        f"{RECORD_VIDEO_KEY} finishes it")
+        self.recording_label.hide()
+        window.statusBar().insertPermanentWidget(0, self.recording_label)
         self.model.view_timings_changed.connect(self._grab_if_playing)
 
     # -- helpers ----------------------------------------------------------------------------
@@ -334,8 +342,8 @@ class ExportMenu(QObject):
         turn (the window stays responsive; Cancel is seen in between)."""
         if not self._render_queue:
             return
-        if not self.controller.is_exporting:  # cancelled or failed
-            self._render_queue = []
+        if not self.controller.is_exporting or self.window.plotter.ren_win is None:
+            self._render_queue = []  # cancelled, failed, or the window closed
             return
         if self.controller.movie_backlog >= MAX_BACKLOG:
             QTimer.singleShot(5, self._render_next)
@@ -414,6 +422,7 @@ class ExportMenu(QObject):
         self._is_grabbing = True
         self._n_grabbed = self._n_encoded = 0
         self._set_record_checked(True)
+        self._show_grabbed()
         self.window.statusBar().showMessage(
             f"Recording video to {Path(path).name}: every frame drawn while playing (Space "
             f"plays; {RECORD_VIDEO_KEY} stops)", 8000)
@@ -424,12 +433,15 @@ class ExportMenu(QObject):
             return
         if self.controller.add_movie_frame(grab_frame(self.window.plotter)):
             self._n_grabbed += 1
-            self.window.statusBar().showMessage(
-                f"● Recording video: {self._n_grabbed:,} frames ({RECORD_VIDEO_KEY} stops)",
-                2000)
+            self._show_grabbed()
         else:  # the encoder stopped (an error was shown)
             self._is_grabbing = False
             self._set_record_checked(False)
+            self.recording_label.hide()
+
+    def _show_grabbed(self) -> None:
+        self.recording_label.setText(f"● REC video {self._n_grabbed:,} frames")
+        self.recording_label.show()
 
     @property
     def n_grabbed(self) -> int:
@@ -440,6 +452,7 @@ class ExportMenu(QObject):
         """Finish the video of playing: the grabbed frames are encoded and the file put in
         place (progress with Cancel while the encoder catches up)."""
         self._set_record_checked(False)
+        self.recording_label.hide()
         if not self._is_grabbing:
             return
         self._is_grabbing = False
@@ -451,6 +464,7 @@ class ExportMenu(QObject):
 
     def _on_recording_done(self, path, error) -> None:
         self._is_grabbing = False
+        self.recording_label.hide()
         self._set_record_checked(False)
         self._on_movie_done(path, error)
 
