@@ -54,7 +54,8 @@ COLUMNS = {
     "trace": ("traversal level (0 = the two roots)",
               "node id in the first tree (body A)",
               "node id in the second tree (body B; body A's own tree in self-collision)",
-              "outcome (overlap or culled)",
+              "outcome (overlap, culled, or self pair: a node with itself in self-collision, "
+              "split without a test)",
               "id of the test that culled the pair (-1: it overlapped; numbered per volume "
               "kind, see README)"),
     "counters": ("name", "value", "unit", "what it is"),
@@ -78,17 +79,26 @@ def _frame_result(frame):
     return self_results[0] if self_results else None
 
 
-def _level_rows(trace) -> list[tuple]:
+def _self_pairs(trace, is_self: bool) -> np.ndarray:
+    """``(N,) bool``: rows that pair a node with itself. In self-collision the traversal
+    splits such a pair without a box test (a box always overlaps itself) but records it as
+    overlapping (:mod:`core.collide.selfcollide`); they are not counted as tests."""
+    node_a, node_b = np.asarray(trace.node_a), np.asarray(trace.node_b)
+    return (node_a == node_b) if is_self else np.zeros(node_a.shape, dtype=bool)
+
+
+def _level_rows(trace, is_self: bool) -> list[tuple]:
     if trace is None:
         return []
-    tested = np.diff(np.asarray(trace.level_start, dtype=np.int64))
-    overlapped = np.asarray(trace.sep_axis) == -1
+    tested = ~_self_pairs(trace, is_self)
+    overlapped = (np.asarray(trace.sep_axis) == -1) & tested
     leaf_pairs = np.asarray(trace.leaf_pairs_per_level, dtype=np.int64)
     rows = []
-    for d in range(tested.shape[0]):
+    for d in range(trace.level_start.shape[0] - 1):
         start, stop = int(trace.level_start[d]), int(trace.level_start[d + 1])
+        n_tested = int(np.count_nonzero(tested[start:stop]))
         n_overlapping = int(np.count_nonzero(overlapped[start:stop]))
-        rows.append((d, int(tested[d]), n_overlapping, int(tested[d]) - n_overlapping,
+        rows.append((d, n_tested, n_overlapping, n_tested - n_overlapping,
                      int(leaf_pairs[d]) if d < leaf_pairs.shape[0] else 0))
     return rows
 
@@ -143,11 +153,14 @@ def frame_tables(frame) -> dict[str, list[tuple]]:
     """
     result = _frame_result(frame)
     trace = result.trace if result is not None else None
+    is_self = frame.result is None and result is not None
     levels, node_a, node_b, sep_axis = _trace_columns(trace)
-    trace_rows = [(int(d), int(a), int(b), "overlap" if s == -1 else "culled", int(s))
-                  for d, a, b, s in zip(levels, node_a, node_b, sep_axis)]
+    is_self_pair = _self_pairs(trace, is_self) if trace is not None else np.zeros(0, bool)
+    trace_rows = [(int(d), int(a), int(b),
+                   "self pair" if own else "overlap" if s == -1 else "culled", int(s))
+                  for d, a, b, s, own in zip(levels, node_a, node_b, sep_axis, is_self_pair)]
     return {
-        "levels": _level_rows(trace),
+        "levels": _level_rows(trace, is_self),
         "trace": trace_rows,
         "counters": _counter_rows(frame, result),
         "contacts": _contact_rows(result),
@@ -185,6 +198,8 @@ def frame_document(frame, scene: str = "", bodies=(), recorded_index: int | None
     request = getattr(frame, "request", None)
     volumes = getattr(frame, "volumes", None)
     levels, node_a, node_b, sep_axis = _trace_columns(trace)
+    is_self = frame.result is None and result is not None
+    is_tested = ~_self_pairs(trace, is_self) if trace is not None else np.zeros(0, bool)
     return {
         "format_version": FORMAT_VERSION,
         "scene": scene,
@@ -192,7 +207,7 @@ def frame_document(frame, scene: str = "", bodies=(), recorded_index: int | None
         "frame": {"index": int(frame.index), "time": _six_digits(float(frame.t)),
                   "recorded_index": recorded_index},
         "bounding_volume": volumes.name if volumes is not None else getattr(request, "bv", None),
-        "self_collision": frame.result is None and result is not None,
+        "self_collision": is_self,
         "counters": {name: value for name, value, _unit, _w in tables["counters"]
                      if not name.startswith("time_")},
         "timings_ms": {name[len("time_"):]: value for name, value, _unit, _w
@@ -200,7 +215,8 @@ def frame_document(frame, scene: str = "", bodies=(), recorded_index: int | None
         "levels": [dict(zip(("level", "tested", "overlapping", "culled", "leaf_pairs"), row))
                    for row in tables["levels"]],
         "trace": {"level": levels.tolist(), "node_a": node_a.tolist(),
-                  "node_b": node_b.tolist(), "overlapped": (sep_axis == -1).tolist(),
+                  "node_b": node_b.tolist(), "tested": is_tested.tolist(),
+                  "overlapped": ((sep_axis == -1) & is_tested).tolist(),
                   "separating_test": sep_axis.tolist()},
         "contacts": [{"triangle_a": row[0], "triangle_b": row[1], "kind": row[2],
                       "segment": [[float(v) for v in row[3:6]], [float(v) for v in row[6:9]]]}

@@ -190,6 +190,18 @@ def test_web_page_holds_the_scene_and_loads_nothing_remote(qtbot, small_window, 
     assert window.settings.value("export/last_web_dir") == str(out)
 
 
+def test_a_failed_web_page_write_is_one_line_naming_the_file(qtbot, small_window, out):
+    window = small_window
+    (out / "view.html").mkdir()  # a folder where the page must go: the rename fails
+    assert window.export_menu.ask_web_page(str(out / "view.html"))
+    wait_export(qtbot, window)
+    title, text = window.last_error
+    assert title == "Cannot write web page"
+    assert "view.html" in text and "\n" not in text
+    assert sorted(p.name for p in out.iterdir()) == ["view.html"]  # no temporary file left
+    window.redraw()  # the app goes on
+
+
 def test_web_page_to_a_missing_folder_names_it(small_window, out):
     window = small_window
     assert not window.export_menu.ask_web_page(str(out / "gone" / "view.html"))

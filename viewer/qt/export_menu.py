@@ -30,7 +30,7 @@ from PyQt6.QtWidgets import (
 )
 
 from viewer.render.movie import DEFAULT_FPS, grab_frame
-from viewer.render.webpage import WebPageError, scene_web_page
+from viewer.render.webpage import scene_web_page
 
 VIDEO_KEY = "Ctrl+Shift+M"
 """File > Export > Video of recorded frames…"""
@@ -349,11 +349,17 @@ class ExportMenu(QObject):
             QTimer.singleShot(5, self._render_next)
             return
         position = self._render_queue.pop(0)
-        if self.model.cursor == position:
-            self.window.redraw()
-        else:
-            self.controller.scrub_to(position)  # draws it (frame_ready)
-        self.controller.add_movie_frame(grab_frame(self.window.plotter))
+        try:
+            if self.model.cursor == position:
+                self.window.redraw()
+            else:
+                self.controller.scrub_to(position)  # draws it (frame_ready)
+            image = grab_frame(self.window.plotter)
+        except Exception as exc:  # noqa: BLE001 - PyQt ends the app on an exception in a slot
+            self.cancel()
+            self.window.show_error("Export video", f"recorded frame {position + 1}: {exc}")
+            return
+        self.controller.add_movie_frame(image)
         self._n_rendered += 1
         self._update_video_progress()
         if self._render_queue:
@@ -431,7 +437,13 @@ class ExportMenu(QObject):
     def _grab_if_playing(self, _timings=None) -> None:
         if not self._is_grabbing or not (self.model.is_playing or self.model.playback):
             return
-        if self.controller.add_movie_frame(grab_frame(self.window.plotter)):
+        try:
+            image = grab_frame(self.window.plotter)
+        except Exception as exc:  # noqa: BLE001 - PyQt ends the app on an exception in a slot
+            self.window.show_error("Record video", f"frame {self._n_grabbed + 1}: {exc}")
+            self.controller.cancel_export()
+            image = None
+        if image is not None and self.controller.add_movie_frame(image):
             self._n_grabbed += 1
             self._show_grabbed()
         else:  # the encoder stopped (an error was shown)
@@ -493,7 +505,7 @@ class ExportMenu(QObject):
                                   f"BVH Lab: {self.model.scene_title or 'scene'}",
                                   self.window.renderer.canvas_legend.entries,
                                   self.window.step_note())
-        except (WebPageError, RuntimeError, ValueError, TypeError) as exc:
+        except Exception as exc:  # noqa: BLE001 - PyQt ends the app on an exception in a slot
             self.window.show_error("Export web page", f"{path}: {exc}")
             return False
         finally:
