@@ -82,6 +82,18 @@ def test_export_menu_has_its_actions_and_keys(small_window):
     assert all(action.toolTip() for action in menu.menu.actions() if not action.isSeparator())
 
 
+def test_the_export_keys_are_taken_by_no_other_action(small_window):
+    # Two actions with one key make Qt run neither ("ambiguous shortcut").
+    from PyQt6.QtGui import QAction
+
+    owners = {}
+    for action in small_window.findChildren(QAction):
+        for key in action.shortcuts():
+            owners.setdefault(key.toString(), set()).add(action.text())
+    for key in ("Ctrl+Shift+M", "Ctrl+Shift+V", "Ctrl+Shift+W", "Ctrl+Shift+F"):
+        assert len(owners[key]) == 1, (key, owners[key])
+
+
 @pytest.mark.parametrize("suffix", [".mp4", ".gif"])
 def test_video_of_three_recorded_frames_as_drawn(qtbot, small_window, out, suffix):
     window = small_window
