@@ -6,7 +6,9 @@ camera) is serialised to the vtk.js scene format and embedded, base64, in trame-
 standalone viewer page, which carries vtk.js itself inline. pyvista 0.49's
 ``Plotter.export_html`` (``plotter.trame.export_html`` of trame-pyvista) does the same but
 first starts a trame web server (it needs ``nest_asyncio2`` outside Jupyter and binds a port),
-only to call the same serialiser through it; here the serialiser is called directly.
+only to call the same serialiser through it; here the serialiser is called directly, so the
+app needs trame-vtk only (it brings trame-client; trame-pyvista would add the trame server
+stack: aiohttp, wslink, vuetify).
 
 The page loads nothing from the network: vtk.js's viewer adds five favicon links to
 kitware.github.io, which :func:`scene_web_page` replaces by an empty ``data:`` URL. The other
