@@ -140,16 +140,33 @@ def _median_ns(run, count: int) -> float:
     return float(np.median(times)) * 1e9 / max(1, count)
 
 
-def measure_unit_costs(kind: str, progress=None) -> UnitCosts:
+def update_volumes(tree, mesh, bv, leaves=None):
+    """Refit one tree's volumes to ``mesh``'s vertices as a frame does: the tree's boxes
+    (:func:`core.bvh.refit.refit_tree`) and, for a kind other than the tree's own boxes, the
+    kind's volumes (its ``refit`` where that is exact and cheap, else a fit from the
+    triangles, as :func:`core.bv.fit_volumes` does). Returns the refitted tree."""
+    from core.bv import fit_from_triangles, refit_volumes
+    from core.bvh.refit import refit_tree
+
+    refitted = refit_tree(tree, mesh, leaves)
+    if not bv.is_tree_box:
+        if bv.has_fit_choice or not bv.refit_exact:
+            fit_from_triangles(refitted, mesh, bv)
+        else:
+            refit_volumes(refitted, mesh, bv)
+    return refitted
+
+
+def measure_unit_costs(kind: str, progress=None, n_triangles: int = MEASURE_TRIANGLES,
+                       ) -> UnitCosts:
     """Measure ``Cu``, ``Cbv`` and ``Cp`` of one kind on this machine.
 
-    Two spheres of :data:`MEASURE_TRIANGLES` triangles, the second moved by 1.2 radii and
+    Two spheres of ``n_triangles`` triangles, the second moved by 1.2 radii and
     turned 30 degrees (so box tests run their rotated form, as in a typical frame), are built
     once. Then, each repeated :data:`MEASURE_REPEATS` times and the median kept:
 
-    * ``Cu``: refit both trees' boxes (:func:`core.bvh.refit.refit_tree`) and, for a kind
-      other than the tree's own boxes, refit its volumes the way a frame does; time divided
-      by the nodes refitted;
+    * ``Cu``: refit both trees' volumes the way a frame does (:func:`update_volumes`); time
+      divided by the nodes refitted;
     * ``Cbv``: the traversal's own time (``timings["traverse"]``) divided by its volume tests;
     * ``Cp``: the triangle tests' time (``timings["tritri"]``) divided by their count.
 
@@ -161,14 +178,16 @@ def measure_unit_costs(kind: str, progress=None) -> UnitCosts:
         Key of :data:`core.bv.BV_KINDS`.
     progress : core.experiments.base.Progress, optional
         Told before each of the three measurements (and may cancel).
+    n_triangles : int
+        Triangles of each measuring sphere (default :data:`MEASURE_TRIANGLES`).
 
     Returns
     -------
     UnitCosts
     """
-    from core.bv import fit_from_triangles, get_kind, refit_volumes
+    from core.bv import get_kind
     from core.bvh import SplitRule, build_trees
-    from core.bvh.refit import leaf_nodes, refit_tree
+    from core.bvh.refit import leaf_nodes
     from core.collide.dispatch import tree_query
     from core.experiments.common import sphere_mesh
     from core.pose import Pose
@@ -181,7 +200,7 @@ def measure_unit_costs(kind: str, progress=None) -> UnitCosts:
             progress.report(step, 3, f"{bv.name}: {what}")
 
     say(0, "building the measuring scene")
-    sphere = sphere_mesh(MEASURE_TRIANGLES)
+    sphere = sphere_mesh(n_triangles)
     pose_b = Pose.from_axis_angle((1.0, 1.0, 0.0), math.radians(30.0), (1.2, 0.0, 0.0))
     trees = build_trees([sphere, sphere], SplitRule.MIDPOINT, 1)
     leaves = [leaf_nodes(t) for t in trees]
@@ -189,12 +208,7 @@ def measure_unit_costs(kind: str, progress=None) -> UnitCosts:
     def update() -> float:
         t0 = time.perf_counter()
         for tree, tree_leaves in zip(trees, leaves):
-            refit_tree(tree, sphere, tree_leaves)
-            if not bv.is_tree_box:
-                if bv.has_fit_choice or not bv.refit_exact:
-                    fit_from_triangles(tree, sphere, bv)
-                else:
-                    refit_volumes(tree, sphere, bv)
+            update_volumes(tree, sphere, bv, tree_leaves)
         return time.perf_counter() - t0
 
     say(1, "timing volume updates")
@@ -219,4 +233,4 @@ def measure_unit_costs(kind: str, progress=None) -> UnitCosts:
 
 
 __all__ = ["CostPrediction", "CostTerm", "TERM_NAMES", "UnitCosts", "frame_counts",
-           "measure_unit_costs", "predict"]
+           "measure_unit_costs", "predict", "update_volumes"]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 
-from core.experiments import pcp, sat_axes
+from core.experiments import cost_model, pcp, sat_axes
 from core.experiments.base import (
     Cancelled,
     Column,
@@ -34,6 +34,8 @@ def register(experiment: Experiment) -> None:
 
 register(pcp.EXPERIMENT)
 register(sat_axes.EXPERIMENT)
+# splits, refit and partitions are registered here, between sat-axes and cost-model.
+register(cost_model.EXPERIMENT)
 
 
 def get_experiment(name: str) -> Experiment:
