@@ -53,7 +53,11 @@ COLUMNS = (
 
 def run_cost_model(options: ExperimentOptions, progress: Progress) -> ExperimentResult:
     """Run the cost-model experiment (see the module docstring)."""
-    calibration = (options.sizes or EXPERIMENT.default_sizes)[-1]
+    sizes = options.sizes or EXPERIMENT.default_sizes
+    if len(sizes) != 1:
+        raise ValueError(f"cost-model takes one size (triangles per calibration sphere), got "
+                         f"{len(sizes)}")  # fmt: skip
+    calibration = sizes[0]
     if calibration < 16:
         raise ValueError(f"cost-model size is triangles per calibration sphere, at least 16, "
                          f"got {calibration}")  # fmt: skip
@@ -202,7 +206,7 @@ EXPERIMENT = Experiment(
     name="cost-model",
     title="Cost model: predicted against measured",
     source=SOURCE,
-    sizes_meaning="triangles per calibration sphere (the unit costs are measured on two)",
+    sizes_meaning="triangles per calibration sphere (one size)",
     default_sizes=(3000,),
     quick_sizes=(1000,),
     run=run_cost_model,

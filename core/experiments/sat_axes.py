@@ -182,7 +182,10 @@ def _turned(pose: Pose, angle: float) -> Pose:
 
 def run_sat_axes(options: ExperimentOptions, progress: Progress) -> ExperimentResult:
     """Run the separating-axis experiment (see the module docstring)."""
-    size = (options.sizes or EXPERIMENT.default_sizes)[-1]
+    sizes = options.sizes or EXPERIMENT.default_sizes
+    if len(sizes) != 1:
+        raise ValueError(f"sat-axes takes one size (triangles per ellipsoid), got {len(sizes)}")
+    size = sizes[0]
     if size < 16:
         raise ValueError(f"sat-axes size is triangles per ellipsoid, at least 16, got {size}")
     frames = DEFAULT_FRAMES if options.frames is None else int(options.frames)
@@ -346,7 +349,7 @@ EXPERIMENT = Experiment(
     name="sat-axes",
     title="Which separating axis ends the box test",
     source=SOURCE,
-    sizes_meaning="triangles per ellipsoid (the last size is used)",
+    sizes_meaning="triangles per ellipsoid (one size)",
     default_sizes=(20000,),
     quick_sizes=(2000,),
     run=run_sat_axes,
