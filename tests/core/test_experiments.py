@@ -46,8 +46,11 @@ def test_unknown_name_lists_the_names():
 
 
 def test_bad_sizes_are_refused_in_one_line():
-    with pytest.raises(ValueError, match="sizes must be whole numbers"):
-        run_experiment("pcp", ExperimentOptions(sizes=(0,)))
+    for sizes in ((0,), (), (2.5,), ("2k",), (True,)):
+        with pytest.raises(ValueError, match="sizes must be whole numbers"):
+            run_experiment("pcp", ExperimentOptions(sizes=sizes))
+    with pytest.raises(ValueError, match="frames must be a whole number of at least 1, got 0"):
+        run_experiment("sat-axes", ExperimentOptions(frames=0))
     with pytest.raises(ValueError, match="at least 16, got 8"):
         run_experiment("pcp", ExperimentOptions(sizes=(8,)))
 
