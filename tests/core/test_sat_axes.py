@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from core.experiments import ExperimentOptions, run_experiment
+from core.experiments import ExperimentOptions, make_figure, run_experiment, write_outputs
 from core.experiments.sat_axes import (
     AXIS_NAMES,
     CROSS_OPS,
@@ -132,3 +132,15 @@ def test_quick_run_rows_histogram_and_reading(quick):
 def test_one_size_only():
     with pytest.raises(ValueError, match="sat-axes takes one size"):
         run_experiment("sat-axes", ExperimentOptions(sizes=(1000, 2000), frames=1))
+
+
+def test_figure_and_files(quick, tmp_path):
+    fig = make_figure(quick)
+    left, right = fig.axes
+    assert [t.get_text() for t in left.get_xticklabels()] == list(AXIS_NAMES)
+    assert left.get_ylabel() == "culled box pairs (%)" and "%" in right.get_ylabel()
+    assert len(left.patches) == 2 * 15 + 1 and len(right.patches) == 3  # bars and the shading
+    assert "van den Bergen" in " ".join(t.get_text() for t in fig.texts)
+    paths = write_outputs(quick, tmp_path)
+    assert paths["png"].read_bytes()[:4] == b"\x89PNG" and paths["svg"].stat().st_size > 0
+    assert paths["csv"].read_text().startswith("# Which separating axis ends the box test\n")
