@@ -28,6 +28,7 @@ from core.experiments.common import (
     gap_words,
     loglog_slope,
     put_caption,
+    sphere_rings,
 )
 from core.request import CollisionRequest
 
@@ -82,10 +83,15 @@ def _line_style(kind: str) -> dict:
 
 def run_pcp(options: ExperimentOptions, progress: Progress) -> ExperimentResult:
     """Run the parallel-close-proximity experiment (see the module docstring)."""
-    sizes = tuple(options.sizes) if options.sizes is not None else EXPERIMENT.default_sizes
-    for size in sizes:
+    asked = tuple(options.sizes) if options.sizes is not None else EXPERIMENT.default_sizes
+    for size in asked:
         if size < 16:
             raise ValueError(f"pcp sizes are triangles per sphere, at least 16, got {size}")
+    # Sizes that give the same sphere (1000 and 1010: the same rings) run once, smallest first.
+    by_rings = {}
+    for size in sorted(asked):
+        by_rings.setdefault(sphere_rings(size), size)
+    sizes = tuple(by_rings.values())
     kinds = list(BV_KINDS)
     total = len(sizes) * len(GAPS) * len(kinds)
     done = 0
