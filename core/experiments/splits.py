@@ -1,0 +1,259 @@
+"""Experiment ``splits``: every split rule on one scene, side by side.
+
+For each :class:`core.bvh.SplitRule` both bodies' AABB trees are built, measured
+(:func:`core.bvh.metrics.tree_quality`: SAH cost, MacDonald and Booth 1990; EPO, Aila, Karras
+and Laine 2013; leaf depth) and queried (the tandem traversal and the exact triangle tests,
+trees built beforehand). Times are medians of a few repeats: two cores shared with other work
+make a single run noisy by tens of percent.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from core.bvh import SplitRule, build_tree, tree_quality
+from core.collide.query import collide
+from core.mesh import TriMesh
+from core.pose import Pose
+
+Report = Callable[[int, int, str], None]
+"""``report(done, total, what)``: progress; raises to cancel."""
+
+RULE_LABELS = {
+    SplitRule.MIDPOINT: "midpoint",
+    SplitRule.MEDIAN: "median",
+    SplitRule.MEAN: "mean",
+    SplitRule.SAH: "SAH",
+    SplitRule.LBVH: "LBVH",
+    SplitRule.OBB: "OBB",
+}
+"""Short label of each rule on the figure's axes."""
+
+COLUMNS = (
+    ("triangles", "", "triangles of body A + body B"),
+    ("rule", "", "split rule (as --split takes it)"),
+    ("build_ms", "ms", "building both trees, median of the repeats"),
+    ("sah_a", "", "SAH cost of A's tree: expected box + triangle tests per query (C_t = C_i = 1)"),
+    ("sah_b", "", "SAH cost of B's tree"),
+    ("epo_a", "", "EPO of A's tree (Aila et al. 2013), C_t = C_i = 1"),
+    ("epo_b", "", "EPO of B's tree"),
+    ("depth_a", "levels", "deepest leaf of A's tree (root = 0)"),
+    ("depth_b", "levels", "deepest leaf of B's tree"),
+    ("nodes_a", "", "nodes of A's tree"),
+    ("volume_tests", "", "box pairs the tandem traversal tested"),
+    ("tri_tests", "", "exact triangle tests at the leaf pairs"),
+    ("contacts", "", "contacting triangle pairs"),
+    ("query_ms", "ms", "traversal + triangle tests (trees built), median of the repeats"),
+)
+"""``(name, unit, meaning)`` of every CSV column, in order."""
+
+SOURCE = (
+    "Rules: midpoint, van den Bergen 1997; mean and OBB, Gottschalk, Lin & Manocha 1996; "
+    "SAH, Wald 2007; LBVH, Karras 2012. SAH cost: MacDonald & Booth 1990; "
+    "EPO: Aila, Karras & Laine 2013."
+)
+
+
+@dataclass(frozen=True)
+class _Quality:
+    sah: float
+    epo: float
+    depth: int
+    nodes: int
+
+
+def _median_seconds(fn: Callable[[], object], repeats: int, tick: Callable[[], None]):
+    """Run ``fn`` ``repeats`` times; ``(median seconds, last value)``."""
+    seconds, value = [], None
+    for _ in range(repeats):
+        tick()
+        t0 = time.perf_counter()
+        value = fn()
+        seconds.append(time.perf_counter() - t0)
+    return float(np.median(seconds)), value
+
+
+def measure_splits(
+    pairs: Sequence[tuple[TriMesh, Pose, TriMesh, Pose]],
+    rules: Sequence[SplitRule] = tuple(SplitRule),
+    repeats: int = 3,
+    report: Report | None = None,
+) -> list[dict]:
+    """Build, measure and query both trees with every rule, for every pair of bodies.
+
+    Parameters
+    ----------
+    pairs : sequence of (mesh_a, pose_a, mesh_b, pose_b)
+        One scene per size.
+    rules : sequence of SplitRule
+    repeats : int
+        Builds and queries timed per rule; the median is kept.
+    report : callable, optional
+        ``report(done, total, what)``, called before every build, measure and query.
+
+    Returns
+    -------
+    list of dict
+        One row per (pair, rule), keyed by the names of :data:`COLUMNS`.
+
+    Raises
+    ------
+    RuntimeError
+        Two rules found a different number of contacts on one pair (each rule's traversal is
+        exact, so this is a bug, not noise).
+    """
+    repeats = max(1, int(repeats))
+    # per rule: builds, two quality passes (or one), queries
+    total = len(pairs) * len(rules) * (2 * repeats + 2)
+    done = 0
+
+    def tick(what: str) -> Callable[[], None]:
+        def step():
+            nonlocal done
+            if report is not None:
+                report(done, total, what)
+            done += 1
+        return step
+
+    rows = []
+    for pair in pairs:
+        mesh_a, _, mesh_b, _ = pair
+        n = mesh_a.n_faces + mesh_b.n_faces
+        mine = [
+            _measure_rule(pair, rule, repeats, lambda what, rule=rule, n=n: tick(
+                f"{RULE_LABELS.get(rule, rule.name.lower())} split, {n:,} triangles: {what}"))
+            for rule in rules
+        ]
+        rows.extend(mine)
+        contacts = {r["rule"]: r["contacts"] for r in mine}
+        if len(set(contacts.values())) > 1:
+            found = ", ".join(f"{rule} {c:,}" for rule, c in contacts.items())
+            raise RuntimeError(f"splits: the split rules found different contacts ({found})")
+    return rows
+
+
+def _measure_rule(pair, rule: SplitRule, repeats: int, tick) -> dict:
+    """One row of :func:`measure_splits`: build, measure and query with ``rule``."""
+    mesh_a, pose_a, mesh_b, pose_b = pair
+    build_s, (tree_a, tree_b) = _median_seconds(
+        lambda: (build_tree(mesh_a, rule), build_tree(mesh_b, rule)), repeats, tick("building"))
+    tick("measuring the trees")()
+    qa = _quality(mesh_a, tree_a)
+    tick("measuring the trees")()
+    # The same mesh gives the same tree (the builds are deterministic): measured once.
+    qb = qa if mesh_b is mesh_a else _quality(mesh_b, tree_b)
+    query_s, result = _median_seconds(
+        lambda: collide(mesh_a, tree_a, mesh_b, tree_b, pose_a, pose_b), repeats,
+        tick("querying"))
+    counters = result.counters
+    return {
+        "triangles": mesh_a.n_faces + mesh_b.n_faces, "rule": rule.name.lower(),
+        "build_ms": 1e3 * build_s, "sah_a": qa.sah, "sah_b": qb.sah, "epo_a": qa.epo,
+        "epo_b": qb.epo, "depth_a": qa.depth, "depth_b": qb.depth, "nodes_a": qa.nodes,
+        "volume_tests": counters.n_bv_tests, "tri_tests": counters.n_tri_tests,
+        "contacts": counters.n_contacts, "query_ms": 1e3 * query_s,
+    }  # fmt: skip
+
+
+def _quality(mesh: TriMesh, tree) -> _Quality:
+    q = tree_quality(mesh, tree)
+    return _Quality(sah=q.sah, epo=q.epo, depth=q.depth_max, nodes=q.n_nodes)
+
+
+PANELS = (
+    ("build_ms", "build time, both trees (ms)"),
+    ("sah_a", "SAH cost of tree A (expected tests)"),
+    ("epo_a", "EPO of tree A (expected tests)"),
+    ("depth_a", "depth of tree A (levels)"),
+    ("volume_tests", "query: volume tests (box pairs)"),
+    ("query_ms", "query time (ms)"),
+)
+"""``(column, panel title with unit)`` of the six panels."""
+
+
+def draw_splits(fig, rows: list[dict], scene_title: str) -> None:
+    """One bar panel per measure, the rules along x, one bar colour per size.
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+    rows : list of dict
+        :func:`measure_splits`' rows.
+    scene_title : str
+    """
+    rules = list(dict.fromkeys(r["rule"] for r in rows))
+    sizes = list(dict.fromkeys(r["triangles"] for r in rows))
+    width = 0.8 / len(sizes)
+    axes = fig.subplots(2, 3)
+    colours = [f"C{i}" for i in range(len(sizes))]
+    x = np.arange(len(rules))
+    for ax, (column, title) in zip(axes.flat, PANELS):
+        for k, size in enumerate(sizes):
+            by_rule = {r["rule"]: r[column] for r in rows if r["triangles"] == size}
+            values = [by_rule.get(rule, np.nan) for rule in rules]
+            ax.bar(x + (k - 0.5 * (len(sizes) - 1)) * width, values, width, color=colours[k],
+                   label=f"{size:,} triangles")  # fmt: skip
+        ax.set_title(title, fontsize=10)
+        ax.set_xticks(x, [RULE_LABELS[SplitRule[r.upper()]] for r in rules], fontsize=8)
+        ax.set_xlabel("split rule", fontsize=8)
+        ax.tick_params(axis="y", labelsize=8)
+        ax.grid(axis="y", alpha=0.3)
+    if len(sizes) > 1:
+        axes.flat[0].legend(fontsize=7)
+    fig.suptitle(f"Split rules side by side: {scene_title}", fontsize=12)
+    fig.text(0.5, 0.01, SOURCE, ha="center", va="bottom", fontsize=7, wrap=True)
+    fig.subplots_adjust(left=0.07, right=0.98, top=0.9, bottom=0.13, hspace=0.45, wspace=0.3)
+
+
+def _best(rows: list[dict], column: str) -> dict:
+    return min(rows, key=lambda r: r[column])
+
+
+def splits_reading(rows: list[dict]) -> str:
+    """One paragraph on this run's numbers: the best rule per measure and how far the others
+    are, for the largest scene."""
+    size = max(r["triangles"] for r in rows)
+    at = [r for r in rows if r["triangles"] == size]
+    by = {r["rule"]: r for r in at}
+    cheap = _best(at, "sah_a")
+    fast_q = _best(at, "query_ms")
+    fast_b = _best(at, "build_ms")
+    fewest = _best(at, "volume_tests")
+    mid = by.get("midpoint", at[0])
+    worst_q = max(at, key=lambda r: r["query_ms"])
+    text = [
+        f"On {size:,} triangles the {cheap['rule']} rule gives the lowest SAH cost "
+        f"({cheap['sah_a']:.1f} expected tests against {mid['sah_a']:.1f} for midpoint) and "
+        f"the {fewest['rule']} rule the fewest volume tests ({fewest['volume_tests']:,}; "
+        f"midpoint {mid['volume_tests']:,})."
+    ]
+    text.append(
+        f" The fastest query was {fast_q['rule']} at {fast_q['query_ms']:.2f} ms, the slowest "
+        f"{worst_q['rule']} at {worst_q['query_ms']:.2f} ms "
+        f"({worst_q['query_ms'] / max(fast_q['query_ms'], 1e-12):.1f}x)."
+    )
+    slow_b = max(at, key=lambda r: r["build_ms"])
+    text.append(
+        f" Building is cheapest with {fast_b['rule']} ({fast_b['build_ms']:.1f} ms for both "
+        f"trees) and dearest with {slow_b['rule']} ({slow_b['build_ms']:.1f} ms, "
+        f"{slow_b['build_ms'] / max(fast_b['build_ms'], 1e-12):.1f}x)."
+    )
+    sah_order = [r["rule"] for r in sorted(at, key=lambda r: r["sah_a"])]
+    q_order = [r["rule"] for r in sorted(at, key=lambda r: r["volume_tests"])]
+    if sah_order[0] == q_order[0]:
+        text.append(f" The SAH predicted the winner in volume tests ({sah_order[0]}).")
+    else:
+        text.append(
+            f" The SAH ranks {sah_order[0]} first but {q_order[0]} needed the fewest volume "
+            f"tests: the SAH models one query from outside, not two trees walked together."
+        )
+    epo_best = min((r for r in at if np.isfinite(r["epo_a"])), key=lambda r: r["epo_a"],
+                   default=None)  # fmt: skip
+    if epo_best is not None:
+        text.append(f" EPO is lowest for {epo_best['rule']} ({epo_best['epo_a']:.2f}).")
+    text.append(f" Every rule found the same {at[0]['contacts']:,} contacts.")
+    return "".join(text)
