@@ -146,7 +146,7 @@ def draw_partitions(fig, rows: list[dict], scene_title: str) -> None:
         method = METHODS[m]
         kw = {"color": f"C{i}", "linestyle": _STYLE[method.family], "marker": "o",
               "markersize": 4, "linewidth": 1.5}  # fmt: skip
-        slope = f", slope {slopes[m]:.2f}" if np.isfinite(slopes[m]) else ""
+        slope = f", time ~ n^{slopes[m]:.2f}" if np.isfinite(slopes[m]) else ""
         ax_time.plot(n, [r[f"{m}_ms"] for r in rows], label=f"{method.label}{slope}", **kw)
         ax_tests.plot(n, [max(r[f"{m}_tests"], 0.5) for r in rows], label=method.label, **kw)
     for ax in (ax_time, ax_tests):
@@ -156,7 +156,7 @@ def draw_partitions(fig, rows: list[dict], scene_title: str) -> None:
         ax.grid(alpha=0.3, which="both")
         ax.tick_params(labelsize=8)
     ax_time.set_ylabel("query time from the bare meshes (ms)", fontsize=9)
-    ax_time.set_title("time (median of repeats)", fontsize=10)
+    ax_time.set_title("query time, median of the repeats", fontsize=10)
     ax_tests.set_ylabel("exact triangle tests", fontsize=9)
     ax_tests.set_title("exact triangle tests after culling", fontsize=10)
     ax_time.legend(fontsize=7, loc="upper left")

@@ -195,22 +195,41 @@ def draw_splits(fig, rows: list[dict], scene_title: str) -> None:
         for k, size in enumerate(sizes):
             by_rule = {r["rule"]: r[column] for r in rows if r["triangles"] == size}
             values = [by_rule.get(rule, np.nan) for rule in rules]
-            ax.bar(x + (k - 0.5 * (len(sizes) - 1)) * width, values, width, color=colours[k],
-                   label=f"{size:,} triangles")  # fmt: skip
+            # One size: a colour per rule, the same in every panel, and the values on the
+            # bars (a slide is read from afar). Several sizes: a colour per size.
+            colour = [f"C{i}" for i in range(len(rules))] if len(sizes) == 1 else colours[k]
+            bars = ax.bar(x + (k - 0.5 * (len(sizes) - 1)) * width, values, width,
+                          color=colour, label=f"{size:,} triangles")  # fmt: skip
+            if len(sizes) == 1:
+                ax.bar_label(bars, fmt=_value_format(values), fontsize=7, padding=1)
         ax.set_title(title, fontsize=10)
-        ax.set_xticks(x, [RULE_LABELS[SplitRule[r.upper()]] for r in rules], fontsize=8)
-        ax.set_xlabel("split rule", fontsize=8)
+        ax.set_xticks(x, [RULE_LABELS[SplitRule[r.upper()]] for r in rules], fontsize=8,
+                      rotation=25, ha="right")  # fmt: skip
+        ax.margins(y=0.15)
         ax.tick_params(axis="y", labelsize=8)
         ax.grid(axis="y", alpha=0.3)
     if len(sizes) > 1:
         axes.flat[0].legend(fontsize=7)
     fig.suptitle(f"Split rules side by side: {scene_title}", fontsize=12)
     fig.text(0.5, 0.01, SOURCE, ha="center", va="bottom", fontsize=7, wrap=True)
-    fig.subplots_adjust(left=0.07, right=0.98, top=0.9, bottom=0.13, hspace=0.45, wspace=0.3)
+    fig.subplots_adjust(left=0.07, right=0.98, top=0.9, bottom=0.1, hspace=0.35, wspace=0.3)
+
+
+def _value_format(values) -> str:
+    """Bar labels: whole numbers for counts and large values, else two decimals."""
+    finite = [v for v in values if np.isfinite(v)]
+    is_large = bool(finite) and max(abs(v) for v in finite) >= 100
+    if is_large or all(float(v).is_integer() for v in finite):
+        return "{:,.0f}"
+    return "{:.2f}"
 
 
 def _best(rows: list[dict], column: str) -> dict:
     return min(rows, key=lambda r: r[column])
+
+
+def _rule(row: dict) -> str:
+    return RULE_LABELS[SplitRule[row["rule"].upper()]]
 
 
 def splits_reading(rows: list[dict]) -> str:
@@ -220,40 +239,45 @@ def splits_reading(rows: list[dict]) -> str:
     at = [r for r in rows if r["triangles"] == size]
     by = {r["rule"]: r for r in at}
     cheap = _best(at, "sah_a")
-    fast_q = _best(at, "query_ms")
-    fast_b = _best(at, "build_ms")
     fewest = _best(at, "volume_tests")
+    fast_q, slow_q = _best(at, "query_ms"), max(at, key=lambda r: r["query_ms"])
+    fast_b, slow_b = _best(at, "build_ms"), max(at, key=lambda r: r["build_ms"])
     mid = by.get("midpoint", at[0])
-    worst_q = max(at, key=lambda r: r["query_ms"])
-    text = [
-        f"On {size:,} triangles the {cheap['rule']} rule gives the lowest SAH cost "
-        f"({cheap['sah_a']:.1f} expected tests against {mid['sah_a']:.1f} for midpoint) and "
-        f"the {fewest['rule']} rule the fewest volume tests ({fewest['volume_tests']:,}; "
-        f"midpoint {mid['volume_tests']:,})."
-    ]
+    text = [f"On {size:,} triangles the {_rule(cheap)} rule gives the lowest SAH cost "
+            f"({cheap['sah_a']:.1f} expected tests against {mid['sah_a']:.1f} for "
+            f"{_rule(mid)})"]  # fmt: skip
+    if fewest is cheap:
+        text.append(f" and the fewest volume tests ({fewest['volume_tests']:,}; "
+                    f"{_rule(mid)} {mid['volume_tests']:,}).")  # fmt: skip
+    else:
+        text.append(f", the {_rule(fewest)} rule the fewest volume tests "
+                    f"({fewest['volume_tests']:,}; {_rule(mid)} {mid['volume_tests']:,}).")
     text.append(
-        f" The fastest query was {fast_q['rule']} at {fast_q['query_ms']:.2f} ms, the slowest "
-        f"{worst_q['rule']} at {worst_q['query_ms']:.2f} ms "
-        f"({worst_q['query_ms'] / max(fast_q['query_ms'], 1e-12):.1f}x)."
+        f" The fastest query was {_rule(fast_q)} at {fast_q['query_ms']:.2f} ms, the slowest "
+        f"{_rule(slow_q)} at {slow_q['query_ms']:.2f} ms "
+        f"({slow_q['query_ms'] / max(fast_q['query_ms'], 1e-12):.1f}x)"
     )
-    slow_b = max(at, key=lambda r: r["build_ms"])
+    if fast_q is not fewest:
+        text.append(f"; the fewest volume tests ({_rule(fewest)}, "
+                    f"{fewest['query_ms']:.2f} ms) did not make the fastest query here")
     text.append(
-        f" Building is cheapest with {fast_b['rule']} ({fast_b['build_ms']:.1f} ms for both "
-        f"trees) and dearest with {slow_b['rule']} ({slow_b['build_ms']:.1f} ms, "
+        f". Building is cheapest with {_rule(fast_b)} ({fast_b['build_ms']:.1f} ms for both "
+        f"trees) and dearest with {_rule(slow_b)} ({slow_b['build_ms']:.1f} ms, "
         f"{slow_b['build_ms'] / max(fast_b['build_ms'], 1e-12):.1f}x)."
     )
-    sah_order = [r["rule"] for r in sorted(at, key=lambda r: r["sah_a"])]
-    q_order = [r["rule"] for r in sorted(at, key=lambda r: r["volume_tests"])]
-    if sah_order[0] == q_order[0]:
-        text.append(f" The SAH predicted the winner in volume tests ({sah_order[0]}).")
-    else:
+    if cheap is not fewest:
         text.append(
-            f" The SAH ranks {sah_order[0]} first but {q_order[0]} needed the fewest volume "
-            f"tests: the SAH models one query from outside, not two trees walked together."
+            f" The SAH ranks {_rule(cheap)} first but {_rule(fewest)} needed the fewest "
+            f"volume tests: the SAH models one query from outside, not two trees walked "
+            f"together."
         )
+    deep = max(at, key=lambda r: r["depth_a"])
+    shallow = min(at, key=lambda r: r["depth_a"])
+    text.append(f" Trees range from {shallow['depth_a']} levels ({_rule(shallow)}) to "
+                f"{deep['depth_a']} ({_rule(deep)}).")  # fmt: skip
     epo_best = min((r for r in at if np.isfinite(r["epo_a"])), key=lambda r: r["epo_a"],
                    default=None)  # fmt: skip
     if epo_best is not None:
-        text.append(f" EPO is lowest for {epo_best['rule']} ({epo_best['epo_a']:.2f}).")
+        text.append(f" EPO is lowest for {_rule(epo_best)} ({epo_best['epo_a']:.2f}).")
     text.append(f" Every rule found the same {at[0]['contacts']:,} contacts.")
     return "".join(text)

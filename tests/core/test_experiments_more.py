@@ -18,7 +18,7 @@ from core.experiments.refit import (
     measure_refit,
     refit_reading,
 )
-from core.experiments.splits import measure_splits, splits_reading
+from core.experiments.splits import RULE_LABELS, measure_splits, splits_reading
 from core.partition import b_in_a_frame
 from core.partition.compare import METHODS, MethodRun, pairs_disagreement, run_method
 from core.partition.overlap_region import YU_POSE, yu_teapot
@@ -75,7 +75,8 @@ def test_splits_rules_differ_and_the_reading_quotes_them(split_rows):
     assert len({r["volume_tests"] for r in split_rows}) >= 3
     text = splits_reading(split_rows)
     best = min(split_rows, key=lambda r: r["sah_a"])
-    assert f"the {best['rule']} rule gives the lowest SAH cost ({best['sah_a']:.1f}" in text
+    label = RULE_LABELS[SplitRule[best["rule"].upper()]]
+    assert f"the {label} rule gives the lowest SAH cost ({best['sah_a']:.1f}" in text
     fewest = min(split_rows, key=lambda r: r["volume_tests"])
     assert f"({fewest['volume_tests']:,};" in text
     assert f"same {split_rows[0]['contacts']:,} contacts" in text
@@ -88,6 +89,8 @@ def test_splits_reading_changes_with_the_numbers(split_rows):
             r["sah_a"] = 0.5  # now the cheapest by far
     assert splits_reading(changed) != splits_reading(split_rows)
     assert "the median rule gives the lowest SAH cost (0.5 " in splits_reading(changed)
+    deep = max(split_rows, key=lambda r: r["depth_a"])
+    assert f"to {deep['depth_a']} (" in splits_reading(split_rows)
 
 
 def test_splits_stops_when_progress_raises(small_spheres):
