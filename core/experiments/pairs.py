@@ -41,7 +41,7 @@ def teapot() -> TriMesh:
     return load_mesh(ASSETS / "teapot.obj")
 
 
-def sphere(n_triangles: int) -> TriMesh:
+def sphere_of(n_triangles: int) -> TriMesh:
     """A unit UV sphere with about ``n_triangles`` triangles (see
     :func:`core.partition.compare.sphere_with_triangles`)."""
     return sphere_with_triangles(n_triangles)
@@ -56,5 +56,5 @@ def bunny_pair() -> tuple[TriMesh, Pose, TriMesh, Pose]:
 
 def sphere_pair(n_triangles: int) -> tuple[TriMesh, Pose, TriMesh, Pose]:
     """Two unit spheres of about ``n_triangles`` triangles each, cutting each other."""
-    mesh = sphere(n_triangles)
+    mesh = sphere_of(n_triangles)
     return mesh, Pose.identity(), mesh, SPHERE_POSE_B

@@ -111,8 +111,8 @@ def test_splits_stops_when_progress_raises(small_spheres):
 
 @pytest.fixture(scope="module")
 def deforming():
-    a = scenes.sphere(400)
-    b = scenes.sphere(300)
+    a = scenes.sphere_of(400)
+    b = scenes.sphere_of(300)
     return DeformingPair(a, Pose.identity(), b, scenes.SPHERE_POSE_B,
                          Twist(amplitude=1.5, speed=1.0), Wave(amplitude=0.08))
 
@@ -207,7 +207,7 @@ def test_refit_stops_when_progress_raises(deforming):
 @pytest.fixture(scope="module")
 def yu_pairs():
     small = yu_teapot(scenes.teapot())
-    return [(small, Pose.identity(), scenes.sphere(n), YU_POSE) for n in (300, 1200)]
+    return [(small, Pose.identity(), scenes.sphere_of(n), YU_POSE) for n in (300, 1200)]
 
 
 @pytest.fixture(scope="module")
