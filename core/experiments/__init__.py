@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 
-from core.experiments import pcp
+from core.experiments import partitions, pcp, refit, splits
 from core.experiments.base import (
     Cancelled,
     Column,
@@ -33,6 +33,9 @@ def register(experiment: Experiment) -> None:
 
 
 register(pcp.EXPERIMENT)
+register(splits.EXPERIMENT)
+register(refit.EXPERIMENT)
+register(partitions.EXPERIMENT)
 
 
 def get_experiment(name: str) -> Experiment:

@@ -1,60 +1,82 @@
-"""The default pairs of bodies of the ``splits``, ``refit`` and ``partitions`` experiments.
+"""The default scenes of the ``splits``, ``refit`` and ``partitions`` experiments.
 
-Every pair is scaled so that each body's longest side is 2 and posed so that the surfaces
-cut each other: a query with no contact would end at the roots and measure nothing.
+Every body is scaled so that its longest side is 2 and posed so that the surfaces cut each
+other: a query without contact would end at the roots and measure nothing.
 """
 
 from __future__ import annotations
 
-import math
+import dataclasses
 from functools import lru_cache
-from pathlib import Path
 
+from core.experiments.base import ExperimentScene
+from core.experiments.common import ASSETS_DIR, bunny_pair_scene, sphere_mesh
 from core.mesh import TriMesh
-from core.partition.compare import fit_unit, sphere_with_triangles
+from core.partition.overlap_region import YU_POSE, decimate_by_clustering, yu_teapot
 from core.pose import Pose
 
-ASSETS = Path(__file__).resolve().parent.parent.parent / "assets"
-"""The shipped meshes."""
-
-BUNNY_POSE_B = Pose.from_axis_angle((0.0, 1.0, 0.0), math.radians(40.0), (0.6, 0.2, 0.0))
-"""B's pose in the viewer's "Bunny vs bunny" scene: shifted along x and turned 40 degrees."""
-
 SPHERE_POSE_B = Pose.from_axis_angle((1.0, 2.0, 3.0), 0.6, (1.0, 0.3, 0.2))
-"""B's pose against a unit sphere at the origin: half a radius deep, turned so that no
-triangle of B lines up with one of A."""
+"""B's pose against a unit sphere at the origin: its centre one radius away, turned so that
+no triangle of B lines up with one of A."""
+
+
+BUNNY_TRIANGLES = 69451
+"""Triangles of the shipped Stanford bunny."""
 
 
 @lru_cache(maxsize=1)
-def bunny() -> TriMesh:
-    """The Stanford bunny (69,451 triangles), centred, longest side 2."""
-    from core.io import load_mesh
-
-    return fit_unit(load_mesh(ASSETS / "stanford-bunny.obj"))
+def _bunny_scene() -> ExperimentScene:
+    return bunny_pair_scene()
 
 
-@lru_cache(maxsize=1)
-def teapot() -> TriMesh:
-    """The Utah teapot as shipped (not decimated)."""
-    from core.io import load_mesh
-
-    return load_mesh(ASSETS / "teapot.obj")
+def bunnies() -> ExperimentScene:
+    """Two overlapping bunnies (69,451 triangles each), as the viewer's "Bunny vs bunny";
+    read from ``assets/`` once per process."""
+    return _bunny_scene()
 
 
-def sphere_of(n_triangles: int) -> TriMesh:
-    """A unit UV sphere with about ``n_triangles`` triangles (see
-    :func:`core.partition.compare.sphere_with_triangles`)."""
-    return sphere_with_triangles(n_triangles)
+def sized_scene(n_triangles: int) -> ExperimentScene:
+    """Two bodies of about ``n_triangles`` triangles each, cutting each other: the bunnies of
+    :func:`bunnies` (decimated by vertex clustering below 69,451 triangles), or two spheres
+    above that count, which the bunny does not have.
+
+    Raises
+    ------
+    ValueError
+        Fewer than 16 triangles (naming the size).
+    """
+    n = int(n_triangles)
+    if n < 16:
+        raise ValueError(f"a size is triangles per body, at least 16, got {n}")
+    if n > BUNNY_TRIANGLES:
+        return sphere_pair_scene(n)
+    full = bunnies()
+    if n == BUNNY_TRIANGLES:
+        return full
+    mesh = decimate_by_clustering(full.mesh_a, n)
+    return dataclasses.replace(full, mesh_a=mesh, mesh_b=mesh,
+                               title=f"two overlapping bunnies decimated to {mesh.n_faces:,} "
+                                     f"triangles")  # fmt: skip
 
 
-def bunny_pair() -> tuple[TriMesh, Pose, TriMesh, Pose]:
-    """Two bunnies overlapping as in the viewer's "Bunny vs bunny" scene: ``(mesh_a, pose_a,
-    mesh_b, pose_b)``."""
-    mesh = bunny()
-    return mesh, Pose.identity(), mesh, BUNNY_POSE_B
-
-
-def sphere_pair(n_triangles: int) -> tuple[TriMesh, Pose, TriMesh, Pose]:
+def sphere_pair_scene(n_triangles: int) -> ExperimentScene:
     """Two unit spheres of about ``n_triangles`` triangles each, cutting each other."""
-    mesh = sphere_of(n_triangles)
-    return mesh, Pose.identity(), mesh, SPHERE_POSE_B
+    mesh = sphere_mesh(n_triangles)
+    return ExperimentScene(mesh, Pose(), mesh, SPHERE_POSE_B,
+                           title="two spheres cutting each other")  # fmt: skip
+
+
+@lru_cache(maxsize=1)
+def paper_teapot() -> TriMesh:
+    """Yu et al.'s small body: the shipped teapot decimated to about 530 triangles
+    (:func:`core.partition.overlap_region.yu_teapot`)."""
+    from core.io import load_mesh
+
+    return yu_teapot(load_mesh(ASSETS_DIR / "teapot.obj"))
+
+
+def teapot_sphere_scene(n_triangles: int) -> ExperimentScene:
+    """The paper's shape: the ~530-triangle teapot against a sphere of about ``n_triangles``
+    triangles, posed as in ``benchmarks.yu2018``."""
+    return ExperimentScene(paper_teapot(), Pose(), sphere_mesh(n_triangles), YU_POSE,
+                           title="a 530-triangle teapot against spheres")  # fmt: skip

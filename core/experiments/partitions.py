@@ -14,9 +14,17 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from core.mesh import TriMesh
+from core.experiments.base import (
+    Column,
+    Experiment,
+    ExperimentOptions,
+    ExperimentResult,
+    ExperimentScene,
+    Progress,
+)
+from core.experiments.common import FIGURE_WIDTH, put_caption
+from core.experiments.pairs import teapot_sphere_scene
 from core.partition.compare import METHODS, pairs_disagreement, time_methods
-from core.pose import Pose
 
 Report = Callable[[int, int, str], None]
 
@@ -24,32 +32,37 @@ METHOD_NAMES = tuple(METHODS)
 """Every method, hierarchies first."""
 
 
-def _method_columns(name: str) -> tuple:
+def _method_columns(name: str) -> tuple[Column, ...]:
     label = METHODS[name].label
-    cols = [(f"{name}_ms", "ms", f"{label}: query from the bare meshes, median of the repeats"),
-            (f"{name}_candidates", "", f"{label}: triangle pairs left after culling"),
-            (f"{name}_tests", "", f"{label}: exact triangle tests run")]  # fmt: skip
+    cols = [Column(f"{name}_ms", "ms", f"{label}: one query from the bare meshes (building "
+                                       f"included), median of the repeats."),
+            Column(f"{name}_candidates", "pairs", f"{label}: triangle pairs left after "
+                                                  f"culling."),
+            Column(f"{name}_tests", "tests", f"{label}: exact triangle tests run.")]  # fmt: skip
     if METHODS[name].family == "hierarchy":
-        cols.append((f"{name}_volume_tests", "", f"{label}: bounding-volume pairs tested"))
+        cols.append(Column(f"{name}_volume_tests", "tests",
+                           f"{label}: bounding-volume pairs tested."))  # fmt: skip
     return tuple(cols)
 
 
 COLUMNS = (
-    ("triangles", "", "triangles of A + B"),
-    ("triangles_a", "", "triangles of body A"),
-    ("triangles_b", "", "triangles of body B"),
-    ("contacts", "", "contacting triangle pairs (every method found the same pairs)"),
+    Column("triangles", "triangles", "Triangles of body A plus body B."),
+    Column("triangles_a", "triangles", "Triangles of body A."),
+    Column("triangles_b", "triangles", "Triangles of body B."),
+    Column("contacts", "pairs", "Triangle pairs in contact (every method found the same "
+                                "pairs)."),
 ) + tuple(c for name in METHOD_NAMES for c in _method_columns(name))
-"""``(name, unit, meaning)`` of every CSV column: one row per size, as in the paper's table."""
+"""Every CSV column: one row per size, as in the paper's table; :func:`measure_partitions`'
+rows are keyed by their names."""
 
 SOURCE = (
-    "Yu, Lyu & Li 2018, A collision detection algorithm based on AABB and space division of "
-    "the overlap region; every method timed from the bare meshes, as there."
+    "Yu, Lyu & Li, \"A collision detection algorithm based on AABB and space division of the "
+    "overlap region\", 2018"
 )
 
 
 def measure_partitions(
-    pairs: Sequence[tuple[TriMesh, Pose, TriMesh, Pose]],
+    scenes: Sequence[ExperimentScene],
     methods: Sequence[str] = METHOD_NAMES,
     repeats: int = 3,
     report: Report | None = None,
@@ -58,8 +71,8 @@ def measure_partitions(
 
     Parameters
     ----------
-    pairs : sequence of (mesh_a, pose_a, mesh_b, pose_b)
-        One per size, smallest first.
+    scenes : sequence of ExperimentScene
+        One per size, smallest first; the bodies are taken at rest (no deformer runs).
     methods : sequence of str
         Keys of :data:`core.partition.compare.METHODS`.
     repeats : int
@@ -69,7 +82,7 @@ def measure_partitions(
     Returns
     -------
     list of dict
-        One row per pair, keyed by the names of :data:`COLUMNS` (the columns of methods not
+        One row per scene, keyed by the names of :data:`COLUMNS` (the columns of methods not
         run are absent).
 
     Raises
@@ -78,10 +91,11 @@ def measure_partitions(
         The methods did not all find the same contact pairs (naming each one's count).
     """
     repeats = max(1, int(repeats))
-    total = len(pairs) * len(methods) * repeats
+    total = len(scenes) * len(methods) * repeats
     done = 0
     rows = []
-    for mesh_a, pose_a, mesh_b, pose_b in pairs:
+    for scene in scenes:
+        mesh_a, mesh_b = scene.mesh_a, scene.mesh_b
         n = mesh_a.n_faces + mesh_b.n_faces
 
         def on_run(method, n=n):
@@ -90,7 +104,8 @@ def measure_partitions(
                 report(done, total, f"{n:,} triangles: {METHODS[method].label}")
             done += 1
 
-        runs = time_methods(mesh_a, mesh_b, pose_a, pose_b, methods, repeats, on_run)
+        runs = time_methods(mesh_a, mesh_b, scene.pose_a, scene.pose_b, methods, repeats,
+                            on_run)  # fmt: skip
         wrong = pairs_disagreement(runs)
         if wrong:
             raise RuntimeError(f"partitions: at {n:,} triangles {wrong}")
@@ -128,7 +143,7 @@ def growth_slopes(rows: list[dict]) -> dict[str, float]:
 _STYLE = {"hierarchy": "-", "partition": "--", "overlap region": "-."}
 
 
-def draw_partitions(fig, rows: list[dict], scene_title: str) -> None:
+def draw_partitions(fig, rows: list[dict], scene_title: str, caption: str) -> None:
     """Query time and exact tests against the triangle count, log-log, one line per method
     (slope in the legend).
 
@@ -138,7 +153,10 @@ def draw_partitions(fig, rows: list[dict], scene_title: str) -> None:
     rows : list of dict
         :func:`measure_partitions`' rows.
     scene_title : str
+    caption : str
+        Written under the panels.
     """
+    fig.set_size_inches(FIGURE_WIDTH, 6.5)
     ax_time, ax_tests = fig.subplots(1, 2)
     n = [r["triangles"] for r in rows]
     slopes = growth_slopes(rows)
@@ -161,8 +179,8 @@ def draw_partitions(fig, rows: list[dict], scene_title: str) -> None:
     ax_tests.set_title("exact triangle tests after culling", fontsize=10)
     ax_time.legend(fontsize=7, loc="upper left")
     fig.suptitle(f"Hierarchies against spatial partitions: {scene_title}", fontsize=12)
-    fig.text(0.5, 0.01, SOURCE, ha="center", va="bottom", fontsize=7, wrap=True)
-    fig.subplots_adjust(left=0.08, right=0.98, top=0.88, bottom=0.15, wspace=0.25)
+    fig.subplots_adjust(left=0.08, right=0.98, top=0.88, wspace=0.25)
+    put_caption(fig, caption, bottom=0.2)
 
 
 def partitions_reading(rows: list[dict]) -> str:
@@ -204,3 +222,52 @@ def partitions_reading(rows: list[dict]) -> str:
     text += (f" All {len(methods)} methods found the same contact pairs at every size "
              f"({counts}).")  # fmt: skip
     return text
+
+
+# -- the registry entry -------------------------------------------------------------------------
+
+REPEATS = 3
+"""Runs per method and size; the median is kept."""
+
+
+def run_partitions(options: ExperimentOptions, progress: Progress) -> ExperimentResult:
+    """Run the ``partitions`` experiment (see the module text)."""
+    if options.scene is not None:
+        scenes = [options.scene]
+        title = options.scene.title
+    else:
+        sizes = options.sizes if options.sizes is not None else EXPERIMENT.default_sizes
+        if min(sizes) < 16:
+            raise ValueError(f"partitions sizes are triangles of the sphere, at least 16, got "
+                             f"{min(sizes)}")  # fmt: skip
+        scenes = [teapot_sphere_scene(n) for n in sorted(sizes)]
+        title = f"a {scenes[0].mesh_a.n_faces}-triangle teapot against spheres"
+    rows = measure_partitions(scenes, repeats=REPEATS, report=progress.report)
+    caption = (f"{title}: one query per method from the bare meshes (the tree, partition or "
+               f"grid built inside the timed call, as the paper times them), median of "
+               f"{REPEATS} runs; log-log, with each method's growth exponent in the legend. "
+               f"All methods found the same contact pairs. After {SOURCE}.")  # fmt: skip
+    summary = {
+        "triangles": [r["triangles"] for r in rows],
+        "contacts": [r["contacts"] for r in rows],
+        "ms": {m: [r[f"{m}_ms"] for r in rows] for m in _methods_in(rows)},
+        "growth_exponents": growth_slopes(rows),
+        "fastest": min(_methods_in(rows), key=lambda m: rows[-1][f"{m}_ms"]),
+    }
+    return ExperimentResult(
+        name=EXPERIMENT.name, title=f"{EXPERIMENT.title}: {title}", columns=COLUMNS,
+        rows=[tuple(r[c.name] for c in COLUMNS) for r in rows],
+        reading=partitions_reading(rows), caption=caption, summary=summary,
+        draw=lambda fig: draw_partitions(fig, rows, title, caption), seconds=0.0,
+    )  # fmt: skip
+
+
+EXPERIMENT = Experiment(
+    name="partitions",
+    title="Hierarchies against spatial partitions",
+    source=SOURCE,
+    sizes_meaning="triangles of the sphere the 530-triangle teapot meets",
+    default_sizes=(2000, 8000, 32000, 128000),
+    quick_sizes=(500, 2000),
+    run=run_partitions,
+)

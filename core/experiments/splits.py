@@ -17,8 +17,17 @@ import numpy as np
 
 from core.bvh import SplitRule, build_tree, tree_quality
 from core.collide.query import collide
+from core.experiments.base import (
+    Column,
+    Experiment,
+    ExperimentOptions,
+    ExperimentResult,
+    ExperimentScene,
+    Progress,
+)
+from core.experiments.common import FIGURE_WIDTH, put_caption
+from core.experiments.pairs import BUNNY_TRIANGLES, sized_scene
 from core.mesh import TriMesh
-from core.pose import Pose
 
 Report = Callable[[int, int, str], None]
 """``report(done, total, what)``: progress; raises to cancel."""
@@ -34,22 +43,24 @@ RULE_LABELS = {
 """Short label of each rule on the figure's axes."""
 
 COLUMNS = (
-    ("triangles", "", "triangles of body A + body B"),
-    ("rule", "", "split rule (as --split takes it)"),
-    ("build_ms", "ms", "building both trees, median of the repeats"),
-    ("sah_a", "", "SAH cost of A's tree: expected box + triangle tests per query (C_t = C_i = 1)"),
-    ("sah_b", "", "SAH cost of B's tree"),
-    ("epo_a", "", "EPO of A's tree (Aila et al. 2013), C_t = C_i = 1"),
-    ("epo_b", "", "EPO of B's tree"),
-    ("depth_a", "levels", "deepest leaf of A's tree (root = 0)"),
-    ("depth_b", "levels", "deepest leaf of B's tree"),
-    ("nodes_a", "", "nodes of A's tree"),
-    ("volume_tests", "", "box pairs the tandem traversal tested"),
-    ("tri_tests", "", "exact triangle tests at the leaf pairs"),
-    ("contacts", "", "contacting triangle pairs"),
-    ("query_ms", "ms", "traversal + triangle tests (trees built), median of the repeats"),
+    Column("triangles", "triangles", "Triangles of body A plus body B."),
+    Column("rule", "", "Split rule, as --split takes it."),
+    Column("build_ms", "ms", "Building both trees, median of the repeats."),
+    Column("sah_a", "tests", "SAH cost of A's tree: expected volume + triangle tests of a query "
+                             "reaching the root (C_t = C_i = 1)."),
+    Column("sah_b", "tests", "SAH cost of B's tree."),
+    Column("epo_a", "tests", "EPO of A's tree (Aila, Karras & Laine 2013), C_t = C_i = 1."),
+    Column("epo_b", "tests", "EPO of B's tree."),
+    Column("depth_a", "levels", "Deepest leaf of A's tree (root at depth 0)."),
+    Column("depth_b", "levels", "Deepest leaf of B's tree."),
+    Column("nodes_a", "nodes", "Nodes of A's tree."),
+    Column("volume_tests", "tests", "Volume pairs the tandem traversal tested."),
+    Column("tri_tests", "tests", "Exact triangle tests at the overlapping leaf pairs."),
+    Column("contacts", "pairs", "Triangle pairs in contact (the same for every rule)."),
+    Column("query_ms", "ms", "Traversal and triangle tests (trees already built), median of "
+                             "the repeats."),
 )
-"""``(name, unit, meaning)`` of every CSV column, in order."""
+"""Every CSV column, in order; :func:`measure_splits`' rows are keyed by their names."""
 
 SOURCE = (
     "Rules: midpoint, van den Bergen 1997; mean and OBB, Gottschalk, Lin & Manocha 1996; "
@@ -78,7 +89,7 @@ def _median_seconds(fn: Callable[[], object], repeats: int, tick: Callable[[], N
 
 
 def measure_splits(
-    pairs: Sequence[tuple[TriMesh, Pose, TriMesh, Pose]],
+    scenes: Sequence[ExperimentScene],
     rules: Sequence[SplitRule] = tuple(SplitRule),
     repeats: int = 3,
     report: Report | None = None,
@@ -87,8 +98,8 @@ def measure_splits(
 
     Parameters
     ----------
-    pairs : sequence of (mesh_a, pose_a, mesh_b, pose_b)
-        One scene per size.
+    scenes : sequence of ExperimentScene
+        One per size; the deformers are not used (the bodies are measured at rest).
     rules : sequence of SplitRule
     repeats : int
         Builds and queries timed per rule; the median is kept.
@@ -98,17 +109,17 @@ def measure_splits(
     Returns
     -------
     list of dict
-        One row per (pair, rule), keyed by the names of :data:`COLUMNS`.
+        One row per (scene, rule), keyed by the names of :data:`COLUMNS`.
 
     Raises
     ------
     RuntimeError
-        Two rules found a different number of contacts on one pair (each rule's traversal is
-        exact, so this is a bug, not noise).
+        Two rules found a different number of contacts in one scene (each rule's traversal
+        is exact, so this is a bug, not noise).
     """
     repeats = max(1, int(repeats))
     # per rule: builds, two quality passes (or one), queries
-    total = len(pairs) * len(rules) * (2 * repeats + 2)
+    total = len(scenes) * len(rules) * (2 * repeats + 2)
     done = 0
 
     def tick(what: str) -> Callable[[], None]:
@@ -120,11 +131,10 @@ def measure_splits(
         return step
 
     rows = []
-    for pair in pairs:
-        mesh_a, _, mesh_b, _ = pair
-        n = mesh_a.n_faces + mesh_b.n_faces
+    for scene in scenes:
+        n = scene.mesh_a.n_faces + scene.mesh_b.n_faces
         mine = [
-            _measure_rule(pair, rule, repeats, lambda what, rule=rule, n=n: tick(
+            _measure_rule(scene, rule, repeats, lambda what, rule=rule, n=n: tick(
                 f"{RULE_LABELS.get(rule, rule.name.lower())} split, {n:,} triangles: {what}"))
             for rule in rules
         ]
@@ -136,9 +146,9 @@ def measure_splits(
     return rows
 
 
-def _measure_rule(pair, rule: SplitRule, repeats: int, tick) -> dict:
+def _measure_rule(scene: ExperimentScene, rule: SplitRule, repeats: int, tick) -> dict:
     """One row of :func:`measure_splits`: build, measure and query with ``rule``."""
-    mesh_a, pose_a, mesh_b, pose_b = pair
+    mesh_a, pose_a, mesh_b, pose_b = scene.mesh_a, scene.pose_a, scene.mesh_b, scene.pose_b
     build_s, (tree_a, tree_b) = _median_seconds(
         lambda: (build_tree(mesh_a, rule), build_tree(mesh_b, rule)), repeats, tick("building"))
     tick("measuring the trees")()
@@ -175,7 +185,7 @@ PANELS = (
 """``(column, panel title with unit)`` of the six panels."""
 
 
-def draw_splits(fig, rows: list[dict], scene_title: str) -> None:
+def draw_splits(fig, rows: list[dict], scene_title: str, caption: str) -> None:
     """One bar panel per measure, the rules along x, one bar colour per size.
 
     Parameters
@@ -184,7 +194,10 @@ def draw_splits(fig, rows: list[dict], scene_title: str) -> None:
     rows : list of dict
         :func:`measure_splits`' rows.
     scene_title : str
+    caption : str
+        Written under the panels.
     """
+    fig.set_size_inches(FIGURE_WIDTH, 7.0)
     rules = list(dict.fromkeys(r["rule"] for r in rows))
     sizes = list(dict.fromkeys(r["triangles"] for r in rows))
     width = 0.8 / len(sizes)
@@ -211,8 +224,8 @@ def draw_splits(fig, rows: list[dict], scene_title: str) -> None:
     if len(sizes) > 1:
         axes.flat[0].legend(fontsize=7)
     fig.suptitle(f"Split rules side by side: {scene_title}", fontsize=12)
-    fig.text(0.5, 0.01, SOURCE, ha="center", va="bottom", fontsize=7, wrap=True)
-    fig.subplots_adjust(left=0.07, right=0.98, top=0.9, bottom=0.1, hspace=0.35, wspace=0.3)
+    fig.subplots_adjust(left=0.07, right=0.98, top=0.9, hspace=0.4, wspace=0.3)
+    put_caption(fig, caption, bottom=0.17)
 
 
 def _value_format(values) -> str:
@@ -281,3 +294,50 @@ def splits_reading(rows: list[dict]) -> str:
         text.append(f" EPO is lowest for {_rule(epo_best)} ({epo_best['epo_a']:.2f}).")
     text.append(f" Every rule found the same {at[0]['contacts']:,} contacts.")
     return "".join(text)
+
+
+# -- the registry entry -------------------------------------------------------------------------
+
+REPEATS = 5
+"""Builds and queries timed per rule; the median is kept."""
+
+
+def run_splits(options: ExperimentOptions, progress: Progress) -> ExperimentResult:
+    """Run the ``splits`` experiment (see the module text)."""
+    if options.scene is not None:
+        scenes = [options.scene]
+    else:
+        sizes = options.sizes if options.sizes is not None else EXPERIMENT.default_sizes
+        scenes = [sized_scene(n) for n in sizes]
+    rows = measure_splits(scenes, repeats=REPEATS, report=progress.report)
+    title = scenes[-1].title
+    caption = (f"Every split rule on {title}: both AABB trees built (one triangle per leaf), "
+               f"measured and queried; times are medians of {REPEATS} runs. {SOURCE}")
+    largest = [r for r in rows if r["triangles"] == rows[-1]["triangles"]]
+    summary = {
+        "triangles": [r["triangles"] for r in rows[::len(largest)]],
+        "sah": {r["rule"]: r["sah_a"] for r in largest},
+        "volume_tests": {r["rule"]: r["volume_tests"] for r in largest},
+        "query_ms": {r["rule"]: r["query_ms"] for r in largest},
+        "lowest_sah": min(largest, key=lambda r: r["sah_a"])["rule"],
+        "fewest_volume_tests": min(largest, key=lambda r: r["volume_tests"])["rule"],
+        "contacts": largest[0]["contacts"],
+    }
+    return ExperimentResult(
+        name=EXPERIMENT.name, title=f"{EXPERIMENT.title}: {title}", columns=COLUMNS,
+        rows=[tuple(r[c.name] for c in COLUMNS) for r in rows], reading=splits_reading(rows),
+        caption=caption, summary=summary,
+        draw=lambda fig: draw_splits(fig, rows, title, caption), seconds=0.0,
+    )  # fmt: skip
+
+
+EXPERIMENT = Experiment(
+    name="splits",
+    title="Split rules side by side",
+    source=SOURCE,
+    sizes_meaning="triangles per body: two overlapping Stanford bunnies (decimated below "
+                  "69,451), two spheres above",
+    default_sizes=(BUNNY_TRIANGLES,),
+    quick_sizes=(2000,),
+    run=run_splits,
+)

@@ -29,7 +29,6 @@ __all__ = [
     "fit_unit",
     "pairs_disagreement",
     "run_method",
-    "sphere_with_triangles",
     "time_methods",
 ]
 
@@ -231,22 +230,3 @@ def fit_unit(mesh: TriMesh) -> TriMesh:
     to one size so that the surfaces cut each other)."""
     lo, hi = mesh.vertices.min(axis=0), mesh.vertices.max(axis=0)
     return mesh.with_vertices((mesh.vertices - 0.5 * (lo + hi)) * (2.0 / float(np.max(hi - lo))))
-
-
-def sphere_with_triangles(n_triangles: int, name: str | None = None) -> TriMesh:
-    """The closed UV sphere of radius 1 whose triangle count ``4 r (r - 1)`` is nearest
-    ``n_triangles`` (``r`` rings, at least 3: 24 triangles).
-
-    Raises
-    ------
-    ValueError
-        ``n_triangles`` below 1.
-    """
-    from core.partition.overlap_region import uv_sphere
-
-    n = int(n_triangles)
-    if n < 1:
-        raise ValueError(f"a sphere needs at least 1 triangle, got {n_triangles}")
-    rings = max(3, int(round(0.5 * (1.0 + np.sqrt(1.0 + n)))))
-    faces = 4 * rings * (rings - 1)
-    return uv_sphere(rings, name=name or f"sphere{faces}")

@@ -3,25 +3,37 @@ of the core and the oracle, their readings quote this run's numbers, cancel stop
 
 from __future__ import annotations
 
+import contextlib
+import csv
+import io
+
+import matplotlib.text
 import numpy as np
 import pytest
 
 from core.bvh import SplitRule, build_tree, tree_quality
+from core.cli import main
 from core.collide.brute import brute_force_pairs
 from core.collide.query import collide
 from core.deform import Twist, Wave
-from core.experiments import pairs as scenes
-from core.experiments.partitions import measure_partitions, partitions_reading
-from core.experiments.refit import (
-    DeformingPair,
-    cost_ratios,
-    measure_refit,
-    refit_reading,
+from core.experiments import (
+    EXPERIMENTS,
+    Cancelled,
+    ExperimentOptions,
+    ExperimentScene,
+    Progress,
+    make_figure,
+    run_experiment,
 )
+from core.experiments import pairs as scenes
+from core.experiments import partitions as partitions_module
+from core.experiments import refit as refit_module
+from core.experiments import splits as splits_module
+from core.experiments.partitions import measure_partitions, partitions_reading
+from core.experiments.refit import cost_ratios, measure_refit, refit_reading
 from core.experiments.splits import RULE_LABELS, measure_splits, splits_reading
 from core.partition import b_in_a_frame
 from core.partition.compare import METHODS, MethodRun, pairs_disagreement, run_method
-from core.partition.overlap_region import YU_POSE, yu_teapot
 from core.pose import Pose
 
 
@@ -31,13 +43,17 @@ def _oracle_pairs(mesh_a, pose_a, mesh_b, pose_b) -> np.ndarray:
     return brute_force_pairs(mesh_a.vertices, mesh_a.faces, vb, mesh_b.faces)
 
 
+def _scene_oracle(scene: ExperimentScene) -> np.ndarray:
+    return _oracle_pairs(scene.mesh_a, scene.pose_a, scene.mesh_b, scene.pose_b)
+
+
 class _Stop(Exception):
     pass
 
 
 @pytest.fixture(scope="module")
 def small_spheres():
-    return scenes.sphere_pair(300)
+    return scenes.sphere_pair_scene(300)
 
 
 # -- splits -------------------------------------------------------------------------------------
@@ -49,9 +65,10 @@ def split_rows(small_spheres):
 
 
 def test_splits_has_a_row_per_rule_with_the_tree_quality_numbers(split_rows, small_spheres):
-    mesh_a, pose_a, mesh_b, pose_b = small_spheres
+    s = small_spheres
+    mesh_a, pose_a, mesh_b, pose_b = s.mesh_a, s.pose_a, s.mesh_b, s.pose_b
     assert [r["rule"] for r in split_rows] == [r.name.lower() for r in SplitRule]
-    oracle = _oracle_pairs(mesh_a, pose_a, mesh_b, pose_b)
+    oracle = _scene_oracle(s)
     assert oracle.shape[0] > 0
     for row in split_rows:
         rule = SplitRule[row["rule"].upper()]
@@ -111,10 +128,10 @@ def test_splits_stops_when_progress_raises(small_spheres):
 
 @pytest.fixture(scope="module")
 def deforming():
-    a = scenes.sphere_of(400)
-    b = scenes.sphere_of(300)
-    return DeformingPair(a, Pose.identity(), b, scenes.SPHERE_POSE_B,
-                         Twist(amplitude=1.5, speed=1.0), Wave(amplitude=0.08))
+    a = scenes.sphere_pair_scene(400).mesh_a
+    b = scenes.sphere_pair_scene(300).mesh_b
+    return ExperimentScene(a, Pose(), b, scenes.SPHERE_POSE_B,
+                           Twist(amplitude=1.5, speed=1.0), Wave(amplitude=0.08))
 
 
 @pytest.fixture(scope="module")
@@ -206,8 +223,7 @@ def test_refit_stops_when_progress_raises(deforming):
 
 @pytest.fixture(scope="module")
 def yu_pairs():
-    small = yu_teapot(scenes.teapot())
-    return [(small, Pose.identity(), scenes.sphere_of(n), YU_POSE) for n in (300, 1200)]
+    return [scenes.teapot_sphere_scene(n) for n in (300, 1200)]
 
 
 @pytest.fixture(scope="module")
@@ -217,8 +233,9 @@ def partition_rows(yu_pairs):
 
 def test_partitions_every_method_finds_the_oracles_contacts(partition_rows, yu_pairs):
     assert len(partition_rows) == 2
-    for row, (a, pa, b, pb) in zip(partition_rows, yu_pairs):
-        oracle = _oracle_pairs(a, pa, b, pb)
+    for row, scene in zip(partition_rows, yu_pairs):
+        a, pa, b, pb = scene.mesh_a, scene.pose_a, scene.mesh_b, scene.pose_b
+        oracle = _scene_oracle(scene)
         assert row["contacts"] == oracle.shape[0] > 0
         assert row["triangles"] == a.n_faces + b.n_faces
         for m in METHODS:
@@ -263,3 +280,141 @@ def test_partitions_stops_when_progress_raises(yu_pairs):
     with pytest.raises(_Stop):
         measure_partitions(yu_pairs, repeats=2, report=report)
     assert seen[-1] == (2, 2 * 7 * 2)
+
+
+# -- through the registry and the command line --------------------------------------------------
+
+QUICK_FRAMES = 6
+
+
+def _cli(argv: list[str]) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main([str(a) for a in argv])
+    return code, out.getvalue(), err.getvalue()
+
+
+@pytest.fixture(scope="module", params=["splits", "refit", "partitions"])
+def cli_run(request, tmp_path_factory):
+    """``python -m core experiment NAME --quick`` once per experiment."""
+    name = request.param
+    folder = tmp_path_factory.mktemp(name)
+    frames = ["--frames", QUICK_FRAMES] if name == "refit" else []
+    code, out, err = _cli(["experiment", name, "--quick", "--out", folder, *frames])
+    return name, code, folder, out, err
+
+
+def _csv_table(path) -> tuple[list[str], list[str], list[dict]]:
+    lines = path.read_text().splitlines()
+    comments = [line for line in lines if line.startswith("#")]
+    table = list(csv.DictReader(line for line in lines if not line.startswith("#")))
+    header = next(line for line in lines if not line.startswith("#")).split(",")
+    return comments, header, table
+
+
+def test_cli_writes_figure_and_csv_with_a_row_per_step(cli_run):
+    name, code, folder, out, err = cli_run
+    assert code == 0 and err == ""
+    for ext in ("png", "svg", "csv"):
+        assert f"wrote {folder / f'{name}.{ext}'}" in out
+    assert (folder / f"{name}.png").read_bytes()[:4] == b"\x89PNG"
+    assert "<svg" in (folder / f"{name}.svg").read_text()
+    module = {"splits": splits_module, "refit": refit_module, "partitions": partitions_module}
+    columns = module[name].COLUMNS
+    comments, header, table = _csv_table(folder / f"{name}.csv")
+    assert header == [c.name for c in columns]
+    for c in columns:  # the header says what each column is
+        assert any(line.startswith(f"# {c.name}") and c.meaning in line for line in comments)
+    sizes = EXPERIMENTS[name].quick_sizes
+    if name == "splits":
+        assert len(table) == len(sizes) * len(SplitRule)
+        assert [r["rule"] for r in table] == [r.name.lower() for r in SplitRule]
+        assert "Every rule found the same" in out
+    elif name == "refit":
+        assert len(table) == len(sizes) * 3 * QUICK_FRAMES
+        assert [r["frame"] for r in table[:QUICK_FRAMES]] == [str(f) for f in
+                                                              range(QUICK_FRAMES)]
+        assert all(float(r["sah_drift"]) == 1.0 for r in table if r["mode"] == "rebuild")
+        assert "rebuilding cost" in out and "ten times" in out
+    else:
+        assert len(table) == len(sizes)
+        assert all(int(r["contacts"]) > 0 for r in table)
+        assert "All 7 methods found the same contact pairs" in out
+        assert "slope of volume tests" not in out  # that heading is pcp's
+
+
+def test_cli_refit_with_one_frame_is_a_one_line_error(tmp_path):
+    code, out, err = _cli(["experiment", "refit", "--quick", "--frames", 1, "--out", tmp_path])
+    assert code == 2 and out == ""
+    assert err.strip() == ("error: refit needs at least 2 frames (frame 0 builds in every "
+                           "mode), got 1")
+    assert not list(tmp_path.iterdir())
+
+
+def test_cli_sizes_too_small_for_a_body(tmp_path):
+    code, _, err = _cli(["experiment", "splits", "--sizes", 8, "--out", tmp_path])
+    assert code == 2
+    assert err.strip() == "error: a size is triangles per body, at least 16, got 8"
+
+
+@pytest.mark.parametrize("name", ["splits", "refit", "partitions"])
+def test_cancel_stops_the_run(name):
+    seen = []
+    holder = []
+
+    def cancel_at_third(done, total, what):
+        seen.append((done, total, what))
+        if len(seen) == 3:
+            holder[0].cancel()
+
+    progress = Progress(cancel_at_third)
+    holder.append(progress)
+    with pytest.raises(Cancelled):
+        run_experiment(name, ExperimentOptions(sizes=EXPERIMENTS[name].quick_sizes,
+                                               frames=QUICK_FRAMES), progress)  # fmt: skip
+    assert len(seen) == 3 and progress.is_cancelled
+
+
+def test_refit_result_reports_the_measured_ratio():
+    result = run_experiment("refit", ExperimentOptions(sizes=(500,), frames=QUICK_FRAMES))
+    ratio = result.summary["update_ratio"]
+    assert ratio > 1.0  # a build does more than a refit, even on 500 triangles
+    assert f"rebuilding cost {ratio:.1f}x as much" in result.reading
+    assert f"{ratio:.1f}x (tree update)" in _figure_text(result)
+
+
+def _figure_text(result) -> str:
+    fig = make_figure(result)
+    return " ".join(t.get_text() for t in fig.findobj(matplotlib.text.Text))
+
+
+def test_refit_on_a_rigid_scene_twists_body_a(small_spheres):
+    result = run_experiment("refit", ExperimentOptions(scene=small_spheres, frames=3))
+    assert "A twisted (no body of the scene deforms)" in result.title
+    drift = [row[4] for row in result.rows if row[1] == "refit"]
+    assert drift[0] == 1.0 and max(drift) > 1.0
+
+
+def test_splits_on_a_given_scene_and_its_figure(small_spheres):
+    result = run_experiment("splits", ExperimentOptions(scene=small_spheres))
+    assert result.title.endswith(small_spheres.title)
+    assert len(result.rows) == len(SplitRule)
+    text = _figure_text(result)
+    for title in ("build time, both trees (ms)", "SAH cost of tree A (expected tests)",
+                  "query time (ms)", "Wald 2007"):
+        assert title in text
+    sah = {row[1]: row[3] for row in result.rows}
+    assert result.summary["sah"] == sah
+
+
+def test_partitions_figure_is_log_log_with_a_line_per_method():
+    result = run_experiment("partitions", ExperimentOptions(sizes=(300, 1200)))
+    fig = make_figure(result)
+    ax_time = fig.axes[0]
+    assert ax_time.get_xscale() == "log" and ax_time.get_yscale() == "log"
+    labels = [line.get_label() for line in ax_time.get_lines()]
+    assert len(labels) == len(METHODS)
+    exponents = result.summary["growth_exponents"]
+    for m, label in zip(METHODS, labels):
+        assert label == f"{METHODS[m].label}, time ~ n^{exponents[m]:.2f}"
+    assert "Yu, Lyu & Li" in _figure_text(result)
