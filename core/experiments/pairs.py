@@ -80,3 +80,8 @@ def teapot_sphere_scene(n_triangles: int) -> ExperimentScene:
     triangles, posed as in ``benchmarks.yu2018``."""
     return ExperimentScene(paper_teapot(), Pose(), sphere_mesh(n_triangles), YU_POSE,
                            title="a 530-triangle teapot against spheres")  # fmt: skip
+
+
+def sentence_case(words: str) -> str:
+    """``words`` with its first letter capitalised, to open a caption with a scene's title."""
+    return words[:1].upper() + words[1:]

@@ -23,7 +23,7 @@ from core.experiments.base import (
     Progress,
 )
 from core.experiments.common import FIGURE_WIDTH, put_caption
-from core.experiments.pairs import teapot_sphere_scene
+from core.experiments.pairs import sentence_case, teapot_sphere_scene
 from core.partition.compare import METHODS, pairs_disagreement, time_methods
 
 Report = Callable[[int, int, str], None]
@@ -243,8 +243,9 @@ def run_partitions(options: ExperimentOptions, progress: Progress) -> Experiment
         scenes = [teapot_sphere_scene(n) for n in sorted(sizes)]
         title = f"a {scenes[0].mesh_a.n_faces}-triangle teapot against spheres"
     rows = measure_partitions(scenes, repeats=REPEATS, report=progress.report)
-    caption = (f"{title}: one query per method from the bare meshes (the tree, partition or "
-               f"grid built inside the timed call, as the paper times them), median of "
+    caption = (f"{sentence_case(title)}: one query per method from the bare meshes (the "
+               f"tree, partition or grid built inside the timed call, as the paper times them), "
+               f"median of "
                f"{REPEATS} runs; log-log, with each method's growth exponent in the legend. "
                f"All methods found the same contact pairs. After {SOURCE}.")  # fmt: skip
     summary = {

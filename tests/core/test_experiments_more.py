@@ -380,7 +380,7 @@ def test_refit_result_reports_the_measured_ratio():
     ratio = result.summary["update_ratio"]
     assert ratio > 1.0  # a build does more than a refit, even on 500 triangles
     assert f"rebuilding cost {ratio:.1f}x as much" in result.reading
-    assert f"{ratio:.1f}x (tree update)" in _figure_text(result)
+    assert f"rebuild / refit: {ratio:.1f}x the tree update time" in _figure_text(result)
 
 
 def _figure_text(result) -> str:
