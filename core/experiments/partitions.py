@@ -22,7 +22,7 @@ from core.experiments.base import (
     ExperimentScene,
     Progress,
 )
-from core.experiments.common import FIGURE_WIDTH, put_caption
+from core.experiments.common import FIGURE_WIDTH, loglog_slope, put_caption
 from core.experiments.pairs import sentence_case, teapot_sphere_scene
 from core.partition.compare import METHODS, pairs_disagreement, time_methods
 
@@ -128,16 +128,8 @@ def _methods_in(rows: list[dict]) -> list[str]:
 def growth_slopes(rows: list[dict]) -> dict[str, float]:
     """Per method, the least-squares slope of log(time) against log(triangles): ``t ~ n^s``.
     NaN with fewer than two sizes."""
-    n = np.array([r["triangles"] for r in rows], dtype=float)
-    out = {}
-    for m in _methods_in(rows):
-        t = np.array([r[f"{m}_ms"] for r in rows], dtype=float)
-        ok = (t > 0) & (n > 0)
-        if np.count_nonzero(ok) < 2 or np.ptp(np.log(n[ok])) == 0.0:
-            out[m] = float("nan")
-        else:
-            out[m] = float(np.polyfit(np.log(n[ok]), np.log(t[ok]), 1)[0])
-    return out
+    n = [r["triangles"] for r in rows]
+    return {m: loglog_slope(n, [r[f"{m}_ms"] for r in rows]) for m in _methods_in(rows)}
 
 
 _STYLE = {"hierarchy": "-", "partition": "--", "overlap region": "-."}
