@@ -63,9 +63,9 @@ COLUMNS = (
 """Every CSV column, in order; :func:`measure_splits`' rows are keyed by their names."""
 
 SOURCE = (
-    "Rules: midpoint, van den Bergen 1997; mean and OBB, Gottschalk, Lin & Manocha 1996; "
-    "SAH, Wald 2007; LBVH, Karras 2012. SAH cost: MacDonald & Booth 1990; "
-    "EPO: Aila, Karras & Laine 2013."
+    "van den Bergen 1997 (midpoint); Gottschalk, Lin & Manocha 1996 (mean, OBB); Wald 2007 "
+    "(SAH); Karras 2012 (LBVH); MacDonald & Booth 1990 (SAH cost); Aila, Karras & Laine 2013 "
+    "(EPO)"
 )
 
 
@@ -328,7 +328,7 @@ def run_splits(options: ExperimentOptions, progress: Progress) -> ExperimentResu
     rows = measure_splits(scenes, repeats=REPEATS, report=progress.report)
     title = scenes[-1].title
     caption = (f"Every split rule on {title}: both AABB trees built (one triangle per leaf), "
-               f"measured and queried; times are medians of {REPEATS} runs. {SOURCE}")
+               f"measured and queried; times are medians of {REPEATS} runs. After {SOURCE}.")
     largest = [r for r in rows if r["triangles"] == rows[-1]["triangles"]]
     summary = {
         "triangles": [r["triangles"] for r in rows[::len(largest)]],
