@@ -60,7 +60,7 @@ COLUMNS = (
     Column("contacts", "pairs", "Triangle pairs in contact (the same in every mode)."),
     Column("update_ms", "ms", "Bringing both trees up to date: refit or build, drift included."),
     Column("frame_ms", "ms", "The whole frame: deform, update, traverse, triangle tests."),
-    Column("rebuilt", "", "Whether a tree was built this frame."),
+    Column("rebuilt", "", "1 when a tree was built this frame (AUTO: a rebuild), else 0."),
 )
 """Every CSV column, in order; :func:`measure_refit`'s rows are keyed by their names."""
 
@@ -235,8 +235,8 @@ def refit_reading(rows: list[dict], threshold: float = DRIFT_THRESHOLD) -> str:
         f"{ratio.rebuild_update_ms:.2f} ms by rebuilding: rebuilding cost "
         f"{ratio.update_ratio:.1f}x as much, {_claim_verdict(ratio.update_ratio)}. "
         f"Over the whole frame the ratio is {ratio.frame_ratio:.1f}x "
-        f"({ratio.refit_frame_ms:.1f} against {ratio.rebuild_frame_ms:.1f} ms), because the "
-        f"traversal and the triangle tests cost the same either way. "
+        f"({ratio.refit_frame_ms:.1f} against {ratio.rebuild_frame_ms:.1f} ms): both modes pay "
+        f"for deforming, traversing and the triangle tests. "
         f"Refitting let the SAH cost drift up to {ratio.max_drift:.2f}x its value at build, "
         f"and at worst the refitted trees needed {ratio.max_extra_tests:.2f}x the volume tests "
         f"of fresh ones. "
