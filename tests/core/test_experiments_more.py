@@ -420,3 +420,22 @@ def test_partitions_figure_is_log_log_with_a_line_per_method():
     for m, label in zip(METHODS, labels):
         assert label == f"{METHODS[m].label}, time ~ n^{exponents[m]:.2f}"
     assert "Yu, Lyu & Li" in _figure_text(result)
+
+
+def test_partitions_stops_when_two_methods_disagree(monkeypatch, yu_pairs):
+    """A method that lost a contact stops the run with a line naming every count (the real
+    methods agree, so the disagreement is staged)."""
+    import core.experiments.partitions as experiment
+
+    pairs = np.array([[0, 1], [2, 3]], np.int32)
+
+    def staged(mesh_a, mesh_b, pose_a, pose_b, methods, repeats, on_run):
+        return {"aabb": MethodRun("aabb", np.ones(1), pairs, 5, 2, 2),
+                "grid": MethodRun("grid", np.ones(1), pairs[:1], 0, 4, 4)}  # fmt: skip
+
+    monkeypatch.setattr(experiment, "time_methods", staged)
+    n = yu_pairs[0].mesh_a.n_faces + yu_pairs[0].mesh_b.n_faces
+    with pytest.raises(RuntimeError) as info:
+        measure_partitions(yu_pairs[:1], repeats=1)
+    assert str(info.value) == (f"partitions: at {n:,} triangles the methods found different "
+                               f"contacts: aabb 2, grid 1")
