@@ -13,7 +13,7 @@ import time
 
 import numpy as np
 
-from core.experiments import cost_model, pcp, sat_axes
+from core.experiments import cost_model, partitions, pcp, refit, sat_axes, splits
 from core.experiments.base import (
     Cancelled,
     Column,
@@ -36,7 +36,9 @@ def register(experiment: Experiment) -> None:
 
 register(pcp.EXPERIMENT)
 register(sat_axes.EXPERIMENT)
-# splits, refit and partitions are registered here, between sat-axes and cost-model.
+register(splits.EXPERIMENT)
+register(refit.EXPERIMENT)
+register(partitions.EXPERIMENT)
 register(cost_model.EXPERIMENT)
 
 
