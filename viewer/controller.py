@@ -1,8 +1,8 @@
 """The viewer's controller: the one object the window and its docks ask to change the scene.
 
 Each of its jobs is a module of :mod:`viewer.control` (scenes, files, poses, sculpt, frames,
-animation, recording, stepping, session); :class:`Controller` composes them and wires them to the
-model's signals.
+animation, recording, stepping, session, lessons); :class:`Controller` composes them and
+wires them to the model's signals.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from viewer.control.animation import Animation
 from viewer.control.files import FileLoading
 from viewer.control.frames import FrameRunning
 from viewer.control.inspecting import Inspecting
+from viewer.control.lessons import LessonPlaying
 from viewer.control.poses import BodyPosing
 from viewer.control.recording import FrameRecording
 from viewer.control.scenes import SceneLoading
@@ -25,7 +26,7 @@ from viewer.model import ViewerModel
 
 class Controller(QObject, SceneLoading, FileLoading, BodyPosing, Sculpting, FrameRunning,
                  Animation, FrameRecording, Stepping, SessionKeeping, FrameAnalysis,
-                 Inspecting):
+                 Inspecting, LessonPlaying):
     """Runs the core for the viewer.
 
     Parameters
@@ -47,6 +48,7 @@ class Controller(QObject, SceneLoading, FileLoading, BodyPosing, Sculpting, Fram
         self._init_session()
         self._init_analysis()
         self._init_inspecting()
+        self._init_lessons()
         model.scene_param_changed.connect(self._on_scene_param)
 
     def shutdown(self) -> None:
