@@ -7,7 +7,7 @@ import pytest
 
 from viewer.control.lessons import step_state
 from viewer.controller import Controller
-from viewer.lessons import BUILTIN_LESSONS, load_lesson
+from viewer.lessons import BUILTIN_LESSONS
 from viewer.model import CameraView, ViewerModel
 
 

@@ -264,7 +264,7 @@ class LessonPlaying:
             self.model.error.emit("Cannot show the experiment", f"no experiment {name!r}; "
                                   f"choose one of {', '.join(EXPERIMENTS)}")
             return False
-        sizes = tuple(sizes) or tuple(EXPERIMENTS[name].quick_sizes)
+        sizes = tuple(sizes) or quick_sizes(name)
         index = self.lesson_index
 
         def work(progress, cancelled):
@@ -336,6 +336,17 @@ class LessonPlaying:
             return False
         self.model.message.emit(f"Saved step {len(lesson)} of {path.name}")
         return True
+
+
+def quick_sizes(name: str) -> tuple:
+    """The sizes experiment ``name`` runs in seconds (empty if there is no such
+    experiment)."""
+    try:
+        from core.experiments import EXPERIMENTS
+    except ImportError:
+        return ()
+    experiment = EXPERIMENTS.get(name)
+    return () if experiment is None else tuple(experiment.quick_sizes)
 
 
 def experiment_result(name: str, sizes, progress=None):

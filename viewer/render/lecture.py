@@ -88,7 +88,7 @@ class CaptionBar:
         self.hint_actor.SetTextScaleModeToNone()
         for actor in (self.actor, self.hint_actor):
             actor.SetVisibility(False)
-            renderer.AddActor2D(actor)
+            renderer.AddActor(actor)
         self._placed_for = None
         ref = weakref.ref(self)
         self._observer = renderer.AddObserver(
@@ -182,7 +182,7 @@ class FigureLayer:
         self.actor = vtkActor2D()
         self.actor.SetMapper(self.mapper)
         self.actor.SetVisibility(False)
-        renderer.AddActor2D(self.actor)
+        renderer.AddActor(self.actor)
 
     def set_image(self, image: np.ndarray | None, bottom_px: int = 0) -> None:
         """Show ``image`` ``(h, w, 4) uint8`` (row 0 at the top) with its lower edge
