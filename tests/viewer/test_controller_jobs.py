@@ -32,6 +32,10 @@ JOB_MODULES = {
                                   "set_validate_after_refit", "open_tree_file",
                                   "open_tree_file_async", "use_own_tree", "save_tree_file",
                                   "save_tree_file_async", "tree_file_ids", "set_quality_on"},
+    "viewer.control.lessons": {"open_lesson", "close_lesson", "lesson_step", "next_step",
+                               "previous_step", "go_to_step", "apply_step_state", "set_figure",
+                               "run_experiment_figure", "current_step_values",
+                               "save_lesson_step"},
 }
 
 

@@ -217,7 +217,7 @@ def key_line(text: str, key: str, step: int | None = None, inner: str | None = N
 
 
 # -- reading ---------------------------------------------------------------------------------
-class _Checker:
+class _LessonChecker:
     """Turns the parsed TOML of one file into a :class:`Lesson`, raising
     :class:`LessonError` with the file, the line and the key."""
 
@@ -452,7 +452,7 @@ def parse_lesson(text: str, path) -> Lesson:
         line = int(match.group(1)) if match else 1
         reason = re.sub(r"\s*\(at line \d+, column \d+\)", "", message)
         raise LessonError(f"{path.name} line {line}: not valid TOML: {reason}") from None
-    return _Checker(path, text).lesson(data)
+    return _LessonChecker(path, text).lesson(data)
 
 
 def read_lesson(path) -> Lesson:
