@@ -70,7 +70,7 @@ def test_lecture_mode_hides_every_bar_scales_the_text_and_esc_brings_all_back(
 
     press(qtbot, window, Qt.Key.Key_Escape)
     assert not lecture.is_on and not window.isFullScreen()
-    assert shown_bars(window) == before
+    assert shown_bars(window) == before  # the same tab in front of each dock group too
     assert window.renderer.canvas_legend.font_px == legend_px
     assert {n: a.prop.line_width for n, a in window.renderer.actors.items()} == widths
     assert window.renderer.caption_bar.texts() == ("", "")

@@ -27,6 +27,9 @@ from viewer.scenes import SCENES
 FRAME_DT = 1.0 / 30.0
 """Animation time of one played frame (the window's 30 Hz clock)."""
 
+BOX_OVERLAYS = ("show_tree_a", "show_tree_b", "show_overlap")
+"""Display switches a step's ``boxes`` turns on or off together."""
+
 CHOICE_KEYS = ("bv", "split", "obb_fit", "descend", "partition")
 """Step keys that are pipeline choices of the same name in the model."""
 
@@ -53,13 +56,14 @@ class StepState:
     choices: dict
     update: str | None
     level: object
+    boxes: bool | None
     view: str | None
     camera: object
 
 
 def step_state(lesson: Lesson, index: int) -> StepState:
     """The state after step ``index`` (0 for the first) of ``lesson``."""
-    source = scene_param = update = view = camera = None
+    source = scene_param = update = view = camera = boxes = None
     level = None
     choices: dict = {}
     for step in lesson.steps[: index + 1]:
@@ -75,11 +79,13 @@ def step_state(lesson: Lesson, index: int) -> StepState:
             update = step.update
         if step.level is not None:
             level = step.level
+        if step.boxes is not None:
+            boxes = step.boxes
         if step.view is not None:
             view, camera = step.view, None
         if step.camera is not None:
             view, camera = None, step.camera
-    return StepState(source, scene_param, choices, update, level, view, camera)
+    return StepState(source, scene_param, choices, update, level, boxes, view, camera)
 
 
 class LessonPlaying:
@@ -196,6 +202,8 @@ class LessonPlaying:
             model.set_pipeline(**changes)
         if state.level is not None:
             model.set_level(None if state.level == "all" else int(state.level))
+        if state.boxes is not None:
+            model.set_display(**dict.fromkeys(BOX_OVERLAYS, state.boxes))
         camera = state.camera
         if camera is not None:
             angle = camera.view_angle if camera.view_angle is not None else 30.0
@@ -300,6 +308,9 @@ class LessonPlaying:
                   "obb_fit": pipeline.obb_fit.lower(), "descend": pipeline.descend.lower(),
                   "update": pipeline.update.value, "partition": pipeline.partition,
                   "level": "all" if model.level is None else int(model.level)}
+        shown = [getattr(model.display, name) for name in BOX_OVERLAYS]
+        if len(set(shown)) == 1:  # mixed switches have no word in a lesson: left as they are
+            values["boxes"] = bool(shown[0])
         if SCENES[model.scene_key].param is not None:
             values["scene_param"] = float(model.scene_param_value)
         view = model.read_camera()

@@ -58,6 +58,7 @@ STEP_KEYS = {
     "update": "tree update mode",
     "partition": "spatial partition",
     "level": "traversal level (a number, or \"all\")",
+    "boxes": "draw the volumes (true) or only the meshes and contacts (false)",
     "view": "a named camera view",
     "camera": "camera table: position, focal_point, up, view_angle",
     "play_frames": "frames of the animation to play",
@@ -117,6 +118,9 @@ class LessonStep:
     update : str or None
         ``"refit"``, ``"rebuild"`` or ``"auto"``.
     level : int, "all" or None
+    boxes : bool or None
+        Draw each tree's volumes and the overlapping pairs (False: only meshes and
+        contacts).
     view : str or None
         A key of :data:`NAMED_VIEWS`.
     camera : CameraSpec or None
@@ -143,6 +147,7 @@ class LessonStep:
     update: str | None = None
     partition: str | None = None
     level: object = None
+    boxes: bool | None = None
     view: str | None = None
     camera: CameraSpec | None = None
     play_frames: int = 0
@@ -300,6 +305,10 @@ class _LessonChecker:
                 self.fail(f"{_shown(level)} is not a level; write a whole number from 0, or "
                           "\"all\"", "level", number)
             values["level"] = level
+        if "boxes" in raw:
+            if not isinstance(raw["boxes"], bool):
+                self.fail(f"{_shown(raw['boxes'])} is not true or false", "boxes", number)
+            values["boxes"] = raw["boxes"]
         if "view" in raw:
             values["view"] = self.choice(raw, "view", number, list(NAMED_VIEWS), "named view")
         if "camera" in raw:

@@ -10,7 +10,7 @@ import json
 import math
 
 STEP_ORDER = ("caption", "scene", "scene_param", "bv", "split", "obb_fit", "descend",
-              "update", "partition", "level")
+              "update", "partition", "level", "boxes")
 """Keys in the order a saved step lists them (the camera table comes last)."""
 
 

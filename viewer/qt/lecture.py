@@ -22,10 +22,12 @@ from viewer.render.lecture import lecture_scale
 
 LECTURE_KEY = "F11"
 
-KEYS_WITH_LESSON = "→ next step   ← previous step   Space play / pause   Esc leave lecture mode"
-KEYS_STEPPER = "→ next pair test   ← previous   Space play / pause   Esc leave lecture mode"
-KEYS_LEVELS = "→ next level   ← previous level   Space play / pause   Esc leave lecture mode"
-KEYS_LESSON_DESK = "PageDown next step   PageUp previous step   F11 lecture mode"
+# Key names in words: the canvas font (VTK's Arial) has no arrow glyphs (seen as blanks on the
+# 1280x800 screenshot).
+KEYS_WITH_LESSON = "Right: next step   Left: previous step   Space: play / pause   Esc: leave"
+KEYS_STEPPER = "Right: next pair test   Left: previous   Space: play / pause   Esc: leave"
+KEYS_LEVELS = "Right: next level   Left: previous level   Space: play / pause   Esc: leave"
+KEYS_LESSON_DESK = "PageDown: next step   PageUp: previous step   F11: lecture mode"
 
 _KEYS = {Qt.Key.Key_Right, Qt.Key.Key_Left, Qt.Key.Key_Space, Qt.Key.Key_Escape,
          Qt.Key.Key_F11}
@@ -42,6 +44,7 @@ class LectureMode(QObject):
         self.is_on = False
         self.scale = 1.0
         self._hidden: list = []  # widgets lecture mode hid, shown again on leaving
+        self._raised: list = []  # the docks in front of their tab group before
         self._was = None  # (full screen, maximized, geometry) before
 
     # -- on and off -------------------------------------------------------------------------
@@ -56,15 +59,24 @@ class LectureMode(QObject):
             return
         window = self.window
         self._was = (window.isFullScreen(), window.isMaximized(), window.saveGeometry())
-        widgets = [*window.findChildren(QDockWidget), *window.findChildren(QToolBar),
-                   window.menuBar(), window.statusBar()]
-        self._hidden = [w for w in widgets if w.isVisible()]
+        docks = window.findChildren(QDockWidget)
+        widgets = [*docks, *window.findChildren(QToolBar), window.menuBar(),
+                   window.statusBar()]
+        # Every one not closed by the user, tabs behind others included (hiding the front tab
+        # brings the next one forward); the front tabs are raised again on leaving.
+        self._hidden = [w for w in widgets if not w.isHidden()]
+        self._raised = [d for d in docks if d.isVisible()]
         for widget in self._hidden:
             widget.hide()
         self.is_on = True
         QApplication.instance().installEventFilter(self)
-        window.showFullScreen()
         screen = window.screen()
+        if screen is not None:
+            # Without a window manager (a bare X server, a kiosk) full screen keeps the old
+            # size: a black band was left under the view at 1280x800. The screen's size first,
+            # then the full-screen state (setting a geometry afterwards clears that state).
+            window.setGeometry(screen.geometry())
+        window.showFullScreen()
         height = screen.geometry().height() if screen is not None else window.height()
         self.scale = lecture_scale(height)
         window.renderer.set_presentation_scale(self.scale)
@@ -88,7 +100,9 @@ class LectureMode(QObject):
                 window.showMaximized()
         for widget in self._hidden:
             widget.show()
-        self._hidden = []
+        for dock in self._raised:
+            dock.raise_()  # the tab that was in front is in front again
+        self._hidden, self._raised = [], []
         self.scale = 1.0
         window.renderer.set_presentation_scale(1.0)
         window.renderer.set_note_visible(True)

@@ -65,6 +65,7 @@ class CaptionBar:
         self.caption = ""
         self.hint = ""
         self.font_px = CAPTION_FONT_PX
+        self.lift_px = 0  # kept free under the bar (the desk view's note is there)
         self.actor = vtkTextActor()
         prop = self.actor.GetTextProperty()
         prop.SetFontFamilyToArial()
@@ -104,6 +105,12 @@ class CaptionBar:
             self.font_px = int(px)
             self._placed_for = None
 
+    def set_lift_px(self, px: int) -> None:
+        """Keep ``px`` pixels free under the bar (text drawn in the lower-left corner)."""
+        if int(px) != self.lift_px:
+            self.lift_px = int(px)
+            self._placed_for = None
+
     def lines(self, view_width_px: int) -> list[str]:
         """The caption wrapped to the view's width (at most :data:`MAX_CAPTION_LINES`)."""
         if not self.caption:
@@ -114,12 +121,12 @@ class CaptionBar:
 
     def place(self) -> None:
         view = tuple(self.renderer.GetSize())
-        key = (view, self.caption, self.hint, self.font_px)
+        key = (view, self.caption, self.hint, self.font_px, self.lift_px)
         if key == self._placed_for or view[0] <= 0 or view[1] <= 0:
             return
         self._placed_for = key
         hint_px = max(8, round(0.7 * self.font_px))
-        bottom = int(CAPTION_MARGIN * view[1])
+        bottom = int(CAPTION_MARGIN * view[1]) + self.lift_px
         self.hint_actor.GetTextProperty().SetFontSize(hint_px)
         self.hint_actor.SetInput(self.hint or " ")
         self.hint_actor.SetVisibility(bool(self.hint))
@@ -136,7 +143,8 @@ class CaptionBar:
         view = self.renderer.GetSize()
         n_lines = len(self.lines(view[0]))
         hint = int(1.5 * 0.7 * self.font_px) if self.hint else 0
-        return int(CAPTION_MARGIN * view[1]) + hint + int(1.4 * self.font_px * n_lines)
+        return (int(CAPTION_MARGIN * view[1]) + self.lift_px + hint
+                + int(1.4 * self.font_px * n_lines))
 
     def texts(self) -> tuple[str, str]:
         """``(caption as drawn, key line)``."""

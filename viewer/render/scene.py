@@ -373,6 +373,15 @@ class SceneRenderer:
     def set_note_visible(self, is_visible: bool) -> None:
         """The lower-left note (hidden under the caption bar in lecture mode)."""
         self.note.SetVisibility(bool(is_visible))
+        self._lift_caption()
+
+    def _lift_caption(self) -> None:
+        """The caption bar sits above the lower-left note's lines (they overlapped on the
+        desk view's screenshot at 1280x800)."""
+        text = self.note.GetText(0) or ""
+        n_lines = len(text.splitlines()) if self.note.GetVisibility() and text.strip() else 0
+        size = max(8, round(NOTE_FONT_PX * self.text_scale * self.presentation_scale))
+        self.caption_bar.set_lift_px(int(n_lines * 1.25 * size) + (4 if n_lines else 0))
 
     # -- actors -----------------------------------------------------------------------------
     def _add_overlay_actor(self, name: str) -> None:
@@ -623,6 +632,7 @@ class SceneRenderer:
         lines.extend(step_overlays.notes)
         lines.extend(self.display_notes)
         self.note.SetText(0, "\n".join(lines))
+        self._lift_caption()
         return time.perf_counter() - start
 
     def update_marks(self, frame, selected=None, violation_nodes=None) -> Marks:
