@@ -178,8 +178,8 @@ def _render(lesson: Lesson, writer, size, fps: float, say) -> int:
                 draw(hint, step.caption)
                 bottom = renderer.caption_bar.top_px() + 8
                 renderer.figure_layer.set_image(figure_image(
-                    result, int(0.92 * size[0]), max(60, int(0.96 * (size[1] - bottom))),
-                    scale), bottom)
+                    result, int(0.92 * size[0]), max(60, int(0.96 * (size[1] - bottom)))),
+                    bottom)
                 plotter.render()
             emit(hold)
             renderer.figure_layer.set_image(None)

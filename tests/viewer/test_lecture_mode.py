@@ -175,3 +175,32 @@ def test_the_lessons_menu_opens_a_file_and_saves_the_state_as_a_step(qtbot, wind
     assert not menu.open_file(str(broken))
     assert window.last_error[1].startswith("broken.toml line 3: step 1 key 'view'")
     assert window.controller.lesson.title == "Mine"  # the open lesson stays
+
+
+def test_a_step_with_an_experiment_shows_its_figure_over_the_canvas(qtbot, window, tmp_path):
+    path = tmp_path / "figure.toml"
+    path.write_text('[[step]]\ncaption = "The spheres."\nscene = "concentric-spheres"\n\n'
+                    '[[step]]\ncaption = "The measurement."\n'
+                    'experiment = { name = "pcp", sizes = [200] }\n')
+    controller = window.controller
+    assert controller.open_lesson(str(path))
+    settle(qtbot, window)
+    window.lecture.enter()
+    press(qtbot, window, Qt.Key.Key_Right)
+    qtbot.waitUntil(lambda: controller.figure is not None, timeout=300_000)
+    QApplication.processEvents()
+    layer = window.renderer.figure_layer
+    qtbot.waitUntil(lambda: layer.is_shown, timeout=10_000)
+    view_width, view_height = window.plotter.ren_win.GetSize()
+    height, width = layer.image.shape[:2]
+    assert width <= view_width and height <= view_height
+    assert max(width / view_width, height / view_height) >= 0.8  # it fills the view
+    # Drawn above the caption bar, which still shows the step's caption.
+    assert layer.actor.GetPosition()[1] >= window.renderer.caption_bar.top_px()
+    assert window.renderer.caption_bar.texts()[0] == "The measurement."
+    image = _screenshot(window)
+    middle = image[view_height // 3: 2 * view_height // 3, view_width // 3: 2 * view_width // 3]
+    assert (middle.min(axis=2) > 245).mean() > 0.3  # the figure's white page covers the view
+    press(qtbot, window, Qt.Key.Key_Left)
+    assert controller.figure is None and not layer.is_shown
+    window.lecture.leave()

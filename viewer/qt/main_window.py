@@ -737,8 +737,8 @@ class MainWindow(QMainWindow):
         if key != self._figure_drawn_for:
             self.refresh_caption()
             bottom = self.renderer.caption_bar.top_px() + 8
-            image = figure_image(result, int(0.92 * width), max(100, int(0.96 * (height - bottom))),
-                                 self.lecture.scale)
+            image = figure_image(result, int(0.92 * width),
+                                 max(100, int(0.96 * (height - bottom))))
             self.renderer.figure_layer.set_image(image, bottom)
             self._figure_drawn_for = key
         self.redraw()

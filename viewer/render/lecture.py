@@ -153,22 +153,25 @@ class CaptionBar:
                 self.hint_actor.GetInput() if self.hint_actor.GetVisibility() else "")
 
 
-def figure_image(result, width_px: int, height_px: int, font_scale: float = 1.0) -> np.ndarray:
-    """``(height_px, width_px, 4) uint8`` RGBA picture of an experiment result's figure
-    (``result.draw(figure)``) drawn by matplotlib's Agg backend, with its title on top."""
+def figure_image(result, width_px: int, height_px: int) -> np.ndarray:
+    """``(h, w, 4) uint8`` RGBA picture of an experiment result's figure
+    (``result.draw(figure)``) drawn by matplotlib's Agg backend as large as fits in
+    ``width_px`` x ``height_px``, keeping the figure's own proportions."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
-    dpi = 100.0 * max(1.0, font_scale)
-    figure = Figure(figsize=(width_px / dpi, height_px / dpi), dpi=dpi)
+    figure = Figure()
     canvas = FigureCanvasAgg(figure)
     result.draw(figure)
     title = getattr(result, "title", "")
-    if title and not figure._suptitle:
+    if title and figure._suptitle is None and not figure.texts:
         figure.suptitle(title)
+    # The experiment lays its figure out for its own size (squeezing it overlapped the legend
+    # and the caption): the resolution is chosen instead, so it fills the box, text included.
+    width_in, height_in = figure.get_size_inches()
+    figure.set_dpi(min(width_px / width_in, height_px / height_in))
     canvas.draw()
-    image = np.asarray(canvas.buffer_rgba(), dtype=np.uint8)
-    return image.copy()
+    return np.asarray(canvas.buffer_rgba(), dtype=np.uint8).copy()
 
 
 class FigureLayer:
