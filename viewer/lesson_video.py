@@ -90,7 +90,7 @@ def _render(lesson: Lesson, writer, size, fps: float, say) -> int:
     # The controller's timers need an application object, even without an event loop.
     app = QCoreApplication.instance() or QCoreApplication([])  # noqa: F841
 
-    from viewer.control.lessons import FRAME_DT, experiment_result
+    from viewer.control.lessons import FRAME_DT, experiment_result, has_experiment
     from viewer.controller import Controller
     from viewer.model import CameraView, ViewerModel
     from viewer.render import SceneRenderer
@@ -166,7 +166,10 @@ def _render(lesson: Lesson, writer, size, fps: float, say) -> int:
                     emit(max(1, round(PAIR_SECONDS * fps)))
                 controller.step_to(target)
                 draw(hint, step.caption)
-            if step.experiment is not None:
+            if step.experiment is not None and not has_experiment(step.experiment.name):
+                say(f"  this build of BVH Lab has no {step.experiment.name!r} experiment: "
+                    "the step is shown without its figure")
+            elif step.experiment is not None:
                 sizes = step.experiment.sizes or _quick_sizes(step.experiment.name)
                 say(f"  running the {step.experiment.name} experiment (sizes "
                     f"{', '.join(str(s) for s in sizes)})")

@@ -48,6 +48,8 @@ BROKEN = [
      ["key 'scene_param'", "has no slider"]),
     ("experiment sizes", GOOD_STEP + 'experiment = { name = "pcp", sizes = [0] }\n', 4,
      ["key 'experiment.sizes'", "whole numbers"]),
+    ("experiment name", GOOD_STEP + 'experiment = { name = "pcb" }\n', 4,
+     ["key 'experiment.name'", "'pcb' is not an experiment", "pcp", "refit", "partitions"]),
     ("experiment key", GOOD_STEP + 'experiment = { name = "pcp", size = [3] }\n', 4,
      ["key 'experiment.size'", "unknown key"]),
     ("missing caption", GOOD_STEP + '\n[[step]]\nlevel = 2\n', 5,

@@ -269,8 +269,8 @@ class LessonPlaying:
                                   "this build of BVH Lab has no experiments")
             return False
         if name not in EXPERIMENTS:
-            self.model.error.emit("Cannot show the experiment", f"no experiment {name!r}; "
-                                  f"choose one of {', '.join(EXPERIMENTS)}")
+            self.model.error.emit("Cannot show the experiment", f"this build of BVH Lab has "
+                                  f"no {name!r} experiment (it has {', '.join(EXPERIMENTS)})")
             return False
         sizes = tuple(sizes) or quick_sizes(name)
         index = self.lesson_index
@@ -347,6 +347,15 @@ class LessonPlaying:
             return False
         self.model.message.emit(f"Saved step {len(lesson)} of {path.name}")
         return True
+
+
+def has_experiment(name: str) -> bool:
+    """This build runs experiment ``name``."""
+    try:
+        from core.experiments import EXPERIMENTS
+    except ImportError:
+        return False
+    return name in EXPERIMENTS
 
 
 def quick_sizes(name: str) -> tuple:
