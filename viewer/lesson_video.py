@@ -165,6 +165,10 @@ def _render(lesson: Lesson, writer, size, fps: float, say) -> int:
                     draw(hint, step.caption)
                     emit(max(1, round(PAIR_SECONDS * fps)))
                 controller.step_to(target)
+                if step.step_until is not None:
+                    draw(hint, step.caption)
+                    emit(max(1, round(PAIR_SECONDS * fps)))
+                    controller.step_run_to(step.step_until)
                 draw(hint, step.caption)
             if step.experiment is not None and not has_experiment(step.experiment.name):
                 say(f"  this build of BVH Lab has no {step.experiment.name!r} experiment: "

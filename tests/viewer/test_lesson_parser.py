@@ -41,6 +41,8 @@ BROKEN = [
      "}\n", 4, ["key 'camera.up'", "missing"]),
     ("play frames", GOOD_STEP + "play_frames = 2.5\n", 4, ["key 'play_frames'", "not a count"]),
     ("step pairs", GOOD_STEP + "step_pairs = -3\n", 4, ["key 'step_pairs'", "not a count"]),
+    ("step until", GOOD_STEP + 'step_until = "leaves"\n', 4,
+     ["key 'step_until'", "'leaves' is not a stepper stop", "overlap, leaf, contact"]),
     ("hold", GOOD_STEP + "hold = 0\n", 4, ["key 'hold'", "more than 0"]),
     ("scene param range", '[[step]]\ncaption = "a"\nscene = "concentric-spheres"\n'
      "scene_param = 5.0\n", 4, ["key 'scene_param'", "outside the gap slider"]),

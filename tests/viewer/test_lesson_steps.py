@@ -48,7 +48,11 @@ def test_every_step_of_a_built_in_lesson_applies(controller, name):
             assert model.scene_param_value == pytest.approx(state.scene_param)
         if state.view is not None or state.camera is not None:
             assert isinstance(model.camera, CameraView)
-        if step.step_pairs is not None:
+        if step.step_until is not None:
+            position = model.step_position
+            assert position >= step.step_pairs
+            assert position == model.steps.next_where(step.step_pairs, step.step_until)
+        elif step.step_pairs is not None:
             assert model.is_stepping and model.step_position == min(
                 step.step_pairs, controller.n_steps() - 1)
         else:

@@ -250,6 +250,8 @@ class LessonPlaying:
         if step.step_pairs is not None:
             self.start_stepper()
             self.step_to(step.step_pairs)
+            if step.step_until is not None:
+                self.step_run_to(step.step_until)
         if step.experiment is not None:
             self.run_experiment_figure(step.experiment.name, step.experiment.sizes)
 

@@ -39,6 +39,9 @@ NAMED_VIEWS = {
 
 UPDATE_MODES = ("refit", "rebuild", "auto")
 
+STEP_UNTIL = ("overlap", "leaf", "contact", "level_end")
+"""Where ``step_until`` runs the stepper (``viewer.control.stepping.STOPS``)."""
+
 DEFAULT_HOLD_SECONDS = 4.0
 """How long a step stays on screen in an exported video (a caption of two lines is read in
 about that time)."""
@@ -63,6 +66,7 @@ STEP_KEYS = {
     "camera": "camera table: position, focal_point, up, view_angle",
     "play_frames": "frames of the animation to play",
     "step_pairs": "pair tests of the traversal to step through",
+    "step_until": "then run the stepper on to the next overlap, leaf, contact or level_end",
     "experiment": "experiment table: name, sizes",
     "hold": "seconds the step is held in an exported video",
 }
@@ -129,6 +133,9 @@ class LessonStep:
     step_pairs : int or None
         Turn the traversal stepper on and show the pair test after this many (0: the root
         pair); None: the stepper is off.
+    step_until : str or None
+        Then run the stepper on to the next pair that overlaps (``"overlap"``), of two leaves
+        (``"leaf"``), with a contact (``"contact"``) or the level's last (``"level_end"``).
     experiment : ExperimentSpec or None
     hold : float
         Seconds in an exported video.
@@ -152,6 +159,7 @@ class LessonStep:
     camera: CameraSpec | None = None
     play_frames: int = 0
     step_pairs: int | None = None
+    step_until: str | None = None
     experiment: ExperimentSpec | None = None
     hold: float = DEFAULT_HOLD_SECONDS
 
@@ -316,6 +324,10 @@ class _LessonChecker:
         for key in ("play_frames", "step_pairs"):
             if key in raw:
                 values[key] = self.count(raw, key, number)
+        if "step_until" in raw:
+            values["step_until"] = self.choice(raw, "step_until", number, STEP_UNTIL,
+                                               "stepper stop")
+            values.setdefault("step_pairs", 0)
         if "experiment" in raw:
             values["experiment"] = self.experiment(raw["experiment"], number)
         if "hold" in raw:
