@@ -90,6 +90,8 @@ def _render(lesson: Lesson, writer, size, fps: float, say) -> int:
     # The controller's timers need an application object, even without an event loop.
     app = QCoreApplication.instance() or QCoreApplication([])  # noqa: F841
 
+    from vtkmodules.vtkCommonCore import vtkLogger
+
     from viewer.control.lessons import FRAME_DT, experiment_result, has_experiment
     from viewer.controller import Controller
     from viewer.model import CameraView, ViewerModel
@@ -98,6 +100,9 @@ def _render(lesson: Lesson, writer, size, fps: float, say) -> int:
     from viewer.render.lecture import figure_image, lecture_scale
     from viewer.render.scene import set_default_view
 
+    # Without a display VTK renders off-screen all the same, after a warning on stderr
+    # ("bad X server connection") that would read like a failure among the progress lines.
+    vtkLogger.SetStderrVerbosity(vtkLogger.VERBOSITY_ERROR)
     model = ViewerModel()
     controller = Controller(model, is_threaded=False)
     errors: list[str] = []
@@ -184,12 +189,12 @@ def _render(lesson: Lesson, writer, size, fps: float, say) -> int:
                                            f"{step.experiment.name!r}: {exc}") from None
                 draw(hint, step.caption)
                 bottom = renderer.caption_bar.top_px() + 8
-                renderer.figure_layer.set_image(figure_image(
+                renderer.show_figure(figure_image(
                     result, int(0.92 * size[0]), max(60, int(0.96 * (size[1] - bottom)))),
                     bottom)
                 plotter.render()
             emit(hold)
-            renderer.figure_layer.set_image(None)
+            renderer.show_figure(None)
     finally:
         plotter.close()
         controller.shutdown()

@@ -198,9 +198,11 @@ def test_a_step_with_an_experiment_shows_its_figure_over_the_canvas(qtbot, windo
     # Drawn above the caption bar, which still shows the step's caption.
     assert layer.actor.GetPosition()[1] >= window.renderer.caption_bar.top_px()
     assert window.renderer.caption_bar.texts()[0] == "The measurement."
+    assert not window.renderer.legend.GetVisibility()  # it showed around the figure's edges
     image = _screenshot(window)
     middle = image[view_height // 3: 2 * view_height // 3, view_width // 3: 2 * view_width // 3]
     assert (middle.min(axis=2) > 245).mean() > 0.3  # the figure's white page covers the view
     press(qtbot, window, Qt.Key.Key_Left)
     assert controller.figure is None and not layer.is_shown
+    assert window.renderer.legend.GetVisibility()
     window.lecture.leave()

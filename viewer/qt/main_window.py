@@ -729,7 +729,7 @@ class MainWindow(QMainWindow):
         result = self.controller.figure
         if result is None:
             self._figure_drawn_for = None
-            self.renderer.figure_layer.set_image(None)
+            self.renderer.show_figure(None)
             self.redraw()
             return
         width, height = (int(x) for x in self.plotter.ren_win.GetSize())
@@ -739,7 +739,7 @@ class MainWindow(QMainWindow):
             bottom = self.renderer.caption_bar.top_px() + 8
             image = figure_image(result, int(0.92 * width),
                                  max(100, int(0.96 * (height - bottom))))
-            self.renderer.figure_layer.set_image(image, bottom)
+            self.renderer.show_figure(image, bottom)
             self._figure_drawn_for = key
         self.redraw()
 

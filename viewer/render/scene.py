@@ -366,6 +366,14 @@ class SceneRenderer:
         for name, actor in self.actors.items():
             actor.prop.line_width = _STYLE[name][1] * widths
 
+    def show_figure(self, image, bottom_px: int = 0) -> None:
+        """An experiment's figure ``(h, w, 4) uint8`` over the view, the legend and the
+        scene's title hidden under it (they showed around its edges); None takes it away."""
+        self.figure_layer.set_image(image, bottom_px)
+        is_shown = image is None
+        self.legend.SetVisibility(is_shown)
+        self.title.SetVisibility(is_shown)
+
     def set_caption(self, caption: str, hint: str = "") -> None:
         """The caption bar's text (both empty: no bar)."""
         self.caption_bar.set_text(caption, hint)
