@@ -172,6 +172,10 @@ drawn thick in <b>violet</b> with its triangles tinted. <i>Check tree invariants
 draws it in <b>dark red</b>. A tree built by another engine is read with <i>Open tree file
 for body A/B</i> (JSON or NPZ) and used for the query until <i>Use BVH Lab's own tree
 again</i>; <i>Save tree</i> writes ours in the same format.</li>
+<li><b>Lecture mode</b> (F11) shows the view alone, full screen, with large text and a
+caption; <b>Right</b>/<b>Left</b> step, <b>Space</b> plays, <b>Esc</b> leaves. The
+<b>Lessons</b> menu plays built-in lessons step by step (PageDown, PageUp) and saves the
+current state as a step of your own lesson file (Ctrl+Alt+L).</li>
 <li>The <b>Stats</b> dock counts the work: volume tests N<sub>bv</sub> (pairs of bounding
 volumes tested), triangle tests N<sub>p</sub>, and the time of each phase.</li>
 </ul>"""
