@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import time
 
-from core.experiments import pcp
+import numpy as np
+
+from core.experiments import cost_model, pcp, sat_axes
 from core.experiments.base import (
     Cancelled,
     Column,
@@ -33,6 +35,9 @@ def register(experiment: Experiment) -> None:
 
 
 register(pcp.EXPERIMENT)
+register(sat_axes.EXPERIMENT)
+# splits, refit and partitions are registered here, between sat-axes and cost-model.
+register(cost_model.EXPERIMENT)
 
 
 def get_experiment(name: str) -> Experiment:
@@ -67,8 +72,13 @@ def run_experiment(name: str, options: ExperimentOptions | None = None,
     options = ExperimentOptions() if options is None else options
     progress = Progress() if progress is None else progress
     if options.sizes is not None:
-        if not options.sizes or any(int(s) != s or s < 1 for s in options.sizes):
+        sizes = tuple(options.sizes)
+        if not sizes or not all(isinstance(s, (int, np.integer)) and not isinstance(s, bool)
+                                and s >= 1 for s in sizes):  # fmt: skip
             raise ValueError(f"sizes must be whole numbers of at least 1, got {options.sizes}")
+    if options.frames is not None and (not isinstance(options.frames, (int, np.integer))
+                                       or options.frames < 1):  # fmt: skip
+        raise ValueError(f"frames must be a whole number of at least 1, got {options.frames}")
     t0 = time.perf_counter()
     result = experiment.run(options, progress)
     result.seconds = time.perf_counter() - t0
