@@ -36,6 +36,9 @@ JOB_MODULES = {
                                "previous_step", "go_to_step", "apply_step_state", "set_figure",
                                "run_experiment_figure", "current_step_values",
                                "save_lesson_step"},
+    "viewer.control.exporting": {"is_exporting", "cancel_export", "start_movie",
+                                 "add_movie_frame", "movie_backlog", "finish_movie",
+                                 "save_web_page", "export_frame_data"},
 }
 
 

@@ -106,6 +106,22 @@ def test_gif_read_back_has_every_frame_colours_and_loops(tmp_path):
     assert meta.get("duration") == 50  # 20 frames a second
 
 
+def test_gif_keeps_small_patches_of_every_overlay_colour(tmp_path):
+    # A smooth gradient takes most of the picture, as the view's background and shaded
+    # meshes do; the legend's swatches are a few pixels each and must keep their colour.
+    height, width = 120, 160
+    ramp = np.linspace(0, 1, width)[None, :, None] * np.linspace(0.3, 1, height)[:, None, None]
+    image = (ramp * np.array([180, 200, 255]) + 40).clip(0, 255).astype(np.uint8)
+    swatches = [(213, 94, 0), (240, 228, 66), (170, 68, 153), (86, 180, 233), (255, 182, 193),
+                (0, 0, 0), (35, 35, 90), (30, 90, 40)]
+    for i, colour in enumerate(swatches):
+        image[4 + 6 * i: 8 + 6 * i, 140:150] = colour
+    path = write_movie(tmp_path / "legend.gif", [image])
+    back = iio.imread(path, index=None)[0, ..., :3].astype(int)
+    for i, colour in enumerate(swatches):
+        assert np.abs(back[5 + 6 * i, 144] - colour).max() <= 10, colour
+
+
 def test_suffix_picks_the_format_in_any_case(tmp_path):
     write_movie(tmp_path / "a.GIF", _frames())
     write_movie(tmp_path / "b.MP4", _frames())

@@ -29,6 +29,7 @@ from viewer.control.files import MAX_TRIANGLES, WARN_TRIANGLES
 from viewer.controller import Controller
 from viewer.model import Mode, UpdateChoice, ViewTimings
 from viewer.qt.docks import make_docks
+from viewer.qt.export_menu import ExportMenu
 from viewer.qt.interaction import CanvasInteraction
 from viewer.qt.lecture import KEYS_LESSON_DESK, LECTURE_KEY, LectureMode
 from viewer.qt.lesson_menu import LessonMenu
@@ -295,6 +296,7 @@ class MainWindow(QMainWindow):
         file_menu.addAction(self._action("&Save screenshot…", self.save_screenshot,
                                          QKeySequence.StandardKey.Save))
         self.session_menu = SessionMenu(self, file_menu)
+        self.export_menu = ExportMenu(self, file_menu)
         file_menu.addSeparator()
         file_menu.addAction(self._action("&Quit", self.close, QKeySequence.StandardKey.Quit))
 
