@@ -13,6 +13,7 @@ from tests.viewer.test_palette import _check_apart, _screenshot, _text_heights
 from viewer.qt.lecture import KEYS_LEVELS, KEYS_WITH_LESSON
 from viewer.render.lecture import LECTURE_REFERENCE_HEIGHT_PX, lecture_scale
 from viewer.render.legend import LEGEND_FONT_PX
+from viewer.render.scene import NOTE_FONT_PX
 
 
 def press(qtbot, window, key):
@@ -53,6 +54,8 @@ def test_lecture_mode_hides_every_bar_scales_the_text_and_esc_brings_all_back(
     lecture = window.lecture
     assert lecture.is_on and window.isFullScreen() and window.lecture_action.isChecked()
     assert not any(shown_bars(window).values()), shown_bars(window)
+    # The whole screen, also without a window manager (a band was left under the view).
+    assert window.size() == window.screen().geometry().size()
     screen_height = window.screen().geometry().height()
     assert lecture.scale == pytest.approx(lecture_scale(screen_height))
     assert window.renderer.canvas_legend.font_px == round(LEGEND_FONT_PX * lecture.scale)
@@ -132,7 +135,12 @@ def test_arrows_step_the_lesson_and_the_caption_follows(qtbot, window):
     height, width = image.shape[:2]
     strip = image[int(0.9 * height):, width // 2 - 20: width // 2 + 20]
     assert (strip.sum(axis=2) < 200).any(), "no caption text at the bottom"
+    assert window.renderer.caption_bar.lift_px == 0  # no note under it in lecture mode
     window.lecture.leave()
+    # On the desk the caption bar sits above the note's lines in the lower-left corner.
+    n_note_lines = len(window.renderer.note.GetText(0).splitlines())
+    assert n_note_lines >= 1
+    assert window.renderer.caption_bar.lift_px >= n_note_lines * NOTE_FONT_PX
     # PageDown and PageUp step the lesson outside lecture mode too.
     press(qtbot, window, Qt.Key.Key_PageDown)
     settle(qtbot, window)
