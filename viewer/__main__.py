@@ -1,5 +1,6 @@
 """``python -m viewer [MESH ...]`` opens the window; ``--benchmark SCENE --frames N`` measures;
-``--scene S --frames N --record FILE`` records and ``--replay FILE`` replays off-screen."""
+``--scene S --frames N --record FILE`` records and ``--replay FILE`` replays off-screen;
+``--lesson NAME`` opens a lesson, ``--lesson NAME --export FILE.mp4`` renders it to a video."""
 
 from __future__ import annotations
 
@@ -50,6 +51,17 @@ def _parser() -> argparse.ArgumentParser:
                         help="with --replay: print one JSON object")
     parser.add_argument("--full-resolution", action="store_true",
                         help="benchmark: draw big meshes with every triangle")
+    parser.add_argument("--lesson", metavar="NAME",
+                        help="a built-in lesson (aabb-levels, tandem-traversal, aabb-vs-obb, "
+                             "refit-vs-rebuild, partitions-vs-hierarchies) or a .toml lesson "
+                             "file: opened in the window, or with --export rendered to a video")
+    parser.add_argument("--export", metavar="FILE",
+                        help="with --lesson: render the lesson off-screen to FILE (.mp4 or "
+                             ".gif), each step held with its caption")
+    parser.add_argument("--size", metavar="WxH",
+                        help="with --export: video size in pixels (default 1280x720)")
+    parser.add_argument("--fps", type=float,
+                        help="with --export: frames per second (default 15)")
     parser.add_argument("--soak", type=int, metavar="N",
                         help="run N frames of a deforming scene (--scene, default cloth-sphere) "
                              "off-screen; exit 1 if memory grows > 5 %% or VTK counts grow")
@@ -64,6 +76,17 @@ def main(argv=None) -> int:
         return int(exit_.code or 0)
     if args.record is not None or args.replay is not None:
         return _record_or_replay(args)
+    if args.export is not None or args.size is not None or args.fps is not None:
+        if args.lesson is None:
+            print("error: --export, --size and --fps need --lesson NAME", file=sys.stderr,
+                  flush=True)
+            return 2
+        if args.export is None:
+            print("error: --size and --fps need --export FILE", file=sys.stderr, flush=True)
+            return 2
+        from viewer.lesson_video import main_export
+
+        return main_export(args.lesson, args.export, args.size, args.fps)
     if args.soak is not None:
         from viewer.soak import DEFAULT_SCENE, format_soak, run_soak
 
@@ -81,7 +104,7 @@ def main(argv=None) -> int:
         return 0
     from viewer.app import run
 
-    return run(args.meshes, args.scene)
+    return run(args.meshes, args.scene, lesson=args.lesson)
 
 
 def _record_or_replay(args) -> int:

@@ -43,11 +43,14 @@ def build_window(paths=(), scene: str | None = None, settings: QSettings | None 
     return window
 
 
-def run(paths=(), scene: str | None = None) -> int:
-    """Open the window and run until it is closed; returns the exit status."""
+def run(paths=(), scene: str | None = None, lesson: str | None = None) -> int:
+    """Open the window (on ``lesson``'s first step if one is given: a built-in lesson's name
+    or a lesson file) and run until it is closed; returns the exit status."""
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName("BVH Lab")
     app.setOrganizationName("bvh-lab")
     window = build_window(paths, scene)
     window.show()
+    if lesson is not None:
+        window.controller.open_lesson(lesson)  # a bad one: a message, the window stays
     return app.exec()

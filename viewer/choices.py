@@ -128,3 +128,13 @@ def partition_choices() -> list[tuple[str, str]]:
 def partition_tip(key: str) -> str:
     """Tooltip of a partition choice."""
     return PARTITION_TIPS.get(key, f"Also find candidate pairs with a {key} partition.")
+
+
+def experiment_choices() -> list[tuple[str, str]] | None:
+    """``(name, title)`` of each experiment a lesson step can show, or None when this build
+    has no experiments package."""
+    try:
+        from core.experiments import EXPERIMENTS
+    except ImportError:
+        return None
+    return [(name, experiment.title) for name, experiment in EXPERIMENTS.items()]

@@ -1,8 +1,8 @@
 """The viewer's controller: the one object the window and its docks ask to change the scene.
 
 Each of its jobs is a module of :mod:`viewer.control` (scenes, files, poses, sculpt, frames,
-animation, recording, stepping, session, analysis, inspecting, exporting); :class:`Controller`
-composes them and wires them to the model's signals.
+animation, recording, stepping, session, analysis, inspecting, exporting, lessons);
+:class:`Controller` composes them and wires them to the model's signals.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from viewer.control.exporting import FrameExporting
 from viewer.control.files import FileLoading
 from viewer.control.frames import FrameRunning
 from viewer.control.inspecting import Inspecting
+from viewer.control.lessons import LessonPlaying
 from viewer.control.poses import BodyPosing
 from viewer.control.recording import FrameRecording
 from viewer.control.scenes import SceneLoading
@@ -26,7 +27,7 @@ from viewer.model import ViewerModel
 
 class Controller(QObject, SceneLoading, FileLoading, BodyPosing, Sculpting, FrameRunning,
                  Animation, FrameRecording, Stepping, SessionKeeping, FrameAnalysis,
-                 Inspecting, FrameExporting):
+                 Inspecting, FrameExporting, LessonPlaying):
     """Runs the core for the viewer.
 
     Parameters
@@ -49,6 +50,7 @@ class Controller(QObject, SceneLoading, FileLoading, BodyPosing, Sculpting, Fram
         self._init_analysis()
         self._init_inspecting()
         self._init_exporting()
+        self._init_lessons()
         model.scene_param_changed.connect(self._on_scene_param)
 
     def shutdown(self) -> None:

@@ -16,6 +16,8 @@ These modules are the viewer's only callers of the core besides the two dialog c
   written to files;
 * :mod:`~viewer.control.exporting` -- videos, the 3-D view as a web page, frame data as
   CSV and JSON, encoded and written off the GUI thread;
+* :mod:`~viewer.control.lessons` -- a lesson's steps applied to the model, its experiment
+  figures run off the GUI thread, the current state saved as a step;
 * :mod:`~viewer.control.deformers` -- the deformer registry as the Deform dock lists it.
 
 Each job is a mixin holding its own state; a job that needs another's calls its methods

@@ -31,12 +31,15 @@ from viewer.model import Mode, UpdateChoice, ViewTimings
 from viewer.qt.docks import make_docks
 from viewer.qt.export_menu import ExportMenu
 from viewer.qt.interaction import CanvasInteraction
+from viewer.qt.lecture import KEYS_LESSON_DESK, LECTURE_KEY, LectureMode
+from viewer.qt.lesson_menu import LessonMenu
 from viewer.qt.panels.levels import GHOST_KEY, HEAT_KEY, level_text, tree_depth_text
 from viewer.qt.panels.stepper import STEP_BUTTONS, TOGGLE_KEY, position_text
 from viewer.qt.session_menu import SessionMenu
 from viewer.qt.timeline import TimelinePanel
 from viewer.qt.tree_menu import TreeTools
 from viewer.render import SceneRenderer, inspect_node
+from viewer.render.lecture import figure_image
 from viewer.render.scene import set_default_view
 from viewer.scenes import DEFAULT_SCENE, SCENES
 from viewer.timing import SHORT_WORDS, last_and_median, shown_phases
@@ -170,6 +173,10 @@ drawn thick in <b>violet</b> with its triangles tinted. <i>Check tree invariants
 draws it in <b>dark red</b>. A tree built by another engine is read with <i>Open tree file
 for body A/B</i> (JSON or NPZ) and used for the query until <i>Use BVH Lab's own tree
 again</i>; <i>Save tree</i> writes ours in the same format.</li>
+<li><b>Lecture mode</b> (F11) shows the view alone, full screen, with large text and a
+caption; <b>Right</b>/<b>Left</b> step, <b>Space</b> plays, <b>Esc</b> leaves. The
+<b>Lessons</b> menu plays built-in lessons step by step (PageDown, PageUp) and saves the
+current state as a step of your own lesson file (Ctrl+Alt+L).</li>
 <li>The <b>Stats</b> dock counts the work: volume tests N<sub>bv</sub> (pairs of bounding
 volumes tested), triangle tests N<sub>p</sub>, and the time of each phase.</li>
 </ul>"""
@@ -227,6 +234,8 @@ class MainWindow(QMainWindow):
         self._job_dialog: QProgressDialog | None = None
         self.apply_default_layout()
         self.tree_tools = TreeTools(self)
+        self.lecture = LectureMode(self)
+        self._figure_drawn_for = None  # (result id, view size) of the figure on the canvas
 
         self.fps_label = QLabel("")
         self.fps_label.setToolTip("Frames per second while playing; when paused, how long the "
@@ -264,6 +273,10 @@ class MainWindow(QMainWindow):
         model.job_progress.connect(self._on_job_progress)
         model.job_finished.connect(self._on_job_finished)
         model.analysis_changed.connect(self.redraw)
+        signals = controller.lesson_signals
+        signals.step_changed.connect(lambda _i: self.redraw())
+        signals.lesson_changed.connect(lambda _l: self.redraw())
+        signals.figure_changed.connect(lambda _r: self.update_figure())
         self._restore_settings()
 
     # -- actions ----------------------------------------------------------------------------
@@ -315,6 +328,12 @@ class MainWindow(QMainWindow):
         self.reset_layout_action.setToolTip(
             "Bring back every dock, tabbed in one column on the right of the view")
         view_menu.addAction(self.reset_layout_action)
+        self.lecture_action = self._action(
+            "L&ecture mode", lambda: self.lecture.toggle(), LECTURE_KEY,
+            "The view alone, full screen, large text and a caption, for a projector; "
+            "Right/Left step, Space plays, Esc leaves")
+        self.lecture_action.setCheckable(True)
+        view_menu.addAction(self.lecture_action)
 
         toolbar = QToolBar("Tools")
         toolbar.setObjectName("tools_toolbar")
@@ -352,6 +371,7 @@ class MainWindow(QMainWindow):
         self.tree_tools.build_menu(menu)
 
         self._build_recording_menu(menu, view_menu)
+        self.lesson_menu = LessonMenu(self, menu)
 
         help_menu = menu.addMenu("&Help")
         help_menu.addAction(self._action("&How to read this view", self.show_help,
@@ -674,12 +694,65 @@ class MainWindow(QMainWindow):
                                                crosscheck=self.controller.crosscheck_view())
         self.renderer.update_marks(frame, self.model.selected_node,
                                    self.tree_tools.violation_nodes())
+        self.refresh_caption()
         start = time.perf_counter()
         self.plotter.render()
         render_s = time.perf_counter() - start
         self.model.set_view_timings(ViewTimings(overlay_s, render_s))
         if frame is not None:
             self._show_timings(frame)
+
+    # -- lessons and lecture mode -----------------------------------------------------------
+    def state_caption(self) -> str:
+        """The current state in words (lecture mode's caption without a lesson)."""
+        model = self.model
+        note = self.step_note()
+        shown = model.shown_result() if model.frame is not None else None
+        words = f"{model.scene_title}: {note}" if note else model.scene_title
+        if shown is not None:
+            n = shown.counters.n_contacts
+            words += (f"; {n:,} triangle pairs touch" if n else "; no triangles touch")
+        return words + "."
+
+    def refresh_caption(self) -> None:
+        """The caption bar: the lesson step's caption (and where in the lesson), or in lecture
+        mode the state in words; the keys under it."""
+        step = self.controller.lesson_step()
+        if step is not None:
+            lesson = self.controller.lesson
+            caption = step.caption
+            keys = self.lecture.key_hint() if self.lecture.is_on else KEYS_LESSON_DESK
+            hint = f"{lesson.title}, step {step.number} of {len(lesson)}   ·   {keys}"
+        elif self.lecture.is_on:
+            caption, hint = self.state_caption(), self.lecture.key_hint()
+        else:
+            caption, hint = "", ""
+        self.renderer.set_caption(caption, hint)
+
+    def update_figure(self) -> None:
+        """Draw the lesson's experiment figure over the canvas at the canvas's size (above
+        the caption bar), or take it away."""
+        result = self.controller.figure
+        if result is None:
+            self._figure_drawn_for = None
+            self.renderer.show_figure(None)
+            self.redraw()
+            return
+        width, height = (int(x) for x in self.plotter.ren_win.GetSize())
+        key = (id(result), width, height, self.lecture.scale)
+        if key != self._figure_drawn_for:
+            self.refresh_caption()
+            bottom = self.renderer.caption_bar.top_px() + 8
+            image = figure_image(result, int(0.92 * width),
+                                 max(100, int(0.96 * (height - bottom))))
+            self.renderer.show_figure(image, bottom)
+            self._figure_drawn_for = key
+        self.redraw()
+
+    def resizeEvent(self, event):  # noqa: N802 - Qt API
+        super().resizeEvent(event)
+        if self.controller.figure is not None:
+            QTimer.singleShot(0, self.update_figure)
 
     def _show_timings(self, frame) -> None:
         """Status bar: contacts, each phase's last time with its median over the last
@@ -1011,6 +1084,7 @@ class MainWindow(QMainWindow):
         s.sync()
 
     def closeEvent(self, event):  # noqa: N802 - Qt API
+        self.lecture.leave()  # the docks it hid are saved as they were before it
         self.save_settings()
         self.model.set_playing(False)
         self.controller.shutdown()

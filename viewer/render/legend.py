@@ -97,6 +97,12 @@ class CanvasLegend:
         actor.Modified()
         self._placed_for = None
 
+    def set_font_px(self, px: int) -> None:
+        """Entry text ``px`` pixels (lecture mode scales it for a projector)."""
+        if int(px) != self.font_px:
+            self.font_px = int(px)
+            self._placed_for = None
+
     def texts(self) -> list[str]:
         return [t for t, _c in self.entries]
 

@@ -20,7 +20,13 @@ from vtkmodules.vtkRenderingCore import vtkCellPicker, vtkMapper
 from viewer.render.geometry import mesh_polydata, ring_polydata
 from viewer.render.ghost import GhostView, build_crosscheck, build_ghost
 from viewer.render.heat import HeatLayer, build_heat
-from viewer.render.legend import CanvasLegend
+from viewer.render.lecture import (
+    CAPTION_FONT_PX,
+    CaptionBar,
+    FigureLayer,
+    line_scale,
+)
+from viewer.render.legend import LEGEND_FONT_PX, CanvasLegend
 from viewer.render.marks import MARK_NAMES, NODE_COLOR, VIOLATION_COLOR, Marks, build_marks
 from viewer.render.overlays import (
     KIND_COLORS,
@@ -339,6 +345,51 @@ class SceneRenderer:
         self._picker = vtkCellPicker()
         self._picker.SetTolerance(0.0005)
         self._picker.PickFromListOn()
+        self.caption_bar = CaptionBar(plotter.renderer)
+        self.figure_layer = FigureLayer(plotter.renderer)
+        self.presentation_scale = 1.0
+
+    # -- lecture mode -----------------------------------------------------------------------
+    def set_presentation_scale(self, scale: float) -> None:
+        """Text and lines for a projector: legend, note, title and caption fonts times
+        ``scale``, line widths times :func:`viewer.render.lecture.line_scale` (1: as on a
+        desk)."""
+        self.presentation_scale = float(scale)
+        text = self.text_scale * self.presentation_scale
+        self.canvas_legend.set_font_px(max(8, round(LEGEND_FONT_PX * text)))
+        for corner, px in ((self.note, NOTE_FONT_PX), (self.title, TITLE_FONT_PX)):
+            size = max(8, round(px * text))
+            corner.SetMinimumFontSize(size)
+            corner.SetMaximumFontSize(size)
+        self.caption_bar.set_font_px(max(8, round(CAPTION_FONT_PX * text)))
+        widths = line_scale(self.presentation_scale)
+        for name, actor in self.actors.items():
+            actor.prop.line_width = _STYLE[name][1] * widths
+
+    def show_figure(self, image, bottom_px: int = 0) -> None:
+        """An experiment's figure ``(h, w, 4) uint8`` over the view, the legend and the
+        scene's title hidden under it (they showed around its edges); None takes it away."""
+        self.figure_layer.set_image(image, bottom_px)
+        is_shown = image is None
+        self.legend.SetVisibility(is_shown)
+        self.title.SetVisibility(is_shown)
+
+    def set_caption(self, caption: str, hint: str = "") -> None:
+        """The caption bar's text (both empty: no bar)."""
+        self.caption_bar.set_text(caption, hint)
+
+    def set_note_visible(self, is_visible: bool) -> None:
+        """The lower-left note (hidden under the caption bar in lecture mode)."""
+        self.note.SetVisibility(bool(is_visible))
+        self._lift_caption()
+
+    def _lift_caption(self) -> None:
+        """The caption bar sits above the lower-left note's lines (they overlapped on the
+        desk view's screenshot at 1280x800)."""
+        text = self.note.GetText(0) or ""
+        n_lines = len(text.splitlines()) if self.note.GetVisibility() and text.strip() else 0
+        size = max(8, round(NOTE_FONT_PX * self.text_scale * self.presentation_scale))
+        self.caption_bar.set_lift_px(int(n_lines * 1.25 * size) + (4 if n_lines else 0))
 
     # -- actors -----------------------------------------------------------------------------
     def _add_overlay_actor(self, name: str) -> None:
@@ -589,6 +640,7 @@ class SceneRenderer:
         lines.extend(step_overlays.notes)
         lines.extend(self.display_notes)
         self.note.SetText(0, "\n".join(lines))
+        self._lift_caption()
         return time.perf_counter() - start
 
     def update_marks(self, frame, selected=None, violation_nodes=None) -> Marks:

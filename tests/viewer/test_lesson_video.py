@@ -1,0 +1,114 @@
+"""``python -m viewer --lesson NAME --export FILE``: a lesson rendered off-screen to an MP4
+or a GIF, each step held with its caption drawn in."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import imageio.v2 as imageio
+import numpy as np
+import pytest
+
+from viewer.lesson_video import LessonVideoError, export_lesson, parse_size
+
+# Step 1 held 0.5 s (2 frames at 4 fps); step 2 plays 3 frames then is held 2; step 3 shows
+# pair tests 0 and 1 (one frame each) on the way to pair 2, then is held 2: 11 frames.
+LESSON = """title = "Tiny"
+
+[[step]]
+caption = "Two spheres, level one."
+scene = "two-spheres"
+level = 1
+view = "front"
+hold = 0.5
+
+[[step]]
+caption = "Three frames of play."
+play_frames = 3
+hold = 0.5
+
+[[step]]
+caption = "Two pair tests in."
+step_pairs = 2
+hold = 0.5
+"""
+N_FRAMES = 11
+FPS = 4
+SIZE = (160, 128)
+
+
+@pytest.fixture
+def lesson_file(tmp_path):
+    path = tmp_path / "tiny.toml"
+    path.write_text(LESSON, encoding="utf-8")
+    return path
+
+
+def _run(*args):
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+    return subprocess.run([sys.executable, "-m", "viewer", *args], capture_output=True,
+                          text=True, env=env, timeout=None)
+
+
+def test_a_lesson_exports_to_mp4_with_every_step(lesson_file, tmp_path):
+    out = tmp_path / "tiny.mp4"
+    done = _run("--lesson", str(lesson_file), "--export", str(out), "--size", "160x128",
+                "--fps", str(FPS))
+    assert done.returncode == 0, done.stderr
+    assert "step 1 of 3" in done.stderr and "step 3 of 3" in done.stderr
+    assert f"{N_FRAMES} frames" in done.stderr
+    head = out.read_bytes()[:12]
+    assert head[4:8] == b"ftyp"
+    reader = imageio.get_reader(out)
+    try:
+        assert reader.count_frames() == N_FRAMES
+        first = reader.get_data(0)
+    finally:
+        reader.close()
+    assert first.shape[:2] == (SIZE[1], SIZE[0])
+
+
+def test_a_lesson_exports_to_gif_with_its_caption_drawn_in(lesson_file, tmp_path):
+    out = tmp_path / "tiny.gif"
+    result = export_lesson(lesson_file, out, SIZE, FPS, say=lambda _t: None)
+    assert result["frames"] == N_FRAMES and result["steps"] == 3
+    assert out.read_bytes()[:6] == b"GIF89a"
+    frames = imageio.mimread(out)
+    durations = []
+    reader = imageio.get_reader(out)
+    for i in range(len(frames)):
+        durations.append(reader.get_meta_data(i).get("duration", 0))
+    reader.close()
+    # Equal frames in a row may be stored once with a longer delay: the time adds up.
+    assert sum(durations) == pytest.approx(N_FRAMES * 1000 / FPS, abs=10 * len(frames))
+    first = np.asarray(frames[0])[..., :3]
+    assert first.shape[:2] == (SIZE[1], SIZE[0])
+    # The caption bar: dark text on a light bar in the bottom fifth of the frame.
+    bottom = first[int(0.8 * SIZE[1]):]
+    assert (bottom.sum(axis=2) < 200).any() and (bottom.min(axis=2) > 230).any()
+
+
+def test_a_bad_lesson_or_path_is_one_line_and_exit_2(lesson_file, tmp_path):
+    done = _run("--lesson", "no-such-lesson", "--export", str(tmp_path / "x.mp4"))
+    assert done.returncode == 2
+    assert done.stderr.count("\n") == 1 and "no-such-lesson: not a built-in lesson" in done.stderr
+    broken = tmp_path / "broken.toml"
+    broken.write_text('[[step]]\ncaption = "a"\nplay_frames = "ten"\n')
+    done = _run("--lesson", str(broken), "--export", str(tmp_path / "x.gif"))
+    assert done.returncode == 2
+    assert done.stderr == ("error: broken.toml line 3: step 1 key 'play_frames': 'ten' is not "
+                           "a count; write a whole number from 0\n")
+    done = _run("--lesson", str(lesson_file), "--export", str(tmp_path / "x.avi"))
+    assert done.returncode == 2 and done.stderr.startswith("error: ") and ".avi" in done.stderr
+    assert not (tmp_path / "x.avi").exists()
+    done = _run("--export", str(tmp_path / "x.mp4"))
+    assert done.returncode == 2 and "--lesson" in done.stderr
+
+
+def test_the_size_option_is_checked():
+    assert parse_size("640x400") == (640, 400)
+    for bad in ("640", "axb", "8x8"):
+        with pytest.raises(LessonVideoError, match="--size"):
+            parse_size(bad)

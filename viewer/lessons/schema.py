@@ -1,0 +1,495 @@
+"""A lesson file: a TOML list of steps, read and checked into plain values.
+
+Every mistake is one :class:`LessonError` naming the file, the line and the key, e.g.
+``aabb-levels.toml line 14: step 3 key 'split': 'median3' is not a split rule; choose one of
+midpoint, median, ...``. ``tomllib`` gives a line only for syntax errors, so the line of a key
+is found in the text (:func:`key_line`). Unknown keys are errors: a typo must not pass
+silently. Plain Python, no Qt: the controller applies a step (``viewer.control.lessons``).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import tomllib
+
+from viewer.choices import (
+    bv_choices,
+    descend_choices,
+    obb_fit_choices,
+    partition_choices,
+    split_choices,
+)
+from viewer.scenes import SCENES
+
+NAMED_VIEWS = {
+    "default": "the view a scene opens with: from the front-right, above",
+    "front": "from +z, looking along -z (y up, as in the shipped meshes)",
+    "back": "from -z, looking along +z",
+    "left": "from -x, looking along +x",
+    "right": "from +x, looking along -x",
+    "top": "from above (+y), looking down",
+    "bottom": "from below (-y), looking up",
+    "iso": "from a corner, x, y and z at equal angles",
+}
+"""Camera views a step can name (``view = "top"``)."""
+
+UPDATE_MODES = ("refit", "rebuild", "auto")
+
+STEP_UNTIL = ("overlap", "leaf", "contact", "level_end")
+"""Where ``step_until`` runs the stepper (``viewer.control.stepping.STOPS``)."""
+
+DEFAULT_HOLD_SECONDS = 4.0
+"""How long a step stays on screen in an exported video (a caption of two lines is read in
+about that time)."""
+
+TOP_KEYS = {"title": "the lesson's title", "description": "what the lesson teaches",
+            "step": "the steps, each a [[step]] table"}
+
+STEP_KEYS = {
+    "caption": "what the step teaches, shown at the bottom",
+    "scene": "a built-in scene to open",
+    "meshes": "mesh files to open as the scene (paths relative to the lesson file)",
+    "scene_param": "the scene's slider value (e.g. the gap of the concentric spheres)",
+    "bv": "bounding-volume kind",
+    "split": "split rule",
+    "obb_fit": "how oriented boxes are fitted",
+    "descend": "which volume of an overlapping pair is split",
+    "update": "tree update mode",
+    "partition": "spatial partition",
+    "level": "traversal level (a number, or \"all\")",
+    "boxes": "draw the volumes (true) or only the meshes and contacts (false)",
+    "view": "a named camera view",
+    "camera": "camera table: position, focal_point, up, view_angle",
+    "play_frames": "frames of the animation to play",
+    "step_pairs": "pair tests of the traversal to step through",
+    "step_until": "then run the stepper on to the next overlap, leaf, contact or level_end",
+    "experiment": "experiment table: name, sizes",
+    "hold": "seconds the step is held in an exported video",
+}
+"""Keys a step may have, with what each sets (the README lists the same)."""
+
+CAMERA_KEYS = ("position", "focal_point", "up", "view_angle")
+EXPERIMENT_KEYS = ("name", "sizes")
+
+
+class LessonError(ValueError):
+    """A lesson file that cannot be used: one line naming the file, the line and the key."""
+
+
+@dataclass(frozen=True)
+class CameraSpec:
+    """A camera in a step: ``position``, ``focal_point`` and ``up`` are ``(3,)`` tuples of
+    float (world units), ``view_angle`` degrees or None (unchanged)."""
+
+    position: tuple
+    focal_point: tuple
+    up: tuple
+    view_angle: float | None = None
+
+
+@dataclass(frozen=True)
+class ExperimentSpec:
+    """An experiment's figure in a step: its name and the problem sizes (empty: the
+    experiment's quick sizes)."""
+
+    name: str
+    sizes: tuple = ()
+
+
+@dataclass(frozen=True)
+class LessonStep:
+    """One step; None means "as the step before left it".
+
+    Attributes
+    ----------
+    number : int
+        1 for the first step.
+    line : int
+        Line of the step's ``[[step]]`` header in the file.
+    caption : str
+    scene : str or None
+        A key of ``viewer.scenes.SCENES``.
+    meshes : tuple of Path
+        Absolute paths (resolved against the lesson file's folder); empty: no meshes.
+    scene_param : float or None
+    bv, split, obb_fit, descend, partition : str or None
+        As the model holds them: a ``BV_KINDS`` key, enum member names in capitals, a
+        partition key.
+    update : str or None
+        ``"refit"``, ``"rebuild"`` or ``"auto"``.
+    level : int, "all" or None
+    boxes : bool or None
+        Draw each tree's volumes and the overlapping pairs (False: only meshes and
+        contacts).
+    view : str or None
+        A key of :data:`NAMED_VIEWS`.
+    camera : CameraSpec or None
+    play_frames : int
+        Frames to play (0: none).
+    step_pairs : int or None
+        Turn the traversal stepper on and show the pair test after this many (0: the root
+        pair); None: the stepper is off.
+    step_until : str or None
+        Then run the stepper on to the next pair that overlaps (``"overlap"``), of two leaves
+        (``"leaf"``), with a contact (``"contact"``) or the level's last (``"level_end"``).
+    experiment : ExperimentSpec or None
+    hold : float
+        Seconds in an exported video.
+    """
+
+    number: int
+    line: int
+    caption: str
+    scene: str | None = None
+    meshes: tuple = ()
+    scene_param: float | None = None
+    bv: str | None = None
+    split: str | None = None
+    obb_fit: str | None = None
+    descend: str | None = None
+    update: str | None = None
+    partition: str | None = None
+    level: object = None
+    boxes: bool | None = None
+    view: str | None = None
+    camera: CameraSpec | None = None
+    play_frames: int = 0
+    step_pairs: int | None = None
+    step_until: str | None = None
+    experiment: ExperimentSpec | None = None
+    hold: float = DEFAULT_HOLD_SECONDS
+
+    @property
+    def opens_scene(self) -> bool:
+        return self.scene is not None or bool(self.meshes)
+
+
+@dataclass(frozen=True)
+class Lesson:
+    """A lesson: its file, title, description and steps (at least one)."""
+
+    path: Path
+    title: str
+    description: str
+    steps: tuple = field(default_factory=tuple)
+
+    def __len__(self) -> int:
+        return len(self.steps)
+
+
+# -- finding lines ---------------------------------------------------------------------------
+_STEP_HEADER = re.compile(r"^\s*\[\[\s*step\s*\]\]")
+_TABLE_HEADER = re.compile(r"^\s*\[")
+
+
+def _key_pattern(key: str) -> re.Pattern:
+    return re.compile(rf"""^\s*(?:{re.escape(key)}|"{re.escape(key)}"|'{re.escape(key)}')"""
+                      r"\s*(?:=|\.)")
+
+
+def step_header_lines(text: str) -> list[int]:
+    """Line numbers (from 1) of the ``[[step]]`` headers, in order."""
+    return [i + 1 for i, line in enumerate(text.splitlines()) if _STEP_HEADER.match(line)]
+
+
+def key_line(text: str, key: str, step: int | None = None, inner: str | None = None) -> int:
+    """Line (from 1) of ``key`` in the top of the file (``step`` None) or in step ``step``
+    (from 1), or of ``inner`` inside that key's table (``camera.position``). Falls back to the
+    step's header line (or 1) when the key is not written on its own line."""
+    lines = text.splitlines()
+    headers = step_header_lines(text)
+    if step is None:
+        start, end = 0, headers[0] - 1 if headers else len(lines)
+    else:
+        start = headers[step - 1] - 1 if step - 1 < len(headers) else 0
+        end = headers[step] - 1 if step < len(headers) else len(lines)
+    fallback = start + 1 if step is not None else 1
+    table = re.compile(rf"^\s*\[\s*step\s*\.\s*{re.escape(key)}\s*\]")
+    for i in range(start, end):
+        line = lines[i]
+        if table.match(line) or _key_pattern(key).match(line):
+            if inner is None:
+                return i + 1
+            # The inner key: on the same line (inline table) or on a line of the sub-table.
+            if re.search(rf"\b{re.escape(inner)}\s*=", line.split("=", 1)[-1]
+                         if not table.match(line) else ""):
+                return i + 1
+            for j in range(i + 1, end):
+                if _key_pattern(inner).match(lines[j]):
+                    return j + 1
+                if _STEP_HEADER.match(lines[j]):
+                    break
+            return i + 1
+        if step is None and _TABLE_HEADER.match(line):
+            break
+    return fallback
+
+
+# -- reading ---------------------------------------------------------------------------------
+class _LessonChecker:
+    """Turns the parsed TOML of one file into a :class:`Lesson`, raising
+    :class:`LessonError` with the file, the line and the key."""
+
+    def __init__(self, path: Path, text: str):
+        self.path, self.text = path, text
+
+    def fail(self, message: str, key: str | None = None, step: int | None = None,
+             inner: str | None = None):
+        line = key_line(self.text, key, step, inner) if key is not None else (
+            step_header_lines(self.text)[step - 1] if step is not None else 1)
+        where = f"step {step} " if step is not None else ""
+        what = f"key '{key}.{inner}'" if inner else f"key '{key}'" if key else ""
+        prefix = f"{self.path.name} line {line}: "
+        if where or what:
+            prefix += f"{where}{what}: ".lstrip()
+        raise LessonError(prefix + message)
+
+    def lesson(self, data: dict) -> Lesson:
+        for key in data:
+            if key not in TOP_KEYS:
+                self.fail(f"unknown key; a lesson has {_listed(TOP_KEYS)}", key)
+        title = data.get("title", self.path.stem.replace("-", " "))
+        if not isinstance(title, str):
+            self.fail("must be text in quotes", "title")
+        description = data.get("description", "")
+        if not isinstance(description, str):
+            self.fail("must be text in quotes", "description")
+        steps = data.get("step")
+        if steps is None:
+            self.fail("no steps: add one or more [[step]] tables, each with a caption")
+        if not isinstance(steps, list) or not all(isinstance(s, dict) for s in steps):
+            self.fail("must be written as [[step]] tables", "step")
+        headers = step_header_lines(self.text)
+        return Lesson(self.path, title, description, tuple(
+            self.step(i + 1, headers[i] if i < len(headers) else 1, raw)
+            for i, raw in enumerate(steps)))
+
+    def step(self, number: int, line: int, raw: dict) -> LessonStep:
+        for key in raw:
+            if key not in STEP_KEYS:
+                self.fail(f"unknown key; a step has {_listed(STEP_KEYS)}", key, number)
+        if "caption" not in raw:
+            self.fail("the step has no caption: add caption = \"what this step shows\"",
+                      None, number)
+        values: dict = {"number": number, "line": line}
+        values["caption"] = self.text_value(raw, "caption", number)
+        if "scene" in raw and "meshes" in raw:
+            self.fail("a step opens a built-in scene or mesh files, not both", "meshes", number)
+        if "scene" in raw:
+            values["scene"] = self.choice(raw, "scene", number, list(SCENES), "built-in scene")
+        if "meshes" in raw:
+            values["meshes"] = self.meshes(raw["meshes"], number)
+        if "scene_param" in raw:
+            values["scene_param"] = self.number(raw, "scene_param", number)
+            scene = values.get("scene")
+            param = SCENES[scene].param if scene is not None else None
+            if scene is not None and param is None:
+                self.fail(f"scene '{scene}' has no slider", "scene_param", number)
+            if param is not None and not param.lo <= values["scene_param"] <= param.hi:
+                self.fail(f"{values['scene_param']:g} is outside the {param.label} slider "
+                          f"({param.lo:g} to {param.hi:g})", "scene_param", number)
+        values["bv"] = self.optional_choice(raw, "bv", number,
+                                            [k for k, _l, _d in bv_choices()],
+                                            "bounding-volume kind", upper=False)
+        values["split"] = self.optional_choice(
+            raw, "split", number, [n for n, _l, _t in split_choices()], "split rule")
+        values["obb_fit"] = self.optional_choice(
+            raw, "obb_fit", number, [n for n, _l, _t in obb_fit_choices()], "OBB fit")
+        values["descend"] = self.optional_choice(
+            raw, "descend", number, [n for n, _l, _t in descend_choices()], "descend rule")
+        values["partition"] = self.optional_choice(
+            raw, "partition", number, [k for k, _l in partition_choices()], "partition",
+            upper=False)
+        if "update" in raw:
+            values["update"] = self.choice(raw, "update", number, UPDATE_MODES, "update mode")
+        if "level" in raw:
+            level = raw["level"]
+            if level != "all" and (isinstance(level, bool) or not isinstance(level, int)
+                                   or level < 0):
+                self.fail(f"{_shown(level)} is not a level; write a whole number from 0, or "
+                          "\"all\"", "level", number)
+            values["level"] = level
+        if "boxes" in raw:
+            if not isinstance(raw["boxes"], bool):
+                self.fail(f"{_shown(raw['boxes'])} is not true or false", "boxes", number)
+            values["boxes"] = raw["boxes"]
+        if "view" in raw:
+            values["view"] = self.choice(raw, "view", number, list(NAMED_VIEWS), "named view")
+        if "camera" in raw:
+            values["camera"] = self.camera(raw["camera"], number)
+        for key in ("play_frames", "step_pairs"):
+            if key in raw:
+                values[key] = self.count(raw, key, number)
+        if "step_until" in raw:
+            values["step_until"] = self.choice(raw, "step_until", number, STEP_UNTIL,
+                                               "stepper stop")
+            values.setdefault("step_pairs", 0)
+        if "experiment" in raw:
+            values["experiment"] = self.experiment(raw["experiment"], number)
+        if "hold" in raw:
+            values["hold"] = self.number(raw, "hold", number)
+            if not values["hold"] > 0:
+                self.fail("must be more than 0 seconds", "hold", number)
+        return LessonStep(**{k: v for k, v in values.items() if v is not None})
+
+    # -- one value each ------------------------------------------------------------------
+    def text_value(self, raw, key, number) -> str:
+        value = raw[key]
+        if not isinstance(value, str) or not value.strip():
+            self.fail("must be text in quotes, not empty", key, number)
+        return " ".join(value.split())
+
+    def number(self, raw, key, number, inner=None) -> float:
+        value = raw[key] if inner is None else raw[inner]
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(
+                value):
+            self.fail(f"{_shown(value)} is not a number", key, number, inner)
+        return float(value)
+
+    def count(self, raw, key, number) -> int:
+        value = raw[key]
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            self.fail(f"{_shown(value)} is not a count; write a whole number from 0", key,
+                      number)
+        return int(value)
+
+    def choice(self, raw, key, number, names, what) -> str:
+        value = raw[key]
+        if not isinstance(value, str) or value not in names:
+            self.fail(f"{_shown(value)} is not a {what}; choose one of {', '.join(names)}",
+                      key, number)
+        return value
+
+    def optional_choice(self, raw, key, number, names, what, upper=True) -> str | None:
+        """A choice written in lower case in the file; the model's spelling back."""
+        if key not in raw:
+            return None
+        words = [n.lower() for n in names]
+        value = raw[key]
+        if not isinstance(value, str) or value.lower() not in words:
+            self.fail(f"{_shown(value)} is not a {what}; choose one of {', '.join(words)}",
+                      key, number)
+        return names[words.index(value.lower())] if upper else value.lower()
+
+    def meshes(self, value, number) -> tuple:
+        if isinstance(value, str):
+            value = [value]
+        if not isinstance(value, list) or not value or not all(isinstance(v, str)
+                                                               for v in value):
+            self.fail("must be a file name in quotes or a list of them", "meshes", number)
+        paths = []
+        for name in value:
+            path = (self.path.parent / name).resolve()
+            if not path.is_file():
+                self.fail(f"no file {name!r} next to the lesson ({path})", "meshes", number)
+            paths.append(path)
+        return tuple(paths)
+
+    def camera(self, value, number) -> CameraSpec:
+        if not isinstance(value, dict):
+            self.fail("must be a table: camera = { position = [x, y, z], focal_point = "
+                      "[x, y, z], up = [x, y, z] }", "camera", number)
+        for key in value:
+            if key not in CAMERA_KEYS:
+                self.fail(f"unknown key; a camera has {', '.join(CAMERA_KEYS)}", "camera",
+                          number, key)
+        vectors = {}
+        for key in ("position", "focal_point", "up"):
+            if key not in value:
+                self.fail("missing: a camera needs position, focal_point and up", "camera",
+                          number, key)
+            vector = value[key]
+            if (not isinstance(vector, list) or len(vector) != 3 or any(
+                    isinstance(x, bool) or not isinstance(x, (int, float)) for x in vector)):
+                self.fail(f"{_shown(vector)} is not three numbers [x, y, z]", "camera", number,
+                          key)
+            vectors[key] = tuple(float(x) for x in vector)
+        if math.dist(vectors["position"], vectors["focal_point"]) == 0:
+            self.fail("the camera is at its focal point", "camera", number, "position")
+        if not any(vectors["up"]):
+            self.fail("up is the zero vector", "camera", number, "up")
+        angle = None
+        if "view_angle" in value:
+            angle = self.number(value, "camera", number, "view_angle")
+            if not 1.0 <= angle <= 170.0:
+                self.fail(f"{angle:g} degrees is outside 1 to 170", "camera", number,
+                          "view_angle")
+        return CameraSpec(vectors["position"], vectors["focal_point"], vectors["up"], angle)
+
+    def experiment(self, value, number) -> ExperimentSpec:
+        if isinstance(value, str):
+            value = {"name": value}
+        if not isinstance(value, dict) or "name" not in value:
+            self.fail("must be a table: experiment = { name = \"pcp\", sizes = [...] }",
+                      "experiment", number)
+        for key in value:
+            if key not in EXPERIMENT_KEYS:
+                self.fail(f"unknown key; an experiment has {', '.join(EXPERIMENT_KEYS)}",
+                          "experiment", number, key)
+        name = value["name"]
+        names = experiment_names()
+        if not isinstance(name, str) or name not in names:
+            self.fail(f"{_shown(name)} is not an experiment; choose one of "
+                      f"{', '.join(names)}", "experiment", number, "name")
+        sizes = value.get("sizes", [])
+        if not isinstance(sizes, list) or any(isinstance(s, bool) or not isinstance(s, int)
+                                              or s < 1 for s in sizes):
+            self.fail(f"{_shown(sizes)} is not a list of whole numbers from 1", "experiment",
+                      number, "sizes")
+        return ExperimentSpec(name, tuple(int(s) for s in sizes))
+
+
+EXPERIMENT_NAMES = ("pcp", "sat-axes", "splits", "refit", "partitions", "cost-model")
+"""The experiments of BVH Lab (issue 14). A lesson naming one that this build lacks still
+reads (it is no typo); its step says so when it is played."""
+
+
+def experiment_names() -> list[str]:
+    """Names of the experiments a step may name: this build's, then any other of
+    :data:`EXPERIMENT_NAMES`."""
+    from viewer.choices import experiment_choices
+
+    names = [name for name, _title in experiment_choices() or []]
+    return names + [name for name in EXPERIMENT_NAMES if name not in names]
+
+
+def _shown(value) -> str:
+    text = repr(value) if not isinstance(value, str) else f"'{value}'"
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _listed(keys) -> str:
+    return ", ".join(keys)
+
+
+def parse_lesson(text: str, path) -> Lesson:
+    """The lesson in ``text`` (read from ``path``, which names it in errors and anchors
+    relative mesh paths). Raises :class:`LessonError`."""
+    path = Path(path)
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        message = str(exc)
+        match = re.search(r"\(at line (\d+), column \d+\)", message)
+        line = int(match.group(1)) if match else 1
+        reason = re.sub(r"\s*\(at line \d+, column \d+\)", "", message)
+        raise LessonError(f"{path.name} line {line}: not valid TOML: {reason}") from None
+    return _LessonChecker(path, text).lesson(data)
+
+
+def read_lesson(path) -> Lesson:
+    """Read and check the lesson file ``path``. Raises :class:`LessonError`."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise LessonError(f"{path}: no such lesson file") from None
+    except UnicodeDecodeError:
+        raise LessonError(f"{path.name}: not a text file (UTF-8)") from None
+    except OSError as exc:
+        raise LessonError(f"{path}: cannot be read ({exc.strerror or exc})") from None
+    return parse_lesson(text, path)

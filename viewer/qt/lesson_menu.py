@@ -1,0 +1,129 @@
+"""The Lessons menu: the built-in lessons, Open lesson file…, Next / Previous step, Close
+lesson, and Save current state as a lesson step… (the teacher types the caption)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PyQt6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QFileDialog,
+    QFormLayout,
+    QLineEdit,
+    QPlainTextEdit,
+)
+
+from viewer.lessons import BUILTIN_LESSONS
+
+OPEN_KEY = "Ctrl+Shift+L"
+SAVE_STEP_KEY = "Ctrl+Alt+L"
+NEXT_KEY = "PgDown"
+PREVIOUS_KEY = "PgUp"
+LESSON_FILTER = "Lessons (*.toml);;All files (*)"
+
+
+class SaveStepDialog(QDialog):
+    """Asks for the new step's caption and, for a new file, the lesson's title."""
+
+    def __init__(self, path: Path, parent=None):
+        super().__init__(parent)
+        self.setWindowTitle(f"Save current state as a step of {path.name}")
+        form = QFormLayout(self)
+        self.caption = QPlainTextEdit()
+        self.caption.setPlaceholderText("What this step shows, in one or two sentences a "
+                                        "student understands")
+        self.caption.setToolTip("Shown at the bottom of the view when the step is played")
+        form.addRow("Caption", self.caption)
+        self.title = QLineEdit(path.stem.replace("-", " "))
+        self.title.setToolTip("The lesson's title (used when the file is new)")
+        self.title.setEnabled(not path.exists())
+        form.addRow("Lesson title", self.title)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save
+                                   | QDialogButtonBox.StandardButton.Cancel)
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        form.addRow(buttons)
+
+
+class LessonMenu:
+    """Builds the Lessons menu on ``window`` (a :class:`MainWindow`) and owns its actions."""
+
+    def __init__(self, window, menu_bar):
+        self.window = window
+        controller = window.controller
+        menu = menu_bar.addMenu("Le&ssons")
+        self.menu = menu
+        self.builtin_actions = {}
+        for name, title in BUILTIN_LESSONS.items():
+            action = window._action(title, lambda _c=False, n=name: controller.open_lesson(n),
+                                    None, f"Play the built-in lesson '{name}'")
+            menu.addAction(action)
+            self.builtin_actions[name] = action
+        menu.addSeparator()
+        self.open_action = window._action("&Open lesson file…", self.open_file, OPEN_KEY,
+                                          "Play a lesson written as a TOML file (README, "
+                                          "Lessons)")
+        menu.addAction(self.open_action)
+        self.next_action = window._action("&Next step", controller.next_step, NEXT_KEY,
+                                          "Go to the lesson's next step (Right in lecture "
+                                          "mode)")
+        self.previous_action = window._action("&Previous step", controller.previous_step,
+                                              PREVIOUS_KEY, "Go back one step (Left in "
+                                              "lecture mode)")
+        self.close_action = window._action("&Close lesson", controller.close_lesson, None,
+                                           "Leave the lesson; the scene stays as it is")
+        for action in (self.next_action, self.previous_action, self.close_action):
+            menu.addAction(action)
+        menu.addSeparator()
+        self.save_action = window._action(
+            "&Save current state as a lesson step…", self.save_step, SAVE_STEP_KEY,
+            "Append a step with this scene, its choices, level, update mode and camera, and "
+            "a caption you type, to a new or existing lesson file")
+        menu.addAction(self.save_action)
+        controller.lesson_signals.lesson_changed.connect(lambda _l: self.sync())
+        controller.lesson_signals.step_changed.connect(lambda _i: self.sync())
+        self.sync()
+
+    def sync(self) -> None:
+        controller = self.window.controller
+        lesson, index = controller.lesson, controller.lesson_index
+        is_open = lesson is not None
+        self.next_action.setEnabled(is_open and index is not None and index + 1 < len(lesson))
+        self.previous_action.setEnabled(is_open and bool(index))
+        self.close_action.setEnabled(is_open)
+
+    def _start_dir(self) -> str:
+        return str(self.window.settings.value("last_lesson_dir", str(Path.home())))
+
+    def open_file(self, path: str | None = None) -> bool:
+        """Lessons > Open lesson file… (``path`` skips the dialog)."""
+        if not path:
+            path, _ = QFileDialog.getOpenFileName(self.window, "Open lesson", self._start_dir(),
+                                                  LESSON_FILTER)
+        if not path:
+            return False
+        self.window.settings.setValue("last_lesson_dir", str(Path(path).parent))
+        return self.window.controller.open_lesson(path)
+
+    def save_step(self, path: str | None = None, caption: str | None = None,
+                  title: str = "") -> bool:
+        """Lessons > Save current state as a lesson step… (``path`` and ``caption`` skip the
+        dialogs)."""
+        window = self.window
+        if not path:
+            path, _ = QFileDialog.getSaveFileName(
+                window, "Save current state as a lesson step", self._start_dir(),
+                LESSON_FILTER, options=QFileDialog.Option.DontConfirmOverwrite)
+            if path and not Path(path).suffix:
+                path += ".toml"
+        if not path:
+            return False
+        window.settings.setValue("last_lesson_dir", str(Path(path).parent))
+        if caption is None:
+            dialog = SaveStepDialog(Path(path), window)
+            self.save_dialog = dialog
+            if dialog.exec() != QDialog.DialogCode.Accepted:
+                return False
+            caption, title = dialog.caption.toPlainText(), dialog.title.text()
+        return window.controller.save_lesson_step(path, caption, title)
