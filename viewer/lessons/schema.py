@@ -14,7 +14,10 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import tomllib
+try:  # Python 3.11+ has tomllib; 3.10 (Ubuntu 22.04's python3) gets the same parser as tomli
+    import tomllib
+except ModuleNotFoundError:  # pragma: no cover - exercised only on Python 3.10
+    import tomli as tomllib
 
 from viewer.choices import (
     bv_choices,
