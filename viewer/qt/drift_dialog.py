@@ -11,11 +11,16 @@ most every :data:`REDRAW_MS` milliseconds (a redraw of a 3000-frame plot costs t
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 from matplotlib.backends.backend_qtagg import FigureCanvasQTAgg
 from matplotlib.figure import Figure
 from PyQt6.QtCore import QTimer
-from PyQt6.QtWidgets import QDialog, QLabel, QVBoxLayout
+from PyQt6.QtGui import QKeySequence
+from PyQt6.QtWidgets import QDialog, QHBoxLayout, QLabel, QPushButton, QVBoxLayout
+
+from viewer.qt.figure_export import FigureSaveError, ask_figure_path, save_figure
 
 REDRAW_MS = 300
 """Least time between two redraws while the recording grows."""
@@ -76,6 +81,16 @@ class DriftDialog(QDialog):
         self.canvas.setMinimumHeight(260)
         self.canvas.setToolTip("Click a frame to show it in the view")
         layout.addWidget(self.canvas, 1)
+        row = QHBoxLayout()
+        self.save_button = QPushButton("Save figure…")
+        self.save_button.setShortcut(QKeySequence.StandardKey.Save)
+        self.save_button.setToolTip("Write this plot as a PNG image or an SVG drawing, by the "
+                                    "file name's suffix (Ctrl+S)")
+        self.save_button.clicked.connect(lambda: self.save_figure_as())
+        self.save_note = QLabel("")
+        row.addWidget(self.save_button)
+        row.addWidget(self.save_note, 1)
+        layout.addLayout(row)
         self.axes = self.figure.add_subplot(1, 1, 1)
         self.time_axes = self.axes.twinx()
         self.cursor_line = None
@@ -156,6 +171,24 @@ class DriftDialog(QDialog):
             "to cost than at its last build (0 = as built); Auto rebuilds past the threshold."
             if n else "Nothing is recorded yet: play the scene or move a body.")
         self.canvas.draw_idle()
+
+    def save_figure_as(self, path: str | None = None) -> Path | None:
+        """Save figure…: write the plot to ``path`` (asked when None) as PNG or SVG; the line
+        under the plot says where, or why not."""
+        if path is None:
+            start = Path.home() / f"{self.model.scene_key or 'recording'}-drift.png"
+            path = ask_figure_path(self, "Save the drift plot", start)
+            if not path:
+                return None
+        try:
+            written = save_figure(self.figure, path)
+        except FigureSaveError as exc:
+            self.save_note.setStyleSheet("color: #B00020")
+            self.save_note.setText(f"Not saved: {exc}")
+            return None
+        self.save_note.setStyleSheet("")
+        self.save_note.setText(f"Saved {written}")
+        return written
 
     def _move_cursor(self) -> None:
         position = self.cursor_position()

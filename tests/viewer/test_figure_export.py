@@ -1,0 +1,31 @@
+"""Save figure: one helper writes every figure of the app as PNG or SVG (the Experiments
+window's and the drift plot's)."""
+
+from __future__ import annotations
+
+import pytest
+
+from viewer.qt.figure_export import FigureSaveError, figure_path
+
+
+def test_figure_path_takes_the_suffix_from_the_filter():
+    assert figure_path("/x/plot", "SVG drawing (*.svg)").name == "plot.svg"
+    assert figure_path("/x/plot", "").name == "plot.png"
+    assert figure_path("/x/plot.SVG", "PNG image (*.png)").name == "plot.SVG"
+    with pytest.raises(FigureSaveError, match="plot.pdf"):
+        figure_path("/x/plot.pdf")
+
+
+def test_drift_plot_saves_png_and_svg(qtbot, window, tmp_path):
+    for _ in range(3):
+        window.controller.step_time(1 / 30)
+        qtbot.waitUntil(lambda: not window.controller.is_busy, timeout=60_000)
+    dialog = window.open_drift_dialog()
+    png = dialog.save_figure_as(str(tmp_path / "drift.png"))
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    svg = dialog.save_figure_as(str(tmp_path / "drift.svg"))
+    assert "<svg" in svg.read_text()[:400]
+    assert str(svg) in dialog.save_note.text()
+    assert dialog.save_figure_as(str(tmp_path / "missing" / "drift.png")) is None
+    assert "Not saved" in dialog.save_note.text()
+    dialog.close()
