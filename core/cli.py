@@ -1,6 +1,7 @@
 """Command line: ``python -m core contacts A B ...``, ``python -m core distance A B ...``,
 ``python -m core tree MESH --out FILE`` (:mod:`core.cli_tree`), ``python -m core quality MESH``
-(:mod:`core.cli_quality`) and ``python -m core warmup``."""
+(:mod:`core.cli_quality`), ``python -m core experiment NAME`` (:mod:`core.cli_experiment`) and
+``python -m core warmup``."""
 
 from __future__ import annotations
 
@@ -179,6 +180,10 @@ def build_parser() -> argparse.ArgumentParser:
     from core.cli_quality import add_quality_parser
 
     add_quality_parser(sub, _rule_names(SplitRule), _bv_names(), _integer)
+
+    from core.cli_experiment import add_experiment_parser
+
+    add_experiment_parser(sub)
 
     w = sub.add_parser("warmup", help="compile the numba kernels into the on-disk cache")
     w.add_argument("--quiet", action="store_true")
@@ -533,6 +538,10 @@ def main(argv: list[str] | None = None) -> int:
 
             print(run_tree(args))
             return 0
+        if args.command == "experiment":
+            from core.cli_experiment import run_experiment_command
+
+            return run_experiment_command(args)
         if args.command == "quality":
             from core.bv import get_kind
             from core.cli_quality import format_quality, run_quality
