@@ -190,6 +190,10 @@ class Frame:
         With ``PipelineSettings.validate_after_refit``: one report per body, the invariants
         of its tree in this frame's vertices (a tree not refitted or built this frame keeps
         the report it had); else None.
+    refitted : list of bool or None
+        Whether each body's tree was refitted this frame (its volumes updated, topology
+        kept): the ``Nu`` of the cost model (:func:`core.costmodel.frame_counts`). False for
+        a tree built this frame or kept as it was. None in frames recorded before it existed.
 
     A frame holds plain data only (numpy arrays, dataclasses of them, numbers, strings), so
     it can be stored (pickled) and drawn later without running the core.
@@ -211,6 +215,7 @@ class Frame:
     distance: DistanceResult | None = None
     request: CollisionRequest | None = None
     validation: list | None = None
+    refitted: list | None = None
 
 
 @dataclass
@@ -385,12 +390,16 @@ class FramePipeline:
                 meshes.append(body.mesh.with_vertices(body.deformer(body.mesh.vertices, t)))
         t_deform = time.perf_counter()
 
-        trees, drifts, rebuilt = [], [], []
+        trees, drifts, rebuilt, refitted = [], [], [], []
         for body, mesh in zip(bodies, meshes):
+            cached = self._cache.get(body.key)
+            before = cached.current if cached is not None else None
             tree, drift, was_built = self._update_tree(body.key, mesh)
             trees.append(tree)
             drifts.append(drift)
             rebuilt.append(was_built)
+            # A tree kept as it was is the very object of the last frame; a refit is new.
+            refitted.append(not was_built and before is not None and tree is not before)
         live = {b.key for b in bodies}
         for key in list(self._cache):
             if key not in live:
@@ -461,6 +470,7 @@ class FramePipeline:
             distance=distance,
             request=request,
             validation=validation,
+            refitted=refitted,
         )
         self._index += 1
         return frame

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 
-from core.experiments import pcp
+from core.experiments import pcp, sat_axes
 from core.experiments.base import (
     Cancelled,
     Column,
@@ -33,6 +33,7 @@ def register(experiment: Experiment) -> None:
 
 
 register(pcp.EXPERIMENT)
+register(sat_axes.EXPERIMENT)
 
 
 def get_experiment(name: str) -> Experiment:

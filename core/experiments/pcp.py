@@ -175,7 +175,7 @@ def _draw(fig, sizes, kinds, counts, fitted, slopes, caption) -> None:
                prop={"family": "monospace", "size": 8.5}, title_fontsize=8.5)  # fmt: skip
     fig.suptitle("Parallel close proximity: volume tests against the gap", fontsize=12)
     fig.subplots_adjust(left=0.08, right=0.76, top=0.9, wspace=0.08)
-    put_caption(fig, caption, bottom=0.21)
+    put_caption(fig, caption, bottom=0.24)
 
 
 def _reading(sizes, slopes, n_contacts, n_queries, counts, fitted) -> str:

@@ -1,0 +1,222 @@
+"""The cost model of a collision query, ``T = Nu Cu + Nbv Cbv + Np Cp`` (Gottschalk, Lin and
+Manocha 1996, section 4.3), with unit costs measured on this machine.
+
+``Nu`` counts volume updates (nodes refitted because a body deformed), ``Nbv`` volume-pair
+tests and ``Np`` triangle-pair tests; a frame's counters give them (:func:`frame_counts`).
+``Cu``, ``Cbv`` and ``Cp`` are the times of one such operation, measured per bounding-volume
+kind by timing the real kernels on batches and dividing by the count
+(:func:`measure_unit_costs`). :func:`predict` multiplies them out, term by term.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+#: Triangles of each of the two spheres the unit costs are measured on: enough for about
+#: 20k volume tests and a few thousand triangle tests a query (timer resolution is not an
+#: issue), small enough that measuring one kind takes well under a second.
+MEASURE_TRIANGLES = 3000
+
+#: Repeats of each timing; the median is kept (one repeat slowed by another process on a
+#: shared machine does not move it).
+MEASURE_REPEATS = 5
+
+#: Words of the three terms, in the order of the equation.
+TERM_NAMES = ("volume updates", "volume tests", "triangle tests")
+
+
+@dataclass(frozen=True)
+class UnitCosts:
+    """Measured time of one operation of each term, for one kind.
+
+    Attributes
+    ----------
+    kind : str
+        Key of :data:`core.bv.BV_KINDS`.
+    update_ns : float
+        ``Cu``: refitting one node's volume (the tree's box, plus the kind's own volume for
+        a kind other than the tree's boxes), nanoseconds.
+    volume_test_ns : float
+        ``Cbv``: one volume-pair test of the traversal, its bookkeeping included, ns.
+    primitive_test_ns : float
+        ``Cp``: one exact triangle-pair test, ns.
+    """
+
+    kind: str
+    update_ns: float
+    volume_test_ns: float
+    primitive_test_ns: float
+
+
+@dataclass(frozen=True)
+class CostTerm:
+    """One term of the cost model.
+
+    Attributes
+    ----------
+    name : str
+        ``"volume updates"``, ``"volume tests"`` or ``"triangle tests"``.
+    count : int
+        ``Nu``, ``Nbv`` or ``Np``.
+    unit_ns : float
+        ``Cu``, ``Cbv`` or ``Cp``, nanoseconds.
+    ms : float
+        ``count * unit_ns``, milliseconds.
+    share : float
+        Fraction of the predicted total, 0 ... 1 (0 when the total is 0).
+    """
+
+    name: str
+    count: int
+    unit_ns: float
+    ms: float
+    share: float
+
+
+@dataclass(frozen=True)
+class CostPrediction:
+    """``T = Nu Cu + Nbv Cbv + Np Cp`` term by term.
+
+    Attributes
+    ----------
+    terms : tuple of CostTerm
+        Updates, volume tests, triangle tests.
+    total_ms : float
+    """
+
+    terms: tuple[CostTerm, ...]
+    total_ms: float
+
+
+def predict(nu: int, nbv: int, np_: int, costs: UnitCosts) -> CostPrediction:
+    """The predicted time of a query (or frame) with these counts.
+
+    Parameters
+    ----------
+    nu, nbv, np_ : int
+        Volume updates, volume tests, triangle tests (each >= 0).
+    costs : UnitCosts
+
+    Returns
+    -------
+    CostPrediction
+    """
+    counts = (nu, nbv, np_)
+    for name, count in zip(("nu", "nbv", "np_"), counts):
+        if isinstance(count, bool) or not isinstance(count, (int, np.integer)) or count < 0:
+            raise ValueError(f"{name} must be a whole number >= 0, got {count!r}")
+    units = (costs.update_ns, costs.volume_test_ns, costs.primitive_test_ns)
+    ms = [int(c) * u * 1e-6 for c, u in zip(counts, units)]
+    total = float(sum(ms))
+    terms = tuple(CostTerm(name, int(c), float(u), float(m), m / total if total > 0 else 0.0)
+                  for name, c, u, m in zip(TERM_NAMES, counts, units, ms))  # fmt: skip
+    return CostPrediction(terms=terms, total_ms=total)
+
+
+def frame_counts(frame) -> tuple[int, int, int]:
+    """``(Nu, Nbv, Np)`` of a :class:`core.pipeline.Frame` from its own records.
+
+    ``Nu`` is the number of nodes of the trees refitted this frame (``Frame.refitted``; a
+    tree rebuilt or kept as it was updates no volume: a build is a different cost); ``Nbv``
+    and ``Np`` are the volume and triangle tests of the pair query and of any self-collision
+    queries (their :class:`~core.collide.trace.Counters`).
+    """
+    refitted = getattr(frame, "refitted", None) or [False] * len(frame.trees)
+    nu = sum(int(tree.n_nodes) for tree, was in zip(frame.trees, refitted) if was)
+    results = [frame.result] if frame.result is not None else []
+    results += [r for r in (frame.self_results or []) if r is not None]
+    nbv = sum(int(r.counters.n_bv_tests) for r in results)
+    np_ = sum(int(r.counters.n_tri_tests) for r in results)
+    return nu, nbv, np_
+
+
+def _median_ns(run, count: int) -> float:
+    """Median over :data:`MEASURE_REPEATS` runs of ``run()`` (seconds it reports) per item."""
+    times = [run() for _ in range(MEASURE_REPEATS)]
+    return float(np.median(times)) * 1e9 / max(1, count)
+
+
+def measure_unit_costs(kind: str, progress=None) -> UnitCosts:
+    """Measure ``Cu``, ``Cbv`` and ``Cp`` of one kind on this machine.
+
+    Two spheres of :data:`MEASURE_TRIANGLES` triangles, the second moved by 1.2 radii and
+    turned 30 degrees (so box tests run their rotated form, as in a typical frame), are built
+    once. Then, each repeated :data:`MEASURE_REPEATS` times and the median kept:
+
+    * ``Cu``: refit both trees' boxes (:func:`core.bvh.refit.refit_tree`) and, for a kind
+      other than the tree's own boxes, refit its volumes the way a frame does; time divided
+      by the nodes refitted;
+    * ``Cbv``: the traversal's own time (``timings["traverse"]``) divided by its volume tests;
+    * ``Cp``: the triangle tests' time (``timings["tritri"]``) divided by their count.
+
+    So each unit cost is that of the very kernels a frame runs, bookkeeping included.
+
+    Parameters
+    ----------
+    kind : str
+        Key of :data:`core.bv.BV_KINDS`.
+    progress : core.experiments.base.Progress, optional
+        Told before each of the three measurements (and may cancel).
+
+    Returns
+    -------
+    UnitCosts
+    """
+    from core.bv import fit_from_triangles, get_kind, refit_volumes
+    from core.bvh import SplitRule, build_trees
+    from core.bvh.refit import leaf_nodes, refit_tree
+    from core.collide.dispatch import tree_query
+    from core.experiments.common import sphere_mesh
+    from core.pose import Pose
+    from core.request import CollisionRequest
+
+    bv = get_kind(kind)
+
+    def say(step: int, what: str) -> None:
+        if progress is not None:
+            progress.report(step, 3, f"{bv.name}: {what}")
+
+    say(0, "building the measuring scene")
+    sphere = sphere_mesh(MEASURE_TRIANGLES)
+    pose_b = Pose.from_axis_angle((1.0, 1.0, 0.0), math.radians(30.0), (1.2, 0.0, 0.0))
+    trees = build_trees([sphere, sphere], SplitRule.MIDPOINT, 1)
+    leaves = [leaf_nodes(t) for t in trees]
+
+    def update() -> float:
+        t0 = time.perf_counter()
+        for tree, tree_leaves in zip(trees, leaves):
+            refit_tree(tree, sphere, tree_leaves)
+            if not bv.is_tree_box:
+                if bv.has_fit_choice or not bv.refit_exact:
+                    fit_from_triangles(tree, sphere, bv)
+                else:
+                    refit_volumes(tree, sphere, bv)
+        return time.perf_counter() - t0
+
+    say(1, "timing volume updates")
+    update()  # first call outside the timing: page in the arrays
+    n_nodes = sum(int(t.n_nodes) for t in trees)
+    update_ns = _median_ns(update, n_nodes)
+
+    say(2, "timing volume and triangle tests")
+    request = CollisionRequest(bv=bv.name)
+    first = tree_query(request, sphere, trees[0], sphere, trees[1], None, pose_b)
+    runs = [tree_query(request, sphere, trees[0], sphere, trees[1], None, pose_b)
+            for _ in range(MEASURE_REPEATS)]  # fmt: skip
+    counters = first.counters
+    volume_ns = float(np.median([r.timings["traverse"] for r in runs])) * 1e9 / max(
+        1, counters.n_bv_tests)
+    tri_ns = float(np.median([r.timings["tritri"] for r in runs])) * 1e9 / max(
+        1, counters.n_tri_tests)
+    if progress is not None:
+        progress.report(3, 3, f"{bv.name}: measured")
+    return UnitCosts(kind=bv.name, update_ns=update_ns, volume_test_ns=volume_ns,
+                     primitive_test_ns=tri_ns)
+
+
+__all__ = ["CostPrediction", "CostTerm", "TERM_NAMES", "UnitCosts", "frame_counts",
+           "measure_unit_costs", "predict"]

@@ -1,0 +1,104 @@
+"""The cost model T = Nu Cu + Nbv Cbv + Np Cp: arithmetic, a frame's counts, unit costs."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import pytest
+
+from core.costmodel import (
+    TERM_NAMES,
+    CostPrediction,
+    UnitCosts,
+    frame_counts,
+    measure_unit_costs,
+    predict,
+)
+from core.deform import Wave
+from core.experiments import Cancelled, Progress
+from core.experiments.common import sphere_mesh
+from core.pipeline import BodyInput, FramePipeline, PipelineSettings, UpdateMode
+from core.pose import Pose
+
+COSTS = UnitCosts(kind="aabb", update_ns=20.0, volume_test_ns=50.0, primitive_test_ns=400.0)
+
+
+def test_predict_by_hand():
+    # 1000 updates x 20 ns = 0.02 ms, 30 000 tests x 50 ns = 1.5 ms, 500 x 400 ns = 0.2 ms.
+    p = predict(1000, 30_000, 500, COSTS)
+    assert isinstance(p, CostPrediction)
+    assert [t.name for t in p.terms] == list(TERM_NAMES)
+    assert [t.count for t in p.terms] == [1000, 30_000, 500]
+    assert [t.unit_ns for t in p.terms] == [20.0, 50.0, 400.0]
+    assert [t.ms for t in p.terms] == pytest.approx([0.02, 1.5, 0.2])
+    assert p.total_ms == pytest.approx(1.72)
+    assert [t.share for t in p.terms] == pytest.approx([0.02 / 1.72, 1.5 / 1.72, 0.2 / 1.72])
+    assert sum(t.share for t in p.terms) == pytest.approx(1.0)
+
+
+def test_predict_nothing_is_zero_with_zero_shares():
+    p = predict(0, 0, 0, COSTS)
+    assert p.total_ms == 0.0 and all(t.share == 0.0 and t.ms == 0.0 for t in p.terms)
+
+
+@pytest.mark.parametrize("bad", [-1, 1.5, True, "3"])
+def test_predict_refuses_counts_that_are_not_counts(bad):
+    with pytest.raises(ValueError, match="must be a whole number >= 0"):
+        predict(bad, 0, 0, COSTS)
+
+
+@pytest.fixture(scope="module")
+def wave_frames():
+    """Three frames of a waving sphere against a still one, overlapping: frame 0 builds,
+    frames 1 and 2 refit the waving sphere's tree and keep the still one's."""
+    a = sphere_mesh(600, name="waving")
+    b = sphere_mesh(400, name="still")
+    bodies = [BodyInput("a", a, Pose(), Wave(amplitude=0.05)),
+              BodyInput("b", b, Pose.from_axis_angle((0, 1, 0), 0.3, (1.2, 0.1, 0.0)))]
+    pipe = FramePipeline(PipelineSettings(update=UpdateMode.REFIT, self_collision=True))
+    return [pipe.step(bodies, t) for t in (0.0, 0.1, 0.2)]
+
+
+def test_frame_counts_equal_the_frames_own_counters(wave_frames):
+    first, second, _ = wave_frames
+    assert first.refitted == [False, False] and first.rebuilt == [True, True]
+    assert second.refitted == [True, False] and second.rebuilt == [False, False]
+    for frame in wave_frames:
+        nu, nbv, np_ = frame_counts(frame)
+        results = [frame.result, *frame.self_results]
+        assert nbv == sum(r.counters.n_bv_tests for r in results) > 0
+        assert np_ == sum(r.counters.n_tri_tests for r in results) > 0
+        expected_nu = sum(t.n_nodes for t, r in zip(frame.trees, frame.refitted) if r)
+        assert nu == expected_nu
+    assert frame_counts(first)[0] == 0
+    assert frame_counts(second)[0] == second.trees[0].n_nodes
+
+
+def test_frame_counts_of_a_frame_without_refit_record(wave_frames):
+    old = dataclasses.replace(wave_frames[1], refitted=None, self_results=None)
+    assert frame_counts(old) == (0, old.result.counters.n_bv_tests,
+                                 old.result.counters.n_tri_tests)  # fmt: skip
+
+
+@pytest.mark.parametrize("kind", ["aabb", "obb", "sphere", "kdop14", "rss"])
+def test_unit_costs_are_positive_and_finite(kind):
+    costs = measure_unit_costs(kind)
+    assert costs.kind == kind
+    for value in (costs.update_ns, costs.volume_test_ns, costs.primitive_test_ns):
+        assert math.isfinite(value) and value > 0.0
+
+
+def test_unit_costs_report_progress_and_cancel():
+    seen = []
+    progress = Progress(lambda done, total, what: seen.append((done, total, what)))
+    measure_unit_costs("aabb", progress)
+    assert seen[0][:2] == (0, 3) and seen[-1][:2] == (3, 3) and "aabb" in seen[-1][2]
+    progress.cancel()
+    with pytest.raises(Cancelled):
+        measure_unit_costs("aabb", progress)
+
+
+def test_unit_costs_name_an_unknown_kind():
+    with pytest.raises(ValueError, match="unknown bounding volume 'box'"):
+        measure_unit_costs("box")
