@@ -1,8 +1,8 @@
 """The viewer's controller: the one object the window and its docks ask to change the scene.
 
 Each of its jobs is a module of :mod:`viewer.control` (scenes, files, poses, sculpt, frames,
-animation, recording, stepping, session); :class:`Controller` composes them and wires them to the
-model's signals.
+animation, recording, stepping, session, analysis, inspecting, experiments, costs);
+:class:`Controller` composes them and wires them to the model's signals.
 """
 
 from __future__ import annotations
@@ -11,6 +11,8 @@ from PyQt6.QtCore import QObject
 
 from viewer.control.analysis import FrameAnalysis
 from viewer.control.animation import Animation
+from viewer.control.costs import CostModelling
+from viewer.control.experiments import ExperimentRunning
 from viewer.control.files import FileLoading
 from viewer.control.frames import FrameRunning
 from viewer.control.inspecting import Inspecting
@@ -25,7 +27,7 @@ from viewer.model import ViewerModel
 
 class Controller(QObject, SceneLoading, FileLoading, BodyPosing, Sculpting, FrameRunning,
                  Animation, FrameRecording, Stepping, SessionKeeping, FrameAnalysis,
-                 Inspecting):
+                 Inspecting, ExperimentRunning, CostModelling):
     """Runs the core for the viewer.
 
     Parameters
@@ -47,6 +49,8 @@ class Controller(QObject, SceneLoading, FileLoading, BodyPosing, Sculpting, Fram
         self._init_session()
         self._init_analysis()
         self._init_inspecting()
+        self._init_experiments()
+        self._init_cost_model()
         model.scene_param_changed.connect(self._on_scene_param)
 
     def shutdown(self) -> None:
@@ -59,3 +63,5 @@ class Controller(QObject, SceneLoading, FileLoading, BodyPosing, Sculpting, Fram
         self._shutdown_session()
         self._shutdown_analysis()
         self._shutdown_inspecting()
+        self._shutdown_experiments()
+        self._shutdown_cost_model()

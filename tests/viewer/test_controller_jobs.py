@@ -32,6 +32,12 @@ JOB_MODULES = {
                                   "set_validate_after_refit", "open_tree_file",
                                   "open_tree_file_async", "use_own_tree", "save_tree_file",
                                   "save_tree_file_async", "tree_file_ids", "set_quality_on"},
+    "viewer.control.experiments": {"experiment_catalogue", "run_experiment_named",
+                                   "cancel_experiment", "is_experiment_running",
+                                   "current_experiment_scene", "save_experiment_outputs",
+                                   "experiment_figure",
+                                   "save_experiment_data"},
+    "viewer.control.costs": {"unit_costs_of", "refresh_cost_view"},
 }
 
 

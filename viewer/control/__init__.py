@@ -14,6 +14,10 @@ These modules are the viewer's only callers of the core besides the two dialog c
 * :mod:`~viewer.control.stepping` -- the traversal stepper: the shown frame's pair tests;
 * :mod:`~viewer.control.inspecting` -- tree quality, invariant checks, trees read from and
   written to files;
+* :mod:`~viewer.control.experiments` -- the Experiments window's runs, in a worker thread with
+  progress and cancel;
+* :mod:`~viewer.control.costs` -- the cost model of the shown frame, unit costs measured once
+  per kind;
 * :mod:`~viewer.control.deformers` -- the deformer registry as the Deform dock lists it.
 
 Each job is a mixin holding its own state; a job that needs another's calls its methods

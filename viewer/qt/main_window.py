@@ -29,6 +29,7 @@ from viewer.control.files import MAX_TRIANGLES, WARN_TRIANGLES
 from viewer.controller import Controller
 from viewer.model import Mode, UpdateChoice, ViewTimings
 from viewer.qt.docks import make_docks
+from viewer.qt.experiments_menu import ExperimentsMenu
 from viewer.qt.interaction import CanvasInteraction
 from viewer.qt.panels.levels import GHOST_KEY, HEAT_KEY, level_text, tree_depth_text
 from viewer.qt.panels.stepper import STEP_BUTTONS, TOGGLE_KEY, position_text
@@ -51,7 +52,8 @@ COLD_START_DELAY_MS = 700
 numba cache gives the first two-sphere frame in well under a second)."""
 
 DEFAULT_DOCK_ORDER = ("levels_dock", "scene_dock", "deform_dock", "pipeline_dock", "stats_dock",
-                      "stepper_dock", "pseudocode_dock", "quality_dock", "outliner_dock")
+                      "stepper_dock", "pseudocode_dock", "quality_dock", "outliner_dock",
+                      "experiments_dock")
 """The docks of the default layout, one tab each in a single column on the right, in tab
 order; the first is raised. One column of tabs leaves the 3-D view about two thirds of a
 1280 px wide screen (two columns left it 540 px)."""
@@ -64,10 +66,10 @@ MIN_CANVAS_SHARE = 0.6
 """A remembered layout that leaves the canvas less than this share of the window width is
 not restored: the default layout is used instead."""
 
-LAYOUT_VERSION = 4
+LAYOUT_VERSION = 5
 """Version of the saved dock layout (``QMainWindow.saveState``); a state saved by an older
-layout (two dock columns, no timeline under the canvas, or no Quality and Outliner docks)
-is ignored."""
+layout (two dock columns, no timeline under the canvas, no Quality and Outliner docks, or no
+Experiments dock) is ignored."""
 
 RECORDING_FILTER = "BVH Lab recordings (*.bvhrec);;All files (*)"
 
@@ -170,7 +172,14 @@ draws it in <b>dark red</b>. A tree built by another engine is read with <i>Open
 for body A/B</i> (JSON or NPZ) and used for the query until <i>Use BVH Lab's own tree
 again</i>; <i>Save tree</i> writes ours in the same format.</li>
 <li>The <b>Stats</b> dock counts the work: volume tests N<sub>bv</sub> (pairs of bounding
-volumes tested), triangle tests N<sub>p</sub>, and the time of each phase.</li>
+volumes tested), triangle tests N<sub>p</sub>, and the time of each phase; its cost model
+T = N<sub>u</sub>·C<sub>u</sub> + N<sub>bv</sub>·C<sub>bv</sub> + N<sub>p</sub>·C<sub>p</sub>
+multiplies each count by its unit cost measured on this machine and sets the predicted time
+beside the measured one.</li>
+<li>The <b>Experiments</b> menu (Ctrl+Shift+E) reruns classic results (parallel close
+proximity, separating axes, build rules, refit against rebuild, spatial partitions, the cost
+model) and shows their figures; Ctrl+Return runs, Esc cancels, and each figure saves as PNG
+or SVG, its numbers as CSV.</li>
 </ul>"""
 
 
@@ -350,6 +359,7 @@ class MainWindow(QMainWindow):
         self.tree_tools.build_menu(menu)
 
         self._build_recording_menu(menu, view_menu)
+        self.experiments_menu = ExperimentsMenu(self, menu)
 
         help_menu = menu.addMenu("&Help")
         help_menu.addAction(self._action("&How to read this view", self.show_help,
