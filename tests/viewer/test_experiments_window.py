@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from PyQt6.QtGui import QKeySequence
 
-from viewer.qt.experiments_menu import WINDOW_KEY
+from viewer.qt.experiments_menu import FIGURE_WIDTH_PX, WINDOW_KEY
 from viewer.qt.experiments_window import parse_sizes, progress_words
 
 RUN_TIMEOUT_MS = 240_000  # a cold numba cache compiles the kernels first
@@ -50,6 +50,11 @@ def test_quick_pcp_from_the_menu_draws_log_log_axes_and_the_reading(qtbot, windo
         # Title words in the menu, never the bare registry key.
         assert action.text().rstrip("…").lower() != name and " " in action.text()
     panel = _open_on(window, "pcp")
+    dock = window.docks["experiments_dock"]
+    # Out of the 400 px tab column into a window of its own, wide enough for the figure; the
+    # column keeps the tab it showed.
+    assert dock.isFloating() and dock.width() >= FIGURE_WIDTH_PX
+    qtbot.waitUntil(lambda: window.docks["levels_dock"].isVisible())
     assert "Gottschalk" in panel.source.text()
     result = _run_quick(qtbot, window, panel)
     assert result is not None, panel.message.text()

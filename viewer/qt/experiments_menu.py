@@ -8,7 +8,7 @@ action gives Esc up for the length of the run.
 
 from __future__ import annotations
 
-from PyQt6.QtCore import QObject
+from PyQt6.QtCore import QObject, QTimer
 from PyQt6.QtGui import QAction, QKeySequence
 
 from viewer.qt.experiments_window import CANCEL_KEY, RUN_KEY
@@ -66,20 +66,24 @@ class ExperimentsMenu(QObject):
         self.model.experiment_finished.connect(lambda _r, _e: self._set_running(False))
 
     def open_window(self, name: str | None = None):
-        """Show the Experiments window in front (on experiment ``name`` if given). Docked
-        narrower than :data:`FIGURE_WIDTH_PX` (the default column), it floats instead, at
-        :data:`FLOATING_SIZE` over the main window; docked wide enough, it stays."""
+        """Show the Experiments window in front (on experiment ``name`` if given). Tabbed in
+        a dock column (the default layout) or docked narrower than :data:`FIGURE_WIDTH_PX`, it
+        floats instead, at :data:`FLOATING_SIZE` over the main window; docked alone and wide
+        enough, it stays."""
         dock = self.dock
         if name is not None and self.model.experiment_running is None:
             self.panel.select(name)
-        is_narrow = not dock.isVisible() or dock.width() < FIGURE_WIDTH_PX
+        # A tab of the dock column (the default layout) is as narrow as the column; its own
+        # width is not laid out until it is raised (Qt reports 640 px for a 400 px column).
+        is_narrow = (bool(self.window.tabifiedDockWidgets(dock))
+                     or dock.width() < FIGURE_WIDTH_PX)
         if not dock.isFloating() and is_narrow:
             # Leaving the tab column raises its neighbour tab; keep the tabs the user had.
-            raised = [d for d in self.window.docks.values()
-                      if d is not dock and d.isVisible() and not d.isFloating()]
+            raised = [d for d in self.window.docks.values() if d is not dock
+                      and not d.isFloating() and not d.visibleRegion().isEmpty()]
             dock.setFloating(True)
-            for other in raised:
-                other.raise_()
+            # The tab bar switches after this returns (seen: the Outliner came to the front).
+            QTimer.singleShot(0, lambda: [other.raise_() for other in raised])
             dock.resize(*self._floating_size())
             centre = self.window.geometry().center()
             dock.move(centre.x() - dock.width() // 2, max(0, centre.y() - dock.height() // 2))

@@ -229,10 +229,12 @@ class ExperimentsPanel(QWidget):
         layout.addLayout(buttons)
         layout.addWidget(self.progress_label)
         layout.addWidget(self.message)
-        layout.addWidget(self.canvas, 1)
-        layout.addWidget(self.reading)
+        # The save buttons above the figure: under it (and the reading) they were scrolled
+        # out of a 900 px window (seen at 1600x1000).
         layout.addLayout(saves)
         layout.addWidget(self.save_note)
+        layout.addWidget(self.canvas, 1)
+        layout.addWidget(self.reading)
 
         self._elapsed_timer = QTimer(self)
         self._elapsed_timer.setInterval(ELAPSED_TICK_MS)
