@@ -36,13 +36,18 @@ def _experiment_names() -> list[str]:
 
 def add_experiment_parser(sub) -> None:
     """Add the ``experiment`` sub-command to ``sub`` (the sub-parsers of ``python -m core``)."""
+    from core.experiments import EXPERIMENTS
+
     names = _experiment_names()
+    listing = "\n".join(f"  {e.name:<12} {e.title}; sizes: {e.sizes_meaning} (default "
+                         f"{', '.join(str(s) for s in e.default_sizes)})"
+                         for e in EXPERIMENTS.values())  # fmt: skip
     e = sub.add_parser(
         "experiment",
         help="rerun a classic experiment: figure (PNG, SVG), data (CSV) and its reading",
         description="Run one experiment and write NAME.png, NAME.svg and NAME.csv. "
         "Experiments: " + ", ".join(names) + ".",
-        epilog=EXPERIMENT_EPILOG,
+        epilog="Experiments:\n" + listing + "\n\n" + EXPERIMENT_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     # No argparse choices: an unknown name gets the same one-line error as a bad size.
@@ -154,6 +159,9 @@ def run_experiment_command(args: argparse.Namespace, out=None, err=None) -> int:
     options = ExperimentOptions(sizes=sizes, frames=frames)
     try:
         result = run_experiment(args.name, options, progress)
+    except KeyboardInterrupt:
+        print("\ninterrupted: no files written", file=err)
+        return 130
     finally:
         if is_terminal:
             err.write("\r" + " " * 100 + "\r")

@@ -140,18 +140,69 @@ def _median_ns(run, count: int) -> float:
     return float(np.median(times)) * 1e9 / max(1, count)
 
 
-def measure_unit_costs(kind: str, progress=None) -> UnitCosts:
+def update_volumes(tree, mesh, bv, leaves=None):
+    """Refit one tree's volumes to ``mesh``'s vertices as a frame does: the tree's boxes
+    (:func:`core.bvh.refit.refit_tree`) and, for a kind other than the tree's own boxes, the
+    kind's volumes (its ``refit`` where that is exact and cheap, else a fit from the
+    triangles, as :func:`core.bv.fit_volumes` does). Returns the refitted tree."""
+    from core.bv import fit_from_triangles, refit_volumes
+    from core.bvh.refit import refit_tree
+
+    refitted = refit_tree(tree, mesh, leaves)
+    if not bv.is_tree_box:
+        if bv.has_fit_choice or not bv.refit_exact:
+            fit_from_triangles(refitted, mesh, bv)
+        else:
+            refit_volumes(refitted, mesh, bv)
+    return refitted
+
+
+#: Triangle pairs per timed batch of the triangle test: the query's own few hundred candidate
+#: pairs, repeated. Timed alone, the query's triangle phase also pays a fixed part (posing B's
+#: vertices, sorting the contacts) that made Cp swing from 0.2 to 14 us between kinds with
+#: few candidates (measured); the batch spreads it over this many tests.
+TRIANGLE_BATCH = 20_000
+
+
+def _triangle_test_ns(mesh, trees, traced, pose_b) -> float:
+    """``Cp`` in ns: the exact triangle test (:func:`core.collide.query.exact_contacts`) on
+    the traced query's candidate pairs (its overlapping leaf pairs), repeated to
+    :data:`TRIANGLE_BATCH` pairs; median of :data:`MEASURE_REPEATS` runs."""
+    from core.collide.query import exact_contacts
+
+    trace = traced.trace
+    tree_a, tree_b = trees
+    na, nb = trace.node_a.astype(np.int64), trace.node_b.astype(np.int64)
+    is_pair = (trace.sep_axis < 0) & (tree_a.count[na] > 0) & (tree_b.count[nb] > 0)
+    pairs = np.stack([tree_a.prim_ids[tree_a.first[na[is_pair]]],
+                      tree_b.prim_ids[tree_b.first[nb[is_pair]]]], axis=1).astype(np.int32)
+    if pairs.shape[0] == 0:
+        return float("nan")
+    batch = np.ascontiguousarray(np.tile(pairs, (-(-TRIANGLE_BATCH // pairs.shape[0]), 1)))
+    rot = np.ascontiguousarray(pose_b.rotation)
+    trans = np.ascontiguousarray(pose_b.translation)
+    exact_contacts(mesh, mesh, batch[:64], rot, trans, None)  # load the kernel once
+    times = []
+    for _ in range(MEASURE_REPEATS):
+        t0 = time.perf_counter()
+        exact_contacts(mesh, mesh, batch, rot, trans, None)
+        times.append(time.perf_counter() - t0)
+    return float(np.median(times)) * 1e9 / batch.shape[0]
+
+
+def measure_unit_costs(kind: str, progress=None, n_triangles: int = MEASURE_TRIANGLES,
+                       ) -> UnitCosts:
     """Measure ``Cu``, ``Cbv`` and ``Cp`` of one kind on this machine.
 
-    Two spheres of :data:`MEASURE_TRIANGLES` triangles, the second moved by 1.2 radii and
+    Two spheres of ``n_triangles`` triangles, the second moved by 1.2 radii and
     turned 30 degrees (so box tests run their rotated form, as in a typical frame), are built
     once. Then, each repeated :data:`MEASURE_REPEATS` times and the median kept:
 
-    * ``Cu``: refit both trees' boxes (:func:`core.bvh.refit.refit_tree`) and, for a kind
-      other than the tree's own boxes, refit its volumes the way a frame does; time divided
-      by the nodes refitted;
+    * ``Cu``: refit both trees' volumes the way a frame does (:func:`update_volumes`); time
+      divided by the nodes refitted;
     * ``Cbv``: the traversal's own time (``timings["traverse"]``) divided by its volume tests;
-    * ``Cp``: the triangle tests' time (``timings["tritri"]``) divided by their count.
+    * ``Cp``: the exact triangle test on the query's candidate pairs, repeated to a batch of
+      :data:`TRIANGLE_BATCH` (:func:`_triangle_test_ns`), divided by the batch.
 
     So each unit cost is that of the very kernels a frame runs, bookkeeping included.
 
@@ -161,14 +212,16 @@ def measure_unit_costs(kind: str, progress=None) -> UnitCosts:
         Key of :data:`core.bv.BV_KINDS`.
     progress : core.experiments.base.Progress, optional
         Told before each of the three measurements (and may cancel).
+    n_triangles : int
+        Triangles of each measuring sphere (default :data:`MEASURE_TRIANGLES`).
 
     Returns
     -------
     UnitCosts
     """
-    from core.bv import fit_from_triangles, get_kind, refit_volumes
+    from core.bv import get_kind
     from core.bvh import SplitRule, build_trees
-    from core.bvh.refit import leaf_nodes, refit_tree
+    from core.bvh.refit import leaf_nodes
     from core.collide.dispatch import tree_query
     from core.experiments.common import sphere_mesh
     from core.pose import Pose
@@ -181,7 +234,7 @@ def measure_unit_costs(kind: str, progress=None) -> UnitCosts:
             progress.report(step, 3, f"{bv.name}: {what}")
 
     say(0, "building the measuring scene")
-    sphere = sphere_mesh(MEASURE_TRIANGLES)
+    sphere = sphere_mesh(n_triangles)
     pose_b = Pose.from_axis_angle((1.0, 1.0, 0.0), math.radians(30.0), (1.2, 0.0, 0.0))
     trees = build_trees([sphere, sphere], SplitRule.MIDPOINT, 1)
     leaves = [leaf_nodes(t) for t in trees]
@@ -189,12 +242,7 @@ def measure_unit_costs(kind: str, progress=None) -> UnitCosts:
     def update() -> float:
         t0 = time.perf_counter()
         for tree, tree_leaves in zip(trees, leaves):
-            refit_tree(tree, sphere, tree_leaves)
-            if not bv.is_tree_box:
-                if bv.has_fit_choice or not bv.refit_exact:
-                    fit_from_triangles(tree, sphere, bv)
-                else:
-                    refit_volumes(tree, sphere, bv)
+            update_volumes(tree, sphere, bv, tree_leaves)
         return time.perf_counter() - t0
 
     say(1, "timing volume updates")
@@ -203,15 +251,14 @@ def measure_unit_costs(kind: str, progress=None) -> UnitCosts:
     update_ns = _median_ns(update, n_nodes)
 
     say(2, "timing volume and triangle tests")
-    request = CollisionRequest(bv=bv.name)
+    request = CollisionRequest(bv=bv.name, trace=True)
     first = tree_query(request, sphere, trees[0], sphere, trees[1], None, pose_b)
-    runs = [tree_query(request, sphere, trees[0], sphere, trees[1], None, pose_b)
+    fast = request.replace(trace=False)
+    runs = [tree_query(fast, sphere, trees[0], sphere, trees[1], None, pose_b)
             for _ in range(MEASURE_REPEATS)]  # fmt: skip
-    counters = first.counters
     volume_ns = float(np.median([r.timings["traverse"] for r in runs])) * 1e9 / max(
-        1, counters.n_bv_tests)
-    tri_ns = float(np.median([r.timings["tritri"] for r in runs])) * 1e9 / max(
-        1, counters.n_tri_tests)
+        1, first.counters.n_bv_tests)
+    tri_ns = _triangle_test_ns(sphere, trees, first, pose_b)
     if progress is not None:
         progress.report(3, 3, f"{bv.name}: measured")
     return UnitCosts(kind=bv.name, update_ns=update_ns, volume_test_ns=volume_ns,
@@ -219,4 +266,4 @@ def measure_unit_costs(kind: str, progress=None) -> UnitCosts:
 
 
 __all__ = ["CostPrediction", "CostTerm", "TERM_NAMES", "UnitCosts", "frame_counts",
-           "measure_unit_costs", "predict"]
+           "measure_unit_costs", "predict", "update_volumes"]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 
-from core.experiments import pcp, sat_axes
+from core.experiments import cost_model, partitions, pcp, refit, sat_axes, splits
 from core.experiments.base import (
     Cancelled,
     Column,
@@ -34,6 +34,10 @@ def register(experiment: Experiment) -> None:
 
 register(pcp.EXPERIMENT)
 register(sat_axes.EXPERIMENT)
+register(splits.EXPERIMENT)
+register(refit.EXPERIMENT)
+register(partitions.EXPERIMENT)
+register(cost_model.EXPERIMENT)
 
 
 def get_experiment(name: str) -> Experiment:

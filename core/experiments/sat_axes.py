@@ -182,7 +182,10 @@ def _turned(pose: Pose, angle: float) -> Pose:
 
 def run_sat_axes(options: ExperimentOptions, progress: Progress) -> ExperimentResult:
     """Run the separating-axis experiment (see the module docstring)."""
-    size = (options.sizes or EXPERIMENT.default_sizes)[-1]
+    sizes = options.sizes or EXPERIMENT.default_sizes
+    if len(sizes) != 1:
+        raise ValueError(f"sat-axes takes one size (triangles per ellipsoid), got {len(sizes)}")
+    size = sizes[0]
     if size < 16:
         raise ValueError(f"sat-axes size is triangles per ellipsoid, at least 16, got {size}")
     frames = DEFAULT_FRAMES if options.frames is None else int(options.frames)
@@ -236,22 +239,22 @@ def run_sat_axes(options: ExperimentOptions, progress: Progress) -> ExperimentRe
             rows.append((f, mode, result.counters.n_bv_tests, int(culled.sum()), ops, ms,
                          *(int(c) for c in counts)))  # fmt: skip
     progress.report(frames, frames, "done")
-    summary = _summary(hist, totals, checked, mismatched, frames, words)
-    reading = _reading(summary)
+    summary = _sat_axes_summary(hist, totals, checked, mismatched, frames, words)
+    reading = _sat_axes_reading(summary)
     caption = (f"Left: the first of the 15 separating axes that culled each box pair, "
                f"{frames} frames of {words}. Right: SAT lite (6 face axes) against the full "
                f"15-axis test on the AABB tree: box tests, arithmetic (operations counted from "
                f"the test's code) and measured traversal time. After {SOURCE}.")
 
     def draw(fig) -> None:
-        _draw(fig, hist, totals, caption)
+        _draw_sat_axes(fig, hist, totals, caption)
 
     return ExperimentResult(name=EXPERIMENT.name, title=EXPERIMENT.title, columns=COLUMNS,
                             rows=rows, reading=reading, caption=caption, summary=summary,
                             draw=draw, seconds=0.0)  # fmt: skip
 
 
-def _summary(hist, totals, checked, mismatched, frames, words) -> dict:
+def _sat_axes_summary(hist, totals, checked, mismatched, frames, words) -> dict:
     lite, full = totals["aabb_lite"], totals["aabb15"]
     cross = {k: int(h[6:].sum()) for k, h in hist.items()}
     culled = {k: int(h.sum()) for k, h in hist.items()}
@@ -271,7 +274,7 @@ def _summary(hist, totals, checked, mismatched, frames, words) -> dict:
     }
 
 
-def _reading(s: dict) -> str:
+def _sat_axes_reading(s: dict) -> str:
     tests, ops, ms = s["tests"], s["ops"], s["ms"]
     share = s["cross_share"]
     hist = s["histogram"]
@@ -306,7 +309,7 @@ def _reading(s: dict) -> str:
         f"{check}")
 
 
-def _draw(fig, hist, totals, caption) -> None:
+def _draw_sat_axes(fig, hist, totals, caption) -> None:
     fig.set_size_inches(FIGURE_WIDTH, 6.4)
     left, right = fig.subplots(1, 2, gridspec_kw={"width_ratios": [2.3, 1]})
     x = np.arange(15)
@@ -346,7 +349,7 @@ EXPERIMENT = Experiment(
     name="sat-axes",
     title="Which separating axis ends the box test",
     source=SOURCE,
-    sizes_meaning="triangles per ellipsoid (the last size is used)",
+    sizes_meaning="triangles per ellipsoid (one size)",
     default_sizes=(20000,),
     quick_sizes=(2000,),
     run=run_sat_axes,

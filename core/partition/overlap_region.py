@@ -49,7 +49,9 @@ __all__ = [
     "decimate_by_clustering",
     "overlap_region_contacts",
     "uv_sphere",
+    "YU_POSE",
     "yu_experiment",
+    "yu_teapot",
 ]
 
 _ROUNDOFF = float(np.finfo(np.float64).eps)
@@ -304,10 +306,20 @@ def decimate_by_clustering(mesh: TriMesh, target_faces: int) -> TriMesh:
     return TriMesh.from_arrays(v[used], remap[f], f"{mesh.name}-{f.shape[0]}")
 
 
-def _fit_unit(mesh: TriMesh) -> TriMesh:
-    """Centre a mesh at the origin and scale its longest side to 2."""
-    lo, hi = mesh.vertices.min(axis=0), mesh.vertices.max(axis=0)
-    return mesh.with_vertices((mesh.vertices - 0.5 * (lo + hi)) * (2.0 / float(np.max(hi - lo))))
+YU_POSE = Pose.from_axis_angle((1, 2, 3), 0.6, (0.6, 0.2, 0.1))
+"""B's pose in the paper-shaped runs: turned and shifted so that two bodies of size 2 cut
+each other."""
+
+YU_TEAPOT_FACES = 530
+"""Triangles of the paper's teapot."""
+
+
+def yu_teapot(teapot: TriMesh) -> TriMesh:
+    """The paper's small body: the teapot decimated to about 530 triangles, centred, longest
+    side 2."""
+    from core.partition.compare import fit_unit
+
+    return fit_unit(decimate_by_clustering(teapot, YU_TEAPOT_FACES))
 
 
 def yu_experiment(teapot: TriMesh, spot: TriMesh | None = None, repeats: int = 3) -> list[dict]:
@@ -323,35 +335,22 @@ def yu_experiment(teapot: TriMesh, spot: TriMesh | None = None, repeats: int = 3
         times in seconds under ``"overlap"``, ``"aabb"``, ``"bsp"``; ``"same"`` is True when
         all three found the same pairs.
     """
-    from core import contacts
-    from core.partition import partition_contacts
+    from core.partition.compare import fit_unit, time_methods
 
-    small = _fit_unit(decimate_by_clustering(teapot, 530))
-    others = [_fit_unit(uv_sphere(n, name=f"sphere{4 * n * (n - 1)}")) for n in (23, 32, 45)]
+    small = yu_teapot(teapot)
+    others = [fit_unit(uv_sphere(n, name=f"sphere{4 * n * (n - 1)}")) for n in (23, 32, 45)]
     if spot is not None:
-        others.append(_fit_unit(spot))
-    pose = Pose.from_axis_angle((1, 2, 3), 0.6, (0.6, 0.2, 0.1))
+        others.append(fit_unit(spot))
     rows = []
     for other in others:
         for a, b in ((small, other), (other, small)):
-            times = {"overlap": np.inf, "aabb": np.inf, "bsp": np.inf}
-            results = {}
-            for _ in range(repeats):
-                for name, fn in (
-                    ("overlap", lambda a=a, b=b: overlap_region_contacts(a, b, None, pose)),
-                    ("aabb", lambda a=a, b=b: contacts(a, b, None, pose)),
-                    ("bsp", lambda a=a, b=b: partition_contacts(a, b, None, pose, kind="bsp")),
-                ):
-                    t = time.perf_counter()
-                    results[name] = fn()
-                    times[name] = min(times[name], time.perf_counter() - t)
-            same = np.array_equal(results["overlap"].pairs, results["aabb"].pairs) and (
-                np.array_equal(results["bsp"].pairs, results["aabb"].pairs)
-            )
+            runs = time_methods(a, b, None, YU_POSE, ("overlap", "aabb", "bsp"), repeats)
+            same = all(np.array_equal(runs[m].pairs, runs["aabb"].pairs) for m in runs)
             rows.append({
                 "a": a.name, "b": b.name, "n_a": a.n_faces, "n_b": b.n_faces,
-                "contacts": results["aabb"].n_contacts, "same": bool(same),
-                "overlap_candidates": results["overlap"].n_candidates,
-                "overlap_tri_tests": results["overlap"].n_tri_tests, **times,
+                "contacts": runs["aabb"].n_contacts, "same": bool(same),
+                "overlap_candidates": runs["overlap"].n_candidates,
+                "overlap_tri_tests": runs["overlap"].n_tri_tests,
+                **{m: run.best_seconds for m, run in runs.items()},
             })  # fmt: skip
     return rows

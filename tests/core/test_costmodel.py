@@ -7,6 +7,7 @@ import math
 
 import pytest
 
+from core.bv import BV_KINDS
 from core.costmodel import (
     TERM_NAMES,
     CostPrediction,
@@ -16,7 +17,14 @@ from core.costmodel import (
     predict,
 )
 from core.deform import Wave
-from core.experiments import Cancelled, Progress
+from core.experiments import (
+    Cancelled,
+    ExperimentOptions,
+    ExperimentScene,
+    Progress,
+    make_figure,
+    run_experiment,
+)
 from core.experiments.common import sphere_mesh
 from core.pipeline import BodyInput, FramePipeline, PipelineSettings, UpdateMode
 from core.pose import Pose
@@ -102,3 +110,32 @@ def test_unit_costs_report_progress_and_cancel():
 def test_unit_costs_name_an_unknown_kind():
     with pytest.raises(ValueError, match="unknown bounding volume 'box'"):
         measure_unit_costs("box")
+
+
+@pytest.fixture(scope="module")
+def cost_run():
+    """The cost-model experiment at its quick size on two small spheres, A waving."""
+    a = sphere_mesh(500, name="waving")
+    b = sphere_mesh(300, name="still")
+    scene = ExperimentScene(a, Pose(), b, Pose.from_axis_angle((0, 1, 0), 0.3, (1.2, 0.1, 0.0)),
+                            deformer_a=Wave(amplitude=0.05), title="two small spheres")
+    return run_experiment("cost-model", ExperimentOptions(sizes=(500,), scene=scene))
+
+
+def test_cost_experiment_rows_are_the_model_applied(cost_run):
+    names = [c.name for c in cost_run.columns]
+    assert names[:4] == ["kind", "update_ns", "volume_test_ns", "primitive_test_ns"]
+    assert [r[0] for r in cost_run.rows] == list(BV_KINDS)
+    for kind, cu, cbv, cp, nu, nbv, np_, predicted, measured, error in cost_run.rows:
+        assert nu > 0 and nbv > 0 and np_ > 0  # A deforms: its tree is refitted
+        expected = predict(nu, nbv, np_, UnitCosts(kind, cu, cbv, cp)).total_ms
+        assert predicted == pytest.approx(expected)
+        assert measured > 0 and error == pytest.approx(100 * (predicted - measured) / measured)
+    nus = {r[4] for r in cost_run.rows}
+    assert len(nus) == 1  # the same refitted tree for every kind
+    assert "two small spheres" in cost_run.reading
+    assert f"median over the {len(BV_KINDS)} kinds" in cost_run.reading
+    fig = make_figure(cost_run)
+    assert [ax.get_ylabel() for ax in fig.axes] == ["unit cost (ns, log scale)",
+                                                     "query time (ms)"]
+    assert "Gottschalk" in " ".join(t.get_text() for t in fig.texts)

@@ -127,3 +127,8 @@ def test_quick_run_rows_histogram_and_reading(quick):
     assert f"{s['extra_tests']:+,} box pairs" in quick.reading
     assert f"{100 * s['cross_share']['obb']:.1f} %" in quick.reading
     assert len(AXIS_NAMES) == 15
+
+
+def test_one_size_only():
+    with pytest.raises(ValueError, match="sat-axes takes one size"):
+        run_experiment("sat-axes", ExperimentOptions(sizes=(1000, 2000), frames=1))

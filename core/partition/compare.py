@@ -1,0 +1,232 @@
+"""One pair query by every method, timed the same way: the bounding-volume hierarchies, the
+spatial partitions and the overlap-region method (Yu et al. 2018) side by side.
+
+Yu, Lyu and Li (2018) time each method from the bare meshes: the tree, the partition or the
+grid over the overlap region is built inside the timed call. :func:`time_methods` does the
+same, so a row of its table is what one query from scratch costs with that method. The
+benchmark ``benchmarks.yu2018`` and the ``partitions`` experiment both run on it.
+
+    from core.partition.compare import time_methods
+    runs = time_methods(teapot, sphere, None, pose, ("aabb", "bsp", "overlap"), repeats=3)
+    runs["bsp"].median_seconds, runs["bsp"].n_candidates, runs["bsp"].n_contacts
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from core.mesh import TriMesh
+from core.pose import Pose
+
+__all__ = [
+    "METHODS",
+    "Method",
+    "MethodRun",
+    "fit_unit",
+    "pairs_disagreement",
+    "run_method",
+    "time_methods",
+]
+
+
+@dataclass(frozen=True)
+class Method:
+    """One way of answering a pair query.
+
+    Attributes
+    ----------
+    name : str
+        Registry key, also the CSV column prefix.
+    label : str
+        What a figure's legend says.
+    family : str
+        ``"hierarchy"``, ``"partition"`` or ``"overlap region"``.
+    """
+
+    name: str
+    label: str
+    family: str
+
+
+METHODS: dict[str, Method] = {
+    m.name: m
+    for m in (
+        Method("aabb", "AABB tree", "hierarchy"),
+        Method("obb", "OBB tree", "hierarchy"),
+        Method("grid", "uniform grid", "partition"),
+        Method("octree", "octree", "partition"),
+        Method("kdtree", "k-d tree", "partition"),
+        Method("bsp", "BSP tree", "partition"),
+        Method("overlap", "overlap region (Yu 2018)", "overlap region"),
+    )
+}
+"""Every method by name, hierarchies first, in the order tables and legends list them."""
+
+
+@dataclass(frozen=True, eq=False)
+class MethodRun:
+    """One method's answer to one pair query and what it cost.
+
+    Attributes
+    ----------
+    method : str
+    seconds : (r,) float64
+        Wall time of every repeat, building included.
+    pairs : (c, 2) int32
+        Contacting face ids (A, B), sorted.
+    n_volume_tests : int
+        Bounding-volume pairs tested (0 for the partitions and the overlap region).
+    n_candidates : int
+        Triangle pairs the method's culling left (leaf pairs' triangles, pairs sharing a cell).
+    n_tri_tests : int
+        Exact triangle tests run (the overlap region's pre-test may drop candidates first).
+    """
+
+    method: str
+    seconds: np.ndarray
+    pairs: np.ndarray
+    n_volume_tests: int
+    n_candidates: int
+    n_tri_tests: int
+
+    @property
+    def n_contacts(self) -> int:
+        return int(self.pairs.shape[0])
+
+    @property
+    def median_seconds(self) -> float:
+        return float(np.median(self.seconds))
+
+    @property
+    def best_seconds(self) -> float:
+        return float(np.min(self.seconds))
+
+
+def _query(method: str) -> Callable:
+    """``fn(a, b, pose_a, pose_b) -> (result, n_volume_tests, n_candidates, n_tri_tests)``."""
+    from core import contacts
+    from core.bvh import SplitRule
+    from core.partition import PARTITION_KINDS, partition_contacts
+    from core.partition.overlap_region import overlap_region_contacts
+
+    if method == "aabb":
+        def run(a, b, pose_a, pose_b):
+            r = contacts(a, b, pose_a, pose_b)
+            c = r.counters
+            return r, c.n_bv_tests, c.n_tri_tests, c.n_tri_tests
+    elif method == "obb":
+        # The OBBTree as Gottschalk et al. (1996) build it: boxes cut across their own
+        # longest axis, so the cuts follow the volumes the traversal tests.
+        def run(a, b, pose_a, pose_b):
+            r = contacts(a, b, pose_a, pose_b, bv="obb", split=SplitRule.OBB)
+            c = r.counters
+            return r, c.n_bv_tests, c.n_tri_tests, c.n_tri_tests
+    elif method in PARTITION_KINDS:
+        def run(a, b, pose_a, pose_b):
+            r = partition_contacts(a, b, pose_a, pose_b, kind=method)
+            return r, 0, r.n_candidates, r.counters.n_tri_tests
+    elif method == "overlap":
+        def run(a, b, pose_a, pose_b):
+            r = overlap_region_contacts(a, b, pose_a, pose_b)
+            return r, 0, r.n_candidates, r.n_tri_tests
+    else:
+        raise ValueError(f"unknown method {method!r}; one of {', '.join(METHODS)}")
+    return run
+
+
+def run_method(method: str, mesh_a: TriMesh, mesh_b: TriMesh, pose_a: Pose | None,
+               pose_b: Pose | None, repeats: int = 1) -> MethodRun:
+    """Run one method ``repeats`` times from the bare meshes.
+
+    Parameters
+    ----------
+    method : str
+        A key of :data:`METHODS`.
+    mesh_a, mesh_b : TriMesh
+    pose_a, pose_b : Pose or None
+    repeats : int
+        At least 1.
+
+    Returns
+    -------
+    MethodRun
+        The counts and pairs of the last repeat (every repeat finds the same).
+
+    Raises
+    ------
+    ValueError
+        Unknown method or ``repeats < 1``.
+    """
+    run = _query(method)
+    if int(repeats) < 1:
+        raise ValueError(f"repeats must be at least 1, got {repeats}")
+    seconds = np.empty(int(repeats))
+    for i in range(seconds.shape[0]):
+        t0 = time.perf_counter()
+        result, n_volume, n_candidates, n_tests = run(mesh_a, mesh_b, pose_a, pose_b)
+        seconds[i] = time.perf_counter() - t0
+    pairs = np.asarray(result.pairs, dtype=np.int32)
+    if pairs.shape[0]:
+        pairs = pairs[np.lexsort((pairs[:, 1], pairs[:, 0]))]
+    return MethodRun(method, seconds, pairs, int(n_volume), int(n_candidates), int(n_tests))
+
+
+def time_methods(mesh_a: TriMesh, mesh_b: TriMesh, pose_a: Pose | None, pose_b: Pose | None,
+                 methods: Sequence[str] = tuple(METHODS), repeats: int = 3,
+                 on_run: Callable[[str], None] | None = None) -> dict[str, MethodRun]:
+    """Every method in ``methods`` on one pair of posed meshes, ``repeats`` times each.
+
+    The repeats go round the methods (all methods once, then all again), so a slow spell of a
+    shared machine falls on every method rather than on one.
+
+    Parameters
+    ----------
+    mesh_a, mesh_b : TriMesh
+    pose_a, pose_b : Pose or None
+    methods : sequence of str
+        Keys of :data:`METHODS`.
+    repeats : int
+    on_run : callable, optional
+        Called with the method's name before each run (progress, cancel).
+
+    Returns
+    -------
+    dict of str to MethodRun
+        In the order of ``methods``.
+    """
+    for m in methods:
+        _query(m)  # an unknown name fails before anything runs
+    times: dict[str, list[float]] = {m: [] for m in methods}
+    last: dict[str, MethodRun] = {}
+    for _ in range(int(repeats)):
+        for m in methods:
+            if on_run is not None:
+                on_run(m)
+            last[m] = run_method(m, mesh_a, mesh_b, pose_a, pose_b)
+            times[m].append(float(last[m].seconds[0]))
+    return {m: MethodRun(m, np.asarray(times[m]), last[m].pairs, last[m].n_volume_tests,
+                         last[m].n_candidates, last[m].n_tri_tests) for m in methods}  # fmt: skip
+
+
+def pairs_disagreement(runs: dict[str, MethodRun]) -> str:
+    """Empty when every run found the same contact pairs; else one line naming the methods
+    and their contact counts."""
+    names = list(runs)
+    if not names:
+        return ""
+    ref = runs[names[0]].pairs
+    if all(np.array_equal(runs[m].pairs, ref) for m in names[1:]):
+        return ""
+    counts = ", ".join(f"{m} {runs[m].n_contacts:,}" for m in names)
+    return f"the methods found different contacts: {counts}"
+
+
+def fit_unit(mesh: TriMesh) -> TriMesh:
+    """The mesh centred at the origin with its longest side 2 (Yu et al.'s pairs are scaled
+    to one size so that the surfaces cut each other)."""
+    lo, hi = mesh.vertices.min(axis=0), mesh.vertices.max(axis=0)
+    return mesh.with_vertices((mesh.vertices - 0.5 * (lo + hi)) * (2.0 / float(np.max(hi - lo))))
