@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import time
 
+import numpy as np
+
 from core.experiments import cost_model, partitions, pcp, refit, sat_axes, splits
 from core.experiments.base import (
     Cancelled,
@@ -72,8 +74,13 @@ def run_experiment(name: str, options: ExperimentOptions | None = None,
     options = ExperimentOptions() if options is None else options
     progress = Progress() if progress is None else progress
     if options.sizes is not None:
-        if not options.sizes or any(int(s) != s or s < 1 for s in options.sizes):
+        sizes = tuple(options.sizes)
+        if not sizes or not all(isinstance(s, (int, np.integer)) and not isinstance(s, bool)
+                                and s >= 1 for s in sizes):  # fmt: skip
             raise ValueError(f"sizes must be whole numbers of at least 1, got {options.sizes}")
+    if options.frames is not None and (not isinstance(options.frames, (int, np.integer))
+                                       or options.frames < 1):  # fmt: skip
+        raise ValueError(f"frames must be a whole number of at least 1, got {options.frames}")
     t0 = time.perf_counter()
     result = experiment.run(options, progress)
     result.seconds = time.perf_counter() - t0

@@ -1,12 +1,10 @@
 """Helpers every experiment shares: scenes (concentric spheres, two bunnies), the log-log
-slope fit, timing medians, number words and the figure caption."""
+slope fit, number words and the figure caption."""
 
 from __future__ import annotations
 
 import math
 import textwrap
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -93,17 +91,6 @@ def loglog_slope(x, y) -> float:
     if x.shape[0] < 2:
         return float("nan")
     return float(np.polyfit(x, y, 1)[0])
-
-
-def median_seconds(run: Callable[[], object], repeats: int = 5) -> float:
-    """Median wall time of ``repeats`` calls of ``run`` (the median shrugs off one call
-    slowed by another process on a shared machine)."""
-    times = []
-    for _ in range(max(1, repeats)):
-        t0 = time.perf_counter()
-        run()
-        times.append(time.perf_counter() - t0)
-    return float(np.median(times))
 
 
 def gap_words(gap: float) -> str:

@@ -24,7 +24,7 @@ from core.bv import fit_volumes
 from core.bv._geom import ROUND
 from core.bvh import SplitRule, build_trees
 from core.collide.bvquery import collide_bv
-from core.collide.query import box_margin, relative_pose
+from core.collide.query import box_margin, relative_pose, rigid_body
 from core.experiments.base import Column, Experiment, ExperimentOptions, ExperimentResult, Progress
 from core.experiments.common import FIGURE_WIDTH, put_caption, sphere_mesh
 from core.pose import Pose
@@ -205,19 +205,22 @@ def run_sat_axes(options: ExperimentOptions, progress: Progress) -> ExperimentRe
         mb = mesh_b if deform_b is None else mesh_b.with_vertices(deform_b(mesh_b.vertices, t))
         if trees is None or deform_a is not None or deform_b is not None:
             trees = build_trees([ma, mb], SplitRule.MIDPOINT, 1)
-        pb = _turned(pose_b, 2.0 * math.pi * f / frames)
-        rel = relative_pose(pose_a, pb)
-        pad = box_margin(trees[0], trees[1], DEFAULT_TOLERANCES)
+        # A scaled pose's scale goes into the mesh once here, as the query would do on every
+        # call: the volumes checked below are then the very ones the traversal tested.
+        ma, tree_a, pa = rigid_body(ma, trees[0], pose_a)
+        mb, tree_b, pb = rigid_body(mb, trees[1], _turned(pose_b, 2.0 * math.pi * f / frames))
+        rel = relative_pose(pa, pb)
+        pad = box_margin(tree_a, tree_b, DEFAULT_TOLERANCES)
         for mode, bv in (("obb", "obb"), ("aabb15", "aabb15"), ("aabb_lite", "aabb")):
             progress.check()
             # The row traversal for all three (collide_bv), so lite and full differ only in
             # the box test: "aabb" through a request would take the tree's own box kernel.
-            result = collide_bv(ma, trees[0], mb, trees[1], pose_a, pb, bv=bv, trace=True)
+            result = collide_bv(ma, tree_a, mb, tree_b, pa, pb, bv=bv, trace=True)
             sep = result.trace.sep_axis
             culled = sep >= 0
             times = []
             for _ in range(TIMING_REPEATS):
-                timed = collide_bv(ma, trees[0], mb, trees[1], pose_a, pb, bv=bv)
+                timed = collide_bv(ma, tree_a, mb, tree_b, pa, pb, bv=bv)
                 times.append(timed.timings["traverse"])
             ms = 1e3 * float(np.median(times))
             ops = int(ops_per_test(sep, full=mode != "aabb_lite").sum())
@@ -228,8 +231,8 @@ def run_sat_axes(options: ExperimentOptions, progress: Progress) -> ExperimentRe
                 kind = "obb" if mode == "obb" else "aabb"
                 na = result.trace.node_a[culled]
                 nb = result.trace.node_b[culled]
-                rows_a = fit_volumes(trees[0], ma, bv)[na]
-                rows_b = fit_volumes(trees[1], mb, bv)[nb]
+                rows_a = fit_volumes(tree_a, ma, bv)[na]
+                rows_b = fit_volumes(tree_b, mb, bv)[nb]
                 found = first_separating_axis(*boxes_from_rows(rows_a, kind),
                                               *boxes_from_rows(rows_b, kind),
                                               rel.rotation, rel.translation, pad)  # fmt: skip

@@ -22,8 +22,10 @@ from core.experiments import (
 from core.experiments.common import concentric_spheres, facet_offsets, loglog_slope, sphere_mesh
 from core.experiments.pcp import GAPS, fit_range
 
-#: Triangles per sphere of the framework's runs: the smallest pcp that still has every kind.
+#: Triangles per sphere of the framework's runs: small, so each run takes a fraction of a
+#: second; the sphere has 224 (the rings nearest 200).
 TINY = 200
+TINY_FACES = 224
 
 
 @pytest.fixture(scope="module")
@@ -46,10 +48,19 @@ def test_unknown_name_lists_the_names():
 
 
 def test_bad_sizes_are_refused_in_one_line():
-    with pytest.raises(ValueError, match="sizes must be whole numbers"):
-        run_experiment("pcp", ExperimentOptions(sizes=(0,)))
+    for sizes in ((0,), (), (2.5,), ("2k",), (True,)):
+        with pytest.raises(ValueError, match="sizes must be whole numbers"):
+            run_experiment("pcp", ExperimentOptions(sizes=sizes))
+    with pytest.raises(ValueError, match="frames must be a whole number of at least 1, got 0"):
+        run_experiment("sat-axes", ExperimentOptions(frames=0))
     with pytest.raises(ValueError, match="at least 16, got 8"):
         run_experiment("pcp", ExperimentOptions(sizes=(8,)))
+
+
+def test_sizes_giving_the_same_sphere_run_once():
+    result = run_experiment("pcp", ExperimentOptions(sizes=(64, 200, 66, 64)))
+    assert result.summary["triangles"] == [sorted({r[0] for r in result.rows})[0], TINY_FACES]
+    assert len(result.rows) == 2 * len(GAPS) * len(BV_KINDS)
 
 
 def test_csv_has_a_header_saying_what_each_column_is(pcp_result):

@@ -8,7 +8,14 @@ import math
 import numpy as np
 import pytest
 
-from core.experiments import ExperimentOptions, run_experiment
+from core.experiments import (
+    ExperimentOptions,
+    ExperimentScene,
+    make_figure,
+    run_experiment,
+    write_outputs,
+)
+from core.experiments.common import sphere_mesh
 from core.experiments.sat_axes import (
     AXIS_NAMES,
     CROSS_OPS,
@@ -18,7 +25,7 @@ from core.experiments.sat_axes import (
     first_separating_axis,
     ops_per_test,
 )
-from core.pose import rotation_matrix
+from core.pose import Pose, rotation_matrix
 
 
 def _dot(u, v):
@@ -132,3 +139,27 @@ def test_quick_run_rows_histogram_and_reading(quick):
 def test_one_size_only():
     with pytest.raises(ValueError, match="sat-axes takes one size"):
         run_experiment("sat-axes", ExperimentOptions(sizes=(1000, 2000), frames=1))
+
+
+def test_figure_and_files(quick, tmp_path):
+    fig = make_figure(quick)
+    left, right = fig.axes
+    assert [t.get_text() for t in left.get_xticklabels()] == list(AXIS_NAMES)
+    assert left.get_ylabel() == "culled box pairs (%)" and "%" in right.get_ylabel()
+    assert len(left.patches) == 2 * 15 + 1 and len(right.patches) == 3  # bars and the shading
+    assert "van den Bergen" in " ".join(t.get_text() for t in fig.texts)
+    paths = write_outputs(quick, tmp_path)
+    assert paths["png"].read_bytes()[:4] == b"\x89PNG" and paths["svg"].stat().st_size > 0
+    assert paths["csv"].read_text().startswith("# Which separating axis ends the box test\n")
+
+
+def test_a_given_scene_with_scaled_poses_is_checked_pair_by_pair():
+    """Poses with a scale: the traversal tests the scaled volumes, and so does the check."""
+    a = sphere_mesh(300, name="a")
+    b = sphere_mesh(200, name="b")
+    scene = ExperimentScene(a, Pose(scale=1.5), b, Pose(scale=0.8, translation=(1.9, 0.2, 0.0)),
+                            title="two scaled spheres")
+    result = run_experiment("sat-axes", ExperimentOptions(sizes=(100,), scene=scene, frames=3))
+    s = result.summary
+    assert s["scene"] == "two scaled spheres" and s["checked_pairs"] > 100
+    assert s["mismatched_pairs"] == 0
