@@ -36,6 +36,7 @@ def _run_quick(qtbot, window, panel, sizes: str | None = None):
 
 def test_parse_sizes_reads_numbers_and_names_the_bad_one():
     assert parse_sizes("200, 800 3200", (100,)) == (200, 800, 3200)
+    assert parse_sizes("20k, 1.5M", (100,)) == (20_000, 1_500_000)
     assert parse_sizes("  ", (100, 400)) == (100, 400)
     for text, words in (("200, x", "'x' is not a number"), ("200 -3", "'-3' must be a positive"),
                         ("2.5", "'2.5' must be a whole number"), ("inf", "'inf' must be")):
@@ -168,7 +169,7 @@ def test_the_current_scene_is_bodies_a_and_b_as_posed_and_deformed(qtbot, make_w
         if deformer is not None:
             moved = deformer(bodies[i].rest.vertices, 0.5)
             assert moved.shape == bodies[i].rest.vertices.shape
-    assert window.model.scene_title in scene.title
+    assert scene.title == "spot twisted through a torus"  # put mid-sentence by the figures
 
 
 def test_a_scene_with_one_body_cannot_be_used_and_says_so(qtbot, make_window):
@@ -198,3 +199,13 @@ def test_closing_the_window_cancels_a_running_experiment(qtbot, window):
     window.close()
     assert progress.is_cancelled
     qtbot.waitUntil(lambda: not thread.is_alive(), timeout=60_000)
+
+
+def test_use_the_current_scene_runs_the_experiment_on_it(qtbot, window):
+    panel = _open_on(window, "splits")
+    assert panel.use_scene.isVisibleTo(panel)
+    panel.use_scene.setChecked(True)
+    result = _run_quick(qtbot, window, panel)
+    assert result is not None, panel.message.text()
+    assert "two spheres overlapping" in result.caption
+    assert "two spheres overlapping" in panel.figure.get_suptitle()

@@ -41,9 +41,9 @@ PROGRESS_INTERVAL_S = 0.05
 """Least time between two progress signals: a run may report thousands of steps a second and
 each signal costs a repaint of the dock."""
 
-SCENE_EXPERIMENTS = frozenset({"splits", "refit", "cost-model"})
-"""The experiments that run on two given meshes (``ExperimentOptions.scene``) and so can run
-on the current scene; the others build their own (concentric spheres, growing meshes)."""
+SCENE_EXPERIMENTS = frozenset({"sat-axes", "splits", "refit", "partitions", "cost-model"})
+"""The experiments whose run reads ``ExperimentOptions.scene`` (two given meshes) and so can run
+on the current scene; pcp builds its own concentric spheres at every gap."""
 
 SHUTDOWN_WAIT_S = 1.0
 """How long closing the window waits for a cancelled run to stop (it is a daemon thread: if it
@@ -90,6 +90,15 @@ def _shows(experiment) -> str:
     # registry key and reST marks mean nothing to a student reading the window.
     first = re.sub(r"^``[^`]+``\s*[:,-]\s*", "", first).replace("``", "")
     return first[:1].upper() + first[1:]
+
+
+def _in_sentence(title: str) -> str:
+    """A scene's title as the experiments put it mid-sentence ("Every split rule on two
+    spheres overlapping"): the first letter lower case unless the first word is an acronym."""
+    first = title.split(" ", 1)[0]
+    if not title or (len(first) > 1 and first[:2].isupper()):
+        return title
+    return title[:1].lower() + title[1:]
 
 
 class _ExperimentRelay(QObject):
@@ -142,7 +151,7 @@ class ExperimentRunning:
         return ExperimentScene(
             mesh_a=a.rest, pose_a=Pose.from_matrix(a.pose), mesh_b=b.rest,
             pose_b=Pose.from_matrix(b.pose), deformer_a=deformer(a), deformer_b=deformer(b),
-            title=self.model.scene_title or f"{a.name} and {b.name}")  # fmt: skip
+            title=_in_sentence(self.model.scene_title) or f"{a.name} against {b.name}")
 
     def run_experiment_named(self, name: str, sizes=None, use_scene: bool = False) -> bool:
         """Start experiment ``name`` with ``sizes`` (None: its defaults) in a worker thread,

@@ -48,12 +48,18 @@ ELAPSED_TICK_MS = 200
 
 CSV_FILTER = "Comma-separated values (*.csv)"
 
+SHORT_MEANING_CHARS = 28
+"""A sizes meaning up to this long goes in the field's label ("Sizes (triangles per
+sphere)"); a longer one on its own line under the field."""
+
 _SEPARATORS = re.compile(r"[\s,;]+")
+_SUFFIXES = {"k": 1_000, "K": 1_000, "M": 1_000_000}
 
 
 def parse_sizes(text: str, defaults: tuple) -> tuple:
-    """The sizes typed in the field: numbers separated by spaces or commas, each finite and
-    positive; whole numbers when the defaults are (triangle counts, frames).
+    """The sizes typed in the field: numbers separated by spaces or commas (``k`` and ``M``
+    suffixes allowed: "20k"), each finite and positive; whole numbers when the defaults are
+    (triangle counts, frames).
 
     Returns
     -------
@@ -71,8 +77,10 @@ def parse_sizes(text: str, defaults: tuple) -> tuple:
     is_whole = all(isinstance(d, int) and not isinstance(d, bool) for d in defaults)
     sizes = []
     for word in words:
+        # "20k" and "1.5M" as on the command line (python -m core experiment --sizes).
+        multiplier = _SUFFIXES.get(word[-1], 1) if len(word) > 1 else 1
         try:
-            value = float(word)
+            value = float(word[:-1] if multiplier != 1 else word) * multiplier
         except ValueError:
             raise ValueError(f"size {word!r} is not a number") from None
         if not math.isfinite(value) or value <= 0:
@@ -170,6 +178,8 @@ class ExperimentsPanel(QWidget):
         self.source = wrap_label(QLabel())
         self.sizes = QLineEdit()
         self.sizes_label = QLabel("Sizes")
+        self.sizes_meaning = wrap_label(QLabel())  # a meaning too long for the label
+        self.sizes_meaning.setStyleSheet("color: #555555")
         self.sizes_error = wrap_label(QLabel())
         self.sizes_error.setStyleSheet(ERROR_STYLE)
         self.sizes_error.hide()
@@ -212,6 +222,7 @@ class ExperimentsPanel(QWidget):
         sizes_row.addWidget(self.quick_button)
         sizes_row.addWidget(self.defaults_button)
         form.addRow(self.sizes_label, sizes_row)
+        form.addRow("", self.sizes_meaning)
         form.addRow("", self.sizes_error)
         buttons = QHBoxLayout()
         buttons.addWidget(self.run_button)
@@ -281,7 +292,10 @@ class ExperimentsPanel(QWidget):
         self.shows.setText(info.shows)
         self.shows.setVisible(bool(info.shows))
         meaning = info.sizes_meaning
-        self.sizes_label.setText(f"Sizes ({meaning})" if len(meaning) <= 28 else "Sizes")
+        is_short = len(meaning) <= SHORT_MEANING_CHARS
+        self.sizes_label.setText(f"Sizes ({meaning})" if is_short else "Sizes")
+        self.sizes_meaning.setText("" if is_short else meaning[:1].upper() + meaning[1:])
+        self.sizes_meaning.setVisible(not is_short)
         tip = (f"{meaning[:1].upper()}{meaning[1:]}: numbers separated by commas or spaces. "
                f"Default: {sizes_text(info.default_sizes)}; quick: "
                f"{sizes_text(info.quick_sizes)}")
