@@ -7,7 +7,7 @@ import pytest
 from PyQt6.QtGui import QKeySequence
 
 from viewer.qt.experiments_menu import FIGURE_WIDTH_PX, WINDOW_KEY
-from viewer.qt.experiments_window import parse_sizes, progress_words
+from viewer.qt.experiments_window import progress_words, sizes_from_text
 
 RUN_TIMEOUT_MS = 240_000  # a cold numba cache compiles the kernels first
 
@@ -34,14 +34,14 @@ def _run_quick(qtbot, window, panel, sizes: str | None = None):
     return panel.result
 
 
-def test_parse_sizes_reads_numbers_and_names_the_bad_one():
-    assert parse_sizes("200, 800 3200", (100,)) == (200, 800, 3200)
-    assert parse_sizes("20k, 1.5M", (100,)) == (20_000, 1_500_000)
-    assert parse_sizes("  ", (100, 400)) == (100, 400)
+def test_sizes_from_text_reads_numbers_and_names_the_bad_one():
+    assert sizes_from_text("200, 800 3200", (100,)) == (200, 800, 3200)
+    assert sizes_from_text("20k, 1.5M", (100,)) == (20_000, 1_500_000)
+    assert sizes_from_text("  ", (100, 400)) == (100, 400)
     for text, words in (("200, x", "'x' is not a number"), ("200 -3", "'-3' must be a positive"),
                         ("2.5", "'2.5' must be a whole number"), ("inf", "'inf' must be")):
         with pytest.raises(ValueError, match=words):
-            parse_sizes(text, (100,))
+            sizes_from_text(text, (100,))
     assert progress_words(3, 12, "aabb at gap 0.001", 4.25) == "3 of 12: aabb at gap 0.001 (4.2 s)"
 
 

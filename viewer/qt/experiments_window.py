@@ -56,7 +56,7 @@ _SEPARATORS = re.compile(r"[\s,;]+")
 _SUFFIXES = {"k": 1_000, "K": 1_000, "M": 1_000_000}
 
 
-def parse_sizes(text: str, defaults: tuple) -> tuple:
+def sizes_from_text(text: str, defaults: tuple) -> tuple:
     """The sizes typed in the field: numbers separated by spaces or commas (``k`` and ``M``
     suffixes allowed: "20k"), each finite and positive; whole numbers when the defaults are
     (triangle counts, frames).
@@ -324,7 +324,7 @@ class ExperimentsPanel(QWidget):
         if self.model.experiment_running is not None:
             return False
         try:
-            sizes = parse_sizes(self.sizes.text(), self.info.default_sizes)
+            sizes = sizes_from_text(self.sizes.text(), self.info.default_sizes)
         except ValueError as exc:
             self.sizes_error.setText(str(exc))
             self.sizes_error.show()
