@@ -86,9 +86,9 @@ def _shows(experiment) -> str:
     if not doc:
         return ""
     first = " ".join(doc.split("\n\n")[0].split())
-    # "``pcp``: volume tests against the gap ..." -> "Volume tests against the gap ...": the
+    # "Experiment ``pcp``: volume tests against ..." -> "Volume tests against ...": the
     # registry key and reST marks mean nothing to a student reading the window.
-    first = re.sub(r"^``[^`]+``\s*[:,-]\s*", "", first).replace("``", "")
+    first = re.sub(r"^(Experiment\s+)?``[^`]+``\s*[:,-]\s*", "", first).replace("``", "")
     return first[:1].upper() + first[1:]
 
 
