@@ -11,11 +11,13 @@ most every :data:`REDRAW_MS` milliseconds (a redraw of a 3000-frame plot costs t
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
 from matplotlib.backends.backend_qtagg import FigureCanvasQTAgg
 from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
 from PyQt6.QtCore import QTimer
 from PyQt6.QtGui import QKeySequence
 from PyQt6.QtWidgets import QDialog, QHBoxLayout, QLabel, QPushButton, QVBoxLayout
@@ -155,6 +157,8 @@ class DriftDialog(QDialog):
             axes.tick_params(labelsize=8)
         if n:
             ax.set_xlim(-0.5, max(n - 0.5, 0.5))
+        # Frames are whole: a short recording was labelled 0.5, 1.5, ... (seen saved as PNG).
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         handles, labels = ax.get_legend_handles_labels()
         more, more_labels = tx.get_legend_handles_labels()
         if handles or more:
@@ -181,7 +185,8 @@ class DriftDialog(QDialog):
             if not path:
                 return None
         try:
-            written = save_figure(self.figure, path)
+            with self._as_slide():
+                written = save_figure(self.figure, path)
         except FigureSaveError as exc:
             self.save_note.setStyleSheet("color: #B00020")
             self.save_note.setText(f"Not saved: {exc}")
@@ -189,6 +194,30 @@ class DriftDialog(QDialog):
         self.save_note.setStyleSheet("")
         self.save_note.setText(f"Saved {written}")
         return written
+
+    @contextmanager
+    def _as_slide(self):
+        """The plot as it is saved: a title naming the scene, and none of what only makes sense
+        on screen (the saved PNG said "click to show it" and had the cursor line as a black
+        bar at its right edge)."""
+        ax = self.axes
+        label = ax.get_xlabel()
+        is_cursor = self.cursor_line is not None and self.cursor_line.get_visible()
+        ax.set_xlabel("recorded frame", fontsize=9)
+        if self.cursor_line is not None:
+            self.cursor_line.set_visible(False)
+        scene = self.model.scene_title or "the recording"
+        update = self.model.pipeline.update.value
+        title = self.figure.suptitle(f"SAH drift and frame time: {scene} (update: {update})",
+                                     fontsize=10)
+        try:
+            yield
+        finally:
+            title.remove()
+            ax.set_xlabel(label, fontsize=9)
+            if self.cursor_line is not None:
+                self.cursor_line.set_visible(is_cursor)
+            self.canvas.draw_idle()
 
     def _move_cursor(self) -> None:
         position = self.cursor_position()
