@@ -55,8 +55,8 @@ def sized_scene(n_triangles: int) -> ExperimentScene:
         return full
     mesh = decimate_by_clustering(full.mesh_a, n)
     return dataclasses.replace(full, mesh_a=mesh, mesh_b=mesh,
-                               title=f"two overlapping bunnies decimated to {mesh.n_faces:,} "
-                                     f"triangles")  # fmt: skip
+                               title=f"two bunnies decimated to {mesh.n_faces:,} triangles "
+                                     f"each")  # fmt: skip
 
 
 def sphere_pair_scene(n_triangles: int) -> ExperimentScene:
@@ -85,3 +85,18 @@ def teapot_sphere_scene(n_triangles: int) -> ExperimentScene:
 def sentence_case(words: str) -> str:
     """``words`` with its first letter capitalised, to open a caption with a scene's title."""
     return words[:1].upper() + words[1:]
+
+
+def scenes_title(titles) -> str:
+    """One title for the scenes of a run: their titles, each once, joined by "; "."""
+    return "; ".join(dict.fromkeys(titles))
+
+
+def size_labels(rows: list[dict]) -> dict[int, str]:
+    """Legend words for each size of a run's rows (keyed by ``"triangles"``): the triangle
+    count, and the scene's title when the sizes ran on different scenes (bunnies below
+    69,451 triangles, spheres above)."""
+    scene_of = {r["triangles"]: r["scene"] for r in rows}
+    is_mixed = len(set(scene_of.values())) > 1
+    return {n: f"{n:,} triangles" + (f": {scene}" if is_mixed else "")
+            for n, scene in scene_of.items()}  # fmt: skip

@@ -23,6 +23,7 @@ from core.experiments.base import (
     Progress,
 )
 from core.experiments.common import FIGURE_WIDTH, loglog_slope, put_caption
+from core.experiments.figure_room import caption_bottom, wrapped
 from core.experiments.pairs import sentence_case, teapot_sphere_scene
 from core.partition.compare import METHODS, pairs_disagreement, time_methods
 
@@ -91,7 +92,8 @@ def measure_partitions(
         The methods did not all find the same contact pairs (naming each one's count).
     """
     repeats = max(1, int(repeats))
-    total = len(scenes) * len(methods) * repeats
+    # one untimed round first (see time_methods' warm_up), then the timed ones
+    total = len(methods) + len(scenes) * len(methods) * repeats
     done = 0
     rows = []
     for scene in scenes:
@@ -105,7 +107,7 @@ def measure_partitions(
             done += 1
 
         runs = time_methods(mesh_a, mesh_b, scene.pose_a, scene.pose_b, methods, repeats,
-                            on_run)  # fmt: skip
+                            on_run, warm_up=scene is scenes[0])  # fmt: skip
         wrong = pairs_disagreement(runs)
         if wrong:
             raise RuntimeError(f"partitions: at {n:,} triangles {wrong}")
@@ -170,9 +172,11 @@ def draw_partitions(fig, rows: list[dict], scene_title: str, caption: str) -> No
     ax_tests.set_ylabel("exact triangle tests", fontsize=9)
     ax_tests.set_title("exact triangle tests after culling", fontsize=10)
     ax_time.legend(fontsize=7, loc="upper left")
-    fig.suptitle(f"Hierarchies against spatial partitions: {scene_title}", fontsize=12)
-    fig.subplots_adjust(left=0.08, right=0.98, top=0.88, wspace=0.25)
-    put_caption(fig, caption, bottom=0.2)
+    title = wrapped(f"Hierarchies against spatial partitions: {scene_title}", fig, 12)
+    fig.suptitle(title, fontsize=12)
+    fig.subplots_adjust(left=0.08, right=0.98, top=0.88 - 0.035 * title.count("\n"),
+                        wspace=0.25)  # fmt: skip
+    put_caption(fig, caption, bottom=caption_bottom(fig, caption))
 
 
 def partitions_reading(rows: list[dict]) -> str:

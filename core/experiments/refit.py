@@ -12,6 +12,7 @@ frame, so a slow spell of a shared machine falls on all three alike.
 from __future__ import annotations
 
 import dataclasses
+import textwrap
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -28,7 +29,14 @@ from core.experiments.base import (
     Progress,
 )
 from core.experiments.common import FIGURE_WIDTH, put_caption
-from core.experiments.pairs import BUNNY_TRIANGLES, sentence_case, sized_scene
+from core.experiments.figure_room import caption_bottom, wrapped
+from core.experiments.pairs import (
+    BUNNY_TRIANGLES,
+    scenes_title,
+    sentence_case,
+    size_labels,
+    sized_scene,
+)
 from core.pipeline import BodyInput, FramePipeline, PipelineSettings, UpdateMode
 from core.request import CollisionRequest
 
@@ -49,6 +57,7 @@ CLAIMED_RATIO = 10.0
 """van den Bergen (1998): refitting is about ten times faster than rebuilding."""
 
 COLUMNS = (
+    Column("scene", "", "The two bodies and how they deform."),
     Column("triangles", "triangles", "Triangles of body A plus body B."),
     Column("mode", "", "How the trees were brought up to date: refit, rebuild or auto."),
     Column("frame", "", "Frame index; frame 0 builds the trees in every mode."),
@@ -139,8 +148,8 @@ def measure_refit(
                 counters = frame.result.counters
                 contacts[mode] = counters.n_contacts
                 per_mode[mode].append({
-                    "triangles": n_triangles, "mode": MODE_LABELS[mode], "frame": f,
-                    "t": t, "sah_drift": 1.0 + max(frame.drift),
+                    "scene": scene.title, "triangles": n_triangles, "mode": MODE_LABELS[mode],
+                    "frame": f, "t": t, "sah_drift": 1.0 + max(frame.drift),
                     "sah": float(sah_cost(tree_a.bmin, tree_a.bmax, tree_a.count)),
                     "volume_tests": counters.n_bv_tests, "contacts": counters.n_contacts,
                     "update_ms": 1e3 * frame.timings["update"],
@@ -244,8 +253,10 @@ def refit_reading(rows: list[dict], threshold: float = DRIFT_THRESHOLD) -> str:
     rebuilds = ratio.auto_rebuilds
     if rebuilds:
         shown = ", ".join(str(f) for f in rebuilds[:8]) + (" ..." if len(rebuilds) > 8 else "")
-        text += (f"AUTO rebuilt {len(rebuilds)} times when the drift passed "
-                 f"{1 + threshold:.2f}x (frames {shown}) and ran at a median "
+        times = "once" if len(rebuilds) == 1 else f"{len(rebuilds)} times"
+        frames_word = "frame" if len(rebuilds) == 1 else "frames"
+        text += (f"AUTO rebuilt {times} when the drift passed "
+                 f"{1 + threshold:.2f}x ({frames_word} {shown}) and ran at a median "
                  f"{ratio.auto_frame_ms:.1f} ms a frame.")  # fmt: skip
     else:
         text += (f"The drift never passed AUTO's threshold of {1 + threshold:.2f}x, so AUTO "
@@ -268,8 +279,11 @@ def draw_refit(fig, rows: list[dict], scene_title: str, caption: str,
         Written under the panels.
     threshold : float
     """
+    from matplotlib.ticker import FuncFormatter, MaxNLocator, NullFormatter
+
     fig.set_size_inches(FIGURE_WIDTH, 7.5)
     sizes = list(dict.fromkeys(r["triangles"] for r in rows))
+    labels = size_labels(rows)
     axes = fig.subplots(3, len(sizes), sharex=True, squeeze=False)
     styles = {"refit": ("C0", "-"), "rebuild": ("C1", "--"), "auto": ("C2", "-.")}
     for col, size in enumerate(sizes):
@@ -297,28 +311,34 @@ def draw_refit(fig, rows: list[dict], scene_title: str, caption: str,
         # Log scale: a constant rebuild / refit ratio is a constant gap, and one slow frame
         # of a shared machine does not squash the others.
         ax_time.set_yscale("log")
+        ax_time.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+        ax_time.yaxis.set_minor_formatter(NullFormatter())
         if len(sizes) > 1:
-            ax_drift.set_title(f"{size:,} triangles", fontsize=10)
+            ax_drift.set_title(textwrap.fill(labels[size], 100 // len(sizes)), fontsize=8)
         ax_drift.set_ylabel("SAH drift (x SAH at build)", fontsize=8)
         ax_tests.set_ylabel("volume tests (box pairs)", fontsize=8)
         ax_time.set_ylabel("time per frame (ms)", fontsize=8)
         ax_time.set_xlabel("frame", fontsize=8)
+        ax_time.xaxis.set_major_locator(MaxNLocator(integer=True))
         for ax in axes[:, col]:
             ax.tick_params(labelsize=8)
             ax.grid(alpha=0.3)
-    handles, labels = axes[0, 0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="upper center", ncol=len(labels), fontsize=8,
-               bbox_to_anchor=(0.5, 0.925), frameon=False)  # fmt: skip
     axes[2, 0].text(0.01, 0.97, "thick: whole frame; dotted: tree update only",
                     transform=axes[2, 0].transAxes, fontsize=7, va="top")  # fmt: skip
     ratio = max(cost_ratios(rows), key=lambda c: c.triangles)
     size_words = f" ({sizes[0]:,} triangles)" if len(sizes) == 1 else ""
-    fig.suptitle(f"Refit against rebuild: {scene_title}{size_words}\nrebuild / refit: "
-                 f"{ratio.update_ratio:.1f}x the tree update time, {ratio.frame_ratio:.1f}x "
-                 f"the whole frame's (van den Bergen: about {CLAIMED_RATIO:.0f}x)",
-                 fontsize=11)  # fmt: skip
-    fig.subplots_adjust(left=0.1, right=0.98, top=0.86, hspace=0.15, wspace=0.3)
-    put_caption(fig, caption, bottom=0.16)
+    title = (wrapped(f"Refit against rebuild: {scene_title}{size_words}", fig, 11)
+             + f"\nrebuild / refit: {ratio.update_ratio:.1f}x the tree update time, "
+               f"{ratio.frame_ratio:.1f}x the whole frame's (van den Bergen: about "
+               f"{CLAIMED_RATIO:.0f}x)")  # fmt: skip
+    fig.suptitle(title, fontsize=11)
+    top = 0.955 - 0.032 * (title.count("\n") + 1)
+    handles, names = axes[0, 0].get_legend_handles_labels()
+    fig.legend(handles, names, loc="upper center", ncol=len(names), fontsize=8,
+               bbox_to_anchor=(0.5, top + 0.01), frameon=False)  # fmt: skip
+    top -= 0.045 + (0.05 if len(sizes) > 1 else 0.0)  # the legend, the panel titles
+    fig.subplots_adjust(left=0.1, right=0.98, top=top, hspace=0.15, wspace=0.3)
+    put_caption(fig, caption, bottom=caption_bottom(fig, caption))
 
 
 # -- the registry entry -------------------------------------------------------------------------
@@ -335,12 +355,13 @@ WAVE = Wave(amplitude=0.08)
 """Body B's default deformation: a ripple of 8 % of its size."""
 
 
-def _deforming(scene: ExperimentScene) -> tuple[ExperimentScene, str]:
-    """The scene with :data:`TWIST` on A when neither body deforms, and words for it."""
+def _deforming(scene: ExperimentScene) -> ExperimentScene:
+    """The scene, with :data:`TWIST` on A (and the title saying so) when neither body
+    deforms."""
     if scene.deformer_a is not None or scene.deformer_b is not None:
-        return scene, scene.title
-    return (dataclasses.replace(scene, deformer_a=TWIST),
-            f"{scene.title}, A twisted (no body of the scene deforms)")  # fmt: skip
+        return scene
+    return dataclasses.replace(scene, deformer_a=TWIST,
+                               title=f"{scene.title}, A twisted (no body of the scene deforms)")
 
 
 def run_refit(options: ExperimentOptions, progress: Progress) -> ExperimentResult:
@@ -350,13 +371,16 @@ def run_refit(options: ExperimentOptions, progress: Progress) -> ExperimentResul
         raise ValueError(f"refit needs at least 2 frames (frame 0 builds in every mode), "
                          f"got {frames}")  # fmt: skip
     if options.scene is not None:
-        scene, title = _deforming(options.scene)
-        scenes = [scene]
+        scenes = [_deforming(options.scene)]
+        title = scenes[0].title
     else:
         sizes = options.sizes if options.sizes is not None else EXPERIMENT.default_sizes
-        scenes = [dataclasses.replace(sized_scene(n), deformer_a=TWIST, deformer_b=WAVE)
-                  for n in sizes]  # fmt: skip
-        title = f"{scenes[-1].title}, A twisting, B waving"
+        scenes = []
+        for n in sizes:
+            scene = sized_scene(n)
+            scenes.append(dataclasses.replace(scene, deformer_a=TWIST, deformer_b=WAVE,
+                                              title=f"{scene.title}, A twisting, B waving"))
+        title = scenes_title(s.title for s in scenes)
     rows = measure_refit(scenes, frames=frames, report=progress.report)
     ratios = cost_ratios(rows)
     caption = (f"{sentence_case(title)}: every frame run through the frame pipeline three "

@@ -29,7 +29,8 @@ from core.experiments.base import (
     Progress,
 )
 from core.experiments.common import FIGURE_WIDTH, put_caption
-from core.experiments.pairs import BUNNY_TRIANGLES, sized_scene
+from core.experiments.figure_room import caption_bottom, wrapped
+from core.experiments.pairs import BUNNY_TRIANGLES, scenes_title, size_labels, sized_scene
 from core.mesh import TriMesh
 
 Report = Callable[[int, int, str], None]
@@ -46,6 +47,7 @@ RULE_LABELS = {
 """Short label of each rule on the figure's axes."""
 
 COLUMNS = (
+    Column("scene", "", "The two bodies."),
     Column("triangles", "triangles", "Triangles of body A plus body B."),
     Column("rule", "", "Split rule, as --split takes it."),
     Column("build_ms", "ms", "Building both trees, median of the repeats."),
@@ -179,7 +181,8 @@ def _build_and_measure(scene: ExperimentScene, rule: SplitRule, repeats: int, ti
     # the traversal kernels from the cache, which is not a query cost.
     counters = collide(mesh_a, tree_a, mesh_b, tree_b, pose_a, pose_b).counters
     row = {
-        "triangles": mesh_a.n_faces + mesh_b.n_faces, "rule": rule.name.lower(),
+        "scene": scene.title, "triangles": mesh_a.n_faces + mesh_b.n_faces,
+        "rule": rule.name.lower(),
         "build_ms": 1e3 * build_s, "sah_a": qa.sah, "sah_b": qb.sah, "epo_a": qa.epo,
         "epo_b": qb.epo, "depth_a": qa.depth, "depth_b": qb.depth, "nodes_a": qa.nodes,
         "volume_tests": counters.n_bv_tests, "tri_tests": counters.n_tri_tests,
@@ -219,6 +222,7 @@ def draw_splits(fig, rows: list[dict], scene_title: str, caption: str) -> None:
     fig.set_size_inches(FIGURE_WIDTH, 7.0)
     rules = list(dict.fromkeys(r["rule"] for r in rows))
     sizes = list(dict.fromkeys(r["triangles"] for r in rows))
+    labels = size_labels(rows)
     width = 0.8 / len(sizes)
     axes = fig.subplots(2, 3)
     colours = [f"C{i}" for i in range(len(sizes))]
@@ -231,7 +235,7 @@ def draw_splits(fig, rows: list[dict], scene_title: str, caption: str) -> None:
             # bars (a slide is read from afar). Several sizes: a colour per size.
             colour = [f"C{i}" for i in range(len(rules))] if len(sizes) == 1 else colours[k]
             bars = ax.bar(x + (k - 0.5 * (len(sizes) - 1)) * width, values, width,
-                          color=colour, label=f"{size:,} triangles")  # fmt: skip
+                          color=colour, label=labels[size])  # fmt: skip
             if len(sizes) == 1:
                 ax.bar_label(bars, fmt=_value_format(values), fontsize=7, padding=1)
         ax.set_title(title, fontsize=10)
@@ -240,11 +244,18 @@ def draw_splits(fig, rows: list[dict], scene_title: str, caption: str) -> None:
         ax.margins(y=0.15)
         ax.tick_params(axis="y", labelsize=8)
         ax.grid(axis="y", alpha=0.3)
+    title = wrapped(f"Split rules side by side: {scene_title}", fig, 12)
+    fig.suptitle(title, fontsize=12)
+    top = 0.9 - 0.035 * title.count("\n")
     if len(sizes) > 1:
-        axes.flat[0].legend(fontsize=7)
-    fig.suptitle(f"Split rules side by side: {scene_title}", fontsize=12)
-    fig.subplots_adjust(left=0.07, right=0.98, top=0.9, hspace=0.4, wspace=0.3)
-    put_caption(fig, caption, bottom=0.17)
+        # Above the panels, not in one: a size's scene may be a long name.
+        handles, names = axes.flat[0].get_legend_handles_labels()
+        legend_rows = 1 if len(sizes) <= 2 else len(sizes)
+        fig.legend(handles, names, loc="upper center", ncol=1 if len(sizes) > 2 else 2,
+                   fontsize=8, bbox_to_anchor=(0.5, top + 0.01), frameon=False)  # fmt: skip
+        top -= 0.03 * legend_rows + 0.04  # the legend, then the panels' titles
+    fig.subplots_adjust(left=0.07, right=0.98, top=top, hspace=0.4, wspace=0.3)
+    put_caption(fig, caption, bottom=caption_bottom(fig, caption))
 
 
 def _value_format(values) -> str:
@@ -329,7 +340,7 @@ def run_splits(options: ExperimentOptions, progress: Progress) -> ExperimentResu
         sizes = options.sizes if options.sizes is not None else EXPERIMENT.default_sizes
         scenes = [sized_scene(n) for n in sizes]
     rows = measure_splits(scenes, repeats=REPEATS, report=progress.report)
-    title = scenes[-1].title
+    title = scenes_title(s.title for s in scenes)
     caption = (f"Every split rule on {title}: both AABB trees built (one triangle per leaf), "
                f"measured and queried; times are medians of {REPEATS} runs. After {SOURCE}.")
     largest = [r for r in rows if r["triangles"] == rows[-1]["triangles"]]

@@ -29,6 +29,7 @@ from core.experiments import pairs as scenes
 from core.experiments import partitions as partitions_module
 from core.experiments import refit as refit_module
 from core.experiments import splits as splits_module
+from core.experiments.pairs import BUNNY_TRIANGLES
 from core.experiments.partitions import measure_partitions, partitions_reading
 from core.experiments.refit import cost_ratios, measure_refit, refit_reading
 from core.experiments.splits import RULE_LABELS, measure_splits, splits_reading
@@ -182,7 +183,8 @@ def test_refit_reading_quotes_the_measured_ratio(refit_rows):
     assert f"rebuilding cost {ratio.update_ratio:.1f}x as much" in text
     assert f"the ratio is {ratio.frame_ratio:.1f}x" in text
     assert "ten times" in text
-    assert f"AUTO rebuilt {len(ratio.auto_rebuilds)} times" in text
+    n = len(ratio.auto_rebuilds)
+    assert f"AUTO rebuilt {'once' if n == 1 else f'{n} times'} when" in text
 
 
 def test_refit_verdict_follows_the_ratio(refit_rows):
@@ -279,7 +281,7 @@ def test_partitions_stops_when_progress_raises(yu_pairs):
 
     with pytest.raises(_Stop):
         measure_partitions(yu_pairs, repeats=2, report=report)
-    assert seen[-1] == (2, 2 * 7 * 2)
+    assert seen[-1] == (2, 7 + 2 * 7 * 2)  # an untimed round, then two timed ones per size
 
 
 # -- through the registry and the command line --------------------------------------------------
@@ -393,7 +395,10 @@ def _figure_text(result) -> str:
 def test_refit_on_a_rigid_scene_twists_body_a(small_spheres):
     result = run_experiment("refit", ExperimentOptions(scene=small_spheres, frames=3))
     assert "A twisted (no body of the scene deforms)" in result.title
-    drift = [row[4] for row in result.rows if row[1] == "refit"]
+    names = [c.name for c in refit_module.COLUMNS]
+    table = [dict(zip(names, row)) for row in result.rows]
+    drift = [r["sah_drift"] for r in table if r["mode"] == "refit"]
+    assert {r["scene"] for r in table} == {result.title.split(": ", 1)[1]}
     assert drift[0] == 1.0 and max(drift) > 1.0
 
 
@@ -405,7 +410,8 @@ def test_splits_on_a_given_scene_and_its_figure(small_spheres):
     for title in ("build time, both trees (ms)", "SAH cost of tree A (expected tests)",
                   "query time (ms)", "Wald 2007"):
         assert title in text
-    sah = {row[1]: row[3] for row in result.rows}
+    names = [c.name for c in splits_module.COLUMNS]
+    sah = {r["rule"]: r["sah_a"] for r in (dict(zip(names, row)) for row in result.rows)}
     assert result.summary["sah"] == sah
 
 
@@ -429,7 +435,7 @@ def test_partitions_stops_when_two_methods_disagree(monkeypatch, yu_pairs):
 
     pairs = np.array([[0, 1], [2, 3]], np.int32)
 
-    def staged(mesh_a, mesh_b, pose_a, pose_b, methods, repeats, on_run):
+    def staged(mesh_a, mesh_b, pose_a, pose_b, methods, repeats, on_run, warm_up):
         return {"aabb": MethodRun("aabb", np.ones(1), pairs, 5, 2, 2),
                 "grid": MethodRun("grid", np.ones(1), pairs[:1], 0, 4, 4)}  # fmt: skip
 
@@ -439,3 +445,16 @@ def test_partitions_stops_when_two_methods_disagree(monkeypatch, yu_pairs):
         measure_partitions(yu_pairs[:1], repeats=1)
     assert str(info.value) == (f"partitions: at {n:,} triangles the methods found different "
                                f"contacts: aabb 2, grid 1")
+
+
+def test_sizes_on_different_scenes_are_named_in_the_legend():
+    rows = [{"triangles": 9640, "scene": "two bunnies decimated to 4,820 triangles each"},
+            {"triangles": 200976, "scene": "two spheres cutting each other"}]
+    assert scenes.size_labels(rows) == {
+        9640: "9,640 triangles: two bunnies decimated to 4,820 triangles each",
+        200976: "200,976 triangles: two spheres cutting each other",
+    }
+    same = [dict(r, scene="two spheres cutting each other") for r in rows]
+    assert scenes.size_labels(same) == {9640: "9,640 triangles", 200976: "200,976 triangles"}
+    assert scenes.sized_scene(BUNNY_TRIANGLES + 1).title == "two spheres cutting each other"
+    assert scenes.sized_scene(BUNNY_TRIANGLES) is scenes.bunnies()
