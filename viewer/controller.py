@@ -1,7 +1,8 @@
 """The viewer's controller: the one object the window and its docks ask to change the scene.
 
 Each of its jobs is a module of :mod:`viewer.control` (scenes, files, poses, sculpt, frames,
-animation, recording, stepping, session, analysis, inspecting, exporting, lessons);
+animation, recording, stepping, session, analysis, inspecting, exporting, lessons,
+experiments, costs);
 :class:`Controller` composes them and wires them to the model's signals.
 """
 
@@ -11,6 +12,8 @@ from PyQt6.QtCore import QObject
 
 from viewer.control.analysis import FrameAnalysis
 from viewer.control.animation import Animation
+from viewer.control.costs import CostModelling
+from viewer.control.experiments import ExperimentRunning
 from viewer.control.exporting import FrameExporting
 from viewer.control.files import FileLoading
 from viewer.control.frames import FrameRunning
@@ -27,7 +30,7 @@ from viewer.model import ViewerModel
 
 class Controller(QObject, SceneLoading, FileLoading, BodyPosing, Sculpting, FrameRunning,
                  Animation, FrameRecording, Stepping, SessionKeeping, FrameAnalysis,
-                 Inspecting, FrameExporting, LessonPlaying):
+                 Inspecting, FrameExporting, LessonPlaying, ExperimentRunning, CostModelling):
     """Runs the core for the viewer.
 
     Parameters
@@ -51,6 +54,8 @@ class Controller(QObject, SceneLoading, FileLoading, BodyPosing, Sculpting, Fram
         self._init_inspecting()
         self._init_exporting()
         self._init_lessons()
+        self._init_experiments()
+        self._init_cost_model()
         model.scene_param_changed.connect(self._on_scene_param)
 
     def shutdown(self) -> None:
@@ -64,3 +69,5 @@ class Controller(QObject, SceneLoading, FileLoading, BodyPosing, Sculpting, Fram
         self._shutdown_analysis()
         self._shutdown_inspecting()
         self._shutdown_exporting()
+        self._shutdown_experiments()
+        self._shutdown_cost_model()

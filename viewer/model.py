@@ -259,6 +259,35 @@ class ViewTimings:
     render: float = 0.0
 
 
+@dataclass(frozen=True, eq=False)
+class CostView:
+    """The cost model T = Nu·Cu + Nbv·Cbv + Np·Cp of one frame, as the Stats dock shows it.
+
+    Attributes
+    ----------
+    frame : core.pipeline.Frame
+        The frame it describes.
+    kind_label : str
+        The bounding volume whose unit costs are used, in words ("boxes", "spheres", ...).
+    prediction : core.costmodel.CostPrediction or None
+        The terms and the predicted total; None while the unit costs are measured.
+    measured_ms : float
+        The frame's measured core time for the same work (ms).
+    measured_note : str
+        What the measured time leaves out (a tree build), "" when nothing.
+    status : str
+        What is going on ("measuring unit costs of spheres…") or why there is no
+        prediction; "" when ``prediction`` is shown.
+    """
+
+    frame: object
+    kind_label: str
+    prediction: object
+    measured_ms: float
+    measured_note: str = ""
+    status: str = ""
+
+
 class ViewerModel(QObject):
     """The viewer's state. Setters emit a signal only when the value changes."""
 
@@ -299,6 +328,11 @@ class ViewerModel(QObject):
     quality_status_changed = pyqtSignal(str)  # what the quality job is doing, "" when idle
     validation_changed = pyqtSignal(object)  # TreeCheck or None
     tree_sources_changed = pyqtSignal()  # a body's tree was pinned from a file or unpinned
+    # Experiments window and the Stats dock's cost model.
+    experiment_started = pyqtSignal(str)  # registry key of the experiment now running
+    experiment_progress = pyqtSignal(int, int, str)  # done, total, what is being measured
+    experiment_finished = pyqtSignal(object, object)  # result (opaque) or None, error or None
+    cost_model_changed = pyqtSignal(object)  # CostView or None
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -355,6 +389,12 @@ class ViewerModel(QObject):
         self.validation: TreeCheck | None = None
         self.validate_after_refit: bool = False
         self.tree_sources: dict[int, str] = {}  # body index -> "file foo.json, 2,047 nodes"
+        # Experiments: the key running (None when idle) and the last finished result (an
+        # opaque core ``ExperimentResult``), kept when a later run is cancelled or fails.
+        self.experiment_running: str | None = None
+        self.experiment_result = None
+        # The cost model of the shown frame (Stats dock), or None before the first frame.
+        self.cost_view: CostView | None = None
 
     # -- scene ------------------------------------------------------------------------------
     def set_scene(self, bodies: list[Body], key: str | None, title: str, description: str,
@@ -534,6 +574,26 @@ class ViewerModel(QObject):
         else:
             self.tree_sources[int(body)] = source
         self.tree_sources_changed.emit()
+
+    # -- experiments and cost model ---------------------------------------------------------
+    def set_experiment_running(self, name: str | None) -> None:
+        """``name``: the experiment that started; None: the run ended (see
+        :meth:`finish_experiment`)."""
+        self.experiment_running = name
+        if name is not None:
+            self.experiment_started.emit(name)
+
+    def finish_experiment(self, result, error) -> None:
+        """A run ended: ``result`` (kept as the last result) or ``error`` (the previous
+        result stays; a cancelled run has a ``Cancelled`` error)."""
+        self.experiment_running = None
+        if result is not None:
+            self.experiment_result = result
+        self.experiment_finished.emit(result, error)
+
+    def set_cost_view(self, view: CostView | None) -> None:
+        self.cost_view = view
+        self.cost_model_changed.emit(view)
 
     # -- recording --------------------------------------------------------------------------
     def set_recording(self, recording) -> None:

@@ -39,6 +39,12 @@ JOB_MODULES = {
     "viewer.control.exporting": {"is_exporting", "cancel_export", "start_movie",
                                  "add_movie_frame", "movie_backlog", "finish_movie",
                                  "save_web_page", "export_frame_data"},
+    "viewer.control.experiments": {"experiment_catalogue", "run_experiment_named",
+                                   "cancel_experiment", "is_experiment_running",
+                                   "current_experiment_scene", "save_experiment_outputs",
+                                   "experiment_figure",
+                                   "save_experiment_data"},
+    "viewer.control.costs": {"unit_costs_of", "refresh_cost_view"},
 }
 
 

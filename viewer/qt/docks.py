@@ -10,6 +10,7 @@ from __future__ import annotations
 from PyQt6.QtCore import Qt
 from PyQt6.QtWidgets import QComboBox, QDockWidget, QFrame, QScrollArea, QWidget
 
+from viewer.qt.experiments_window import ExperimentsPanel
 from viewer.qt.panels.common import narrow_combo
 from viewer.qt.panels.deform import DeformPanel
 from viewer.qt.panels.levels import LevelsPanel
@@ -54,4 +55,6 @@ def make_docks(model, controller) -> dict[str, QDockWidget]:
                                  PseudocodePanel(model, controller)),
         "quality_dock": _dock("Quality", "quality_dock", QualityPanel(model, controller)),
         "outliner_dock": _dock("Outliner", "outliner_dock", OutlinerPanel(model, controller)),
+        "experiments_dock": _dock("Experiments", "experiments_dock",
+                                  ExperimentsPanel(model, controller)),
     }

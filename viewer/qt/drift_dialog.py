@@ -11,11 +11,18 @@ most every :data:`REDRAW_MS` milliseconds (a redraw of a 3000-frame plot costs t
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+from pathlib import Path
+
 import numpy as np
 from matplotlib.backends.backend_qtagg import FigureCanvasQTAgg
 from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
 from PyQt6.QtCore import QTimer
-from PyQt6.QtWidgets import QDialog, QLabel, QVBoxLayout
+from PyQt6.QtGui import QKeySequence
+from PyQt6.QtWidgets import QDialog, QHBoxLayout, QLabel, QPushButton, QVBoxLayout
+
+from viewer.qt.figure_export import FigureSaveError, ask_figure_path, save_figure
 
 REDRAW_MS = 300
 """Least time between two redraws while the recording grows."""
@@ -76,6 +83,16 @@ class DriftDialog(QDialog):
         self.canvas.setMinimumHeight(260)
         self.canvas.setToolTip("Click a frame to show it in the view")
         layout.addWidget(self.canvas, 1)
+        row = QHBoxLayout()
+        self.save_button = QPushButton("Save figure…")
+        self.save_button.setShortcut(QKeySequence.StandardKey.Save)
+        self.save_button.setToolTip("Write this plot as a PNG image or an SVG drawing, by the "
+                                    "file name's suffix (Ctrl+S)")
+        self.save_button.clicked.connect(lambda: self.save_figure_as())
+        self.save_note = QLabel("")
+        row.addWidget(self.save_button)
+        row.addWidget(self.save_note, 1)
+        layout.addLayout(row)
         self.axes = self.figure.add_subplot(1, 1, 1)
         self.time_axes = self.axes.twinx()
         self.cursor_line = None
@@ -140,6 +157,8 @@ class DriftDialog(QDialog):
             axes.tick_params(labelsize=8)
         if n:
             ax.set_xlim(-0.5, max(n - 0.5, 0.5))
+        # Frames are whole: a short recording was labelled 0.5, 1.5, ... (seen saved as PNG).
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         handles, labels = ax.get_legend_handles_labels()
         more, more_labels = tx.get_legend_handles_labels()
         if handles or more:
@@ -156,6 +175,49 @@ class DriftDialog(QDialog):
             "to cost than at its last build (0 = as built); Auto rebuilds past the threshold."
             if n else "Nothing is recorded yet: play the scene or move a body.")
         self.canvas.draw_idle()
+
+    def save_figure_as(self, path: str | None = None) -> Path | None:
+        """Save figure…: write the plot to ``path`` (asked when None) as PNG or SVG; the line
+        under the plot says where, or why not."""
+        if path is None:
+            start = Path.home() / f"{self.model.scene_key or 'recording'}-drift.png"
+            path = ask_figure_path(self, "Save the drift plot", start)
+            if not path:
+                return None
+        try:
+            with self._as_slide():
+                written = save_figure(self.figure, path)
+        except FigureSaveError as exc:
+            self.save_note.setStyleSheet("color: #B00020")
+            self.save_note.setText(f"Not saved: {exc}")
+            return None
+        self.save_note.setStyleSheet("")
+        self.save_note.setText(f"Saved {written}")
+        return written
+
+    @contextmanager
+    def _as_slide(self):
+        """The plot as it is saved: a title naming the scene, and none of what only makes sense
+        on screen (the saved PNG said "click to show it" and had the cursor line as a black
+        bar at its right edge)."""
+        ax = self.axes
+        label = ax.get_xlabel()
+        is_cursor = self.cursor_line is not None and self.cursor_line.get_visible()
+        ax.set_xlabel("recorded frame", fontsize=9)
+        if self.cursor_line is not None:
+            self.cursor_line.set_visible(False)
+        scene = self.model.scene_title or "the recording"
+        update = self.model.pipeline.update.value
+        title = self.figure.suptitle(f"SAH drift and frame time: {scene} (update: {update})",
+                                     fontsize=10)
+        try:
+            yield
+        finally:
+            title.remove()
+            ax.set_xlabel(label, fontsize=9)
+            if self.cursor_line is not None:
+                self.cursor_line.set_visible(is_cursor)
+            self.canvas.draw_idle()
 
     def _move_cursor(self) -> None:
         position = self.cursor_position()

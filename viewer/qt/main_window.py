@@ -29,6 +29,7 @@ from viewer.control.files import MAX_TRIANGLES, WARN_TRIANGLES
 from viewer.controller import Controller
 from viewer.model import Mode, UpdateChoice, ViewTimings
 from viewer.qt.docks import make_docks
+from viewer.qt.experiments_menu import ExperimentsMenu
 from viewer.qt.export_menu import ExportMenu
 from viewer.qt.interaction import CanvasInteraction
 from viewer.qt.lecture import KEYS_LESSON_DESK, LECTURE_KEY, LectureMode
@@ -55,7 +56,8 @@ COLD_START_DELAY_MS = 700
 numba cache gives the first two-sphere frame in well under a second)."""
 
 DEFAULT_DOCK_ORDER = ("levels_dock", "scene_dock", "deform_dock", "pipeline_dock", "stats_dock",
-                      "stepper_dock", "pseudocode_dock", "quality_dock", "outliner_dock")
+                      "stepper_dock", "pseudocode_dock", "quality_dock", "outliner_dock",
+                      "experiments_dock")
 """The docks of the default layout, one tab each in a single column on the right, in tab
 order; the first is raised. One column of tabs leaves the 3-D view about two thirds of a
 1280 px wide screen (two columns left it 540 px)."""
@@ -68,10 +70,10 @@ MIN_CANVAS_SHARE = 0.6
 """A remembered layout that leaves the canvas less than this share of the window width is
 not restored: the default layout is used instead."""
 
-LAYOUT_VERSION = 4
+LAYOUT_VERSION = 5
 """Version of the saved dock layout (``QMainWindow.saveState``); a state saved by an older
-layout (two dock columns, no timeline under the canvas, or no Quality and Outliner docks)
-is ignored."""
+layout (two dock columns, no timeline under the canvas, no Quality and Outliner docks, or no
+Experiments dock) is ignored."""
 
 RECORDING_FILTER = "BVH Lab recordings (*.bvhrec);;All files (*)"
 
@@ -178,7 +180,14 @@ caption; <b>Right</b>/<b>Left</b> step, <b>Space</b> plays, <b>Esc</b> leaves. T
 <b>Lessons</b> menu plays built-in lessons step by step (PageDown, PageUp) and saves the
 current state as a step of your own lesson file (Ctrl+Alt+L).</li>
 <li>The <b>Stats</b> dock counts the work: volume tests N<sub>bv</sub> (pairs of bounding
-volumes tested), triangle tests N<sub>p</sub>, and the time of each phase.</li>
+volumes tested), triangle tests N<sub>p</sub>, and the time of each phase; its cost model
+T = N<sub>u</sub>·C<sub>u</sub> + N<sub>bv</sub>·C<sub>bv</sub> + N<sub>p</sub>·C<sub>p</sub>
+multiplies each count by its unit cost measured on this machine and sets the predicted time
+beside the measured one.</li>
+<li>The <b>Experiments</b> menu (Ctrl+Shift+E) reruns classic results (parallel close
+proximity, separating axes, build rules, refit against rebuild, spatial partitions, the cost
+model) and shows their figures; Ctrl+Return runs, Esc cancels, and each figure saves as PNG
+or SVG, its numbers as CSV.</li>
 </ul>"""
 
 
@@ -372,6 +381,7 @@ class MainWindow(QMainWindow):
 
         self._build_recording_menu(menu, view_menu)
         self.lesson_menu = LessonMenu(self, menu)
+        self.experiments_menu = ExperimentsMenu(self, menu)
 
         help_menu = menu.addMenu("&Help")
         help_menu.addAction(self._action("&How to read this view", self.show_help,

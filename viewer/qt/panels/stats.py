@@ -1,5 +1,6 @@
-"""The Stats dock: per-level table, totals, how the meshes meet, phase times and tree
-statistics."""
+"""The Stats dock: per-level table, totals, how the meshes meet, phase times, tree statistics
+and the cost model of the frame (T = Nu·Cu + Nbv·Cbv + Np·Cp, each term with its count, unit
+cost, predicted time and share, then the predicted total against the measured one)."""
 
 from __future__ import annotations
 
@@ -21,9 +22,16 @@ from viewer.render.overlays import KIND_LABELS, shown_result
 from viewer.render.scene import frame_words
 from viewer.timing import PHASE_WORDS, last_and_median, shown_phases
 
+COST_HEADERS = ("term", "count", "unit cost (ns)", "predicted (ms)", "share")
+
+COST_TOOLTIP = (
+    "The cost model T = Nu·Cu + Nbv·Cbv + Np·Cp (Gottschalk, Lin and Manocha 1996): the "
+    "frame's counts of volume updates, volume tests and triangle tests, each times its unit "
+    "cost measured on this machine for this kind of volume")
+
 
 class StatsPanel(QWidget):
-    """Per-level table, totals, phase times and tree statistics."""
+    """Per-level table, totals, phase times, tree statistics and the cost model."""
 
     HEADERS = ("traversal level", "tested", "overlap", "leaf pairs")
 
@@ -43,6 +51,19 @@ class StatsPanel(QWidget):
         self.trees = wrap_label(QLabel())
         self.relation = wrap_label(QLabel())  # contact kinds, or containment when apart
         self.meshes = wrap_label(QLabel())  # hidden bodies and each mesh's notes
+        self.cost_title = wrap_label(QLabel())
+        self.cost_title.setToolTip(COST_TOOLTIP)
+        self.cost_table = QTableWidget(0, len(COST_HEADERS))
+        self.cost_table.setHorizontalHeaderLabels(list(COST_HEADERS))
+        self.cost_table.verticalHeader().setVisible(False)
+        self.cost_table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.cost_table.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
+        self.cost_table.horizontalHeader().setSectionResizeMode(
+            QHeaderView.ResizeMode.ResizeToContents)
+        self.cost_table.horizontalHeader().setSectionResizeMode(
+            0, QHeaderView.ResizeMode.Stretch)
+        self.cost_table.setToolTip(COST_TOOLTIP)
+        self.cost_total = wrap_label(QLabel())
         layout = QVBoxLayout(self)
         layout.addWidget(self.table, 1)
         layout.addWidget(self.relation)
@@ -50,12 +71,17 @@ class StatsPanel(QWidget):
         layout.addWidget(self.meshes)
         layout.addWidget(self.phases)
         layout.addWidget(self.trees)
+        layout.addWidget(self.cost_title)
+        layout.addWidget(self.cost_table)
+        layout.addWidget(self.cost_total)
         model.frame_ready.connect(self.refresh)
         model.scene_changed.connect(self._refresh_meshes)
         model.body_changed.connect(lambda _i: self._refresh_meshes())
         model.display_changed.connect(lambda _d: self._refresh_meshes())
         model.view_timings_changed.connect(lambda _t: self._refresh_phases(self.model.frame))
         model.level_changed.connect(lambda _l: self._highlight_level())
+        model.cost_model_changed.connect(self.show_cost)
+        self.show_cost(model.cost_view)
 
     def refresh(self, frame) -> None:
         result = shown_result(frame)
@@ -128,11 +154,62 @@ class StatsPanel(QWidget):
             "<b>Phase times (ms)</b>, last frame (median of the "
             f"{n} frame{'' if n == 1 else 's'} of the last second): " + ", ".join(parts))
 
+    def show_cost(self, view) -> None:
+        """The cost model of ``view`` (a :class:`viewer.model.CostView`; None: no frame)."""
+        prediction = None if view is None else view.prediction
+        if view is None:
+            self.cost_title.setText("")
+            self.cost_total.setText("")
+        else:
+            self.cost_title.setText(
+                f"<b>Cost model</b> T = N<sub>u</sub>·C<sub>u</sub> + N<sub>bv</sub>·C<sub>bv"
+                f"</sub> + N<sub>p</sub>·C<sub>p</sub>, unit costs of {view.kind_label} "
+                "measured on this machine"
+                + (f"<br>{view.status}" if view.status else ""))
+        self.cost_table.setVisible(prediction is not None)
+        if prediction is None:
+            self.cost_table.setRowCount(0)
+            self.cost_total.setText("")
+            return
+        terms = list(prediction.terms)
+        self.cost_table.setRowCount(len(terms))
+        for row, term in enumerate(terms):
+            cells = (cost_term_words(term.name), f"{int(term.count):,}",
+                     f"{term.unit_ns:.1f}", f"{term.ms:.3f}", f"{100.0 * term.share:.1f} %")
+            for col, text in enumerate(cells):
+                item = QTableWidgetItem(text)
+                if col:
+                    item.setTextAlignment(Qt.AlignmentFlag.AlignRight
+                                          | Qt.AlignmentFlag.AlignVCenter)
+                self.cost_table.setItem(row, col, item)
+        header = self.cost_table.horizontalHeader().height()
+        rows = sum(self.cost_table.rowHeight(r) for r in range(len(terms)))
+        self.cost_table.setFixedHeight(header + rows + 2 * self.cost_table.frameWidth())
+        measured = view.measured_ms
+        ratio = (f" (measured / predicted = {measured / prediction.total_ms:.2f})"
+                 if prediction.total_ms > 0 else "")
+        self.cost_total.setText(
+            f"Predicted T = <b>{prediction.total_ms:.3f} ms</b>; measured "
+            f"<b>{measured:.3f} ms</b> (volume updates and fit, traversal and triangle tests "
+            f"of this frame){ratio}" + (f"; {view.measured_note}" if view.measured_note
+                                         else ""))
+
     def _highlight_level(self) -> None:
         level = self.model.level
         self.table.clearSelection()
         if level is not None and level < self.table.rowCount():
             self.table.selectRow(level)
+
+
+COST_TERM_WORDS = {"nu": "volume updates", "nbv": "volume tests", "np": "triangle tests"}
+"""Words of the cost model's terms by the letters of their counts."""
+
+
+def cost_term_words(name: str) -> str:
+    """"volume tests" for the term of N_bv (whether the core names it "Nbv", "nbv" or in
+    words)."""
+    key = name.lower().replace("_", "").replace(" ", "")
+    return COST_TERM_WORDS.get(key, name)
 
 
 def relation_text(frame, result) -> str:

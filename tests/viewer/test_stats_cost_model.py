@@ -1,0 +1,76 @@
+"""The Stats dock's cost model: T = Nu·Cu + Nbv·Cbv + Np·Cp for the shown frame, its counts
+the frame's own, unit costs measured in the background once per kind."""
+
+from __future__ import annotations
+
+import pytest
+
+from core.costmodel import frame_counts
+
+MEASURE_TIMEOUT_MS = 120_000
+
+
+def _cells(panel):
+    table = panel.cost_table
+    return [[table.item(r, c).text() for c in range(table.columnCount())]
+            for r in range(table.rowCount())]
+
+
+def _wait_for_prediction(qtbot, window):
+    qtbot.waitUntil(lambda: window.model.cost_view is not None
+                    and window.model.cost_view.prediction is not None
+                    and window.model.cost_view.frame is window.model.frame,
+                    timeout=MEASURE_TIMEOUT_MS)
+
+
+def test_cost_table_counts_are_the_frames_and_shares_add_to_100(qtbot, window):
+    panel = window.docks["stats_dock"].panel
+    _wait_for_prediction(qtbot, window)
+    frame = window.model.frame
+    rows = _cells(panel)
+    assert [r[0] for r in rows] == ["volume updates", "volume tests", "triangle tests"]
+    counts = [int(r[1].replace(",", "")) for r in rows]
+    assert counts == list(frame_counts(frame))
+    assert counts[1] > 0  # two touching spheres: the traversal tested volumes
+    shares = [float(r[4].rstrip(" %")) for r in rows]
+    assert sum(shares) == pytest.approx(100.0, abs=0.15)
+    view = window.model.cost_view
+    assert f"{view.prediction.total_ms:.3f} ms" in panel.cost_total.text()
+    assert f"{view.measured_ms:.3f} ms" in panel.cost_total.text()
+    assert "boxes" in panel.cost_title.text()
+
+
+def test_a_new_kind_is_measured_in_the_background_then_shown(qtbot, window):
+    _wait_for_prediction(qtbot, window)
+    views = []
+    window.model.cost_model_changed.connect(views.append)
+    window.model.set_pipeline(bv="sphere")
+    qtbot.waitUntil(lambda: bool(views) and views[-1] is not None
+                    and views[-1].prediction is not None and "sphere" in views[-1].kind_label,
+                    timeout=MEASURE_TIMEOUT_MS)
+    waiting = [v for v in views if v is not None and v.prediction is None]
+    assert waiting and waiting[0].status.startswith("Measuring unit costs of spheres")
+    panel = window.docks["stats_dock"].panel
+    counts = [int(r[1].replace(",", "")) for r in _cells(panel)]
+    assert counts == list(frame_counts(window.model.frame))
+    # Kept for the session: going back to boxes needs no second measurement.
+    before = len(views)
+    window.model.set_pipeline(bv=window.model.pipeline.__class__().bv)
+    qtbot.waitUntil(lambda: len(views) > before and "boxes" in views[-1].kind_label,
+                    timeout=60_000)
+    assert all(v.prediction is not None for v in views[before:] if "boxes" in v.kind_label)
+
+
+def test_a_recorded_frame_shows_its_own_cost_model(qtbot, window):
+    _wait_for_prediction(qtbot, window)
+    for _ in range(3):
+        window.controller.step_time(1 / 30)
+        qtbot.waitUntil(lambda: not window.controller.is_busy, timeout=60_000)
+    assert len(window.model.recording) >= 2
+    window.controller.scrub_to(0)
+    recorded = window.model.frame
+    assert recorded is not window.model.live_frame
+    _wait_for_prediction(qtbot, window)
+    panel = window.docks["stats_dock"].panel
+    counts = [int(r[1].replace(",", "")) for r in _cells(panel)]
+    assert counts == list(frame_counts(recorded))

@@ -1,0 +1,249 @@
+"""Experiments (``core.experiments``) run from the Experiments window, off the GUI thread.
+
+One run at a time, in a daemon thread: a run is seconds to minutes of core work and closing the
+window must not wait for it (a pool's worker is joined at interpreter exit). The run reports
+through a ``core.experiments.Progress`` whose callback relays ``(done, total, what)`` to the
+model's ``experiment_progress``; Cancel calls ``Progress.cancel()``, after which the run's next
+report raises ``Cancelled`` and the run ends with :class:`~viewer.control.recording.JobCancelled`
+(the last result stays in the model). Experiments that take a scene may run on the current
+bodies (meshes, poses and deformers of A and B).
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from PyQt6.QtCore import QObject, pyqtSignal
+
+from core.container import replace_file
+from core.deform import DEFORMERS
+from core.experiments import (
+    EXPERIMENTS,
+    Cancelled,
+    ExperimentOptions,
+    ExperimentScene,
+    Progress,
+    csv_text,
+    make_figure,
+    run_experiment,
+    write_outputs,
+)
+from core.pose import Pose
+from viewer.control.recording import JobCancelled
+
+PROGRESS_INTERVAL_S = 0.05
+"""Least time between two progress signals: a run may report thousands of steps a second and
+each signal costs a repaint of the dock."""
+
+SCENE_EXPERIMENTS = frozenset({"sat-axes", "splits", "refit", "partitions", "cost-model"})
+"""The experiments whose run reads ``ExperimentOptions.scene`` (two given meshes) and so can run
+on the current scene; pcp builds its own concentric spheres at every gap."""
+
+SHUTDOWN_WAIT_S = 1.0
+"""How long closing the window waits for a cancelled run to stop (it is a daemon thread: if it
+is inside a long kernel call it is left behind rather than holding the window open)."""
+
+
+@dataclass(frozen=True)
+class ExperimentInfo:
+    """What the Experiments window shows about one experiment before it runs.
+
+    Attributes
+    ----------
+    name : str
+        Registry key (``"pcp"``, ``"splits"``, ...).
+    title, source, sizes_meaning : str
+        Its title, the paper it reproduces, what its sizes are.
+    shows : str
+        What it shows: the first paragraph of its module's description ("" if none).
+    default_sizes, quick_sizes : tuple of float or int
+        The sizes it runs with by default, and a small set for a quick look.
+    takes_scene : bool
+        Whether it can run on the current scene's bodies.
+    """
+
+    name: str
+    title: str
+    source: str
+    sizes_meaning: str
+    shows: str
+    default_sizes: tuple
+    quick_sizes: tuple
+    takes_scene: bool
+
+
+def _shows(experiment) -> str:
+    """The first paragraph of the docstring of the module that runs ``experiment``: each
+    experiment's module opens by saying what it measures and what the figure shows."""
+    module = sys.modules.get(getattr(experiment.run, "__module__", ""), None)
+    doc = inspect.getdoc(module) if module is not None else None
+    if not doc:
+        return ""
+    first = " ".join(doc.split("\n\n")[0].split())
+    # "Experiment ``pcp``: volume tests against ..." -> "Volume tests against ...": the
+    # registry key and reST marks mean nothing to a student reading the window.
+    first = re.sub(r"^(Experiment\s+)?``[^`]+``\s*[:,-]\s*", "", first).replace("``", "")
+    return first[:1].upper() + first[1:]
+
+
+def _in_sentence(title: str) -> str:
+    """A scene's title as the experiments put it mid-sentence ("Every split rule on two
+    spheres overlapping"): the first letter lower case unless the first word is an acronym."""
+    first = title.split(" ", 1)[0]
+    if not title or (len(first) > 1 and first[:2].isupper()):
+        return title
+    return title[:1].lower() + title[1:]
+
+
+class _ExperimentRelay(QObject):
+    """Carries a run's progress and end to the GUI thread (queued signals)."""
+
+    progress = pyqtSignal(int, int, int, str)  # run id, done, total, what
+    done = pyqtSignal(int, object, object)  # run id, ExperimentResult or None, error or None
+
+
+class ExperimentRunning:
+    """The controller's experiments job: ``experiment_catalogue``, ``run_experiment_named``,
+    ``cancel_experiment``, ``is_experiment_running``, ``current_experiment_scene``,
+    ``experiment_figure``, ``save_experiment_data`` and ``save_experiment_outputs``.
+    Uses the host's ``model``."""
+
+    def _init_experiments(self) -> None:
+        self._experiment_relay = _ExperimentRelay()
+        self._experiment_relay.progress.connect(self._on_experiment_progress)
+        self._experiment_relay.done.connect(self._on_experiment_done)
+        self._experiment_run_id = 0
+        self._experiment_progress: Progress | None = None
+        self._experiment_thread: threading.Thread | None = None
+
+    @staticmethod
+    def experiment_catalogue() -> list[ExperimentInfo]:
+        """Every registered experiment, in the registry's order."""
+        return [ExperimentInfo(name, e.title, e.source, e.sizes_meaning, _shows(e),
+                               tuple(e.default_sizes), tuple(e.quick_sizes),
+                               name in SCENE_EXPERIMENTS)
+                for name, e in EXPERIMENTS.items()]  # fmt: skip
+
+    @property
+    def is_experiment_running(self) -> bool:
+        return self._experiment_progress is not None
+
+    def current_experiment_scene(self) -> ExperimentScene:
+        """The current scene's bodies A and B as an experiment's scene (rest meshes, poses and
+        deformers with their parameters). ValueError with fewer than two bodies."""
+        bodies = self.model.bodies
+        if len(bodies) < 2:
+            raise ValueError("the current scene has fewer than two bodies; open a scene with "
+                             "two meshes or clear 'Use the current scene'")
+
+        def deformer(body):
+            if body.deformer is None:
+                return None
+            return DEFORMERS[body.deformer](**body.deformer_params)
+
+        a, b = bodies[0], bodies[1]
+        return ExperimentScene(
+            mesh_a=a.rest, pose_a=Pose.from_matrix(a.pose), mesh_b=b.rest,
+            pose_b=Pose.from_matrix(b.pose), deformer_a=deformer(a), deformer_b=deformer(b),
+            title=_in_sentence(self.model.scene_title) or f"{a.name} against {b.name}")
+
+    def run_experiment_named(self, name: str, sizes=None, use_scene: bool = False) -> bool:
+        """Start experiment ``name`` with ``sizes`` (None: its defaults) in a worker thread,
+        on the current scene when ``use_scene``. The model announces the start, progress and
+        end. False (and a message) when a run is already going or the scene is unusable."""
+        if self.is_experiment_running:
+            self.model.message.emit("Wait: an experiment is still running (Esc cancels it)")
+            return False
+        if name not in EXPERIMENTS:
+            self.model.error.emit("Experiment", f"no experiment called {name!r}")
+            return False
+        scene = None
+        if use_scene:
+            try:
+                scene = self.current_experiment_scene()
+            except (ValueError, TypeError) as exc:
+                self.model.finish_experiment(None, exc)
+                return False
+        options = ExperimentOptions(sizes=None if sizes is None else tuple(sizes), scene=scene)
+        self._experiment_run_id += 1
+        run_id = self._experiment_run_id
+        relay = self._experiment_relay
+        last_sent = [0.0]
+
+        def report(done, total, what):
+            now = time.perf_counter()
+            if now - last_sent[0] >= PROGRESS_INTERVAL_S or done >= total:
+                last_sent[0] = now
+                relay.progress.emit(run_id, int(done), int(total), str(what))
+
+        progress = Progress(report)
+        self._experiment_progress = progress
+
+        def work():
+            try:
+                result, error = run_experiment(name, options, progress), None
+            except Cancelled:
+                result, error = None, JobCancelled()
+            except Exception as exc:  # noqa: BLE001 - any failure becomes a red line
+                result, error = None, exc
+            relay.done.emit(run_id, result, error)
+
+        self.model.set_experiment_running(name)
+        thread = threading.Thread(target=work, name=f"experiment-{name}", daemon=True)
+        self._experiment_thread = thread
+        thread.start()
+        return True
+
+    def cancel_experiment(self) -> None:
+        """Cancel pressed: the run stops at its next progress report."""
+        if self._experiment_progress is not None:
+            self._experiment_progress.cancel()
+
+    def _on_experiment_progress(self, run_id, done, total, what) -> None:
+        if run_id == self._experiment_run_id and self.is_experiment_running:
+            self.model.experiment_progress.emit(done, total, what)
+
+    def _on_experiment_done(self, run_id, result, error) -> None:
+        if run_id != self._experiment_run_id:
+            return
+        self._experiment_progress = None
+        self._experiment_thread = None
+        self.model.finish_experiment(result, error)
+
+    # -- figure and files -------------------------------------------------------------------
+    @staticmethod
+    def experiment_figure(result):
+        """A new matplotlib ``Figure`` of ``result`` at the size the command line saves (for
+        Save figure: the same picture whatever the dock's size)."""
+        return make_figure(result)
+
+    @staticmethod
+    def save_experiment_data(result, path) -> Path:
+        """Write ``result``'s table to ``path`` as CSV (comment lines saying what each column
+        is, then the rows); the path written. OSError naming the file."""
+        path = Path(path)
+        experiment = EXPERIMENTS.get(result.name)
+        text = csv_text(result, experiment.source if experiment is not None else "")
+        data = text.encode("utf-8")
+        replace_file(path, lambda stream: stream.write(data))
+        return path
+
+    @staticmethod
+    def save_experiment_outputs(result, folder) -> dict:
+        """Write ``result``'s figure (PNG and SVG) and data (CSV) into ``folder`` (made if
+        missing); ``{"png": path, "svg": path, "csv": path}``."""
+        folder = Path(folder)
+        folder.mkdir(parents=True, exist_ok=True)
+        return {key: Path(path) for key, path in write_outputs(result, folder).items()}
+
+    def _shutdown_experiments(self) -> None:
+        self.cancel_experiment()
+        thread = self._experiment_thread
+        if thread is not None:
+            thread.join(SHUTDOWN_WAIT_S)
