@@ -17,7 +17,7 @@ from pathlib import Path
 
 from matplotlib.backends.backend_qtagg import FigureCanvasQTAgg
 from matplotlib.figure import Figure
-from PyQt6.QtCore import QSize, QTimer
+from PyQt6.QtCore import QSize, Qt, QTimer
 from PyQt6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -173,6 +173,9 @@ class ExperimentsPanel(QWidget):
         self.choice = QComboBox()
         for info in self.catalogue.values():
             self.choice.addItem(info.title, info.name)
+            # Each item says what it shows and where it comes from, like every other choice.
+            self.choice.setItemData(self.choice.count() - 1, f"{info.shows} ({info.source})",
+                                    Qt.ItemDataRole.ToolTipRole)
         self.choice.setToolTip("The experiment to run (the Experiments menu lists them too)")
         self.title = wrap_label(QLabel())
         self.source = wrap_label(QLabel())
