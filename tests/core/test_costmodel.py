@@ -97,6 +97,25 @@ def test_unit_costs_are_positive_and_finite(kind):
         assert math.isfinite(value) and value > 0.0
 
 
+def test_traced_unit_costs_time_the_traversal_with_its_trace(monkeypatch):
+    # The viewer's frames record the per-level trace; their unit costs must be timed so.
+    import core.collide.dispatch as dispatch
+
+    seen = []
+    real = dispatch.tree_query
+
+    def spy(request, *args, **kwargs):
+        seen.append(request.trace)
+        return real(request, *args, **kwargs)
+
+    monkeypatch.setattr(dispatch, "tree_query", spy)
+    costs = measure_unit_costs("aabb", is_traced=True)
+    assert costs.volume_test_ns > 0.0 and all(seen) and len(seen) > 1
+    seen.clear()
+    measure_unit_costs("aabb")
+    assert seen[0] and not any(seen[1:])  # one traced query for the candidates, bare timings
+
+
 def test_unit_costs_report_progress_and_cancel():
     seen = []
     progress = Progress(lambda done, total, what: seen.append((done, total, what)))

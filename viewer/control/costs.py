@@ -1,7 +1,8 @@
 """The cost model T = Nu·Cu + Nbv·Cbv + Np·Cp of the shown frame, for the Stats dock.
 
 The counts come from the frame (``core.costmodel.frame_counts``); the unit costs Cu, Cbv, Cp
-are measured on this machine once per bounding-volume kind (``measure_unit_costs``: about a
+are measured on this machine once per bounding-volume kind, with the traversal's trace
+recorded when the frame recorded it (``measure_unit_costs``: about a
 second of timed kernels), in a worker thread the first time a frame of that kind is shown, and
 kept for the session. Meanwhile the dock says "measuring unit costs…". A recorded frame gets
 the same table: it carries its own counts, timings and kind.
@@ -24,7 +25,7 @@ triangle tests. Deforming, distance and inside tests are not in the model."""
 
 
 class _CostRelay(QObject):
-    measured = pyqtSignal(str, object, object)  # kind, UnitCosts or None, error
+    measured = pyqtSignal(object, object, object)  # (kind, traced), UnitCosts or None, error
 
 
 def frame_kind(frame) -> tuple[str, str]:
@@ -51,13 +52,14 @@ def measured_ms(frame) -> tuple[float, str]:
         notes.append("a tree was built this frame: the build "
                      f"({1e3 * float(timings.get('update', 0.0)):.2f} ms) is not in the model "
                      "and not counted")
-    if getattr(getattr(frame, "request", None), "trace", False):
-        # Seen on bunny-bunny: 20 ms of traversal measured against 2.3 ms predicted. The app's
-        # frames record the per-level trace it draws; measure_unit_costs times the traversal
-        # without it, as the benchmarks do.
-        notes.append("this frame also recorded its traversal trace for drawing, which the "
-                     "unit costs (timed without it) leave out")
     return ms, "; ".join(notes)
+
+
+def is_traced(frame) -> bool:
+    """Whether ``frame``'s traversal recorded its per-level trace (the app's frames do, to draw
+    it). Its unit costs are measured the same way: seen on bunny-bunny, 20 ms of traced
+    traversal against 2.3 ms predicted from bare unit costs."""
+    return bool(getattr(getattr(frame, "request", None), "trace", False))
 
 
 class CostModelling:
@@ -65,17 +67,19 @@ class CostModelling:
     host's ``model``."""
 
     def _init_cost_model(self) -> None:
-        self._unit_costs: dict[str, object] = {}  # kind -> UnitCosts, for the session
-        self._unit_cost_errors: dict[str, str] = {}  # kind -> why it could not be measured
-        self._measuring_kind: str | None = None
+        # (kind, traced) -> UnitCosts, for the session; and why one could not be measured
+        self._unit_costs: dict[tuple[str, bool], object] = {}
+        self._unit_cost_errors: dict[tuple[str, bool], str] = {}
+        self._measuring_kind: tuple[str, bool] | None = None
         self._cost_relay = _CostRelay()
         self._cost_relay.measured.connect(self._on_unit_costs)
         self._is_cost_shut = False
         self.model.frame_ready.connect(lambda _f: self.refresh_cost_view())
 
-    def unit_costs_of(self, kind: str):
-        """The measured ``UnitCosts`` of ``kind`` (None until measured)."""
-        return self._unit_costs.get(kind)
+    def unit_costs_of(self, kind: str, traced: bool = True):
+        """The measured ``UnitCosts`` of ``kind`` (None until measured), timed with the trace
+        recorded (``traced``, as the app's frames run) or without."""
+        return self._unit_costs.get((kind, traced))
 
     def refresh_cost_view(self) -> None:
         """Put the shown frame's cost model in the model (measuring its kind first if
@@ -85,7 +89,8 @@ class CostModelling:
             self.model.set_cost_view(None)
             return
         kind, label = frame_kind(frame)
-        costs = self._unit_costs.get(kind)
+        key = (kind, is_traced(frame))
+        costs = self._unit_costs.get(key)
         try:
             counts = frame_counts(frame)
         except (ValueError, AttributeError) as exc:
@@ -96,37 +101,38 @@ class CostModelling:
             self.model.set_cost_view(CostView(frame, label, predict(*counts, costs),
                                               *measured_ms(frame)))
             return
-        if kind in self._unit_cost_errors:
-            status = f"Unit costs of {label} not measured: {self._unit_cost_errors[kind]}"
+        if key in self._unit_cost_errors:
+            status = f"Unit costs of {label} not measured: {self._unit_cost_errors[key]}"
         else:
             status = f"Measuring unit costs of {label} on this machine…"
-            self._measure_unit_costs(kind)
+            self._measure_unit_costs(key)
         self.model.set_cost_view(CostView(frame, label, None, *measured_ms(frame),
                                           status=status))
 
-    def _measure_unit_costs(self, kind: str) -> None:
+    def _measure_unit_costs(self, key: tuple[str, bool]) -> None:
         if self._measuring_kind is not None or self._is_cost_shut:
             return  # one at a time; the next frame of another kind asks again
-        self._measuring_kind = kind
+        self._measuring_kind = key
+        kind, traced = key
         relay = self._cost_relay
 
         def work():
             try:
-                relay.measured.emit(kind, measure_unit_costs(kind), None)
+                relay.measured.emit(key, measure_unit_costs(kind, is_traced=traced), None)
             except Exception as exc:  # noqa: BLE001 - shown as a line in the Stats dock
-                relay.measured.emit(kind, None, exc)
+                relay.measured.emit(key, None, exc)
 
         # A daemon thread: a measurement is never waited for when the window closes.
         threading.Thread(target=work, name=f"unit-costs-{kind}", daemon=True).start()
 
-    def _on_unit_costs(self, kind, costs, error) -> None:
+    def _on_unit_costs(self, key, costs, error) -> None:
         self._measuring_kind = None
         if self._is_cost_shut:
             return
         if costs is not None:
-            self._unit_costs[kind] = costs
+            self._unit_costs[key] = costs
         else:
-            self._unit_cost_errors[kind] = f"{type(error).__name__}: {error}"
+            self._unit_cost_errors[key] = f"{type(error).__name__}: {error}"
         self.refresh_cost_view()
 
     def _shutdown_cost_model(self) -> None:
