@@ -74,3 +74,25 @@ def test_a_recorded_frame_shows_its_own_cost_model(qtbot, window):
     panel = window.docks["stats_dock"].panel
     counts = [int(r[1].replace(",", "")) for r in _cells(panel)]
     assert counts == list(frame_counts(recorded))
+
+
+def test_a_slow_frame_while_playing_says_drawing_shares_the_cores(qtbot, window):
+    import dataclasses
+
+    from viewer.qt.panels.stats import PLAYING_NOTE
+
+    _wait_for_prediction(qtbot, window)
+    panel = window.docks["stats_dock"].panel
+    view = window.model.cost_view
+    slow = dataclasses.replace(view, measured_ms=10 * view.prediction.total_ms)
+    window.model.set_cost_view(slow)
+    assert PLAYING_NOTE not in panel.cost_total.text()  # paused: only the ratio
+    window.model.is_playing = True  # as the animation sets it, without running frames
+    try:
+        window.model.set_cost_view(dataclasses.replace(slow))
+        assert PLAYING_NOTE in panel.cost_total.text()
+        window.model.set_cost_view(dataclasses.replace(  # a frame the model predicts well
+            view, measured_ms=view.prediction.total_ms))
+        assert PLAYING_NOTE not in panel.cost_total.text()
+    finally:
+        window.model.is_playing = False
