@@ -49,6 +49,7 @@ def test_lecture_mode_hides_every_bar_scales_the_text_and_esc_brings_all_back(
     saved_layout = settings.value("window_state")
     legend_px = window.renderer.canvas_legend.font_px
     widths = {n: a.prop.line_width for n, a in window.renderer.actors.items()}
+    rectangle = window.geometry()
 
     press(qtbot, window, Qt.Key.Key_F11)
     lecture = window.lecture
@@ -73,6 +74,8 @@ def test_lecture_mode_hides_every_bar_scales_the_text_and_esc_brings_all_back(
 
     press(qtbot, window, Qt.Key.Key_Escape)
     assert not lecture.is_on and not window.isFullScreen()
+    # Back where it was (without a window manager it came back 25 px lower).
+    qtbot.waitUntil(lambda: window.geometry() == rectangle, timeout=5000)
     assert shown_bars(window) == before  # the same tab in front of each dock group too
     assert window.renderer.canvas_legend.font_px == legend_px
     assert {n: a.prop.line_width for n, a in window.renderer.actors.items()} == widths

@@ -45,7 +45,7 @@ class LectureMode(QObject):
         self.scale = 1.0
         self._hidden: list = []  # widgets lecture mode hid, shown again on leaving
         self._raised: list = []  # the docks in front of their tab group before
-        self._was = None  # (full screen, maximized, geometry) before
+        self._was = None  # (full screen, maximized, saved geometry, client rectangle) before
 
     # -- on and off -------------------------------------------------------------------------
     def toggle(self) -> None:
@@ -58,7 +58,8 @@ class LectureMode(QObject):
         if self.is_on:
             return
         window = self.window
-        self._was = (window.isFullScreen(), window.isMaximized(), window.saveGeometry())
+        self._was = (window.isFullScreen(), window.isMaximized(), window.saveGeometry(),
+                     window.geometry())
         docks = window.findChildren(QDockWidget)
         widgets = [*docks, *window.findChildren(QToolBar), window.menuBar(),
                    window.statusBar()]
@@ -92,10 +93,15 @@ class LectureMode(QObject):
         window = self.window
         self.is_on = False
         QApplication.instance().removeEventFilter(self)
-        is_full, is_max, geometry = self._was
+        is_full, is_max, geometry, rectangle = self._was
         if not is_full:
             window.showNormal()
             window.restoreGeometry(geometry)
+            if window.geometry() != rectangle:
+                # Without a window manager restoreGeometry adds a guessed title bar: the window
+                # came back 25 px lower at 1280x800, over a black band. The client rectangle
+                # from before puts it back where it was.
+                window.setGeometry(rectangle)
             if is_max:
                 window.showMaximized()
         for widget in self._hidden:
