@@ -299,3 +299,16 @@ def test_contact_kind_words_match_the_core():
     assert CONTACT_KIND_WORDS == {ContactKind.CROSSING.value: "crossing",
                                   ContactKind.TOUCHING.value: "touching",
                                   ContactKind.COPLANAR.value: "coplanar"}
+
+
+def test_the_video_dialogs_format_and_suffix_follow_each_other(qtbot, tmp_path):
+    from viewer.qt.export_menu import VideoDialog
+
+    dialog = VideoDialog("Video", str(tmp_path / "talk.gif"), (640, 480))
+    qtbot.addWidget(dialog)
+    assert dialog.format_combo.currentData() == ".gif"  # the proposed file's suffix
+    dialog.format_combo.setCurrentIndex(dialog.format_combo.findData(".mp4"))
+    assert dialog.path_edit.text() == str(tmp_path / "talk.mp4")
+    dialog.path_edit.setText(str(tmp_path / "loop.gif"))
+    assert dialog.format_combo.currentData() == ".gif"
+    assert dialog.path_edit.text() == str(tmp_path / "loop.gif")  # not echoed back

@@ -29,6 +29,7 @@ from PyQt6.QtWidgets import (
     QWidget,
 )
 
+from viewer.qt.widgets import link_format_and_suffix
 from viewer.render.movie import DEFAULT_FPS, grab_frame
 from viewer.render.webpage import scene_web_page
 
@@ -154,9 +155,7 @@ class VideoDialog(QDialog):
         buttons.rejected.connect(self.reject)
         layout.addWidget(buttons)
         self.width_spin.valueChanged.connect(self._show_height)
-        self.format_combo.currentIndexChanged.connect(self._suffix_from_format)
-        self.path_edit.textChanged.connect(self._format_from_suffix)
-        self._format_from_suffix(path)
+        link_format_and_suffix(self.format_combo, self.path_edit, "video")
         self._show_height()
 
     @property
@@ -174,19 +173,6 @@ class VideoDialog(QDialog):
 
     def _show_height(self) -> None:
         self.height_label.setText(f"× {self.size[1]} px (the view's shape)")
-
-    def _suffix_from_format(self) -> None:
-        path = Path(self.path_edit.text() or "video")
-        suffix = self.format_combo.currentData()
-        if path.suffix.lower() != suffix:
-            self.path_edit.setText(str(path.with_suffix(suffix)))
-
-    def _format_from_suffix(self, text: str) -> None:
-        index = self.format_combo.findData(Path(text).suffix.lower())
-        if index >= 0 and index != self.format_combo.currentIndex():
-            self.format_combo.blockSignals(True)
-            self.format_combo.setCurrentIndex(index)
-            self.format_combo.blockSignals(False)
 
     def _browse(self) -> None:
         filters = ";;".join(words for _, words in VIDEO_FORMATS)

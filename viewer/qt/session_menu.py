@@ -26,6 +26,7 @@ from PyQt6.QtWidgets import (
 )
 
 from viewer.model import CameraView
+from viewer.qt.widgets import link_format_and_suffix
 from viewer.render.camera import apply_camera, read_camera
 
 SESSION_FILTER = "BVH Lab sessions (*.bvhsession);;All files (*)"
@@ -100,21 +101,7 @@ class ExportMeshDialog(QDialog):
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         layout.addWidget(buttons)
-        self.format_combo.currentIndexChanged.connect(self._suffix_from_format)
-        self.path_edit.textChanged.connect(self._format_from_suffix)
-
-    def _suffix_from_format(self) -> None:
-        path = Path(self.path_edit.text() or "mesh")
-        suffix = self.format_combo.currentData()
-        if path.suffix.lower() != suffix:
-            self.path_edit.setText(str(path.with_suffix(suffix)))
-
-    def _format_from_suffix(self, text: str) -> None:
-        index = self.format_combo.findData(Path(text).suffix.lower())
-        if index >= 0 and index != self.format_combo.currentIndex():
-            self.format_combo.blockSignals(True)
-            self.format_combo.setCurrentIndex(index)
-            self.format_combo.blockSignals(False)
+        link_format_and_suffix(self.format_combo, self.path_edit, "mesh")
 
     def _browse(self) -> None:
         filters = ";;".join(words for _, words in EXPORT_FORMATS)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from PyQt6.QtCore import Qt, pyqtSignal
 from PyQt6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSlider, QWidget
 
@@ -134,3 +136,29 @@ class StopSlider(QWidget):
     def _on_slider(self, position: int) -> None:
         self.label.setText(format(self.values[position], self.fmt))
         self.value_changed.emit(self.values[position])
+
+
+def link_format_and_suffix(combo: QComboBox, path_edit, default_stem: str) -> None:
+    """Keep a file dialog's format choice and its path's suffix in step, both ways.
+
+    ``combo`` holds each format's suffix (".mp4", ".obj", ...) as item data. Choosing a format
+    changes the path's suffix (``default_stem`` names an empty path); typing a path whose
+    suffix is a known format chooses that format, without echoing back into the path.
+    """
+
+    def suffix_from_format() -> None:
+        path = Path(path_edit.text() or default_stem)
+        suffix = combo.currentData()
+        if path.suffix.lower() != suffix:
+            path_edit.setText(str(path.with_suffix(suffix)))
+
+    def format_from_suffix(text: str) -> None:
+        index = combo.findData(Path(text).suffix.lower())
+        if index >= 0 and index != combo.currentIndex():
+            combo.blockSignals(True)
+            combo.setCurrentIndex(index)
+            combo.blockSignals(False)
+
+    combo.currentIndexChanged.connect(suffix_from_format)
+    path_edit.textChanged.connect(format_from_suffix)
+    format_from_suffix(path_edit.text())
