@@ -10,7 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-from benchmarks import table, w1_rigid, w2_proximity, w3_deform
+from benchmarks import table, targets, w1_rigid, w2_proximity, w3_deform
 from benchmarks.compare import PairCheck
 from benchmarks.peers import available_peers
 from benchmarks.scenes import SIZES, W3_N_FRAMES, sphere_case
@@ -158,6 +158,7 @@ def _print_tables(results: dict, peer_names: list[str]) -> None:
     )
     print(table.render(results, peer_names))
     print(table.render_targets(table.targets(results, peer_names)))
+    print(targets.render(targets.evaluate(results, peer_names)))
 
 
 def _versions(peers) -> dict:
@@ -259,6 +260,7 @@ def main(argv: list[str] | None = None) -> int:
             {"text": t.text, "ratio": t.ratio, "limit": t.limit, "verdict": t.verdict.strip()}
             for t in table.targets(results, peer_names)
         ],
+        "issue15_targets": [o.as_json() for o in targets.evaluate(results, peer_names)],
     }
     args.json.write_text(json.dumps(payload, indent=1))
     print(f"raw numbers: {args.json}")

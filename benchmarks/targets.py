@@ -1,0 +1,191 @@
+"""Issue 15's performance targets: one table, one PASS or MISS line each.
+
+Every line is a ratio measured in the same run (medians of ``benchmarks.__main__``): ours
+with 2 numba threads against one named peer, or for memory the bytes of our trees and
+bounding volumes against the bytes of the meshes. A target that could not be measured (its
+size was not run, its peer is not installed) is a MISS with the reason instead of a ratio,
+so ``make bench`` always ends with every target answered.
+
+To change a target, change :data:`TARGETS` only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from benchmarks.timing import Samples
+
+OURS = "ours 2T"
+W2_EPS_TARGET = 0.001
+
+
+@dataclass(frozen=True)
+class TargetSpec:
+    """One target of issue 15.
+
+    Attributes
+    ----------
+    workload : str
+        ``"W1"``, ``"W2"``, ``"W3"`` or ``"memory"``.
+    size : str
+        Size label of ``benchmarks.scenes.SIZES``.
+    limit : float
+        PASS iff the measured ratio is at most this.
+    peer : str or None
+        Peer column (``PeerAdapter.name``); None for memory.
+    peer_words : str
+        How the peer is named in the line.
+    """
+
+    workload: str
+    size: str
+    limit: float
+    peer: str | None = None
+    peer_words: str = ""
+
+
+FCL = ("fcl-OBBRSS", "fcl OBBRSS")
+WARP = ("warp", "warp CPU")
+TARGETS: tuple[TargetSpec, ...] = (
+    TargetSpec("W1", "100k", 0.5, *FCL),
+    TargetSpec("W1", "500k", 0.5, *FCL),
+    TargetSpec("W2", "100k", 0.5, *FCL),
+    TargetSpec("W2", "500k", 0.5, *FCL),
+    TargetSpec("W3", "100k", 0.5, *WARP),
+    TargetSpec("W3", "500k", 0.5, *WARP),
+    # Item 6: trees and volumes cost no more than the meshes themselves.
+    TargetSpec("memory", "100k", 1.0),
+    TargetSpec("memory", "500k", 1.0),
+)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """A target and what this run measured.
+
+    Attributes
+    ----------
+    spec : TargetSpec
+    ratio : float or None
+        None when it could not be measured; ``reason`` says why.
+    reason : str
+    note : str
+        Extra numbers for the line (peak resident memory).
+    """
+
+    spec: TargetSpec
+    ratio: float | None
+    reason: str = ""
+    note: str = ""
+
+    @property
+    def verdict(self) -> str:
+        return "PASS" if self.ratio is not None and self.ratio <= self.spec.limit else "MISS"
+
+    @property
+    def title(self) -> str:
+        return f"{self.spec.workload} {self.spec.size}"
+
+    def line(self) -> str:
+        """``W1 100k: 0.72x fcl OBBRSS (target <= 0.5x) MISS``."""
+        s = self.spec
+        if s.workload == "memory":
+            measured = (
+                f"trees + volumes = {self.ratio:.2f}x the meshes"
+                if self.ratio is not None
+                else self.reason
+            )
+            target = f"(target <= {s.limit:g}x the meshes)"
+        else:
+            measured = (
+                f"{self.ratio:.2f}x {s.peer_words}" if self.ratio is not None else self.reason
+            )
+            target = f"(target <= {s.limit:g}x)"
+        note = f"; {self.note}" if self.note else ""
+        return f"{self.title}: {measured} {target} {self.verdict}{note}"
+
+    def as_json(self) -> dict:
+        return {
+            "target": self.title,
+            "peer": self.spec.peer,
+            "limit": self.spec.limit,
+            "ratio": self.ratio,
+            "verdict": self.verdict,
+            "reason": self.reason,
+            "note": self.note,
+        }
+
+
+def _median(samples: Samples | None) -> float | None:
+    if samples is None or samples.median is None or samples.median <= 0:
+        return None
+    return samples.median
+
+
+def _rows(res: dict, workload: str) -> list[dict[str, Samples]]:
+    """The table rows a timing target reads: ours and the peer are taken from each row."""
+    if workload == "W1":
+        return [res["timings"].get("w1_query", {})]
+    if workload == "W2":
+        return [res["w2"]["timings"].get(W2_EPS_TARGET, {})]
+    # W3: our refit frame against the fastest way the peer gets through a frame.
+    return [res["timings"].get(p, {}) for p in ("w3_refit_frame", "w3_rebuild_frame")]
+
+
+def _timing(spec: TargetSpec, res: dict, peer_names: list[str]) -> Outcome:
+    rows = _rows(res, spec.workload)
+    ours = _median(rows[0].get(OURS))
+    if ours is None:
+        return Outcome(spec, None, "ours not measured")
+    if spec.peer not in peer_names:
+        return Outcome(spec, None, f"{spec.peer_words} not installed")
+    peer_times = [t for t in (_median(row.get(spec.peer)) for row in rows) if t is not None]
+    if not peer_times:
+        return Outcome(spec, None, f"{spec.peer_words} skipped or not measured")
+    return Outcome(spec, ours / min(peer_times))
+
+
+def _memory(spec: TargetSpec, res: dict) -> Outcome:
+    memory = res.get("memory")
+    if not memory or not memory.get("mesh_bytes"):
+        return Outcome(spec, None, "memory not measured")
+    ratio = memory["structure_bytes"] / memory["mesh_bytes"]
+    peak = memory.get("peak_rss_bytes")
+    note = f"peak resident {peak / 2**20:.0f} MiB" if peak else ""
+    return Outcome(spec, ratio, note=note)
+
+
+def evaluate(results: dict, peer_names: list[str]) -> list[Outcome]:
+    """Every target of :data:`TARGETS` on a run's results.
+
+    Parameters
+    ----------
+    results : dict
+        Size label -> result dict as built by ``benchmarks.__main__`` (``"timings"``,
+        ``"w2"``, and ``"memory"`` with ``structure_bytes``, ``mesh_bytes``,
+        ``peak_rss_bytes``).
+    peer_names : list of str
+        Peers that took part in the run.
+
+    Returns
+    -------
+    list of Outcome
+        In the order of :data:`TARGETS`.
+    """
+    out = []
+    for spec in TARGETS:
+        res = results.get(spec.size)
+        if res is None:
+            out.append(Outcome(spec, None, f"not run (size {spec.size} not in this run)"))
+        elif spec.workload == "memory":
+            out.append(_memory(spec, res))
+        else:
+            out.append(_timing(spec, res, peer_names))
+    return out
+
+
+def render(outcomes: list[Outcome]) -> str:
+    """The closing lines of ``make bench``, one per target."""
+    n_pass = sum(o.verdict == "PASS" for o in outcomes)
+    head = f"issue 15 targets ({n_pass} of {len(outcomes)} PASS; ours with 2 threads):"
+    return "\n".join([head, *(o.line() for o in outcomes)])

@@ -1,0 +1,78 @@
+"""Issue 15's PASS/MISS lines from made-up measurements (nothing is timed here)."""
+
+from __future__ import annotations
+
+from benchmarks import targets
+from benchmarks.timing import Samples
+
+
+def _ms(value: float) -> Samples:
+    return Samples([value / 1e3])
+
+
+def _size(w1_ours, w1_fcl, w2_ours, w2_fcl, w3_ours, warp_refit, warp_rebuild, memory=None):
+    res = {
+        "timings": {
+            "w1_query": {"ours 2T": _ms(w1_ours), "ours 1T": _ms(99), "fcl-OBBRSS": _ms(w1_fcl)},
+            "w3_refit_frame": {"ours 2T": _ms(w3_ours), "warp": _ms(warp_refit)},
+            "w3_rebuild_frame": {"ours 2T": _ms(50), "warp": _ms(warp_rebuild)},
+        },
+        "w2": {"timings": {0.001: {"ours 2T": _ms(w2_ours), "fcl-OBBRSS": _ms(w2_fcl)}}},
+    }
+    if memory:
+        res["memory"] = memory
+    return res
+
+
+def _lines(results, peers=("fcl-OBBRSS", "warp")) -> dict[str, str]:
+    return {o.title: o.line() for o in targets.evaluate(results, list(peers))}
+
+
+def test_every_target_gets_a_line_with_the_measured_ratio_and_verdict():
+    memory = {"structure_bytes": 130, "mesh_bytes": 100, "peak_rss_bytes": 412 * 2**20}
+    results = {
+        "100k": _size(7.2, 10.0, 4.0, 10.0, 9.2, 11.2, 30.0, memory),
+        "500k": _size(20.0, 40.0, 5.0, 10.0, 36.3, 80.0, 72.6),
+    }
+    lines = _lines(results)
+    assert list(lines) == [
+        "W1 100k", "W1 500k", "W2 100k", "W2 500k",
+        "W3 100k", "W3 500k", "memory 100k", "memory 500k",
+    ]
+    assert lines["W1 100k"] == "W1 100k: 0.72x fcl OBBRSS (target <= 0.5x) MISS"
+    assert lines["W1 500k"] == "W1 500k: 0.50x fcl OBBRSS (target <= 0.5x) PASS"
+    assert lines["W2 100k"] == "W2 100k: 0.40x fcl OBBRSS (target <= 0.5x) PASS"
+    assert lines["W2 500k"] == "W2 500k: 0.50x fcl OBBRSS (target <= 0.5x) PASS"
+    # W3 takes warp's faster way through a frame: refit at 100k, rebuild at 500k.
+    assert lines["W3 100k"] == "W3 100k: 0.82x warp CPU (target <= 0.5x) MISS"
+    assert lines["W3 500k"] == "W3 500k: 0.50x warp CPU (target <= 0.5x) PASS"
+    assert lines["memory 100k"] == (
+        "memory 100k: trees + volumes = 1.30x the meshes (target <= 1x the meshes) MISS; "
+        "peak resident 412 MiB"
+    )
+    assert lines["memory 500k"].endswith("memory not measured (target <= 1x the meshes) MISS")
+
+
+def test_a_target_that_could_not_be_measured_is_a_miss_that_says_why():
+    results = {"100k": _size(4.0, 10.0, 4.0, 10.0, 4.0, 10.0, 10.0)}
+    lines = _lines(results, peers=("fcl-OBBRSS",))
+    assert lines["W3 100k"] == "W3 100k: warp CPU not installed (target <= 0.5x) MISS"
+    assert lines["W1 100k"].endswith("PASS")
+    assert lines["W1 500k"] == "W1 500k: not run (size 500k not in this run) (target <= 0.5x) MISS"
+
+
+def test_a_skipped_peer_is_a_miss():
+    results = {"100k": _size(4.0, 10.0, 4.0, 10.0, 4.0, 10.0, 10.0)}
+    results["100k"]["w2"]["timings"][0.001]["fcl-OBBRSS"] = Samples(note="skipped: slow")
+    assert _lines(results)["W2 100k"] == (
+        "W2 100k: fcl OBBRSS skipped or not measured (target <= 0.5x) MISS"
+    )
+
+
+def test_render_counts_the_passes_and_ends_with_one_line_per_target():
+    results = {"100k": _size(4.0, 10.0, 6.0, 10.0, 4.0, 10.0, 10.0)}
+    text = targets.render(targets.evaluate(results, ["fcl-OBBRSS", "warp"]))
+    lines = text.splitlines()
+    assert lines[0].startswith("issue 15 targets (2 of 8 PASS")
+    assert len(lines) == 1 + len(targets.TARGETS)
+    assert all(line.endswith(("PASS", "MISS")) or "MiB" in line for line in lines[1:])
