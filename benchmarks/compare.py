@@ -6,6 +6,8 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
+from core.exact_gap import exact_gap
+
 
 @dataclass
 class PairCheck:
@@ -62,6 +64,55 @@ class PairCheck:
 def _keys(pairs: np.ndarray) -> np.ndarray:
     p = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
     return np.unique(p[:, 0] << 32 | p[:, 1])
+
+
+# Largest exact gap (world units; the spheres have radius 1) allowed for a pair that a peer
+# which must agree with us reports differently: such a peer's float64 test on a pair rescaled to
+# unit size rounds at about 1e-16 of the triangle size (1e-3 at 500k), so only pairs that touch
+# or nearly touch may differ.
+AGREEMENT_GAP = 1e-12
+
+
+class ContactsDisagree(RuntimeError):
+    """A peer that must agree with us reported (or missed) a pair whose triangles are apart."""
+
+
+def require_agreement(
+    peer_name: str,
+    where: str,
+    ours: np.ndarray,
+    peer: np.ndarray,
+    tris_a: np.ndarray,
+    tris_b: np.ndarray,
+    max_gap: float = AGREEMENT_GAP,
+) -> None:
+    """Raise unless every pair found by only one side touches (exact gap <= ``max_gap``).
+
+    Parameters
+    ----------
+    peer_name, where : str
+        For the message, e.g. ``"warp"``, ``"W3 100k frame 7"``.
+    ours, peer : (c, 2) array_like of int
+        Contact pairs (face of A, face of B).
+    tris_a, tris_b : (m, 3, 3) float64
+        World-space triangles of A and B.
+    max_gap : float
+
+    Raises
+    ------
+    ContactsDisagree
+        Naming the first pair that is apart, who found it and its exact gap.
+    """
+    a, b = _keys(ours), _keys(peer)
+    for side, keys in (("only ours", np.setdiff1d(a, b)), ("only the peer", np.setdiff1d(b, a))):
+        for k in keys:
+            i, j = int(k >> 32), int(k & 0xFFFFFFFF)
+            gap = exact_gap(tris_a[i], tris_b[j])
+            if gap > max_gap:
+                raise ContactsDisagree(
+                    f"{peer_name} {where}: contact sets differ: pair (A {i}, B {j}), found by "
+                    f"{side}, has exact gap {gap:.3e} > {max_gap:g}"
+                )
 
 
 # Differing pairs whose triangle distance is computed (plain Python geometry, ~50 us each).

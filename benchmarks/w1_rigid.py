@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from benchmarks import ours
-from benchmarks.compare import PairCheck, compare_pairs
+from benchmarks.compare import PairCheck, compare_pairs, require_agreement
 from benchmarks.peers import PeerAdapter
 from benchmarks.scenes import SphereCase, w1_pose
 from benchmarks.timing import PeerHistory, Samples, guarded_measure, measure, numba_threads
@@ -125,6 +125,9 @@ def run(
         )
         if raw is not None:
             out.checks[peer.name] = compare_pairs(out.ours_pairs, peer.pairs(raw), tris_a, tris_b)
+            if peer.must_agree:
+                where = f"W1 {case.label}"
+                require_agreement(peer.name, where, out.ours_pairs, peer.pairs(raw), tris_a, tris_b)
         log(
             f"  W1 {case.label} {peer.name}: build {_ms(out.timings['build'][peer.name])}, "
             f"query {_ms(out.timings['w1_query'][peer.name])}, pairs "

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from benchmarks import ours
-from benchmarks.compare import PairCheck, compare_pairs, merge_checks
+from benchmarks.compare import PairCheck, compare_pairs, merge_checks, require_agreement
 from benchmarks.peers import PeerAdapter
 from benchmarks.scenes import W3_N_FRAMES, SphereCase, w1_pose
 from benchmarks.timing import PeerHistory, Samples, numba_threads
@@ -80,6 +80,12 @@ def _pipeline_frames(
         found.append(compare_pairs(ours_pairs[f], ours.pairs(frame.result)))
     checks[f"pipeline (trace={is_trace}) vs direct"] = merge_checks(found)
     return samples
+
+
+def _agree(peer: PeerAdapter, where: str, ours_pairs, raw, tris_a, tris_b) -> None:
+    """Stop the run when a peer that must agree with us differs by a pair that is apart."""
+    if peer.must_agree:
+        require_agreement(peer.name, where, ours_pairs, peer.pairs(raw), tris_a, tris_b)
 
 
 def run(
@@ -185,6 +191,7 @@ def run(
             samples.seconds.append(elapsed)
             spent += elapsed
             checks.append(compare_pairs(ours_pairs[f], peer.pairs(raw), v[faces], tris_b))
+            _agree(peer, f"W3 {case.label} rebuild frame {f}", ours_pairs[f], raw, v[faces], tris_b)
         out.timings["w3_rebuild_frame"][peer.name] = samples
         history.record(peer.name, "w3_frame", case.n_tris, samples.median)
         out.checks[f"{peer.name} rebuild"] = merge_checks(checks)
@@ -206,6 +213,8 @@ def run(
                 refit_s.seconds.append(t2 - t1)
                 frame_s.seconds.append(t3 - t0)
                 checks.append(compare_pairs(ours_pairs[f], peer.pairs(raw), v[faces], tris_b))
+                where = f"W3 {case.label} refit frame {f}"
+                _agree(peer, where, ours_pairs[f], raw, v[faces], tris_b)
             out.timings["refit"][peer.name] = refit_s
             out.timings["w3_refit_frame"][peer.name] = frame_s
             out.timings["w3_marshal"][peer.name] = marshal_s

@@ -26,11 +26,15 @@ class PeerAdapter(abc.ABC):
         why it must rebuild.
     can_refit : bool
         Whether :meth:`refit` is available through the Python binding.
+    must_agree : bool
+        The run stops (``benchmarks.compare.ContactsDisagree``) when this peer's contact set
+        differs from ours by a pair that does not touch.
     """
 
     name: str = "peer"
     refit_note: str = "rebuild only"
     can_refit: bool = False
+    must_agree: bool = False
 
     def new_model(self) -> object | None:
         """Untimed set-up of an empty model for :meth:`build` (``None`` when not needed)."""
@@ -152,6 +156,7 @@ _REGISTRY: tuple[tuple[str, str, dict], ...] = (
     ("benchmarks.peers.coal_peer", "CoalPeer", {"bv": "OBBRSS"}),
     ("benchmarks.peers.coal_peer", "CoalPeer", {"bv": "AABB"}),
     ("benchmarks.peers.vtk_peer", "VtkPeer", {}),
+    ("benchmarks.peers.warp_peer", "WarpPeer", {}),
 )
 
 
