@@ -10,7 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-from benchmarks import table, targets, w1_rigid, w2_proximity, w3_deform
+from benchmarks import memory, table, targets, w1_rigid, w2_proximity, w3_deform
 from benchmarks.compare import PairCheck
 from benchmarks.peers import available_peers
 from benchmarks.scenes import SIZES, W3_N_FRAMES, sphere_case
@@ -102,6 +102,7 @@ def _jsonable(results: dict) -> dict:
                 "n_contacts": res["w3"]["n_contacts"],
                 "checks": {n: (c.as_json() if c else None) for n, c in res["w3"]["checks"].items()},
             },
+            "memory": res.get("memory"),
         }
     return out
 
@@ -147,8 +148,27 @@ def _load_results(payload: dict) -> dict:
                 "n_contacts": r["w3"]["n_contacts"],
                 "checks": {n: PairCheck(**c) if c else None for n, c in r["w3"]["checks"].items()},
             },
+            "memory": r.get("memory"),
         }
     return out
+
+
+def _memory_lines(results: dict) -> str:
+    """One line per size: peak resident memory and tree bytes against mesh bytes."""
+    lines = ["memory (child process per size: build A and B, one W1 query, one W3 refit frame):"]
+    for label, res in results.items():
+        m = res.get("memory") or {}
+        if "mesh_bytes" not in m:
+            lines.append(f"  {label}: {m.get('error', 'not measured')}")
+            continue
+        lines.append(
+            f"  {label}: peak resident {m['peak_rss_bytes'] / 2**20:.0f} MiB "
+            f"(after imports {m['baseline_rss_bytes'] / 2**20:.0f} MiB); meshes A+B "
+            f"{m['mesh_bytes'] / 2**20:.1f} MiB, trees + volumes "
+            f"{m['structure_bytes'] / 2**20:.1f} MiB = "
+            f"{m['structure_bytes'] / m['mesh_bytes']:.2f}x the meshes"
+        )
+    return "\n".join(lines)
 
 
 def _print_tables(results: dict, peer_names: list[str]) -> None:
@@ -157,6 +177,7 @@ def _print_tables(results: dict, peer_names: list[str]) -> None:
         " 2T/best, 1T/best = ours / fastest peer of the row"
     )
     print(table.render(results, peer_names))
+    print(_memory_lines(results))
     print(table.render_targets(table.targets(results, peer_names)))
     print(targets.render(targets.evaluate(results, peer_names)))
 
@@ -201,6 +222,8 @@ def main(argv: list[str] | None = None) -> int:
         load_start = os.getloadavg()[0]
         case = sphere_case(label, SIZES[label])
         repeats = _repeats(args, label)
+        # Before the timings, in a child process: its peak is this size's alone.
+        size_memory = memory.measure_in_child(label)
         _log(f"{label}: {case.n_tris} triangles per mesh, {repeats} repeats")
         w1 = w1_rigid.run(case, peers, repeats, _log, history)
         w2 = w2_proximity.run(
@@ -237,6 +260,7 @@ def main(argv: list[str] | None = None) -> int:
             "w1": {"counters": w1.counters, "checks": w1.checks},
             "w2": {"timings": w2.timings, "bv_tests": w2.bv_tests, "contacts": w2.contacts},
             "w3": {"frames": w3.frames, "n_contacts": w3.n_contacts, "checks": w3.checks},
+            "memory": size_memory,
         }
         _log(f"{label} done in {time.perf_counter() - t0:.1f} s")
 
