@@ -188,7 +188,7 @@ def _versions(peers) -> dict:
 
     versions = {"python": platform.python_version(), "numpy": numpy.__version__}
     versions["numba"] = numba.__version__
-    for module in ("fcl", "coal", "vtkmodules", "pyvista"):
+    for module in ("fcl", "coal", "vtkmodules", "pyvista", "warp"):
         try:
             mod = __import__(module)
             versions[module] = str(getattr(mod, "__version__", "?"))
