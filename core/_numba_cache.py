@@ -10,6 +10,7 @@ on two cores), which is the only safe rule.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import shutil
@@ -52,6 +53,7 @@ def configure() -> None:
     two checkouts of different versions on one machine do not delete each other's cache.
     """
     if os.environ.get("NUMBA_CACHE_DIR"):
+        install_save_lock()
         return
     root = cache_root()
     target = root / sources_digest()
@@ -72,3 +74,49 @@ def configure() -> None:
         import numba
 
         numba.config.CACHE_DIR = str(target)
+    install_save_lock()
+
+
+#: The lock file in each cache directory that serialises numba's saves across processes.
+SAVE_LOCK_NAME = ".save.lock"
+
+
+def install_save_lock() -> None:
+    """Make numba's saving of a cache entry one step for every process sharing the directory.
+
+    numba saves an entry in three steps (``IndexDataCacheFile.save``): read the kernel's index,
+    take the first data-file number the index does not list, write the index, then the data
+    file. Each write is atomic (a rename) but the three are not: when ``python -m core warmup``
+    and the app compile one kernel for two signatures at once, both can read the index before
+    either writes it and take number 1; the second index write drops the first's entry and the
+    last data write wins, so the index names one signature's machine code under the other's
+    key (``tests/core/test_numba_cache_lock.py`` replays that order). Loading it runs code
+    compiled for other argument types: the likely cause of the segmentation fault once seen in
+    ``traverse_from_roots`` after such a run. An exclusive
+    ``flock`` around the whole save makes the second writer read the index after the first
+    wrote both files. Compiling stays unlocked (two processes may both compile a kernel; the
+    second save then overwrites the same entry with equal code). Idempotent.
+    """
+    try:
+        import fcntl
+    except ImportError:  # not a POSIX system: numba's save as it is
+        return
+    from numba.core.caching import IndexDataCacheFile
+
+    save = IndexDataCacheFile.save
+    if getattr(save, "is_locked_save", False):
+        return
+
+    @functools.wraps(save)
+    def locked_save(self, key, data):
+        try:
+            os.makedirs(self._cache_path, exist_ok=True)
+            lock = open(os.path.join(self._cache_path, SAVE_LOCK_NAME), "a")  # noqa: SIM115
+        except OSError:  # a read-only cache folder: numba's own save fails there the same way
+            return save(self, key, data)
+        with lock:  # closing the file releases the lock, also if the process dies
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            return save(self, key, data)
+
+    locked_save.is_locked_save = True
+    IndexDataCacheFile.save = locked_save

@@ -7,6 +7,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+import viewer.start_time  # noqa: F401  first: where /proc is missing, it starts the clock
+
 
 class _OneLineParser(argparse.ArgumentParser):
     """A bad option is one line on stderr (``error: ...``) and exit status 2, as in ``core``."""

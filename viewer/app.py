@@ -11,6 +11,7 @@ from viewer.control.autosave import AutosaveState
 from viewer.controller import Controller
 from viewer.model import ViewerModel
 from viewer.qt.main_window import MainWindow
+from viewer.start_time import first_frame_line, seconds_since_start
 
 
 def build_window(paths=(), scene: str | None = None, settings: QSettings | None = None,
@@ -43,6 +44,16 @@ def build_window(paths=(), scene: str | None = None, settings: QSettings | None 
     return window
 
 
+def report_first_frame(window: MainWindow, stream=None) -> None:
+    """Write ``first frame after X.X s`` (seconds since the process started) to ``stream``
+    (default standard error) once, when the window's first frame is on screen."""
+
+    def write() -> None:
+        print(first_frame_line(seconds_since_start()), file=stream or sys.stderr, flush=True)
+
+    window.first_frame_drawn.connect(write)
+
+
 def run(paths=(), scene: str | None = None, lesson: str | None = None) -> int:
     """Open the window (on ``lesson``'s first step if one is given: a built-in lesson's name
     or a lesson file) and run until it is closed; returns the exit status."""
@@ -50,6 +61,7 @@ def run(paths=(), scene: str | None = None, lesson: str | None = None) -> int:
     app.setApplicationName("BVH Lab")
     app.setOrganizationName("bvh-lab")
     window = build_window(paths, scene)
+    report_first_frame(window)
     window.show()
     if lesson is not None:
         window.controller.open_lesson(lesson)  # a bad one: a message, the window stays

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from PyQt6.QtCore import QSettings, Qt, QTimer
+from PyQt6.QtCore import QSettings, Qt, QTimer, pyqtSignal
 from PyQt6.QtGui import QAction, QActionGroup, QKeySequence
 from PyQt6.QtWidgets import (
     QDialog,
@@ -213,6 +213,10 @@ class MainWindow(QMainWindow):
         Where layout and last choices are remembered (tests pass a scratch file).
     """
 
+    first_frame_drawn = pyqtSignal()
+    """Emitted once per window, when the first frame of the core, overlays included, has been
+    rendered on screen (the ``first frame after X.X s`` line of ``python -m viewer``)."""
+
     def __init__(self, model, controller, settings: QSettings | None = None, parent=None):
         super().__init__(parent)
         self.model, self.controller = model, controller
@@ -229,6 +233,11 @@ class MainWindow(QMainWindow):
 
         self.plotter = QtInteractor(self, auto_update=False, multi_samples=0)
         self.setCentralWidget(self.plotter)
+        # Count the renders VTK really finished (pyvistaqt's render() may skip one), and report
+        # the first frame only once the canvas is visible: on screen, not before.
+        self._n_renders = 0
+        self._is_first_frame_drawn = False
+        self.plotter.ren_win.AddObserver("EndEvent", self._count_render)
         # Canvas text follows the screen's logical DPI (96 = scale 1), like the widgets' text.
         self.renderer = SceneRenderer(self.plotter, text_scale=self.logicalDpiY() / 96.0)
         self.interaction = CanvasInteraction(self.plotter, self.renderer, model, controller, self)
@@ -685,6 +694,9 @@ class MainWindow(QMainWindow):
                  f"boxes of A {depths[0]}, of B {depths[1]}")
         return f"{level_text(self.model.level, n)}; {where}"
 
+    def _count_render(self, _ren_win, _event) -> None:
+        self._n_renders += 1
+
     def redraw(self) -> None:
         """Copy the last frame into the overlays and render; records overlay and render time."""
         if self.plotter.ren_win is None:
@@ -706,8 +718,13 @@ class MainWindow(QMainWindow):
                                    self.tree_tools.violation_nodes())
         self.refresh_caption()
         start = time.perf_counter()
+        n_renders = self._n_renders
         self.plotter.render()
         render_s = time.perf_counter() - start
+        if (frame is not None and self._n_renders > n_renders and self.plotter.isVisible()
+                and not self._is_first_frame_drawn):
+            self._is_first_frame_drawn = True
+            self.first_frame_drawn.emit()
         self.model.set_view_timings(ViewTimings(overlay_s, render_s))
         if frame is not None:
             self._show_timings(frame)
@@ -872,6 +889,10 @@ class MainWindow(QMainWindow):
         QTimer.singleShot(0, self.show_whole_tab_titles)
         if self._restored_layout:
             QTimer.singleShot(0, self._check_restored_layout)
+        if not self._is_first_frame_drawn and self.model.frame is not None:
+            # The first frame was computed while the window was hidden: draw it now that it
+            # can be seen (a paused scene would otherwise wait for the next change).
+            QTimer.singleShot(0, self.redraw)
 
     def reset_camera(self) -> None:
         set_default_view(self.plotter)
