@@ -331,3 +331,17 @@ def test_dropping_a_file_on_the_canvas_adds_it_through_the_model(qtbot, window, 
     settle(qtbot, window)
     assert [b.name for b in window.model.bodies] == ["sphere A", "sphere B", "suzanne"]
     assert len(window.renderer.mesh_actors) == 3
+
+
+def test_a_frame_finishing_during_shutdown_starts_no_other(qtbot, make_window):
+    # Quitting while playing: the running frame's result is delivered (a queued signal) after
+    # the executor is shut down, with another frame asked for meanwhile. Starting that one
+    # raised "cannot schedule new futures after shutdown" in a slot, and PyQt aborted the app.
+    window = make_window()
+    controller = window.controller
+    controller._shutdown_frame_running()
+    controller._is_busy, controller._is_pending = True, True  # one ran, one was asked for
+    controller._on_done(None, controller._generation - 1, None, 0.0)  # the late delivery
+    assert not controller.is_frame_running
+    controller.request_frame()  # after shutdown a request is ignored, not an error
+    assert not controller.is_frame_running

@@ -59,6 +59,7 @@ class FrameRunning:
         self.is_threaded = is_threaded
         self.pipe = FramePipeline(self._settings())
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="frame")
+        self._is_frames_shut = False
         self._relay = _FrameRelay()
         self._relay.done.connect(self._on_done)
         self._generation = 0
@@ -129,6 +130,8 @@ class FrameRunning:
         if not self.is_threaded:
             self.step_sync()
             return
+        if self._is_frames_shut:
+            return
         if self._is_busy:
             if self._is_pending:
                 self.n_dropped += 1
@@ -160,7 +163,7 @@ class FrameRunning:
             self.model.error.emit("Frame failed", f"{type(error).__name__}: {error}")
         elif generation == self._generation:
             self._deliver(frame)
-        if self._is_pending and self.model.bodies:
+        if self._is_pending and self.model.bodies and not self._is_frames_shut:
             self._start()
 
     def _deliver(self, frame) -> None:
@@ -192,4 +195,9 @@ class FrameRunning:
         return self._is_busy
 
     def _shutdown_frame_running(self) -> None:
+        # A frame finishing during the shutdown still delivers its result (queued signal): it
+        # must not start the frame asked for meanwhile. Quitting while playing raised
+        # "cannot schedule new futures after shutdown" in a slot, and PyQt aborted the app,
+        # so the next start offered to restore a crashed session.
+        self._is_frames_shut = True
         self._executor.shutdown(wait=True, cancel_futures=True)
