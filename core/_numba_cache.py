@@ -77,6 +77,34 @@ def configure() -> None:
     install_save_lock()
 
 
+#: The stamp ``python -m core warmup`` leaves in the cache directory when every step is done.
+COMPLETE_NAME = "warm-up-complete"
+
+
+def _cache_dir() -> Path | None:
+    path = os.environ.get("NUMBA_CACHE_DIR")
+    return Path(path) if path else None
+
+
+def is_complete() -> bool:
+    """Whether a full warm-up has filled the current cache directory (the app then loads
+    every kernel instead of compiling in the background)."""
+    folder = _cache_dir()
+    return folder is not None and (folder / COMPLETE_NAME).is_file()
+
+
+def mark_complete() -> None:
+    """Leave the stamp of a complete warm-up (nothing if the cache folder is not writable)."""
+    folder = _cache_dir()
+    if folder is None:
+        return
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / COMPLETE_NAME).write_text("every warm-up step compiled\n")
+    except OSError:
+        pass
+
+
 #: The lock file in each cache directory that serialises numba's saves across processes.
 SAVE_LOCK_NAME = ".save.lock"
 

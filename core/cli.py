@@ -188,10 +188,13 @@ def build_parser() -> argparse.ArgumentParser:
     w = sub.add_parser("warmup", help="compile the numba kernels into the on-disk cache")
     w.add_argument("--quiet", action="store_true")
     w.add_argument("--jobs", type=int, default=None,
-                   help="processes compiling at once (default: one per core, at most two)")
-    # One half of the work, run by the parallel warm-up in its child process.
-    w.add_argument("--part", choices=("queries", "volumes"), default=None,
-                   help=argparse.SUPPRESS)
+                   help="processes compiling at once (default: one per core)")
+    w.add_argument("--progress", action="store_true",
+                   help="print 'compiled N of M [KEY] WHAT' as each step finishes")
+    w.add_argument("--nice", type=_integer, default=0, metavar="N",
+                   help="lower the compiling processes' priority by N (0-19)")
+    # A compiling process: reads step keys on stdin, answers "done KEY" on stdout.
+    w.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     return parser
 
 
@@ -522,15 +525,22 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command == "warmup":
-        from core.warmup import warm_part, warm_up
+        from core.warmup import run_worker, warm_up
 
         if args.jobs is not None and args.jobs < 1:
             print(f"error: --jobs must be at least 1, got {args.jobs}", file=sys.stderr)
             return 2
-        if args.part is not None:
-            warm_part(args.part)
-        else:
-            warm_up(verbose=not args.quiet, jobs=args.jobs)
+        if not 0 <= args.nice <= 19:
+            print(f"error: --nice must be from 0 to 19, got {args.nice}", file=sys.stderr)
+            return 2
+        if args.worker:
+            return run_worker()
+        try:
+            warm_up(verbose=not args.quiet, jobs=args.jobs, progress=args.progress,
+                    nice=args.nice)
+        except RuntimeError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 1
         return 0
     try:
         if args.command == "tree":

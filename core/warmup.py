@@ -1,16 +1,29 @@
 """Compile every numba kernel once so the first frame of the app does not stall.
 
-Kernels are compiled with ``cache=True``: this writes the machine code next to the sources
+Kernels are compiled with ``cache=True``: this writes the machine code to the on-disk cache
 and later processes load it in well under a second. ``make run`` and ``make test`` call
-``python -m core warmup`` after installing.
+``python -m core warmup`` after installing; the app runs it in the background when it finds
+the cache incomplete (:mod:`core.interpreted` runs the kernels as Python meanwhile).
+
+The work is a list of :data:`STEPS`, the app's first frame first. ``warm_up`` hands the
+steps to worker processes one at a time (``python -m core warmup --worker`` reads step keys
+on standard input), so two cores stay busy to the end and every finished step is reported
+as it happens: ``compiled 3 of 24 [traversal] the traversal's variants...``
+(:func:`progress_line`, read back by :func:`parse_progress`). A complete run leaves a stamp in
+the cache directory (:func:`core._numba_cache.mark_complete`).
 """
 
 from __future__ import annotations
 
 import os
+import re
+import selectors
 import subprocess
 import sys
+import tempfile
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -28,76 +41,61 @@ def _tiny_meshes():
     return TriMesh.from_arrays(v, f, "a"), TriMesh.from_arrays(v * 0.9 + 0.3, f, "b")
 
 
-def _warm_fits(a, tree_a, b, tree_b) -> None:
-    """Fitting and refitting every bounding-volume kind (each OBB fit method too)."""
-    from core.bv import BV_KINDS, ObbFit, fit_volumes, refit_volumes
+def _warm_frame(a, b, pose) -> None:
+    """The app's first frame: build, refit, the traversal with its record, the triangle
+    tests, distance and containment, with the viewer's settings."""
+    from core.deform import DEFORMERS
+    from core.pipeline import BodyInput, FramePipeline, PipelineSettings
 
-    for method in ObbFit:
-        fit_volumes(tree_a, a, "obb", obb_fit=method)
-    for name in BV_KINDS:
-        fit_volumes(tree_b, b, name)
-        refit_volumes(tree_a, a, name)
-
-
-def _warm_kind_queries(a, tree_a, b, tree_b, pose) -> None:
-    """The generic traversal over volume rows, and the distance queries."""
-    import core.collide.query as query
-    from core.collide.bvquery import collide_bv
-    from core.distance import min_distance, within_distance
-
-    # collide_bv runs through query's traversal driver: its threshold picks the variant.
-    saved = query.PARALLEL_MIN_PAIRS
-    try:
-        for parallel_min in (saved, 0):
-            query.PARALLEL_MIN_PAIRS = parallel_min
-            for trace in (False, True):
-                # The traversal kernel serves every kind (dispatch on the kind's code); the
-                # kinds only compile their own fit and refit (see _warm_fits).
-                for bv in ("obb", "aabb"):
-                    collide_bv(a, tree_a, b, tree_b, None, pose, bv=bv, trace=trace)
-    finally:
-        query.PARALLEL_MIN_PAIRS = saved
-    min_distance(a, tree_a, b, tree_b, None, pose)
-    within_distance(a, tree_a, b, tree_b, None, pose, d=0.1)
+    settings = PipelineSettings(trace=True, containment=True, distance=True)
+    bodies = [BodyInput("a", a, deformer=DEFORMERS["radial_wave"]()), BodyInput("b", b, pose)]
+    pipe = FramePipeline(settings)
+    for t in (0.0, 0.1):  # the second frame refits the deformed body's tree
+        pipe.step(bodies, t)
 
 
-def _warm_quality(a, tree_a) -> None:
-    """The tree-quality kernels: EPO clipping against half-spaces and balls, the polytope
-    face solver (k-DOPs, OBB intersections)."""
-    from core.bvh.metrics import tree_quality
+def _warm_triangle_tests(a, b, pose) -> None:
+    """The exact triangle-triangle test on every face pair (its exact fallback is the
+    costliest kernel to compile: about half of the first frame's compile)."""
+    from core.collide.query import exact_contacts
 
-    for bv in ("aabb", "obb", "kdop14", "sphere"):
-        tree_quality(a, tree_a, bv)
-
-
-def _warm_partitions(a, b, pose) -> None:
-    """The spatial partitions and the overlap-region method (Yu et al. 2018)."""
-    from core.partition import PARTITION_KINDS, partition_contacts
-    from core.partition.overlap_region import overlap_region_contacts
-
-    for kind in PARTITION_KINDS:
-        partition_contacts(a, b, None, pose, kind=kind)
-    overlap_region_contacts(a, b, None, pose)
+    pairs = np.array([(i, j) for i in range(a.n_faces) for j in range(b.n_faces)],
+                     dtype=np.int32)
+    exact_contacts(a, b, pairs, np.eye(3), np.zeros(3), None)
 
 
-#: The two halves of the warm-up, each about half the compile time on a cold cache (measured
-#: 212 s in one process: fitting and refitting the eleven volume kinds about 100 s, the trees,
-#: traversal variants, distance and partitions the rest; the quality kernels joined the
-#: first). Two processes compile them at once.
-PARTS = ("queries", "volumes")
-
-
-def _warm_queries(a, b, pose) -> None:
-    """Every split rule, the traversal's variants, the kinds' queries, distance, partitions."""
-    import core.collide.query as query
-    import core.collide.selfcollide as selfcollide
+def _warm_trees(a, b, pose) -> None:
+    """The first frame's tree build (midpoint split), refit and drift measure."""
     from core.bvh import SplitRule, build_tree, refit_tree, tree_drift
-    from core.collide import DescendRule, collide, self_collide
+
+    tree_a = build_tree(a, SplitRule.MIDPOINT, 1)
+    tree_drift(tree_a, refit_tree(tree_a, a.with_vertices(a.vertices * 1.01)))
+
+
+def _warm_splits(a, b, pose) -> None:
+    """Every split rule's build, the refit and the drift measure."""
+    from core.bvh import SplitRule, build_tree, refit_tree, tree_drift
 
     for rule in SplitRule:
         tree_a = build_tree(a, rule, 1)
-        tree_b = build_tree(b, rule, 2)
+        build_tree(b, rule, 2)
         tree_drift(tree_a, refit_tree(tree_a, a.with_vertices(a.vertices * 1.01)))
+
+
+def _midpoint_trees(a, b):
+    from core.bvh import SplitRule, build_tree
+
+    return build_tree(a, SplitRule.MIDPOINT, 1), build_tree(b, SplitRule.MIDPOINT, 2)
+
+
+def _warm_traversal(a, b, pose) -> None:
+    """The traversal's variants: each descend rule, serial and parallel levels, with and
+    without the record, two bodies and one body against itself."""
+    import core.collide.query as query
+    import core.collide.selfcollide as selfcollide
+    from core.collide import DescendRule, collide, self_collide
+
+    tree_a, tree_b = _midpoint_trees(a, b)
     # Levels run serially below a size threshold and in parallel above it: lower the
     # threshold once so both variants run. Every query below goes through the one traversal
     # kernel (core.collide.traversal), whose machine code holds both variants.
@@ -115,68 +113,321 @@ def _warm_queries(a, b, pose) -> None:
     finally:
         for m, value in zip(modules, saved):
             m.PARALLEL_MIN_PAIRS = value
+
+
+def _warm_near(a, b, pose) -> None:
+    """Near contacts within a margin, and the distance queries."""
+    from core.collide import collide
+    from core.distance import min_distance, within_distance
+
+    tree_a, tree_b = _midpoint_trees(a, b)
     collide(a, tree_a, b, tree_b, None, pose, margin=0.1)  # the near-contact distance kernel
-    _warm_kind_queries(a, tree_a, b, tree_b, pose)
-    _warm_partitions(a, b, pose)
+    min_distance(a, tree_a, b, tree_b, None, pose)
+    within_distance(a, tree_a, b, tree_b, None, pose, d=0.1)
 
 
-def warm_part(part: str) -> None:
-    """Compile one of :data:`PARTS` into the on-disk cache."""
-    from core.bvh import SplitRule, build_tree
+def _warm_kind(name: str) -> Callable:
+    def warm(a, b, pose) -> None:
+        """Fitting and refitting one bounding-volume kind, and the traversal over its rows."""
+        import core.collide.query as query
+        from core.bv import ObbFit, fit_volumes, refit_volumes
+        from core.collide.bvquery import collide_bv
+
+        tree_a, tree_b = _midpoint_trees(a, b)
+        for method in ObbFit if name == "obb" else ():
+            fit_volumes(tree_a, a, "obb", obb_fit=method)
+        fit_volumes(tree_b, b, name)
+        refit_volumes(tree_a, a, name)
+        # collide_bv runs through query's traversal driver: its threshold picks the variant.
+        saved = query.PARALLEL_MIN_PAIRS
+        try:
+            for parallel_min in (saved, 0):
+                query.PARALLEL_MIN_PAIRS = parallel_min
+                for trace in (False, True):
+                    collide_bv(a, tree_a, b, tree_b, None, pose, bv=name, trace=trace)
+        finally:
+            query.PARALLEL_MIN_PAIRS = saved
+
+    return warm
+
+
+def _warm_partition(kind: str) -> Callable:
+    def warm(a, b, pose) -> None:
+        """One spatial partition's build and query."""
+        from core.partition import partition_contacts
+
+        partition_contacts(a, b, None, pose, kind=kind)
+
+    return warm
+
+
+def _warm_overlap_region(a, b, pose) -> None:
+    """The overlap-region method (Yu et al. 2018)."""
+    from core.partition.overlap_region import overlap_region_contacts
+
+    overlap_region_contacts(a, b, None, pose)
+
+
+def _warm_quality(a, b, pose) -> None:
+    """The tree-quality kernels: EPO clipping against half-spaces and balls, the polytope
+    face solver (k-DOPs, OBB intersections)."""
+    from core.bvh.metrics import tree_quality
+
+    tree_a, _ = _midpoint_trees(a, b)
+    for bv in ("aabb", "obb", "kdop14", "sphere"):
+        tree_quality(a, tree_a, bv)
+
+
+@dataclass(frozen=True)
+class WarmStep:
+    """One unit of the warm-up.
+
+    Attributes
+    ----------
+    key : str
+        Stable name, also what the app asks about (``bv-obb``, ``partition-grid``, ...).
+    words : str
+        What it compiles, for people.
+    run : callable
+        ``run(mesh_a, mesh_b, pose)`` calls the kernels on tiny inputs.
+    """
+
+    key: str
+    words: str
+    run: Callable
+
+
+_PARTITION_WORDS = {"grid": "the uniform grid", "octree": "the octree", "kdtree": "the k-d tree",
+                    "bsp": "the BSP tree"}
+
+
+def _steps() -> tuple[WarmStep, ...]:
+    from core.bv import BV_KINDS
+    from core.partition import PARTITION_KINDS
+
+    # The first frame's kernels are most of the compile (measured, under load: the triangle
+    # tests 108 s, the traced traversal 104 s, the tree build 34 s), so they go first, split
+    # so that both workers share them and the app's frames switch to machine code early: one
+    # worker compiles the triangle tests while the other builds trees and then runs the
+    # frame, whose triangle tests by then load from the cache. Kinds and partitions follow.
+    steps = [
+        WarmStep("triangle-tests", "the exact triangle-triangle test", _warm_triangle_tests),
+        WarmStep("trees", "the tree build and refit", _warm_trees),
+        WarmStep("frame", "the first frame: traversal with its record, distance, inside tests",
+                 _warm_frame),
+        WarmStep("traversal", "the traversal's variants (descend rules, serial and parallel)",
+                 _warm_traversal),
+        WarmStep("splits", "every split rule", _warm_splits),
+        WarmStep("near", "near contacts and distances", _warm_near),
+    ]
+    steps += [WarmStep(f"bv-{name}", f"{kind.people_name} volumes", _warm_kind(name))
+              for name, kind in BV_KINDS.items()]
+    steps += [WarmStep(f"partition-{name}", _PARTITION_WORDS.get(name, name),
+                       _warm_partition(name)) for name in PARTITION_KINDS]
+    steps += [
+        WarmStep("overlap-region", "the overlap region (Yu et al. 2018)", _warm_overlap_region),
+        WarmStep("quality", "the tree-quality measures", _warm_quality),
+    ]
+    return tuple(steps)
+
+
+def is_cache_complete() -> bool:
+    """Whether a complete warm-up filled the kernel cache of the current sources."""
+    from core import _numba_cache
+
+    return _numba_cache.is_complete()
+
+
+def step_keys() -> tuple[str, ...]:
+    """The keys of every warm-up step, in order."""
+    return tuple(step.key for step in _steps())
+
+
+def _inputs():
     from core.pose import Pose
 
     a, b = _tiny_meshes()
-    pose = Pose.from_axis_angle((1, 2, 3), 0.6, (0.1, 0.0, 0.0))
-    if part == "queries":
-        _warm_queries(a, b, pose)
-    elif part == "volumes":
-        tree_a = build_tree(a, SplitRule.MIDPOINT, 1)
-        _warm_fits(a, tree_a, b, build_tree(b, SplitRule.MIDPOINT, 2))
-        _warm_quality(a, tree_a)
-    else:
-        raise ValueError(f"warm-up part must be one of {', '.join(PARTS)}, got {part!r}")
+    return a, b, Pose.from_axis_angle((1, 2, 3), 0.6, (0.1, 0.0, 0.0))
+
+
+def run_step(key: str) -> None:
+    """Compile (or load) the kernels of one step in this process."""
+    steps = {step.key: step for step in _steps()}
+    if key not in steps:
+        raise ValueError(f"warm-up step must be one of {', '.join(steps)}, got {key!r}")
+    steps[key].run(*_inputs())
+
+
+def warm_in_process() -> float:
+    """Run every step in this process (loads every kernel when the cache is warm).
+
+    Returns
+    -------
+    float
+        Seconds taken.
+    """
+    t0 = time.perf_counter()
+    inputs = _inputs()
+    for step in _steps():
+        step.run(*inputs)
+    return time.perf_counter() - t0
+
+
+def run_worker(lines=None, out=None) -> int:
+    """Worker loop: read one step key per line, run it, answer ``done KEY`` (or ``failed KEY:
+    reason``) and flush. Returns the exit status (1 after a failure)."""
+    lines = sys.stdin if lines is None else lines
+    out = sys.stdout if out is None else out
+    inputs = None
+    for line in lines:
+        key = line.strip()
+        if not key:
+            continue
+        try:
+            if inputs is None:
+                inputs = _inputs()
+            steps = {step.key: step for step in _steps()}
+            steps[key].run(*inputs)
+        except Exception as exc:  # noqa: BLE001 - reported to the coordinator in one line
+            message = f"{type(exc).__name__}: {exc}".replace("\n", " ")
+            print(f"failed {key}: {message}", file=out, flush=True)
+            return 1
+        print(f"done {key}", file=out, flush=True)
+    return 0
+
+
+#: ``compiled 3 of 24 [traversal] the traversal's variants``: an interface the app reads.
+_PROGRESS = re.compile(r"^compiled (\d+) of (\d+) \[([^\]]+)\] (.*)$")
+
+
+def progress_line(n: int, m: int, key: str, words: str) -> str:
+    """One progress line of ``python -m core warmup --progress``."""
+    return f"compiled {n} of {m} [{key}] {words}"
+
+
+def parse_progress(line: str) -> tuple[int, int, str, str] | None:
+    """``(n, m, key, words)`` from a :func:`progress_line`, or None for any other line."""
+    match = _PROGRESS.match(line.strip())
+    if match is None:
+        return None
+    return int(match[1]), int(match[2]), match[3], match[4]
 
 
 def default_jobs() -> int:
-    """Processes for the warm-up: one per core, at most one per part."""
-    return max(1, min(len(PARTS), os.cpu_count() or 1))
+    """Processes for the warm-up: one per core."""
+    return max(1, os.cpu_count() or 1)
 
 
-def warm_up(verbose: bool = True, jobs: int | None = None) -> float:
-    """Run every kernel on tiny inputs; return the seconds it took.
+def die_with_parent(nice: int = 0) -> Callable[[], None]:
+    """A ``preexec_fn`` that lowers the child's priority by ``nice`` and, on Linux, has the
+    kernel end the child when its parent ends (``PR_SET_PDEATHSIG``): a warm-up whose app or
+    coordinator was killed must not go on compiling for minutes."""
+
+    def setup() -> None:
+        if nice:
+            os.nice(nice)
+        try:
+            import ctypes
+            import signal
+
+            pr_set_pdeathsig = 1
+            ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, signal.SIGTERM)
+        except (OSError, AttributeError):  # not Linux: the child outlives a killed parent
+            pass
+
+    return setup
+
+
+def _start_worker(nice: int) -> subprocess.Popen:
+    # stderr goes to a file, not a pipe: numba's warnings could fill a pipe nobody reads
+    # and stop the worker; the file is read back if the worker fails.
+    errors = tempfile.TemporaryFile(mode="w+")  # noqa: SIM115 - closed by _close_worker
+    worker = subprocess.Popen(
+        [sys.executable, "-m", "core", "warmup", "--worker"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=errors, text=True,
+        bufsize=1, preexec_fn=die_with_parent(nice),
+    )
+    worker.errors = errors
+    return worker
+
+
+def _last_error_line(worker: subprocess.Popen) -> str:
+    worker.errors.seek(0)
+    lines = [line.strip() for line in worker.errors.read().splitlines() if line.strip()]
+    return lines[-1] if lines else f"the worker ended with exit status {worker.poll()}"
+
+
+def _compile_in_workers(jobs: int, nice: int, on_step: Callable[[WarmStep], None]) -> None:
+    """Hand :data:`STEPS` to ``jobs`` worker processes one at a time, in order."""
+    pending = list(_steps())
+    by_key = {step.key: step for step in pending}
+    workers = [_start_worker(nice) for _ in range(min(jobs, len(pending)))]
+    selector = selectors.DefaultSelector()
+    try:
+        for worker in workers:
+            selector.register(worker.stdout, selectors.EVENT_READ, worker)
+            worker.stdin.write(pending.pop(0).key + "\n")
+        busy = len(workers)
+        while busy:
+            for event, _ in selector.select():
+                worker = event.data
+                line = worker.stdout.readline()
+                if line.startswith("done "):
+                    on_step(by_key[line[5:].strip()])
+                    if pending:
+                        worker.stdin.write(pending.pop(0).key + "\n")
+                        continue
+                    worker.stdin.close()
+                else:
+                    worker.wait()
+                    detail = line.strip() or _last_error_line(worker)
+                    raise RuntimeError(f"kernel warm-up failed: {detail}")
+                selector.unregister(worker.stdout)
+                busy -= 1
+    finally:
+        for worker in workers:
+            if worker.poll() is None:
+                worker.kill()
+            worker.wait()
+            worker.errors.close()
+        selector.close()
+
+
+def warm_up(verbose: bool = True, jobs: int | None = None, progress: bool = False,
+            nice: int = 0) -> float:
+    """Compile every kernel into the on-disk cache; return the seconds it took.
 
     Parameters
     ----------
     verbose : bool
         Print one line with the time.
     jobs : int, optional
-        Processes compiling at once (default: one per core, at most two). numba compiles in
-        the calling thread only, so a second process halves a cold warm-up on two cores; the
-        cache files are written by rename, so two processes writing one kernel is safe.
+        Worker processes (default: one per core). numba compiles in the calling thread
+        only, so a second process halves a cold warm-up on two cores; saves into the cache
+        are locked (:func:`core._numba_cache.install_save_lock`).
+    progress : bool
+        Print a :func:`progress_line` as each step finishes.
+    nice : int
+        Lower the workers' priority by this much (the app's background compile: its window
+        and frames come first).
     """
+    from core import _numba_cache
+
     t0 = time.perf_counter()
     jobs = default_jobs() if jobs is None else jobs
     if jobs < 1:
         raise ValueError(f"jobs must be at least 1, got {jobs}")
-    if jobs == 1:
-        for part in PARTS:
-            warm_part(part)
-    else:
-        # The second part in a child process, the first here; the child's output is shown
-        # only if it fails, so a broken kernel is not hidden behind the parallel run.
-        child = subprocess.Popen(
-            [sys.executable, "-m", "core", "warmup", "--part", PARTS[1], "--quiet"],
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-        )
-        try:
-            warm_part(PARTS[0])
-        finally:
-            output, _ = child.communicate()
-        if child.returncode != 0:
-            raise RuntimeError(
-                f"warm-up of the {PARTS[1]} kernels failed (exit {child.returncode}):\n{output}"
-            )
+    m = len(_steps())
+    done = []
+
+    def on_step(step: WarmStep) -> None:
+        done.append(step.key)
+        if progress:
+            print(progress_line(len(done), m, step.key, step.words), flush=True)
+
+    _compile_in_workers(jobs, nice, on_step)
+    _numba_cache.mark_complete()
     seconds = time.perf_counter() - t0
     if verbose:
-        print(f"numba kernels ready in {seconds:.1f} s")
+        print(f"numba kernels ready in {seconds:.1f} s", flush=True)
     return seconds

@@ -18,6 +18,7 @@ from viewer.control.exporting import FrameExporting
 from viewer.control.files import FileLoading
 from viewer.control.frames import FrameRunning
 from viewer.control.inspecting import Inspecting
+from viewer.control.kernels import KernelCompiling
 from viewer.control.lessons import LessonPlaying
 from viewer.control.poses import BodyPosing
 from viewer.control.recording import FrameRecording
@@ -30,7 +31,8 @@ from viewer.model import ViewerModel
 
 class Controller(QObject, SceneLoading, FileLoading, BodyPosing, Sculpting, FrameRunning,
                  Animation, FrameRecording, Stepping, SessionKeeping, FrameAnalysis,
-                 Inspecting, FrameExporting, LessonPlaying, ExperimentRunning, CostModelling):
+                 Inspecting, FrameExporting, LessonPlaying, ExperimentRunning, CostModelling,
+                 KernelCompiling):
     """Runs the core for the viewer.
 
     Parameters
@@ -44,6 +46,7 @@ class Controller(QObject, SceneLoading, FileLoading, BodyPosing, Sculpting, Fram
         super().__init__(parent)
         self.model = model
         self._init_frame_running(is_threaded)
+        self._init_kernel_compiling(is_threaded)
         self._init_file_loading()
         self._init_sculpting()
         self._init_animation()
@@ -71,3 +74,4 @@ class Controller(QObject, SceneLoading, FileLoading, BodyPosing, Sculpting, Fram
         self._shutdown_exporting()
         self._shutdown_experiments()
         self._shutdown_cost_model()
+        self._shutdown_kernel_compiling()

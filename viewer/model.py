@@ -259,6 +259,35 @@ class ViewTimings:
     render: float = 0.0
 
 
+@dataclass(frozen=True)
+class KernelStatus:
+    """The background compile of the kernels on a first start, as the status bar shows it.
+
+    Attributes
+    ----------
+    n_done, n_steps : int
+        Warm-up steps compiled, of all (``core.warmup``); both 0 when nothing compiles.
+    keys_done : frozenset of str
+        The steps compiled (``"frame"``, ``"bv-obb"``, ``"partition-grid"``, ...).
+    last_words : str
+        What the last finished step compiled, for people.
+    is_compiling : bool
+        The compile runs now; kernels not compiled yet run as Python (correct, slower).
+    seconds : float
+        Time since the compile started, or what it took once finished.
+    error : str
+        Why the background compile stopped, "" when it did not fail.
+    """
+
+    n_done: int = 0
+    n_steps: int = 0
+    keys_done: frozenset = frozenset()
+    last_words: str = ""
+    is_compiling: bool = False
+    seconds: float = 0.0
+    error: str = ""
+
+
 @dataclass(frozen=True, eq=False)
 class CostView:
     """The cost model T = Nu·Cu + Nbv·Cbv + Np·Cp of one frame, as the Stats dock shows it.
@@ -333,6 +362,7 @@ class ViewerModel(QObject):
     experiment_progress = pyqtSignal(int, int, str)  # done, total, what is being measured
     experiment_finished = pyqtSignal(object, object)  # result (opaque) or None, error or None
     cost_model_changed = pyqtSignal(object)  # CostView or None
+    kernels_changed = pyqtSignal(object)  # KernelStatus of the background compile
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -395,6 +425,8 @@ class ViewerModel(QObject):
         self.experiment_result = None
         # The cost model of the shown frame (Stats dock), or None before the first frame.
         self.cost_view: CostView | None = None
+        # The background compile of the kernels (a first start), idle by default.
+        self.kernels = KernelStatus()
 
     # -- scene ------------------------------------------------------------------------------
     def set_scene(self, bodies: list[Body], key: str | None, title: str, description: str,
@@ -594,6 +626,10 @@ class ViewerModel(QObject):
     def set_cost_view(self, view: CostView | None) -> None:
         self.cost_view = view
         self.cost_model_changed.emit(view)
+
+    def set_kernels(self, status: KernelStatus) -> None:
+        self.kernels = status
+        self.kernels_changed.emit(status)
 
     # -- recording --------------------------------------------------------------------------
     def set_recording(self, recording) -> None:

@@ -45,6 +45,7 @@ JOB_MODULES = {
                                    "experiment_figure",
                                    "save_experiment_data"},
     "viewer.control.costs": {"unit_costs_of", "refresh_cost_view"},
+    "viewer.control.kernels": {"start_kernel_compile", "missing_kernels"},
 }
 
 

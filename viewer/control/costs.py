@@ -103,6 +103,11 @@ class CostModelling:
             return
         if key in self._unit_cost_errors:
             status = f"Unit costs of {label} not measured: {self._unit_cost_errors[key]}"
+        elif self.model.kernels.is_compiling:
+            # Timing kernels that run as Python would put Python's costs in the model; the
+            # compile's end asks for a new frame, which measures.
+            status = (f"Unit costs of {label} are measured once the kernels are compiled "
+                      "(first start)")
         else:
             status = f"Measuring unit costs of {label} on this machine…"
             self._measure_unit_costs(key)

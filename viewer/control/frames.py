@@ -13,13 +13,14 @@ from concurrent.futures import ThreadPoolExecutor
 
 from PyQt6.QtCore import QObject, pyqtSignal
 
+from core import interpreted
 from core.bv import ObbFit
 from core.bvh import SplitRule
 from core.collide import DescendRule
 from core.deform import DEFORMERS
 from core.pipeline import BodyInput, FramePipeline, PipelineSettings, UpdateMode
 from core.pose import Pose
-from core.warmup import warm_up
+from core.warmup import is_cache_complete, warm_in_process, warm_up
 from viewer.choices import NO_PARTITION
 from viewer.model import UpdateChoice
 
@@ -35,11 +36,17 @@ def _ensure_kernels() -> None:
     Otherwise the first frame of a scene pays for loading the kernels from the on-disk cache
     (measured: 0.6-0.9 s "refit" on a 4k-triangle torus) and the Stats dock shows that number
     for a static scene until something moves.
+
+    While a first start compiles in the background (:mod:`viewer.control.kernels`), kernels
+    run as Python or load as they are compiled, and nothing waits here.
     """
     global _kernels_ready
-    if not _kernels_ready:
+    if _kernels_ready or interpreted.is_interpreting():
+        return
+    if not is_cache_complete():
         warm_up(verbose=False)
-        _kernels_ready = True
+    warm_in_process()
+    _kernels_ready = True
 
 
 class _FrameRelay(QObject):

@@ -32,6 +32,7 @@ from viewer.qt.docks import make_docks
 from viewer.qt.experiments_menu import ExperimentsMenu
 from viewer.qt.export_menu import ExportMenu
 from viewer.qt.interaction import CanvasInteraction
+from viewer.qt.kernel_status import KernelStatusBar
 from viewer.qt.lecture import KEYS_LESSON_DESK, LECTURE_KEY, LectureMode
 from viewer.qt.lesson_menu import LessonMenu
 from viewer.qt.panels.levels import GHOST_KEY, HEAT_KEY, level_text, tree_depth_text
@@ -268,6 +269,7 @@ class MainWindow(QMainWindow):
         self.statusBar().addPermanentWidget(self.recording_label)
         self.statusBar().addPermanentWidget(self.timing_label)
         self.statusBar().addPermanentWidget(self.fps_label)
+        self.kernel_status = KernelStatusBar(self)
         self._build_actions()
 
         model.scene_changed.connect(self._on_scene)
@@ -563,8 +565,7 @@ class MainWindow(QMainWindow):
         self.reset_camera()
         QTimer.singleShot(COLD_START_DELAY_MS, self._show_progress_if_waiting)
         self.statusBar().showMessage(
-            f"Scene: {self.model.scene_title} — computing the first frame"
-            " (the first start compiles the kernels)", 8000)
+            f"Scene: {self.model.scene_title} — computing the first frame", 8000)
 
     def _set_bodies(self) -> None:
         display = self.model.display
@@ -612,12 +613,18 @@ class MainWindow(QMainWindow):
         if self._has_frame or self.plotter.ren_win is None:
             return
         if self._progress is None:
-            self._progress = QProgressDialog(
-                "Building the trees and preparing the collision kernels…\n"
-                "(the very first start compiles them, later starts load them from disk)",
-                None, 0, 0, self)
+            self._progress = QProgressDialog("", None, 0, 0, self)
             self._progress.setWindowTitle("BVH Lab")
             self._progress.setMinimumDuration(0)
+        if self.model.kernels.is_compiling:
+            # The kernels run as Python while they compile: big scenes take a while.
+            self._progress.setLabelText(
+                "Computing the first frame while the kernels compile in the background…\n"
+                "(until they are compiled the collision code runs as Python, more slowly)")
+        else:
+            self._progress.setLabelText(
+                "Building the trees and preparing the collision kernels…\n"
+                "(later starts load the kernels from disk)")
         self._progress.show()
 
     def _on_loading(self, text: str) -> None:
