@@ -12,6 +12,8 @@ import sys
 import time
 from pathlib import Path
 
+from PyQt6.QtWidgets import QLabel
+
 from core import interpreted
 from tests.viewer.conftest import settle
 from viewer.control.kernels import steps_for_choice
@@ -94,7 +96,12 @@ def test_the_status_bar_shows_the_compile_and_the_choice_waiting_for_it(make_win
         {"triangle-tests", "trees", "frame", "traversal", "bv-aabb"}), is_compiling=True))
     assert bar.format() == "Compiling kernels 5 of 21"
     assert (bar.value(), bar.maximum()) == (5, 21)
+    note = window.findChild(QLabel, "compile_note")
+    assert note.isHidden()  # the default choice's kernels are compiled
     model.set_pipeline(bv="obb")
+    assert not note.isHidden()
+    assert "Not compiled yet:</b> the oriented box (OBB) kernels (compiling kernels 5 of 21" in (
+        note.text())
     message = window.statusBar().currentMessage()
     assert message.startswith("Not compiled yet: the oriented box (OBB) kernels (compiling "
                               "kernels 5 of 21)."), message
@@ -102,6 +109,7 @@ def test_the_status_bar_shows_the_compile_and_the_choice_waiting_for_it(make_win
         {"triangle-tests", "trees", "frame", "traversal", "bv-aabb", "bv-obb"}), is_compiling=True))
     assert window.statusBar().currentMessage() == (
         "Compiled: the oriented box (OBB) kernels. Frames run at full speed now.")
+    assert note.isHidden()
     model.set_kernels(KernelStatus(n_done=21, n_steps=21, is_compiling=False, seconds=128.4))
     assert bar.isHidden()
     assert window.statusBar().currentMessage().startswith("Kernels compiled in 128 s")

@@ -27,7 +27,13 @@ import time
 from PyQt6.QtCore import QObject, pyqtSignal
 
 from core import interpreted
-from core.warmup import die_with_parent, is_cache_complete, parse_progress, step_keys
+from core.warmup import (
+    FIRST_FRAME_STEPS,
+    die_with_parent,
+    is_cache_complete,
+    parse_progress,
+    step_keys,
+)
 from viewer.choices import NO_PARTITION, PARTITION_LABELS
 from viewer.model import KernelStatus
 
@@ -37,10 +43,6 @@ COMPILE_NICENESS = 5
 #: Which warm-up step compiles a choice's kernels, per :class:`viewer.model.PipelineChoice`
 #: field; the first frame's own step (``frame``) covers the defaults.
 DEFAULT_CHOICES = {"split": "MIDPOINT", "descend": "LARGER_VOLUME", "bv": "aabb"}
-
-
-#: The warm-up steps of the first frame with the default choices (``core.warmup``).
-FIRST_FRAME_STEPS = ("triangle-tests", "trees", "frame")
 
 
 def steps_for_choice(choice) -> list[tuple[tuple[str, ...], str]]:

@@ -53,7 +53,8 @@ class KernelStatusBar:
         self.window = window
         self.bar = QProgressBar()
         self.bar.setObjectName("kernel_compile_progress")
-        self.bar.setMaximumWidth(240)
+        self.bar.setMinimumWidth(200)  # "Compiling kernels 12 of 23" on one line
+        self.bar.setMaximumWidth(260)
         self.bar.setTextVisible(True)
         self.bar.setToolTip(TOOLTIP)
         self.bar.hide()

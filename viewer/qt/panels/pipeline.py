@@ -54,7 +54,13 @@ class PipelinePanel(QWidget):
             "most D apart are also reported, with their distance, in the Stats dock.")
         self.margin.valueChanged.connect(lambda v: self.model.set_pipeline(margin=float(v)))
         self.drift = wrap_label(QLabel("drift: -"))
+        # On a first start: which of the chosen kernels still compile (hidden otherwise).
+        self.compile_note = wrap_label(QLabel())
+        self.compile_note.setObjectName("compile_note")
+        self.compile_note.setStyleSheet("QLabel { background: #fff3c4; padding: 4px; }")
+        self.compile_note.hide()
         form = QFormLayout(self)
+        form.addRow(self.compile_note)
         form.addRow("tree update", self.update_mode)
         form.addRow("drift threshold", self.threshold)
         form.addRow("split rule", self.split)
@@ -65,6 +71,7 @@ class PipelinePanel(QWidget):
         form.addRow(self.drift)
         model.pipeline_changed.connect(lambda _p: self.refresh())
         model.frame_ready.connect(self._on_frame)
+        model.kernels_changed.connect(lambda _k: self._show_compile_note())
         self.refresh()
 
     def refresh(self) -> None:
@@ -83,6 +90,17 @@ class PipelinePanel(QWidget):
             combo.setToolTip(combo.itemData(combo.currentIndex(), Qt.ItemDataRole.ToolTipRole))
         for widget in widgets:
             widget.blockSignals(False)
+        self._show_compile_note()
+
+    def _show_compile_note(self) -> None:
+        missing = self.controller.missing_kernels()
+        self.compile_note.setVisible(bool(missing))
+        if missing:
+            status = self.model.kernels
+            self.compile_note.setText(
+                f"<b>Not compiled yet:</b> {', '.join(missing)} (compiling kernels "
+                f"{status.n_done} of {status.n_steps}, first start). Until then frames run as "
+                "Python: the same answers, more slowly. They speed up by themselves.")
 
     def _on_frame(self, frame) -> None:
         if frame is None:
