@@ -5,8 +5,9 @@
 #      apt-get when running as root, otherwise the one apt-get command to run is printed;
 #   2. .venv created with `python3 -m venv`, the project installed editable into it
 #      (re-installed whenever pyproject.toml changes, tracked by a stamp file);
-#   3. the numba on-disk cache warmed (`python -m core warmup`), so the app and the tests
-#      do not pay the first JIT compile one kernel at a time.
+#   3. for the tests, the numba on-disk cache warmed (`python -m core warmup`), so they do
+#      not pay the first compile one kernel at a time. `make run` does not wait for it: the
+#      app compiles in the background and runs the kernels as Python meanwhile.
 
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
@@ -86,7 +87,7 @@ help:
 	@echo "make lint   ruff check and the import rules (lint-imports)"
 	@echo "make clean  remove .venv and every cache (numba, pytest, ruff)"
 
-run: system-run display warmup
+run: system-run display $(TEST_STAMP)
 	$(PY) -m viewer
 
 test: system-test $(TEST_STAMP) warmup
