@@ -119,3 +119,23 @@ def test_stop_restores_compiling_on_first_call():
     assert not interpreted.is_interpreting()
     assert tritri._sgn(np.float64(3.0)) == 1
     assert tritri._sgn.overloads
+
+
+EVERY_STEP_SCRIPT = r"""
+from core import interpreted, warmup
+interpreted.start()
+for key in warmup.step_keys():
+    warmup.run_step(key)
+print(interpreted.counts()["interpreted"])
+"""
+
+
+def test_every_choice_runs_interpreted_on_an_empty_cache(tmp_path):
+    """What a user can pick while the first start compiles (every kind, split, partition,
+    distance, quality) runs as Python: each warm-up step, nothing compiled."""
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"))
+    done = subprocess.run([sys.executable, "-c", EVERY_STEP_SCRIPT], cwd=ROOT, env=env,
+                          capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert int(done.stdout.split()[-1]) > 10_000
+    assert not any((tmp_path / "cache").rglob("*.nbi"))
