@@ -1,11 +1,109 @@
-"""What the frame rate work changed in the drawing: tree boxes read per drawn node (nothing
-timed)."""
+"""What the frame rate work changed in the drawing: back faces culled on closed meshes only,
+one headlight and a flat background, and tree boxes read per drawn node (nothing timed)."""
 
 from __future__ import annotations
 
 import numpy as np
+import pytest
+import pyvista as pv
 
+from viewer.render.culling import has_inward_part, hole_area_fraction, may_cull_back_faces
 from viewer.render.volumes import VolumeSet, as_volume_set, volumes_groups_polydata
+
+
+def _arrays(poly: pv.PolyData) -> tuple[np.ndarray, np.ndarray]:
+    poly = poly.triangulate()
+    return np.asarray(poly.points, dtype=np.float64), poly.regular_faces.astype(np.int64)
+
+
+class _Mesh:
+    """The two fields of a TriMesh that the culling choice reads."""
+
+    def __init__(self, vertices, faces):
+        self.vertices, self.faces = vertices, faces
+
+
+def test_a_closed_mesh_and_one_with_small_holes_are_culled():
+    sphere = _arrays(pv.Sphere(theta_resolution=24, phi_resolution=24))
+    assert hole_area_fraction(*sphere) == 0.0
+    assert may_cull_back_faces(_Mesh(*sphere))
+    from core.io import load_mesh
+
+    bunny = load_mesh("assets/stanford-bunny.obj")
+    # Five holes in its base: about 1.8 % of its area.
+    assert 0.01 < hole_area_fraction(bunny.vertices, bunny.faces) < 0.03
+    assert may_cull_back_faces(bunny)
+
+
+@pytest.mark.parametrize("name, poly, fraction", [
+    ("sheet", pv.Plane(i_resolution=12, j_resolution=12), 1.0),
+    ("tube with open ends, 4 radii long", pv.Cylinder(radius=1.0, height=4.0, resolution=48,
+                                                      capping=False), 0.25),
+    ("bowl", pv.Sphere(theta_resolution=32, phi_resolution=32).clip("z"), 0.5),
+])
+def test_open_surfaces_keep_their_back_faces(name, poly, fraction):
+    vertices, faces = _arrays(poly)
+    assert hole_area_fraction(vertices, faces) == pytest.approx(fraction, rel=0.05), name
+    assert not may_cull_back_faces(_Mesh(vertices, faces)), name
+
+
+def test_a_cavity_or_a_mesh_turned_inside_out_keeps_its_back_faces():
+    vertices, faces = _arrays(pv.Sphere(theta_resolution=24, phi_resolution=24))
+    assert not has_inward_part(vertices, faces)
+    # A hollow ball: the inner wall faces the cavity, so from outside it is seen from behind.
+    hollow = (np.vstack([vertices, 0.8 * vertices]),
+              np.vstack([faces, faces[:, ::-1] + vertices.shape[0]]))
+    assert has_inward_part(*hollow)
+    assert not may_cull_back_faces(_Mesh(*hollow))
+    assert not may_cull_back_faces(_Mesh(vertices, faces[:, ::-1].copy()))
+
+
+def _renderer(scene: str):
+    from viewer.controller import Controller
+    from viewer.model import ViewerModel
+    from viewer.render import SceneRenderer
+
+    model = ViewerModel()
+    controller = Controller(model, is_threaded=False)
+    plotter = pv.Plotter(off_screen=True, window_size=[320, 200])
+    renderer = SceneRenderer(plotter)
+    model.scene_changed.connect(lambda: renderer.set_bodies(model.bodies, model.scene_title))
+    assert controller.load_scene(scene)
+    model.set_playing(False)
+    return model, controller, plotter, renderer
+
+
+@pytest.mark.parametrize("scene, culled", [
+    ("bunny-bunny", {"bunny A": True, "bunny B": True}),
+    ("cloth-sphere", {"cloth": False, "ball": True}),
+    ("rippling-shell", {"hollow ball": False}),
+])
+def test_scene_meshes_cull_back_faces_only_where_nothing_is_lost(qapp, scene, culled):
+    model, controller, plotter, renderer = _renderer(scene)
+    try:
+        drawn = {body.name: bool(actor.prop.GetBackfaceCulling())
+                 for body, actor in zip(model.bodies, renderer.mesh_actors)}
+        assert drawn == culled
+    finally:
+        plotter.close()
+        controller.shutdown()
+
+
+def test_one_headlight_and_a_flat_background(qapp):
+    model, controller, plotter, renderer = _renderer("two-spheres")
+    try:
+        lights = list(plotter.renderer.GetLights())
+        assert len(lights) == 1 and lights[0].GetLightType() == 1  # VTK_LIGHT_TYPE_HEADLIGHT
+        assert not plotter.renderer.GetGradientBackground()
+        # The canvas corners (no mesh there) are the one background colour.
+        plotter.render()
+        image = plotter.screenshot(return_img=True)
+        corners = image[[2, 2, -3, -3], [2, -3, 2, -3], :3]
+        assert (corners == corners[0]).all()
+        assert tuple(corners[0]) == (0xf4, 0xf6, 0xf9)
+    finally:
+        plotter.close()
+        controller.shutdown()
 
 
 class _JoinedRows:
