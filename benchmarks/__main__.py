@@ -10,7 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-from benchmarks import memory, table, targets, w1_rigid, w2_proximity, w3_deform
+from benchmarks import frame_rate, memory, table, targets, w1_rigid, w2_proximity, w3_deform
 from benchmarks.compare import PairCheck
 from benchmarks.peers import available_peers
 from benchmarks.scenes import SIZES, W3_N_FRAMES, sphere_case
@@ -42,6 +42,11 @@ def _parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--frame-stride", type=int, help="time every k-th W3 frame")
     parser.add_argument(
         "--skip-peers", default="", help="comma-separated peer names or prefixes to leave out"
+    )
+    parser.add_argument(
+        "--skip-frame-rate",
+        action="store_true",
+        help="leave out the frame-rate targets (the viewer benchmark under Xvfb at each size)",
     )
     parser.add_argument(
         "--json", type=Path, default=RESULTS_PATH, help="where to write the raw numbers"
@@ -171,7 +176,7 @@ def _memory_lines(results: dict) -> str:
     return "\n".join(lines)
 
 
-def _print_tables(results: dict, peer_names: list[str]) -> None:
+def _print_tables(results: dict, peer_names: list[str], frame_rates=None) -> None:
     print(
         "BVH Lab benchmarks: medians in ms; ours 2T/1T = numba threads; peers single-threaded;"
         " 2T/best, 1T/best = ours / fastest peer of the row"
@@ -180,6 +185,8 @@ def _print_tables(results: dict, peer_names: list[str]) -> None:
     print(_memory_lines(results))
     print(table.render_targets(table.targets(results, peer_names)))
     print(targets.render(targets.evaluate(results, peer_names)))
+    if frame_rates:
+        print(frame_rate.render(frame_rates))
 
 
 def _versions(peers) -> dict:
@@ -201,7 +208,9 @@ def main(argv: list[str] | None = None) -> int:
     args = _parse_args(argv)
     if args.show is not None:
         payload = json.loads(args.show.read_text())
-        _print_tables(_load_results(payload), list(payload["peers"]))
+        saved = payload.get("frame_rate_targets", [])
+        frame_rates = [frame_rate.outcome_from_json(entry) for entry in saved]
+        _print_tables(_load_results(payload), list(payload["peers"]), frame_rates)
         return 0
     import numba
 
@@ -264,7 +273,8 @@ def main(argv: list[str] | None = None) -> int:
         }
         _log(f"{label} done in {time.perf_counter() - t0:.1f} s")
 
-    _print_tables(results, peer_names)
+    frame_rates = [] if args.skip_frame_rate else frame_rate.measure_all(_log)
+    _print_tables(results, peer_names, frame_rates)
     env = ", ".join(f"{k}={os.environ[k]}" for k in ENV_KEYS if k in os.environ) or "defaults"
     print(
         f"total {time.perf_counter() - started:.0f} s; numba threading layer "
@@ -285,6 +295,7 @@ def main(argv: list[str] | None = None) -> int:
             for t in table.targets(results, peer_names)
         ],
         "issue15_targets": [o.as_json() for o in targets.evaluate(results, peer_names)],
+        "frame_rate_targets": [o.as_json() for o in frame_rates],
     }
     args.json.write_text(json.dumps(payload, indent=1))
     print(f"raw numbers: {args.json}")

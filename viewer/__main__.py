@@ -61,7 +61,8 @@ def _parser() -> argparse.ArgumentParser:
                         help="with --lesson: render the lesson off-screen to FILE (.mp4 or "
                              ".gif), each step held with its caption")
     parser.add_argument("--size", metavar="WxH",
-                        help="with --export: video size in pixels (default 1280x720)")
+                        help="with --export: video size in pixels (default 1280x720); with "
+                             "--benchmark: window size (default 1280x800)")
     parser.add_argument("--fps", type=float,
                         help="with --export: frames per second (default 15)")
     parser.add_argument("--soak", type=int, metavar="N",
@@ -78,6 +79,8 @@ def main(argv=None) -> int:
         return int(exit_.code or 0)
     if args.record is not None or args.replay is not None:
         return _record_or_replay(args)
+    if args.benchmark and args.size is not None and args.lesson is None:
+        return _benchmark(args)
     if args.export is not None or args.size is not None or args.fps is not None:
         if args.lesson is None:
             print("error: --export, --size and --fps need --lesson NAME", file=sys.stderr,
@@ -96,17 +99,28 @@ def main(argv=None) -> int:
         print(format_soak(report), flush=True)
         return 0 if report.is_ok else 1
     if args.benchmark:
-        from viewer.benchmark import format_frame_phase_table, run_benchmark
-
-        report = run_benchmark(args.benchmark, args.frames, update=args.update or "refit",
-                               is_full_resolution=args.full_resolution, bv=args.bv or "aabb",
-                               obb_fit=(args.obb_fit or "surface").upper(),
-                               split=(args.split or "midpoint").upper())
-        print(format_frame_phase_table(report))
-        return 0
+        return _benchmark(args)
     from viewer.app import run
 
     return run(args.meshes, args.scene, lesson=args.lesson)
+
+
+def _benchmark(args) -> int:
+    """``--benchmark SCENE [--size WxH]``: 0 measured, 2 a bad option (one line on stderr)."""
+    from viewer.benchmark import format_frame_phase_table, run_benchmark
+    from viewer.lesson_video import LessonVideoError, parse_size
+
+    try:
+        size = parse_size(args.size) if args.size is not None else (1280, 800)
+    except LessonVideoError as exc:
+        print(f"error: {exc}", file=sys.stderr, flush=True)
+        return 2
+    report = run_benchmark(args.benchmark, args.frames, update=args.update or "refit",
+                           window_size=size, is_full_resolution=args.full_resolution,
+                           bv=args.bv or "aabb", obb_fit=(args.obb_fit or "surface").upper(),
+                           split=(args.split or "midpoint").upper())
+    print(format_frame_phase_table(report))
+    return 0
 
 
 def _record_or_replay(args) -> int:

@@ -22,12 +22,12 @@ from PyQt6.QtWidgets import (
     QTabBar,
     QToolBar,
 )
-from pyvistaqt import QtInteractor
 
 from viewer.choices import bv_choices, obb_fit_choices, partition_choices, split_choices
 from viewer.control.files import MAX_TRIANGLES, WARN_TRIANGLES
 from viewer.controller import Controller
 from viewer.model import Mode, UpdateChoice, ViewTimings
+from viewer.qt.canvas import Canvas
 from viewer.qt.docks import make_docks
 from viewer.qt.experiments_menu import ExperimentsMenu
 from viewer.qt.export_menu import ExportMenu
@@ -232,7 +232,7 @@ class MainWindow(QMainWindow):
         self.setWindowTitle("BVH Lab")
         self.resize(*default_window_size(self.screen()))
 
-        self.plotter = QtInteractor(self, auto_update=False, multi_samples=0)
+        self.plotter = Canvas(self, auto_update=False, multi_samples=0)
         self.setCentralWidget(self.plotter)
         # Count the renders VTK really finished (pyvistaqt's render() may skip one), and report
         # the first frame only once the canvas is visible: on screen, not before.
