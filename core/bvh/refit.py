@@ -1,8 +1,16 @@
 """Bottom-up refit of a tree's boxes after the vertices moved (van den Bergen 1997, sec. 4).
 
 Refitting keeps the topology and recomputes every box: leaves from their triangles, then
-each internal node as the union of its two children, deepest level first. Leaves and each
-level are independent, so both run in parallel.
+each internal node as the union of its two children.
+
+Every tree of BVH Lab stores a node's children after it (the builder allocates them when it
+splits the node; a tree read from a file is renumbered so): one pass over the nodes from the
+last id to the root then meets every child before its parent, so the whole refit is a single
+serial loop (:func:`_refit_reverse`). The level-by-level refit it replaced launched a parallel
+loop for the leaves and one for each wide level (the midpoint tree of a 100k-triangle sphere
+has 89 levels): 4.7 ms against 1.9 ms for the pass, with one or two threads (W3 at 100k,
+medians of 20 frames), and warp's refit of the same mesh took 1.9 ms. A tree without that
+order (never built here) still refits level by level.
 """
 
 from __future__ import annotations
@@ -19,6 +27,53 @@ from core.mesh import TriMesh
 #: Below this many nodes in a level the thread launch costs more than the work (measured:
 #: about 20 microseconds a launch against ~2 ns a node).
 _PARALLEL_LEVEL_MIN = 4096
+
+
+@njit(cache=True, nogil=True)
+def _refit_reverse(vertices, faces, first, count, prim_ids, bmin, bmax):
+    """Refit every box in one pass from the last node to the root.
+
+    Parameters
+    ----------
+    vertices : (n, 3) float64
+    faces : (m, 3) int32
+    first, count : (k,) int32
+    prim_ids : (m,) int32
+    bmin, bmax : (k, 3) float64
+        Written.
+
+    Returns
+    -------
+    bool
+        False, with the boxes partly written, as soon as an internal node's children do not
+        come after it (the caller then refits level by level).
+    """
+    for node in range(first.shape[0] - 1, -1, -1):
+        n_prims = count[node]
+        if n_prims > 0:
+            lo0 = lo1 = lo2 = np.inf
+            hi0 = hi1 = hi2 = -np.inf
+            for p in range(first[node], first[node] + n_prims):
+                t = prim_ids[p]
+                for c in range(3):
+                    v = faces[t, c]
+                    x, y, z = vertices[v, 0], vertices[v, 1], vertices[v, 2]
+                    lo0 = min(lo0, x)
+                    lo1 = min(lo1, y)
+                    lo2 = min(lo2, z)
+                    hi0 = max(hi0, x)
+                    hi1 = max(hi1, y)
+                    hi2 = max(hi2, z)
+            bmin[node, 0], bmin[node, 1], bmin[node, 2] = lo0, lo1, lo2
+            bmax[node, 0], bmax[node, 1], bmax[node, 2] = hi0, hi1, hi2
+            continue
+        a = first[node]
+        if a <= node:
+            return False
+        for k in range(3):
+            bmin[node, k] = min(bmin[a, k], bmin[a + 1, k])
+            bmax[node, k] = max(bmax[a, k], bmax[a + 1, k])
+    return True
 
 
 @njit(cache=True, nogil=True, parallel=True)
@@ -97,7 +152,8 @@ def refit_tree(tree: Tree, mesh: TriMesh, leaves: np.ndarray | None = None) -> T
     mesh : TriMesh
         Same faces as the tree was built on, vertices moved.
     leaves : (l,) int32, optional
-        Leaf ids of ``tree`` if the caller keeps them between frames.
+        Leaf ids of ``tree`` if the caller keeps them between frames (only read for a tree
+        whose children do not follow their parents).
 
     Returns
     -------
@@ -116,6 +172,9 @@ def refit_tree(tree: Tree, mesh: TriMesh, leaves: np.ndarray | None = None) -> T
         )
     bmin = np.empty_like(tree.bmin)
     bmax = np.empty_like(tree.bmax)
+    if _refit_reverse(mesh.vertices, mesh.faces, tree.first, tree.count, tree.prim_ids, bmin,
+                      bmax):  # fmt: skip
+        return dataclasses.replace(tree, bmin=bmin, bmax=bmax)
     if leaves is None:
         leaves = leaf_nodes(tree)
     _refit_leaves(
