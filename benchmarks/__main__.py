@@ -91,6 +91,7 @@ def _jsonable(results: dict) -> dict:
             "w1": {
                 "counters": res["w1"]["counters"],
                 "checks": {n: c.as_json() for n, c in res["w1"]["checks"].items()},
+                "kinds": {k: s.as_json() for k, s in res["w1"].get("kinds", {}).items()},
             },
             "w2": {
                 "timings": timings(res["w2"]["timings"]),
@@ -138,6 +139,7 @@ def _load_results(payload: dict) -> dict:
             "w1": {
                 "counters": r["w1"]["counters"],
                 "checks": {n: PairCheck(**c) for n, c in r["w1"]["checks"].items()},
+                "kinds": {k: samples(x) for k, x in r["w1"].get("kinds", {}).items()},
             },
             "w2": {
                 "timings": timings(r["w2"]["timings"], float),
@@ -259,7 +261,7 @@ def main(argv: list[str] | None = None) -> int:
                 "load_end": os.getloadavg()[0],
             },
             "timings": {**w1.timings, **w3.timings},
-            "w1": {"counters": w1.counters, "checks": w1.checks},
+            "w1": {"counters": w1.counters, "checks": w1.checks, "kinds": w1.kinds},
             "w2": {
                 "timings": w2.timings,
                 "bv_tests": w2.bv_tests,

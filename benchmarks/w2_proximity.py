@@ -19,9 +19,7 @@ from benchmarks.scenes import W2_EPS, SphereCase, scaled_about_centre
 from benchmarks.targets import AABB_TREE, W2_EPS_TARGET
 from benchmarks.timing import PeerHistory, Samples, guarded_measure, measure, numba_threads
 from benchmarks.w1_rigid import THREAD_COUNTS, ours_column
-from core.bv import fit_volumes
-from core.bvh import SplitRule, build_tree
-from core.collide.bvquery import collide_bv
+from core.bvh import build_tree
 from core.pose import Pose
 
 #: Kinds timed at the target gap besides the AABB tree (``kind`` or ``kind:RULE``, as in
@@ -119,16 +117,9 @@ def run(
 
 def _time_kind(spec: str, mesh_a, mesh_b, repeats: int) -> Samples:
     """Our query with one kind (trees built and volumes fitted untimed), 2 threads."""
-    kind, _, rule = spec.partition(":")
-    split = SplitRule[rule] if rule else SplitRule.MIDPOINT
-    tree_a, tree_b = build_tree(mesh_a, split), build_tree(mesh_b, split)
-    vol_a, vol_b = fit_volumes(tree_a, mesh_a, kind), fit_volumes(tree_b, mesh_b, kind)
+    query = ours.kind_query(spec, mesh_a, mesh_b)
     with numba_threads(THREAD_COUNTS[0]):
-        samples, result = measure(
-            lambda: collide_bv(mesh_a, tree_a, mesh_b, tree_b, bv=kind,
-                               volumes_a=vol_a, volumes_b=vol_b),  # fmt: skip
-            repeats,
-        )
+        samples, result = measure(query, repeats)
     if result.n_contacts:
         raise RuntimeError(f"W2 {spec} found contacts between concentric spheres")
     return samples
