@@ -143,6 +143,21 @@ def test_refit_equals_fresh_fit_on_same_topology(rule):
     check_invariants(refitted, moved)
 
 
+@pytest.mark.parametrize("rule", RULES, ids=lambda r: r.name.lower())
+def test_refit_on_two_threads_equals_fresh_fit(rule, monkeypatch):
+    """The root's two subtrees refit side by side (both runs of node ids checked)."""
+    import core.bvh.refit as refit
+
+    mesh = sphere_mesh(24)
+    tree = build_tree(mesh, rule, 1)
+    assert refit._subtree_ranges(tree.first, tree.count).shape == (2, 2)
+    monkeypatch.setattr(refit, "_PARALLEL_REFIT_MIN", 0)
+    moved = mesh.with_vertices(mesh.vertices * 1.1 + np.sin(mesh.vertices[:, ::-1]) * 0.05)
+    refitted = refit_tree(tree, moved)
+    lo, hi = _node_boxes_from_triangles(tree, moved)
+    assert np.array_equal(refitted.bmin, lo) and np.array_equal(refitted.bmax, hi)
+
+
 def _reversed_ids(tree):
     """``tree`` with node ``i`` renumbered ``k - 1 - i``: every child now comes before its parent
     (each pair of children stays adjacent, left and right swapped)."""
