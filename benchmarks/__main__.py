@@ -96,11 +96,13 @@ def _jsonable(results: dict) -> dict:
             "w1": {
                 "counters": res["w1"]["counters"],
                 "checks": {n: c.as_json() for n, c in res["w1"]["checks"].items()},
+                "kinds": {k: s.as_json() for k, s in res["w1"].get("kinds", {}).items()},
             },
             "w2": {
                 "timings": timings(res["w2"]["timings"]),
                 "bv_tests": {str(k): v for k, v in res["w2"]["bv_tests"].items()},
                 "contacts": {str(k): v for k, v in res["w2"]["contacts"].items()},
+                "kinds": {k: s.as_json() for k, s in res["w2"].get("kinds", {}).items()},
             },
             "w3": {
                 "frames": res["w3"]["frames"],
@@ -142,11 +144,13 @@ def _load_results(payload: dict) -> dict:
             "w1": {
                 "counters": r["w1"]["counters"],
                 "checks": {n: PairCheck(**c) for n, c in r["w1"]["checks"].items()},
+                "kinds": {k: samples(x) for k, x in r["w1"].get("kinds", {}).items()},
             },
             "w2": {
                 "timings": timings(r["w2"]["timings"], float),
                 "bv_tests": {float(k): v for k, v in r["w2"]["bv_tests"].items()},
                 "contacts": r["w2"]["contacts"],
+                "kinds": {k: samples(x) for k, x in r["w2"].get("kinds", {}).items()},
             },
             "w3": {
                 "frames": r["w3"]["frames"],
@@ -266,8 +270,13 @@ def main(argv: list[str] | None = None) -> int:
                 "load_end": os.getloadavg()[0],
             },
             "timings": {**w1.timings, **w3.timings},
-            "w1": {"counters": w1.counters, "checks": w1.checks},
-            "w2": {"timings": w2.timings, "bv_tests": w2.bv_tests, "contacts": w2.contacts},
+            "w1": {"counters": w1.counters, "checks": w1.checks, "kinds": w1.kinds},
+            "w2": {
+                "timings": w2.timings,
+                "bv_tests": w2.bv_tests,
+                "contacts": w2.contacts,
+                "kinds": w2.kinds,
+            },
             "w3": {"frames": w3.frames, "n_contacts": w3.n_contacts, "checks": w3.checks},
             "memory": size_memory,
         }

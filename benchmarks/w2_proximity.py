@@ -16,10 +16,16 @@ import numpy as np
 from benchmarks import ours
 from benchmarks.peers import PeerAdapter
 from benchmarks.scenes import W2_EPS, SphereCase, scaled_about_centre
+from benchmarks.targets import AABB_TREE, W2_EPS_TARGET
 from benchmarks.timing import PeerHistory, Samples, guarded_measure, measure, numba_threads
 from benchmarks.w1_rigid import THREAD_COUNTS, ours_column
 from core.bvh import build_tree
 from core.pose import Pose
+
+#: Kinds timed at the target gap besides the AABB tree (``kind`` or ``kind:RULE``, as in
+#: ``benchmarks.w2_kinds``): the three that came within 1.5x fcl there (obb 0.51x / 0.59x at
+#: 100k / 500k, obb:OBB and rss close behind); the slower kinds would only lengthen the run.
+TARGET_KINDS = ("obb", "obb:OBB", "rss")
 
 
 @dataclass
@@ -32,11 +38,15 @@ class W2Result:
     bv_tests : dict of eps -> int
     contacts : dict of eps -> column -> int
         Must all be 0.
+    kinds : dict of kind spec -> Samples
+        Our query at ``benchmarks.targets.W2_EPS_TARGET`` with 2 threads, per bounding-volume
+        kind: ``"aabb"`` (the AABB tree of :attr:`timings`) and each of :data:`TARGET_KINDS`.
     """
 
     timings: dict[float, dict[str, Samples]] = field(default_factory=dict)
     bv_tests: dict[float, int] = field(default_factory=dict)
     contacts: dict[float, dict[str, int]] = field(default_factory=dict)
+    kinds: dict[str, Samples] = field(default_factory=dict)
 
 
 def run(
@@ -67,6 +77,13 @@ def run(
                 )
             out.contacts[eps][col] = int(result.counters.n_contacts)
             out.bv_tests[eps] = int(result.counters.n_bv_tests)
+        if eps == W2_EPS_TARGET:
+            out.kinds[AABB_TREE] = out.timings[eps][ours_column(THREAD_COUNTS[0])]
+            for spec in TARGET_KINDS:
+                out.kinds[spec] = _time_kind(spec, mesh_a, mesh_b, repeats)
+                median = out.kinds[spec].median
+                if median is not None:
+                    log(f"  W2 {case.label} eps={eps:g} {spec}: {median * 1e3:.2f} ms")
         for peer in peers:
             phase = f"w2_query_{eps:g}"
             note = history.skip_note(peer.name, phase, case.n_tris)
@@ -96,3 +113,13 @@ def run(
             )
         )
     return out
+
+
+def _time_kind(spec: str, mesh_a, mesh_b, repeats: int) -> Samples:
+    """Our query with one kind (trees built and volumes fitted untimed), 2 threads."""
+    query = ours.kind_query(spec, mesh_a, mesh_b)
+    with numba_threads(THREAD_COUNTS[0]):
+        samples, result = measure(query, repeats)
+    if result.n_contacts:
+        raise RuntimeError(f"W2 {spec} found contacts between concentric spheres")
+    return samples

@@ -42,7 +42,11 @@ def refit(vertices, faces, prim_ids, prim_start, n_prims, first, count, level_no
     fit(vertices, faces, prim_ids, prim_start, n_prims, out)
 
 
-@njit(cache=True, nogil=True)
+# The per-pair OBB test (this, sat6, sat15, overlap_at) is inlined into its callers at numba's
+# level: as calls, the W1 100k traversal's 29,107 OBB tests took 3.5-4.0 ms (about 120 ns a
+# test; CPU time, one thread, medians of 9), inlined 1.95 ms in the level loop and 1.5 ms
+# depth first. LLVM did not inline the calls by itself (twelve floats returned as a tuple).
+@njit(cache=True, nogil=True, inline="always")
 def relative_frame(va, a, vb, b, rot, trans):
     """B's box in the frame of A's box, as scalars (the per-pair kernels must not allocate:
     a heap array per test made the 15-axis test cost about 200 ns instead of about 25 ns; rows
@@ -97,7 +101,7 @@ def relative_frame(va, a, vb, b, rot, trans):
     return r00, r01, r02, r10, r11, r12, r20, r21, r22, t0, t1, t2
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def sat6(rel, a0, a1, a2, b0, b1, b2):
     """The six face axes of the separating axis test: van den Bergen's "SAT lite" when B is
     rotated, the first stage of :func:`sat15`. Arguments as :func:`sat15`.
@@ -132,7 +136,7 @@ def sat6(rel, a0, a1, a2, b0, b1, b2):
     return -1
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def sat15(rel, a0, a1, a2, b0, b1, b2):
     """15-axis separating axis test (Gottschalk et al. 1996; Ericson 2005, 4.4.1).
 
@@ -251,7 +255,7 @@ def gap15(rel, a0, a1, a2, b0, b1, b2):
     return gap
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def overlap_at(va, a, vb, b, rot, trans, margin):
     """15-axis test of A's row ``a`` and B's row ``b`` (see :func:`relative_frame`); ids as
     :func:`sat15`. The traversal's form: no row views."""

@@ -1,8 +1,18 @@
 """Bottom-up refit of a tree's boxes after the vertices moved (van den Bergen 1997, sec. 4).
 
 Refitting keeps the topology and recomputes every box: leaves from their triangles, then
-each internal node as the union of its two children, deepest level first. Leaves and each
-level are independent, so both run in parallel.
+each internal node as the union of its two children.
+
+Every tree of BVH Lab stores a node's children after it (the builder allocates them when it
+splits the node; a tree read from a file is renumbered so): one pass over the nodes from the
+last id to the root then meets every child before its parent, so the whole refit is a single
+loop (:func:`_refit_range`), and the subtrees of the root's two children, which the
+depth-first builder stores as two runs of ids, refit on two threads side by side
+(:func:`_refit_halves`). The level-by-level refit it replaced launched a parallel
+loop for the leaves and one for each wide level (the midpoint tree of a 100k-triangle sphere
+has 89 levels): 4.7 ms against 1.9 ms for the pass, with one or two threads (W3 at 100k,
+medians of 20 frames), and warp's refit of the same mesh took 1.9 ms. A tree without that
+order (never built here) still refits level by level.
 """
 
 from __future__ import annotations
@@ -16,9 +26,104 @@ from core.bvh.tree import Tree
 from core.errors import TopologyChangedError
 from core.mesh import TriMesh
 
+#: Trees with fewer nodes refit on one thread: the pass costs about 10 ns a node (1.9 ms for
+#: the 200k nodes of a 100k-triangle sphere), a parallel launch with sleeping workers tens of
+#: microseconds.
+_PARALLEL_REFIT_MIN = 20_000
+
 #: Below this many nodes in a level the thread launch costs more than the work (measured:
 #: about 20 microseconds a launch against ~2 ns a node).
 _PARALLEL_LEVEL_MIN = 4096
+
+
+@njit(cache=True, nogil=True)
+def _refit_range(vertices, faces, first, count, prim_ids, bmin, bmax, lo, hi):
+    """Refit nodes ``hi - 1`` down to ``lo``, whose children all lie in ``(node, hi)``.
+
+    Parameters
+    ----------
+    vertices : (n, 3) float64
+    faces : (m, 3) int32
+    first, count : (k,) int32
+    prim_ids : (m,) int32
+    bmin, bmax : (k, 3) float64
+        Written for the nodes of the range.
+    lo, hi : int
+        The range of node ids.
+
+    Returns
+    -------
+    bool
+        False, with the boxes partly written, as soon as an internal node's children are not
+        after it inside the range (the caller then refits level by level).
+    """
+    for node in range(hi - 1, lo - 1, -1):
+        n_prims = count[node]
+        if n_prims > 0:
+            lo0 = lo1 = lo2 = np.inf
+            hi0 = hi1 = hi2 = -np.inf
+            for p in range(first[node], first[node] + n_prims):
+                t = prim_ids[p]
+                for c in range(3):
+                    v = faces[t, c]
+                    x, y, z = vertices[v, 0], vertices[v, 1], vertices[v, 2]
+                    lo0 = min(lo0, x)
+                    lo1 = min(lo1, y)
+                    lo2 = min(lo2, z)
+                    hi0 = max(hi0, x)
+                    hi1 = max(hi1, y)
+                    hi2 = max(hi2, z)
+            bmin[node, 0], bmin[node, 1], bmin[node, 2] = lo0, lo1, lo2
+            bmax[node, 0], bmax[node, 1], bmax[node, 2] = hi0, hi1, hi2
+            continue
+        a = first[node]
+        if a <= node or a + 1 >= hi:
+            return False
+        for k in range(3):
+            bmin[node, k] = min(bmin[a, k], bmin[a + 1, k])
+            bmax[node, k] = max(bmax[a, k], bmax[a + 1, k])
+    return True
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def _refit_halves(vertices, faces, first, count, prim_ids, bmin, bmax, ranges):
+    """The subtrees of the root's two children, one per thread; then the root's three nodes.
+
+    ``ranges`` is ``(2, 2) int64``: the node ids of the left child's and of the right child's
+    descendants. Returns False as :func:`_refit_range` does.
+    """
+    ok = np.ones(2, dtype=np.bool_)
+    for h in prange(2):
+        ok[h] = _refit_range(vertices, faces, first, count, prim_ids, bmin, bmax, ranges[h, 0],
+                             ranges[h, 1])  # fmt: skip
+    if not (ok[0] and ok[1]):
+        return False
+    # Nodes 2, 1, 0: their children are 3 and 4, first[2] and first[2] + 1, 1 and 2.
+    for node in range(2, -1, -1):
+        a = first[node]
+        for k in range(3):
+            bmin[node, k] = min(bmin[a, k], bmin[a + 1, k])
+            bmax[node, k] = max(bmax[a, k], bmax[a + 1, k])
+    return True
+
+
+@njit(cache=True, nogil=True)
+def _subtree_ranges(first, count):
+    """Node ids of the descendants of the root's children, ``(2, 2) int64``, or an empty
+    array when the root or a child is a leaf.
+
+    The builder splits depth first and allocates a node's two children together, so the left
+    child's descendants are ``[3, first[2])`` and the right child's ``[first[2], k)``;
+    :func:`_refit_range` checks every child id against its range.
+    """
+    k = first.shape[0]
+    if (k < 7 or count[0] > 0 or first[0] != 1 or count[1] > 0 or count[2] > 0
+            or first[1] != 3 or not 5 <= first[2] <= k - 2):  # fmt: skip
+        return np.empty((0, 2), dtype=np.int64)
+    out = np.empty((2, 2), dtype=np.int64)
+    out[0, 0], out[0, 1] = 3, first[2]
+    out[1, 0], out[1, 1] = first[2], k
+    return out
 
 
 @njit(cache=True, nogil=True, parallel=True)
@@ -97,7 +202,8 @@ def refit_tree(tree: Tree, mesh: TriMesh, leaves: np.ndarray | None = None) -> T
     mesh : TriMesh
         Same faces as the tree was built on, vertices moved.
     leaves : (l,) int32, optional
-        Leaf ids of ``tree`` if the caller keeps them between frames.
+        Leaf ids of ``tree`` if the caller keeps them between frames (only read for a tree
+        whose children do not follow their parents).
 
     Returns
     -------
@@ -116,6 +222,14 @@ def refit_tree(tree: Tree, mesh: TriMesh, leaves: np.ndarray | None = None) -> T
         )
     bmin = np.empty_like(tree.bmin)
     bmax = np.empty_like(tree.bmax)
+    args = (mesh.vertices, mesh.faces, tree.first, tree.count, tree.prim_ids, bmin, bmax)
+    ranges = _subtree_ranges(tree.first, tree.count)
+    if tree.n_nodes >= _PARALLEL_REFIT_MIN and ranges.shape[0] == 2:
+        is_done = _refit_halves(*args, ranges)
+    else:
+        is_done = _refit_range(*args, 0, tree.n_nodes)
+    if is_done:
+        return dataclasses.replace(tree, bmin=bmin, bmax=bmax)
     if leaves is None:
         leaves = leaf_nodes(tree)
     _refit_leaves(

@@ -11,6 +11,7 @@ import numba
 import numpy as np
 
 from core.bvh.tree import Tree
+from core.collide.depthfirst import traverse_depth_first
 from core.collide.tandem import DescendRule, expand_leaf_pairs, transform_points
 from core.collide.trace import Counters, Trace
 from core.collide.traversal import (
@@ -80,9 +81,18 @@ def split_traversal(args, record) -> TraversalRecord:
     -------
     TraversalRecord
         The whole traversal (``rest_a, rest_b`` empty).
+
+    Without a record (and for two different trees) the walk below the split is depth first
+    (:mod:`core.collide.depthfirst`): the same pairs and counters without the level loop's
+    bookkeeping.
     """
     roots = np.zeros(1, dtype=np.int32)
-    split = SPLIT_FRONTIER if numba.get_num_threads() > 1 else np.iinfo(np.int64).max
+    is_two_trees = not args[15]
+    is_depth_first = not record and is_two_trees
+    is_split = numba.get_num_threads() > 1
+    if is_depth_first and not is_split:
+        return traverse_depth_first(*args[:15], roots, roots)
+    split = SPLIT_FRONTIER if is_split else np.iinfo(np.int64).max
     head = traverse_levels(*args, PARALLEL_MIN_PAIRS, roots, roots, split)
     if head.rest_a.shape[0] == 0:
         return head
@@ -91,8 +101,11 @@ def split_traversal(args, record) -> TraversalRecord:
     halves = [(np.ascontiguousarray(head.rest_a[k::2]), np.ascontiguousarray(head.rest_b[k::2]))
               for k in range(2)]  # fmt: skip
     no_split = np.iinfo(np.int64).max
-    futures = [_pool().submit(traverse_levels, *args, no_split, ha, hb, no_split)
-               for ha, hb in halves]  # fmt: skip
+    if is_depth_first:
+        futures = [_pool().submit(traverse_depth_first, *args[:15], ha, hb) for ha, hb in halves]
+    else:
+        futures = [_pool().submit(traverse_levels, *args, no_split, ha, hb, no_split)
+                   for ha, hb in halves]  # fmt: skip
     tails = [f.result() for f in futures]
     merged = head._replace(
         leaf_a=np.concatenate([head.leaf_a] + [t.leaf_a for t in tails]),

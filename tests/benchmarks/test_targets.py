@@ -39,10 +39,22 @@ def test_every_target_gets_a_line_with_the_measured_ratio_and_verdict():
         "W1 100k", "W1 500k", "W2 100k", "W2 500k",
         "W3 100k", "W3 500k", "memory 100k", "memory 500k",
     ]
-    assert lines["W1 100k"] == "W1 100k: 0.72x fcl OBBRSS (target <= 0.5x) MISS"
-    assert lines["W1 500k"] == "W1 500k: 0.50x fcl OBBRSS (target <= 0.5x) PASS"
-    assert lines["W2 100k"] == "W2 100k: 0.40x fcl OBBRSS (target <= 0.5x) PASS"
-    assert lines["W2 500k"] == "W2 500k: 0.50x fcl OBBRSS (target <= 0.5x) PASS"
+    assert lines["W1 100k"] == (
+        "W1 100k: 0.72x fcl OBBRSS with the AABB (SAT lite) tree (midpoint split) "
+        "(target <= 0.5x) MISS"
+    )
+    assert lines["W1 500k"] == (
+        "W1 500k: 0.50x fcl OBBRSS with the AABB (SAT lite) tree (midpoint split) "
+        "(target <= 0.5x) PASS"
+    )
+    assert lines["W2 100k"] == (
+        "W2 100k: 0.40x fcl OBBRSS with the AABB (SAT lite) tree (midpoint split) "
+        "(target <= 0.5x) PASS"
+    )
+    assert lines["W2 500k"] == (
+        "W2 500k: 0.50x fcl OBBRSS with the AABB (SAT lite) tree (midpoint split) "
+        "(target <= 0.5x) PASS"
+    )
     # W3 takes warp's faster way through a frame: refit at 100k, rebuild at 500k.
     assert lines["W3 100k"] == "W3 100k: 0.82x warp CPU (target <= 0.5x) MISS"
     assert lines["W3 500k"] == "W3 500k: 0.50x warp CPU (target <= 0.5x) PASS"
@@ -76,3 +88,39 @@ def test_render_counts_the_passes_and_ends_with_one_line_per_target():
     assert lines[0].startswith("issue 15 targets (2 of 8 PASS")
     assert len(lines) == 1 + len(targets.TARGETS)
     assert all(line.endswith(("PASS", "MISS")) or "MiB" in line for line in lines[1:])
+
+
+def test_w2_reads_the_best_kind_of_the_same_run_and_names_it():
+    """The AABB tree's row (27.5 ms) is not the W2 target: the fastest kind is (the OBB tree)."""
+    results = {
+        "100k": _size(4.0, 10.0, 27.5, 10.0, 4.0, 10.0, 10.0),
+        "500k": _size(4.0, 10.0, 104.0, 10.0, 4.0, 10.0, 10.0),
+    }
+    results["100k"]["w2"]["kinds"] = {
+        "obb": _ms(5.1), "obb:OBB": _ms(4.9), "rss": _ms(7.0), "aabb": _ms(27.5),
+    }  # fmt: skip
+    results["500k"]["w2"]["kinds"] = {"obb": _ms(5.9), "obb:OBB": _ms(6.3), "rss": _ms(8.0)}
+    lines = _lines(results)
+    assert lines["W2 100k"] == (
+        "W2 100k: 0.49x fcl OBBRSS with the OBB tree (OBBTree split) (target <= 0.5x) PASS"
+    )
+    assert lines["W2 500k"] == (
+        "W2 500k: 0.59x fcl OBBRSS with the OBB tree (midpoint split) (target <= 0.5x) MISS"
+    )
+
+
+def test_w2_kind_not_measured_is_left_out_of_the_best():
+    results = {"100k": _size(4.0, 10.0, 27.5, 10.0, 4.0, 10.0, 10.0)}
+    results["100k"]["w2"]["kinds"] = {"obb": Samples(note="failed"), "rss": _ms(6.0)}
+    assert _lines(results)["W2 100k"] == (
+        "W2 100k: 0.60x fcl OBBRSS with the RSS (rounded rectangle) tree (midpoint split) "
+        "(target <= 0.5x) MISS"
+    )
+
+
+def test_w1_reads_the_best_rigid_configuration_of_the_same_run():
+    results = {"100k": _size(8.7, 10.3, 4.0, 10.0, 4.0, 10.0, 10.0)}
+    results["100k"]["w1"] = {"kinds": {"aabb": _ms(8.7), "obb": _ms(4.6), "obb:OBB": _ms(5.5)}}
+    assert _lines(results)["W1 100k"] == (
+        "W1 100k: 0.45x fcl OBBRSS with the OBB tree (midpoint split) (target <= 0.5x) PASS"
+    )

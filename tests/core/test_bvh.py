@@ -1,5 +1,7 @@
 """Tree invariants for every split rule and leaf size; refit; quality drift."""
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -139,6 +141,49 @@ def test_refit_equals_fresh_fit_on_same_topology(rule):
     assert refitted.first is tree.first and refitted.prim_ids is tree.prim_ids
     assert not np.array_equal(tree.bmin, refitted.bmin)
     check_invariants(refitted, moved)
+
+
+@pytest.mark.parametrize("rule", RULES, ids=lambda r: r.name.lower())
+def test_refit_on_two_threads_equals_fresh_fit(rule, monkeypatch):
+    """The root's two subtrees refit side by side (both runs of node ids checked)."""
+    import core.bvh.refit as refit
+
+    mesh = sphere_mesh(24)
+    tree = build_tree(mesh, rule, 1)
+    assert refit._subtree_ranges(tree.first, tree.count).shape == (2, 2)
+    monkeypatch.setattr(refit, "_PARALLEL_REFIT_MIN", 0)
+    moved = mesh.with_vertices(mesh.vertices * 1.1 + np.sin(mesh.vertices[:, ::-1]) * 0.05)
+    refitted = refit_tree(tree, moved)
+    lo, hi = _node_boxes_from_triangles(tree, moved)
+    assert np.array_equal(refitted.bmin, lo) and np.array_equal(refitted.bmax, hi)
+
+
+def _reversed_ids(tree):
+    """``tree`` with node ``i`` renumbered ``k - 1 - i``: every child now comes before its parent
+    (each pair of children stays adjacent, left and right swapped)."""
+    k = tree.n_nodes
+    old_of_new = np.arange(k - 1, -1, -1)
+    is_leaf = tree.count[old_of_new] > 0
+    first = np.where(is_leaf, tree.first[old_of_new], k - 2 - tree.first[old_of_new])
+    parent = np.where(tree.parent[old_of_new] < 0, -1, k - 1 - tree.parent[old_of_new])
+    return dataclasses.replace(
+        tree, first=first.astype(np.int32), count=tree.count[old_of_new],
+        parent=parent.astype(np.int32), depth=tree.depth[old_of_new],
+        prim_start=tree.prim_start[old_of_new], n_prims=tree.n_prims[old_of_new],
+        bmin=tree.bmin[old_of_new], bmax=tree.bmax[old_of_new],
+        level_nodes=(k - 1 - tree.level_nodes).astype(np.int32),
+    )  # fmt: skip
+
+
+def test_refit_of_a_tree_whose_children_come_first_equals_fresh_fit():
+    """The one-pass refit needs children after their parents; other orders refit by levels."""
+    mesh = sphere_mesh(24)
+    tree = _reversed_ids(build_tree(mesh, SplitRule.MIDPOINT, 2))
+    assert (tree.first[tree.count == 0] < np.flatnonzero(tree.count == 0)).all()
+    moved = mesh.with_vertices(mesh.vertices * 0.7 + 0.1)
+    refitted = refit_tree(tree, moved)
+    lo, hi = _node_boxes_from_triangles(tree, moved)
+    assert np.array_equal(refitted.bmin, lo) and np.array_equal(refitted.bmax, hi)
 
 
 def test_refit_of_changed_topology_raises():

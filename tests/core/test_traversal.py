@@ -202,3 +202,63 @@ def test_self_collision_parallel_levels_equal_serial(monkeypatch):
     assert np.array_equal(parallel.trace.node_a, serial.trace.node_a)
     assert np.array_equal(parallel.trace.node_b, serial.trace.node_b)
     assert np.array_equal(parallel.trace.sep_axis, serial.trace.sep_axis)
+
+
+POSES = {
+    "rotated": Pose.from_axis_angle((1, 2, 3), 0.5, (0.9, 0.1, 0.0)),
+    "translated": Pose.from_axis_angle((0, 0, 1), 0.0, (0.7, -0.2, 0.1)),
+    "identity": Pose(),
+}
+
+
+@pytest.mark.parametrize("pose", POSES, ids=str)
+@pytest.mark.parametrize("rule", list(DescendRule), ids=lambda r: r.name.lower())
+@pytest.mark.parametrize("kind", KINDS, ids=lambda k: k or "tree-boxes")
+def test_depth_first_walk_finds_the_level_loops_leaf_pairs_and_counts(two_spheres, kind, rule,
+                                                                      pose):  # fmt: skip
+    """The fast mode's walk (depth first) tests the same pairs as the level loop."""
+    from core.collide.depthfirst import traverse_depth_first
+    from core.collide.query import relative_pose
+
+    a, tree_a, b, tree_b, _ = two_spheres
+    code, vol_a, vol_b = _kind_args(kind, tree_a, a, tree_b, b)
+    rel = relative_pose(None, POSES[pose])
+    rot, trans = np.ascontiguousarray(rel.rotation), np.ascontiguousarray(rel.translation)
+    levels = _run(code, tree_a, tree_b, vol_a, vol_b, rot, trans, 1e-9, int(rule), record=False)
+    roots = np.zeros(1, dtype=np.int32)
+    walk = traverse_depth_first(code, tree_a.first, tree_a.count, tree_a.bmin, tree_a.bmax,
+                                vol_a, tree_b.first, tree_b.count, tree_b.bmin, tree_b.bmax,
+                                vol_b, rot, trans, 1e-9, int(rule), roots, roots)  # fmt: skip
+    assert levels.counts[0] > 1
+    assert np.array_equal(walk.counts, levels.counts)
+    assert Counter(zip(walk.leaf_a.tolist(), walk.leaf_b.tolist())) == Counter(
+        zip(levels.leaf_a.tolist(), levels.leaf_b.tolist()))
+
+
+@pytest.mark.parametrize("kind", [None, "obb"], ids=lambda k: k or "tree-boxes")
+def test_fast_query_on_one_thread_and_split_equals_the_trace_query(kind, monkeypatch):
+    """Fast mode walks depth first (the whole walk on one thread; below the split on two):
+    the same contacts and counters as the trace mode's level loop, on a tree large enough
+    that the leaf and stack buffers grow."""
+    a = sphere_mesh(72)
+    b = sphere_mesh(64, radius=0.9)
+    tree_a, tree_b = build_tree(a), build_tree(b)
+    pose_b = Pose.from_axis_angle((1, 2, 3), 0.6, (0.5, 0.0, 0.0))
+
+    def run(trace):
+        if kind is None:
+            return collide(a, tree_a, b, tree_b, None, pose_b, trace=trace)
+        return collide_bv(a, tree_a, b, tree_b, None, pose_b, bv=kind, trace=trace)
+
+    reference = run(True)
+    assert reference.counters.n_leaf_pairs > 1024
+    monkeypatch.setattr(query.numba, "get_num_threads", lambda: 1)
+    one_thread = run(False)
+    monkeypatch.setattr(query.numba, "get_num_threads", lambda: 2)
+    monkeypatch.setattr(query, "SPLIT_FRONTIER", 3)
+    split = run(False)
+    for fast in (one_thread, split):
+        assert fast.trace is None
+        assert np.array_equal(fast.pairs, reference.pairs)
+        assert np.array_equal(fast.kinds, reference.kinds)
+        assert fast.counters == reference.counters
