@@ -10,7 +10,16 @@ import sys
 import time
 from pathlib import Path
 
-from benchmarks import frame_rate, memory, table, targets, w1_rigid, w2_proximity, w3_deform
+from benchmarks import (
+    cold_start,
+    frame_rate,
+    memory,
+    table,
+    targets,
+    w1_rigid,
+    w2_proximity,
+    w3_deform,
+)
 from benchmarks.compare import PairCheck
 from benchmarks.peers import available_peers
 from benchmarks.scenes import SIZES, W3_N_FRAMES, sphere_case
@@ -47,6 +56,11 @@ def _parse_args(argv: list[str] | None) -> argparse.Namespace:
         "--skip-frame-rate",
         action="store_true",
         help="leave out the frame-rate targets (the viewer benchmark under Xvfb at each size)",
+    )
+    parser.add_argument(
+        "--skip-cold-start",
+        action="store_true",
+        help="leave out the cold-start target (two first starts of the app, empty cache)",
     )
     parser.add_argument(
         "--json", type=Path, default=RESULTS_PATH, help="where to write the raw numbers"
@@ -180,7 +194,8 @@ def _memory_lines(results: dict) -> str:
     return "\n".join(lines)
 
 
-def _print_tables(results: dict, peer_names: list[str], frame_rates=None) -> None:
+def _print_tables(results: dict, peer_names: list[str], frame_rates=None,
+                  start_lines=()) -> None:
     print(
         "BVH Lab benchmarks: medians in ms; ours 2T/1T = numba threads; peers single-threaded;"
         " 2T/best, 1T/best = ours / fastest peer of the row"
@@ -191,6 +206,8 @@ def _print_tables(results: dict, peer_names: list[str], frame_rates=None) -> Non
     print(targets.render(targets.evaluate(results, peer_names)))
     if frame_rates:
         print(frame_rate.render(frame_rates))
+    for line in start_lines:
+        print(line)
 
 
 def _versions(peers) -> dict:
@@ -214,7 +231,8 @@ def main(argv: list[str] | None = None) -> int:
         payload = json.loads(args.show.read_text())
         saved = payload.get("frame_rate_targets", [])
         frame_rates = [frame_rate.outcome_from_json(entry) for entry in saved]
-        _print_tables(_load_results(payload), list(payload["peers"]), frame_rates)
+        _print_tables(_load_results(payload), list(payload["peers"]), frame_rates,
+                      payload.get("cold_start", {}).get("lines", ()))
         return 0
     import numba
 
@@ -283,7 +301,8 @@ def main(argv: list[str] | None = None) -> int:
         _log(f"{label} done in {time.perf_counter() - t0:.1f} s")
 
     frame_rates = [] if args.skip_frame_rate else frame_rate.measure_all(_log)
-    _print_tables(results, peer_names, frame_rates)
+    starts = {} if args.skip_cold_start else cold_start.measure(log=_log)
+    _print_tables(results, peer_names, frame_rates, starts.get("lines", ()))
     env = ", ".join(f"{k}={os.environ[k]}" for k in ENV_KEYS if k in os.environ) or "defaults"
     print(
         f"total {time.perf_counter() - started:.0f} s; numba threading layer "
@@ -305,6 +324,7 @@ def main(argv: list[str] | None = None) -> int:
         ],
         "issue15_targets": [o.as_json() for o in targets.evaluate(results, peer_names)],
         "frame_rate_targets": [o.as_json() for o in frame_rates],
+        "cold_start": starts,
     }
     args.json.write_text(json.dumps(payload, indent=1))
     print(f"raw numbers: {args.json}")

@@ -164,6 +164,43 @@ def _measure(function, *args):
         return f"not measured ({exc})"
 
 
+def measure(repeats: int = 2, make_test: bool = False, log=None) -> dict:
+    """Time ``repeats`` first starts (empty cache) and later starts, and with ``make_test``
+    a fresh-clone ``make test``.
+
+    Returns
+    -------
+    dict
+        ``cold_s``, ``warm_s`` (lists of seconds, or why not measured), ``make_test_s``
+        (seconds, why not, or None when not asked) and ``lines`` (the PASS/MISS lines).
+    """
+    log = log or (lambda text: print(text, file=sys.stderr, flush=True))
+    cold: list[float] | str = []
+    warm: list[float] | str = []
+    try:
+        with VirtualDisplay() as display:
+            for _ in range(repeats):
+                with tempfile.TemporaryDirectory(prefix="bvh-empty-cache-") as empty:
+                    seconds = _measure(first_frame_seconds, display, empty)
+                if isinstance(seconds, str):
+                    cold = seconds
+                    break
+                cold.append(seconds)
+                log(f"cold start {len(cold)}: first frame after {seconds:.1f} s")
+            for _ in range(repeats):
+                seconds = _measure(first_frame_seconds, display, None)
+                if isinstance(seconds, str):
+                    warm = seconds
+                    break
+                warm.append(seconds)
+                log(f"later start {len(warm)}: first frame after {seconds:.1f} s")
+    except RuntimeError as exc:  # no display at all
+        cold = warm = f"not measured ({exc})"
+    make_test_s = _measure(make_test_seconds) if make_test else None
+    return {"cold_s": cold, "warm_s": warm, "make_test_s": make_test_s,
+            "lines": [first_frame_line(cold, warm), make_test_line(make_test_s)]}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.cold_start",
                                      description=__doc__.split("\n\n")[0])
@@ -175,32 +212,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.repeats < 1:
         parser.error(f"--repeats must be at least 1, got {args.repeats}")
-    cold: list[float] | str = []
-    warm: list[float] | str = []
-    try:
-        with VirtualDisplay() as display:
-            for _ in range(args.repeats):
-                with tempfile.TemporaryDirectory(prefix="bvh-empty-cache-") as empty:
-                    seconds = _measure(first_frame_seconds, display, empty)
-                if isinstance(seconds, str):
-                    cold = seconds
-                    break
-                cold.append(seconds)
-                print(f"cold start {len(cold)}: {seconds:.1f} s", file=sys.stderr, flush=True)
-            for _ in range(args.repeats):
-                seconds = _measure(first_frame_seconds, display, None)
-                if isinstance(seconds, str):
-                    warm = seconds
-                    break
-                warm.append(seconds)
-    except RuntimeError as exc:  # no display at all
-        cold = warm = f"not measured ({exc})"
-    make_test = _measure(make_test_seconds) if args.make_test else None
-    lines = [first_frame_line(cold, warm), make_test_line(make_test)]
-    print("\n".join(lines))
+    result = measure(args.repeats, args.make_test)
+    print("\n".join(result["lines"]))
     args.json.parent.mkdir(parents=True, exist_ok=True)
-    args.json.write_text(json.dumps({"cold_s": cold, "warm_s": warm, "make_test_s": make_test,
-                                     "lines": lines}, indent=2))
+    args.json.write_text(json.dumps(result, indent=2))
     return 0
 
 
