@@ -175,25 +175,22 @@ def measure(repeats: int = 2, make_test: bool = False, log=None) -> dict:
         (seconds, why not, or None when not asked) and ``lines`` (the PASS/MISS lines).
     """
     log = log or (lambda text: print(text, file=sys.stderr, flush=True))
-    cold: list[float] | str = []
-    warm: list[float] | str = []
+    def starts(display: str, is_cold: bool, words: str) -> list[float] | str:
+        """``repeats`` starts' seconds, or why the first failing one failed."""
+        seconds_list = []
+        for _ in range(repeats):
+            with tempfile.TemporaryDirectory(prefix="bvh-empty-cache-") as empty:
+                seconds = _measure(first_frame_seconds, display, empty if is_cold else None)
+            if isinstance(seconds, str):
+                return seconds
+            seconds_list.append(seconds)
+            log(f"{words} {len(seconds_list)}: first frame after {seconds:.1f} s")
+        return seconds_list
+
     try:
         with VirtualDisplay() as display:
-            for _ in range(repeats):
-                with tempfile.TemporaryDirectory(prefix="bvh-empty-cache-") as empty:
-                    seconds = _measure(first_frame_seconds, display, empty)
-                if isinstance(seconds, str):
-                    cold = seconds
-                    break
-                cold.append(seconds)
-                log(f"cold start {len(cold)}: first frame after {seconds:.1f} s")
-            for _ in range(repeats):
-                seconds = _measure(first_frame_seconds, display, None)
-                if isinstance(seconds, str):
-                    warm = seconds
-                    break
-                warm.append(seconds)
-                log(f"later start {len(warm)}: first frame after {seconds:.1f} s")
+            cold = starts(display, True, "cold start")
+            warm = starts(display, False, "later start")
     except RuntimeError as exc:  # no display at all
         cold = warm = f"not measured ({exc})"
     make_test_s = _measure(make_test_seconds) if make_test else None
