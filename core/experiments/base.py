@@ -162,6 +162,23 @@ class ExperimentResult:
     seconds: float
 
 
+def rows_in_column_order(columns: tuple[Column, ...], rows: list[dict]) -> list[tuple]:
+    """``ExperimentResult.rows`` from rows kept as dicts by column name.
+
+    Parameters
+    ----------
+    columns : tuple of Column
+    rows : list of dict
+        Each holds at least every column's ``name``.
+
+    Returns
+    -------
+    list of tuple
+        One tuple per row, in ``columns`` order.
+    """
+    return [tuple(row[c.name] for c in columns) for row in rows]
+
+
 @dataclass(frozen=True)
 class Experiment:
     """One experiment of the registry.

@@ -23,6 +23,10 @@ no triangle of B lines up with one of A."""
 BUNNY_TRIANGLES = 69451
 """Triangles of the shipped Stanford bunny."""
 
+SIZED_SCENE_MEANING = ("triangles per body: two overlapping Stanford bunnies (decimated below "
+                       "69,451), two spheres above")
+"""What a size means to the experiments that run on :func:`sized_scene`."""
+
 
 @lru_cache(maxsize=1)
 def _bunny_scene() -> ExperimentScene:

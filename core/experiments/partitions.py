@@ -21,6 +21,7 @@ from core.experiments.base import (
     ExperimentResult,
     ExperimentScene,
     Progress,
+    rows_in_column_order,
 )
 from core.experiments.common import FIGURE_WIDTH, loglog_slope, put_caption
 from core.experiments.figure_room import caption_bottom, wrapped
@@ -253,7 +254,7 @@ def run_partitions(options: ExperimentOptions, progress: Progress) -> Experiment
     }
     return ExperimentResult(
         name=EXPERIMENT.name, title=f"{EXPERIMENT.title}: {title}", columns=COLUMNS,
-        rows=[tuple(r[c.name] for c in COLUMNS) for r in rows],
+        rows=rows_in_column_order(COLUMNS, rows),
         reading=partitions_reading(rows), caption=caption, summary=summary,
         draw=lambda fig: draw_partitions(fig, rows, title, caption), seconds=0.0,
     )  # fmt: skip

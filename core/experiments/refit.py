@@ -27,11 +27,13 @@ from core.experiments.base import (
     ExperimentResult,
     ExperimentScene,
     Progress,
+    rows_in_column_order,
 )
 from core.experiments.common import FIGURE_WIDTH, put_caption
 from core.experiments.figure_room import caption_bottom, wrapped
 from core.experiments.pairs import (
     BUNNY_TRIANGLES,
+    SIZED_SCENE_MEANING,
     scenes_title,
     sentence_case,
     size_labels,
@@ -403,7 +405,7 @@ def run_refit(options: ExperimentOptions, progress: Progress) -> ExperimentResul
     }
     return ExperimentResult(
         name=EXPERIMENT.name, title=f"{EXPERIMENT.title}: {title}", columns=COLUMNS,
-        rows=[tuple(r[c.name] for c in COLUMNS) for r in rows], reading=refit_reading(rows),
+        rows=rows_in_column_order(COLUMNS, rows), reading=refit_reading(rows),
         caption=caption, summary=summary,
         draw=lambda fig: draw_refit(fig, rows, title, caption), seconds=0.0,
     )  # fmt: skip
@@ -413,8 +415,7 @@ EXPERIMENT = Experiment(
     name="refit",
     title="Refit against rebuild",
     source=SOURCE,
-    sizes_meaning="triangles per body: two overlapping Stanford bunnies (decimated below "
-                  "69,451), two spheres above",
+    sizes_meaning=SIZED_SCENE_MEANING,
     default_sizes=(BUNNY_TRIANGLES,),
     quick_sizes=(2000,),
     run=run_refit,

@@ -27,10 +27,17 @@ from core.experiments.base import (
     ExperimentResult,
     ExperimentScene,
     Progress,
+    rows_in_column_order,
 )
 from core.experiments.common import FIGURE_WIDTH, put_caption
 from core.experiments.figure_room import caption_bottom, wrapped
-from core.experiments.pairs import BUNNY_TRIANGLES, scenes_title, size_labels, sized_scene
+from core.experiments.pairs import (
+    BUNNY_TRIANGLES,
+    SIZED_SCENE_MEANING,
+    scenes_title,
+    size_labels,
+    sized_scene,
+)
 from core.mesh import TriMesh
 
 Report = Callable[[int, int, str], None]
@@ -355,7 +362,7 @@ def run_splits(options: ExperimentOptions, progress: Progress) -> ExperimentResu
     }
     return ExperimentResult(
         name=EXPERIMENT.name, title=f"{EXPERIMENT.title}: {title}", columns=COLUMNS,
-        rows=[tuple(r[c.name] for c in COLUMNS) for r in rows], reading=splits_reading(rows),
+        rows=rows_in_column_order(COLUMNS, rows), reading=splits_reading(rows),
         caption=caption, summary=summary,
         draw=lambda fig: draw_splits(fig, rows, title, caption), seconds=0.0,
     )  # fmt: skip
@@ -365,8 +372,7 @@ EXPERIMENT = Experiment(
     name="splits",
     title="Split rules side by side",
     source=SOURCE,
-    sizes_meaning="triangles per body: two overlapping Stanford bunnies (decimated below "
-                  "69,451), two spheres above",
+    sizes_meaning=SIZED_SCENE_MEANING,
     default_sizes=(BUNNY_TRIANGLES,),
     quick_sizes=(2000,),
     run=run_splits,
