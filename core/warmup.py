@@ -15,6 +15,7 @@ the cache directory (:func:`core._numba_cache.mark_complete`).
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import selectors
@@ -201,6 +202,7 @@ _PARTITION_WORDS = {"grid": "the uniform grid", "octree": "the octree", "kdtree"
                     "bsp": "the BSP tree"}
 
 
+@functools.lru_cache(maxsize=1)
 def _steps() -> tuple[WarmStep, ...]:
     from core.bv import BV_KINDS
     from core.partition import PARTITION_KINDS
@@ -244,6 +246,12 @@ def is_cache_complete() -> bool:
     return _numba_cache.is_complete()
 
 
+@functools.lru_cache(maxsize=1)
+def _steps_by_key() -> dict[str, WarmStep]:
+    """:func:`_steps` by key (read-only by convention: one table per process)."""
+    return {step.key: step for step in _steps()}
+
+
 def step_keys() -> tuple[str, ...]:
     """The keys of every warm-up step, in order."""
     return tuple(step.key for step in _steps())
@@ -258,7 +266,7 @@ def _inputs():
 
 def run_step(key: str) -> None:
     """Compile (or load) the kernels of one step in this process."""
-    steps = {step.key: step for step in _steps()}
+    steps = _steps_by_key()
     if key not in steps:
         raise ValueError(f"warm-up step must be one of {', '.join(steps)}, got {key!r}")
     steps[key].run(*_inputs())
@@ -279,7 +287,7 @@ def warm_in_process(keys: tuple[str, ...] | None = None) -> float:
     """
     t0 = time.perf_counter()
     inputs = _inputs()
-    steps = {step.key: step for step in _steps()}
+    steps = _steps_by_key()
     for key in steps if keys is None else keys:
         steps[key].run(*inputs)
     return time.perf_counter() - t0
@@ -302,8 +310,7 @@ def run_worker(lines=None, out=None) -> int:
         try:
             if inputs is None:
                 inputs = _inputs()
-            steps = {step.key: step for step in _steps()}
-            steps[key].run(*inputs)
+            _steps_by_key()[key].run(*inputs)
         except Exception as exc:  # noqa: BLE001 - reported to the coordinator in one line
             message = f"{type(exc).__name__}: {exc}".replace("\n", " ")
             print(f"failed {key}: {message}", file=out, flush=True)
@@ -376,7 +383,7 @@ def _last_error_line(worker: subprocess.Popen) -> str:
 def _compile_in_workers(jobs: int, nice: int, on_step: Callable[[WarmStep], None]) -> None:
     """Hand :data:`STEPS` to ``jobs`` worker processes one at a time, in order."""
     pending = list(_steps())
-    by_key = {step.key: step for step in pending}
+    by_key = _steps_by_key()
     workers = [_start_worker(nice) for _ in range(min(jobs, len(pending)))]
     selector = selectors.DefaultSelector()
     try:
