@@ -10,6 +10,7 @@ from PyQt6.QtWidgets import QApplication
 from viewer.control.autosave import AutosaveState
 from viewer.controller import Controller
 from viewer.model import ViewerModel
+from viewer.qt import error_guard
 from viewer.qt.main_window import MainWindow
 from viewer.start_time import first_frame_line, seconds_since_start
 
@@ -61,6 +62,7 @@ def run(paths=(), scene: str | None = None, lesson: str | None = None) -> int:
     app.setApplicationName("BVH Lab")
     app.setOrganizationName("bvh-lab")
     window = build_window(paths, scene)
+    error_guard.install(window, window.error_log)  # an escaped exception no longer aborts
     report_first_frame(window)
     window.show()
     if lesson is not None:
