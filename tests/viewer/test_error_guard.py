@@ -128,3 +128,23 @@ def test_the_app_survives_an_escaped_exception(tmp_path):
     assert "escaped from a slot" in done.stderr
     log = tmp_path / "state" / "bvh-lab" / "errors.log"
     assert "RuntimeError: escaped from a slot" in log.read_text()
+
+
+def test_sigterm_is_a_clean_quit(tmp_path):
+    """SIGTERM closes the window as a quit does: the autosave lock goes, no crash is offered."""
+    script = textwrap.dedent("""
+        import os, signal, sys
+        from PyQt6.QtCore import QTimer
+        from PyQt6.QtWidgets import QApplication
+        from viewer import app as viewer_app
+
+        qapp = QApplication(sys.argv[:1])
+        QTimer.singleShot(1500, lambda: os.kill(os.getpid(), signal.SIGTERM))
+        sys.exit(viewer_app.run(scene="two-spheres"))
+    """)
+    env = dict(os.environ, XDG_STATE_HOME=str(tmp_path / "state"), QT_API="pyqt6")
+    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    state = tmp_path / "state" / "bvh-lab"
+    assert state.is_dir() and not (state / "running.lock").exists()
