@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import signal
 import sys
 
-from PyQt6.QtCore import QSettings
+from PyQt6.QtCore import QSettings, QTimer
 from PyQt6.QtWidgets import QApplication
 
 from viewer.control.autosave import AutosaveState
 from viewer.controller import Controller
 from viewer.model import ViewerModel
+from viewer.qt import error_guard
 from viewer.qt.main_window import MainWindow
 from viewer.start_time import first_frame_line, seconds_since_start
 
@@ -54,6 +56,18 @@ def report_first_frame(window: MainWindow, stream=None) -> None:
     window.first_frame_drawn.connect(write)
 
 
+def quit_on_sigterm(app: QApplication, window: MainWindow) -> None:
+    """Close the window (a clean quit: its autosave lock and temporary files go) on SIGTERM.
+
+    Python runs a signal handler only between bytecodes, and Qt's event loop runs none while
+    idle, so a timer wakes the interpreter twice a second to let it.
+    """
+    signal.signal(signal.SIGTERM, lambda *_args: window.close() or app.quit())
+    timer = QTimer(window)
+    timer.timeout.connect(lambda: None)
+    timer.start(500)
+
+
 def run(paths=(), scene: str | None = None, lesson: str | None = None) -> int:
     """Open the window (on ``lesson``'s first step if one is given: a built-in lesson's name
     or a lesson file) and run until it is closed; returns the exit status."""
@@ -61,6 +75,8 @@ def run(paths=(), scene: str | None = None, lesson: str | None = None) -> int:
     app.setApplicationName("BVH Lab")
     app.setOrganizationName("bvh-lab")
     window = build_window(paths, scene)
+    error_guard.install(window, window.error_log)  # an escaped exception no longer aborts
+    quit_on_sigterm(app, window)
     report_first_frame(window)
     window.show()
     if lesson is not None:

@@ -231,36 +231,83 @@ def test_autosave_after_changes_debounced(qtbot, window, state_home):
     assert not lock.exists() and autosave.is_file()
 
 
-def test_another_live_app_keeps_the_lock(tmp_path):
-    state = tmp_path / "state"
-    state.mkdir()
-    other_app = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
-    try:
-        for pid in (other_app.pid, os.getpid()):  # another app, another window of this one
-            (state / "running.lock").write_text(json.dumps({"pid": pid}))
-            (state / "autosave.bvhsession").write_bytes(b"theirs")
-            mine = AutosaveState(state)
-            assert mine.take() is None and not mine.has_lock and mine.other_pid == pid
-            assert (state / "autosave.bvhsession").read_bytes() == b"theirs"
-            assert json.loads((state / "running.lock").read_text())["pid"] == pid
-    finally:
-        other_app.kill()
-        other_app.wait()
+HOLDER = r"""
+import sys, time
+from viewer.control.autosave import AutosaveState
+
+state = AutosaveState(sys.argv[1])
+state.take()
+print(state.slot, flush=True)
+if len(sys.argv) > 2:
+    state.autosave_path.write_bytes(b"theirs")
+    print("saved", flush=True)
+time.sleep(float(sys.argv[2]) if len(sys.argv) > 2 else 60)
+"""
 
 
-def test_a_lock_left_by_a_process_that_is_not_the_app_is_a_crash(tmp_path):
+def _holder(state: Path, *args: str) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-c", HOLDER, str(state), *args],
+                            stdout=subprocess.PIPE, text=True)
+
+
+def test_another_live_app_keeps_its_slot_and_this_one_autosaves_in_the_next(tmp_path):
     state = tmp_path / "state"
-    state.mkdir()
-    not_python = subprocess.Popen(["sleep", "60"])
+    other = _holder(state, "60")
     try:
-        while not Path(f"/proc/{not_python.pid}/cmdline").read_bytes():
-            time.sleep(0.01)  # until it has exec'd "sleep"
-        (state / "running.lock").write_text(json.dumps({"pid": not_python.pid}))
-        assert AutosaveState(state).take() is None  # no autosave left: nothing to offer
-        assert json.loads((state / "running.lock").read_text())["pid"] == os.getpid()
+        assert other.stdout.readline().strip() == "0"
+        assert other.stdout.readline().strip() == "saved"
+        mine = AutosaveState(state)
+        assert mine.take() is None and mine.has_lock and mine.slot == 1
+        assert mine.autosave_path == state / "autosave-1.bvhsession"
+        assert (state / "autosave.bvhsession").read_bytes() == b"theirs"
+        assert json.loads((state / "running.lock").read_text())["pid"] == other.pid
+        assert json.loads((state / "running-1.lock").read_text())["pid"] == os.getpid()
+        second = AutosaveState(state)  # a second window of this process: a slot of its own
+        assert second.take() is None and second.slot == 2
+        second.release()
+        mine.release()
+        assert not (state / "running-1.lock").exists()
     finally:
-        not_python.kill()
-        not_python.wait()
+        other.kill()
+        other.wait()
+
+
+def test_two_apps_starting_together_never_share_a_slot(tmp_path):
+    for trial in range(20):
+        state = tmp_path / f"state-{trial}"
+        apps = [_holder(state) for _ in range(2)]
+        try:
+            slots = sorted(app.stdout.readline().strip() for app in apps)
+            assert slots == ["0", "1"], f"trial {trial}: {slots}"
+        finally:
+            for app in apps:
+                app.kill()
+                app.wait()
+
+
+def test_each_crash_keeps_its_own_session_until_answered(tmp_path):
+    state = tmp_path / "state"
+    for _crash in range(2):
+        app = _holder(state, "60")
+        assert app.stdout.readline().strip() == "0"
+        assert app.stdout.readline().strip() == "saved"
+        app.kill()  # a crash: the lock file stays, the kernel drops the lock
+        app.wait()
+        time.sleep(1.1)  # crashed files are named by the second of their autosave
+        # the next start moves slot 0's autosave aside, once per crash
+        mine = AutosaveState(state)
+        mine.take()
+        mine.release()
+    crashed = sorted(state.glob("crashed-*.bvhsession"))
+    assert len(crashed) == 2 and all(p.read_bytes() == b"theirs" for p in crashed)
+
+
+def test_a_read_only_state_folder_says_autosave_is_off(tmp_path):
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("x")
+    state = AutosaveState(blocker / "bvh-lab")
+    assert state.take() is None and not state.has_lock
+    assert state.problem.startswith(f"Autosave is off: cannot create {blocker / 'bvh-lab'}")
 
 
 DRIVER = r"""
@@ -332,17 +379,22 @@ def test_after_a_crash_the_next_start_offers_the_sculpt_back(qtbot, tmp_path, st
     assert model.scene_key == "two-spheres"
     assert model.bodies[0].rest.vertices.tobytes() == np.load(sculpted).tobytes()
     assert np.array_equal(model.bodies[1].pose, np.load(pose))
-    # This run holds the mark now; the crashed run's file is kept beside it.
+    # This run holds slot 0 now; the restored session became its autosave (answered: it is
+    # not offered again, and nothing is lost if this run stops before its next autosave).
     lock = json.loads((state_home / "bvh-lab" / "running.lock").read_text())
     assert lock["pid"] == os.getpid()
+    assert not list((state_home / "bvh-lab").glob("crashed-*.bvhsession"))
+    assert peek_session(autosave).scene_title == "Two spheres overlapping"
 
 
 def test_discard_deletes_the_crashed_session(qtbot, window, state_home, settings):
     window.controller.translate_body(1, (0.2, 0, 0))
     qtbot.waitUntil(lambda: window.controller.n_autosaves == 1, timeout=60_000)
-    # A crash, as the next start sees it: the mark left with a PID no process has.
-    window.controller.autosave_state.has_lock = False
-    window.controller.autosave_state.lock_path.write_text(json.dumps({"pid": 2**22 + 1}))
+    # A crash, as the next start sees it: the lock file left behind, its lock dropped.
+    state = window.controller.autosave_state
+    state.has_lock = False
+    os.close(state.lock_fd)
+    state.lock_fd = None
     from viewer.app import build_window
 
     second = build_window(scene="two-spheres", settings=settings)
@@ -352,4 +404,4 @@ def test_discard_deletes_the_crashed_session(qtbot, window, state_home, settings
     assert "(Two spheres overlapping, 2 bodies)" in second.session_menu.restore_box.text()
     next(b for b in second.session_menu.restore_box.buttons()
          if b.text() == "Discard").click()
-    assert not (state_home / "bvh-lab" / "crashed.bvhsession").exists()
+    assert not list((state_home / "bvh-lab").glob("crashed-*.bvhsession"))

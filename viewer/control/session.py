@@ -284,8 +284,11 @@ class SessionKeeping:
             model.restore_camera(CameraView(tuple(c.position), tuple(c.focal_point),
                                             tuple(c.view_up), c.view_angle, c.is_parallel,
                                             c.parallel_scale))
-        self.session_path = Path(path) if path is not None and Path(path) != getattr(
-            self.autosave_state, "crashed_path", None) else None
+        is_crashed = (path is not None and self.autosave_state is not None
+                      and Path(path) == self.autosave_state.crashed_path)
+        self.session_path = Path(path) if path is not None and not is_crashed else None
+        if is_crashed:
+            self.autosave_state.restored_crashed()
         model.set_playing(session.is_playing)
         self.request_frame()
         n_sculpted = sum(1 for b in session.bodies if b.is_sculpted)
@@ -299,9 +302,8 @@ class SessionKeeping:
         stopped unexpectedly left (None if nothing, or if another window holds the lock)."""
         self.autosave_state = state
         crashed = state.take()
-        if state.other_pid is not None:
-            self.model.message.emit(f"Another BVH Lab (process {state.other_pid}) autosaves "
-                                    "the session; this window does not")
+        if state.problem is not None:
+            self.model.message.emit(state.problem)
         return crashed
 
     def _changed_for_autosave(self) -> None:

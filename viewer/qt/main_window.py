@@ -24,11 +24,13 @@ from PyQt6.QtWidgets import (
 )
 
 from viewer.choices import bv_choices, obb_fit_choices, partition_choices, split_choices
+from viewer.control.error_log import ErrorLog
 from viewer.control.files import MAX_TRIANGLES, WARN_TRIANGLES
 from viewer.controller import Controller
 from viewer.model import Mode, UpdateChoice, ViewTimings
 from viewer.qt.canvas import Canvas
 from viewer.qt.docks import make_docks
+from viewer.qt.error_guard import error_log_dialog
 from viewer.qt.experiments_menu import ExperimentsMenu
 from viewer.qt.export_menu import ExportMenu
 from viewer.qt.interaction import CanvasInteraction
@@ -223,6 +225,7 @@ class MainWindow(QMainWindow):
         self.model, self.controller = model, controller
         self.settings = settings if settings is not None else QSettings("bvh-lab", "bvh-lab")
         self.last_error: tuple[str, str] | None = None
+        self.error_log = ErrorLog()  # viewer.qt.error_guard writes it; Help > Error log reads it
         self._error_box: QMessageBox | None = None
         self._has_frame = False
         self._drawn_full_resolution = False
@@ -397,6 +400,9 @@ class MainWindow(QMainWindow):
         help_menu = menu.addMenu("&Help")
         help_menu.addAction(self._action("&How to read this view", self.show_help,
                                          QKeySequence.StandardKey.HelpContents))
+        help_menu.addAction(self._action(
+            "&Error log…", self.show_error_log, None,
+            "The errors the app caught, with their tracebacks (for a bug report)"))
 
     def _build_recording_menu(self, menu, view_menu) -> None:
         """Recording menu: save, open, replay, clear, limits, record on/off, and the
@@ -1059,6 +1065,11 @@ class MainWindow(QMainWindow):
         box.setTextFormat(Qt.TextFormat.RichText)
         box.open()
         self._help_box = box
+
+    def show_error_log(self) -> None:
+        dialog = error_log_dialog(self, self.error_log)
+        dialog.open()
+        self._error_log_dialog = dialog
 
     # -- settings ---------------------------------------------------------------------------
     def _restore_settings(self) -> None:
