@@ -209,8 +209,9 @@ def test_broken_bounds_are_read_and_listed_with_the_files_node_id(tmp_path):
     (violation,) = report.violations
     assert violation.kind is ViolationKind.CHILD_OUTSIDE and violation.node == 1
     assert violation.size == 0.5
-    assert violation.text == ("node 1 (file node 6, depth 1): child 3 sticks out by 0.5 "
-                              "along +z")  # fmt: skip
+    # Named by the file's ids: node 6 and its child 0 (BVH Lab's nodes 1 and 3).
+    assert violation.text == "node 6 (depth 1): child 0 sticks out by 0.5 along +z"
+    assert (violation.child, violation.axis) == (3, "+z")
 
 
 def test_write_refuses_bad_suffix_and_nan(tmp_path):
