@@ -1,7 +1,8 @@
 """Command line: ``python -m core contacts A B ...``, ``python -m core distance A B ...``,
 ``python -m core tree MESH --out FILE`` (:mod:`core.cli_tree`), ``python -m core quality MESH``
-(:mod:`core.cli_quality`), ``python -m core experiment NAME`` (:mod:`core.cli_experiment`) and
-``python -m core warmup``."""
+(:mod:`core.cli_quality`), ``python -m core validate MESH --tree FILE``
+(:mod:`core.cli_validate`), ``python -m core experiment NAME`` (:mod:`core.cli_experiment`)
+and ``python -m core warmup``."""
 
 from __future__ import annotations
 
@@ -180,6 +181,10 @@ def build_parser() -> argparse.ArgumentParser:
     from core.cli_quality import add_quality_parser
 
     add_quality_parser(sub, _rule_names(SplitRule), _bv_names(), _integer)
+
+    from core.cli_validate import add_validate_parser
+
+    add_validate_parser(sub, _integer)
 
     from core.cli_experiment import add_experiment_parser
 
@@ -562,6 +567,15 @@ def main(argv: list[str] | None = None) -> int:
             else:
                 print(format_quality(report, get_kind(args.bv).people_name))
             return 0
+        if args.command == "validate":
+            from core.cli_validate import exit_status, format_validate, run_validate
+
+            report = run_validate(args)
+            if args.json:
+                write_json(report, sys.stdout)
+            else:
+                print(format_validate(report))
+            return exit_status(report)
         report = run_distance(args) if args.command == "distance" else run_contacts(args)
         if args.json:
             write_json(report, sys.stdout)
