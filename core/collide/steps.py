@@ -466,6 +466,30 @@ class TraversalSteps:
         """``(L + 1,) int64``: level d is positions ``level_start[d] : level_start[d + 1]``."""
         return self._table.level_start
 
+    def columns(self) -> dict:
+        """Every step at once as arrays, for writing them all (``python -m core contacts
+        --steps``): the same order and the same decisions as ``steps[i]``, without building
+        a :class:`PairStep` per step.
+
+        Returns
+        -------
+        dict
+            ``level``, ``node_a``, ``node_b`` ``(n,) int64``; ``code`` ``(n,) int8``
+            (``CODE_CULLED``, ``CODE_SPLIT``, ``CODE_LEAF_PAIR``); ``sep_id`` ``(n,) int64``,
+            the kind's test that culled the pair (-1 unless culled); ``split`` ``(n,) int8``,
+            :data:`SPLIT_A`, :data:`SPLIT_B` or :data:`SPLIT_BOTH` for a SPLIT step, -1
+            otherwise.
+        """
+        t = self._table
+        level = np.repeat(np.arange(self.n_levels, dtype=np.int64), np.diff(t.level_start))
+        split = np.full(t.n, -1, dtype=np.int8)
+        rows = np.flatnonzero(t.code == CODE_SPLIT)
+        split[rows] = t.split_codes(rows)
+        return {"level": level, "node_a": t.node_a.astype(np.int64),
+                "node_b": t.node_b.astype(np.int64), "code": t.code,
+                "sep_id": np.where(t.code == CODE_CULLED, t.sep, -1).astype(np.int64),
+                "split": split}  # fmt: skip
+
     def next_where(self, position: int, what: str) -> int | None:
         """The first position after ``position`` where the traversal stops for ``what``.
 
