@@ -616,8 +616,8 @@ def _renumber(f: _FileTree, root: int, fail) -> tuple[np.ndarray, np.ndarray]:
         # Every node but the root is the child of one node (checked before), so the nodes
         # the root does not reach lead up to a cycle among themselves.
         lost = np.flatnonzero(~seen)
-        fail(f"{lost.size:,} nodes are unreachable from the root {root} (first: node "
-             f"{int(lost[0])}): {_cycle_text(f, *_find_cycle(f, _times_child(f)))}")  # fmt: skip
+        fail(f"{_cycle_text(f, *_find_cycle(f, _times_child(f)))} ({lost.size:,} nodes are "
+             f"unreachable from node {root}, the one node that is nobody's child)")  # fmt: skip
     return file_of, depth_of
 
 

@@ -341,9 +341,9 @@ HOSTILE = [
      "it is the child of nodes 4 and 6"),
     ("forest.json", _json(_children({6: 1}, n6=[-1, -1])), "3 nodes are nobody's child (0, 3, "
      "4): a tree has one root, and from it the others are unreachable"),
-    ("detached.json", _json(DETACHED_CYCLE), "4 nodes are unreachable from the root 0 (first: "
-     "node 3): node 3 is reached twice (a cycle): it is the child of node 5, which is under "
-     "node 3"),
+    ("detached.json", _json(DETACHED_CYCLE), "node 3 is reached twice (a cycle): it is the "
+     "child of node 5, which is under node 3 (4 nodes are unreachable from node 0, the one "
+     "node that is nobody's child)"),
     ("leafrange.json", _json(_foreign(start=[0, 0, 3, 1, 0, 4, 0])),
      "node 5: leaf range 4+1 is outside 'order' (0..4)"),
     ("emptyleaf.json", _json(_foreign(count=[1, 0, 1, 0, 0, 1, 0])),
@@ -426,8 +426,9 @@ def test_a_shared_child_names_the_node_reached_twice_and_its_parents(tmp_path):
 def test_a_cycle_names_the_node_reached_twice_and_the_node_under_it(tmp_path):
     # File node 6's children edited from [0, 3] to [0, 4]: 4 is the root, now under itself.
     reason = _read_error(tmp_path, _children(n6=[0, 4]))
-    assert reason.endswith("node 4 is reached twice (a cycle): it is the child of node 6, "
-                           "which is under node 4")  # fmt: skip
+    assert reason == ("node 4 is reached twice (a cycle): it is the child of node 6, which is "
+                      "under node 4 (6 nodes are unreachable from node 3, the one node that is "
+                      "nobody's child)")  # fmt: skip
     # Leaf 3 (under node 6) made a parent of nodes 6 and 2: node 6 is reached again from
     # below; two parents, one of them under it.
     reason = _read_error(tmp_path, _children({3: 0}, n3=[6, 2]))
