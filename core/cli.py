@@ -74,6 +74,14 @@ translated: x = R (S x_B) + t.
 number of contacting pairs; with --max-pairs N only the first N are listed in "pairs",
 "source_pairs" and "kinds", and "pairs_truncated" is true. The JSON never holds NaN or
 Infinity: a value that is not finite is written as null.
+
+--tree-a / --tree-b FILE run the query with a tree read from a tree file, its boxes as
+given (as the app runs a pinned tree); "tree_a" and "tree_b" say which tree each body used.
+--steps FILE.jsonl writes each volume-pair test in the traversal's order, one JSON object a
+line: {"level", "node_a", "node_b", "result" ("overlap" or "culled"), "test" (the test that
+culled the pair), "split" ("A", "B", "both"; null for a culled pair or two leaves)}, nodes of
+a tree file by the file's ids; as many lines as "bv_tests". More than --max-steps tests
+(default 5,000,000) is refused before anything is written.
 """
 
 _DISTANCE_EPILOG = """\
