@@ -403,7 +403,7 @@ def _write_steps(args, request, meshes, trees, pose_b, result, imported) -> None
                             self_results=None)  # fmt: skip
     file_ids = tuple(None if i is None else i.file_ids for i in imported)
     try:
-        write_steps(args.steps, traversal_steps(frame), file_ids)
+        write_steps(args.steps, traversal_steps(frame, file_ids), file_ids)
     except OSError as exc:
         raise OSError(f"--steps {args.steps}: cannot write ({exc.strerror or exc})") from None
 

@@ -183,6 +183,14 @@ def test_steps_are_the_steppers_order_with_the_files_ids(capsys, files, tmp_path
         else:
             assert line["split"] is None
     assert lines[0]["node_a"] == int(file_of[0]) and lines[0]["level"] == 0
+    # Given the file's ids, the stepper's words name A's nodes by them too.
+    named = traversal_steps(frame, (file_of, None))
+    split_a = next(i for i in range(len(steps)) if steps[i].split_words.startswith("split A")
+                   and file_of[steps[i].node_a] != steps[i].node_a)  # fmt: skip
+    assert named[split_a].split_words.startswith(
+        f"split A (node {int(file_of[steps[split_a].node_a])}): ")
+    assert steps[split_a].split_words.startswith(f"split A (node {steps[split_a].node_a}): ")
+    assert named[split_a].node_a == steps[split_a].node_a  # the fields stay BVH Lab's
     assert {line["result"] for line in lines} == {"overlap", "culled"}
     assert {line["split"] for line in lines} >= {"A", "B", None}
 
