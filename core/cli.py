@@ -1,19 +1,22 @@
 """Command line: ``python -m core contacts A B ...``, ``python -m core distance A B ...``,
 ``python -m core tree MESH --out FILE`` (:mod:`core.cli_tree`), ``python -m core quality MESH``
-(:mod:`core.cli_quality`), ``python -m core experiment NAME`` (:mod:`core.cli_experiment`) and
-``python -m core warmup``."""
+(:mod:`core.cli_quality`), ``python -m core validate MESH --tree FILE``
+(:mod:`core.cli_validate`), ``python -m core experiment NAME`` (:mod:`core.cli_experiment`)
+and ``python -m core warmup``."""
 
 from __future__ import annotations
 
 import argparse
 import json
 import math
+import os
 import re
 import sys
 import time
 
 import numpy as np
 
+from core.cli_steps import DEFAULT_MAX_STEPS, STEP_LINE_BYTES
 from core.errors import BVHLabError
 
 DEFAULT_TEXT_PAIRS = 20
@@ -71,6 +74,14 @@ translated: x = R (S x_B) + t.
 number of contacting pairs; with --max-pairs N only the first N are listed in "pairs",
 "source_pairs" and "kinds", and "pairs_truncated" is true. The JSON never holds NaN or
 Infinity: a value that is not finite is written as null.
+
+--tree-a / --tree-b FILE run the query with a tree read from a tree file, its boxes as
+given (as the app runs a pinned tree); "tree_a" and "tree_b" say which tree each body used.
+--steps FILE.jsonl writes each volume-pair test in the traversal's order, one JSON object a
+line: {"level", "node_a", "node_b", "result" ("overlap" or "culled"), "test" (the test that
+culled the pair), "split" ("A", "B", "both"; null for a culled pair or two leaves)}, nodes of
+a tree file by the file's ids; as many lines as "bv_tests". More than --max-steps tests
+(default 5,000,000) is refused before anything is written.
 """
 
 _DISTANCE_EPILOG = """\
@@ -127,10 +138,24 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("mesh_a", help="OBJ, STL, PLY, OFF, VTK or VTP file")
     c.add_argument("mesh_b", help="OBJ, STL, PLY, OFF, VTK or VTP file")
     _pose_args(c)
-    c.add_argument("--split", choices=_rule_names(SplitRule), default="midpoint",
+    # None: not given (midpoint and 1 then), so a choice that cannot apply is refused.
+    c.add_argument("--split", choices=_rule_names(SplitRule), default=None,
                    help="split rule of both trees (default: midpoint, van den Bergen)")  # fmt: skip
-    c.add_argument("--leaf-size", type=_integer, default=1, metavar="K",
+    c.add_argument("--leaf-size", type=_integer, default=None, metavar="K",
                    help="most triangles per leaf (default 1)")  # fmt: skip
+    c.add_argument("--tree-a", default=None, metavar="FILE",
+                   help="run the query with the tree in this tree file for A (.json or .npz, "
+                   "read over A's mesh as loaded, boxes used as given) instead of building "
+                   "one")  # fmt: skip
+    c.add_argument("--tree-b", default=None, metavar="FILE",
+                   help="the same for B (its boxes scaled with --scale-b)")  # fmt: skip
+    c.add_argument("--steps", default=None, metavar="FILE.jsonl",
+                   help="write every volume-pair test of the traversal, in order, one JSON "
+                   "object a line")  # fmt: skip
+    c.add_argument("--max-steps", type=_integer, default=DEFAULT_MAX_STEPS, metavar="N",
+                   help=f"with --steps: refuse a traversal of more than N tests (default "
+                   f"{DEFAULT_MAX_STEPS:,}, about {DEFAULT_MAX_STEPS * STEP_LINE_BYTES / 1e9:.1f}"
+                   f" GB of lines)")  # fmt: skip
     c.add_argument("--descend", choices=_rule_names(DescendRule), default="larger_volume",
                    help="which node of an overlapping pair to split")  # fmt: skip
     c.add_argument("--bv", choices=_bv_names(), default=None, metavar="KIND",
@@ -180,6 +205,10 @@ def build_parser() -> argparse.ArgumentParser:
     from core.cli_quality import add_quality_parser
 
     add_quality_parser(sub, _rule_names(SplitRule), _bv_names(), _integer)
+
+    from core.cli_validate import add_validate_parser
+
+    add_validate_parser(sub, _integer)
 
     from core.cli_experiment import add_experiment_parser
 
@@ -262,23 +291,67 @@ def contacts_request(args):
     )
 
 
+def _check_tree_files(args) -> None:
+    """Refuse options that cannot apply with ``--tree-a`` / ``--tree-b`` / ``--steps``, then
+    fill in the build defaults (midpoint split, leaf size 1)."""
+    files = [name for name, path in (("--tree-a", args.tree_a), ("--tree-b", args.tree_b))
+             if path is not None]  # fmt: skip
+    if args.partition is not None:
+        for name in files + (["--steps"] if args.steps is not None else []):
+            raise ValueError(f"{name} works with the tree traversal, not with --partition")
+    if len(files) == 2 and (args.split is not None or args.leaf_size is not None):
+        raise ValueError("--split and --leaf-size choose how BVH Lab builds a tree; with "
+                         "--tree-a and --tree-b both trees come from files")  # fmt: skip
+    if args.max_steps < 0:
+        raise ValueError(f"--max-steps must be at least 0, got {args.max_steps}")
+    if args.steps is not None and os.path.isdir(args.steps):
+        raise ValueError(f"--steps {args.steps}: is a directory; name the file to write")
+    args.split = "midpoint" if args.split is None else args.split
+    args.leaf_size = 1 if args.leaf_size is None else args.leaf_size
+
+
+def _tree_words(imported, path, request) -> dict:
+    """Which tree a body's query used: ``file`` (the tree file, or None), ``nodes`` and
+    ``text`` for people."""
+    if imported is not None:
+        return {"file": str(path), "nodes": int(imported.tree.n_nodes),
+                "text": f"tree from {path} ({imported.tree.n_nodes:,} nodes)"}  # fmt: skip
+    return {"file": None, "nodes": None,
+            "text": f"BVH Lab's AABB tree ({request.split.name.lower()} split, leaf size "
+                    f"{request.leaf_size})"}  # fmt: skip
+
+
 def run_contacts(args) -> dict:
-    """Load, pose, build and collide as the arguments say; return the report as a dict."""
+    """Load, pose, build (or read) and collide as the arguments say; return the report.
+
+    With ``--tree-a`` / ``--tree-b`` the body's tree is read from the file over its mesh as
+    loaded (``core.bvh.treefile.read_tree``) and the query runs with its boxes exactly as
+    given, as the app runs a tree pinned to a body (``FramePipeline.pin_tree``); B's boxes
+    are scaled with ``--scale-b`` as its vertices are. With ``--steps`` the traversal's
+    volume-pair tests are written in order (:mod:`core.cli_steps`).
+    """
     from core.bvh import build_trees
     from core.collide.dispatch import run_query
     from core.containment import pair_containment
 
     _check_margin(args)
+    _check_tree_files(args)
     t0 = time.perf_counter()
-    mesh_a, mesh_b, pose_b = _load_posed(args)  # checks the options first
+    mesh_a, mesh_b, pose_b, file_trees, imported = _load_posed(args, (args.tree_a,
+                                                                      args.tree_b))
     t1 = time.perf_counter()
     request = contacts_request(args)
     if request.partition is not None:
         return _partition_report(args, request, mesh_a, mesh_b, pose_b, 1e3 * (t1 - t0))
     split = request.split
-    trees = build_trees([mesh_a, mesh_b], split, request.leaf_size)
+    # The bodies without a tree file get BVH Lab's (both at once, one thread each).
+    to_build = [mesh for tree, mesh in zip(file_trees, (mesh_a, mesh_b)) if tree is None]
+    built = iter(build_trees(to_build, split, request.leaf_size))
+    trees = [tree if tree is not None else next(built) for tree in file_trees]
     t2 = time.perf_counter()
-    result = run_query(request, mesh_a, mesh_b, None, pose_b, trees=trees)
+    result = run_query(request, mesh_a, mesh_b, None, pose_b, trees=tuple(trees))
+    if args.steps is not None:
+        _write_steps(args, request, (mesh_a, mesh_b), trees, pose_b, result, imported)
     containment = pair_containment(mesh_a, mesh_b, None, pose_b, result)
     trace = result.trace
     levels = [
@@ -287,13 +360,19 @@ def run_contacts(args) -> dict:
             zip(trace.tested_per_level, trace.overlapping_per_level, trace.leaf_pairs_per_level)
         )
     ]
+    files = [args.tree_a, args.tree_b]
+    is_built = any(i is None for i in imported)
     return {
         **_contacts_common(args, mesh_a, mesh_b, result, containment),
         **_near_report(result),
-        "split": split.name.lower(),
-        "leaf_size": args.leaf_size,
+        "split": split.name.lower() if is_built else None,
+        "leaf_size": args.leaf_size if is_built else None,
+        "tree_a": _tree_words(imported[0], files[0], request),
+        "tree_b": _tree_words(imported[1], files[1], request),
         **({"bv": args.bv} if args.bv is not None else {}),
         **({"obb_fit": args.obb_fit} if args.bv == "obb" else {}),
+        **({"steps": {"file": str(args.steps), "lines": result.counters.n_bv_tests}}
+           if args.steps is not None else {}),  # fmt: skip
         "counters": {
             "bv_tests": result.counters.n_bv_tests,
             "bv_overlaps": result.counters.n_bv_overlaps,
@@ -309,6 +388,26 @@ def run_contacts(args) -> dict:
             "tritri": 1e3 * result.timings["tritri"],
         },
     }
+
+
+def _write_steps(args, request, meshes, trees, pose_b, result, imported) -> None:
+    """``--steps``: the traversal's pair tests, ordered as the app's stepper orders them."""
+    from types import SimpleNamespace
+
+    from core.cli_steps import check_steps_budget, write_steps
+    from core.collide.steps import traversal_steps
+
+    check_steps_budget(int(result.counters.n_bv_tests), args.max_steps)
+    # What traversal_steps reads of a frame: the query's request, meshes, trees, poses and
+    # result (the volumes of another kind are fitted again, as for a stored frame).
+    frame = SimpleNamespace(request=request, meshes=list(meshes), trees=list(trees),
+                            poses=[None, pose_b], result=result, volumes=None,
+                            self_results=None)  # fmt: skip
+    file_ids = tuple(None if i is None else i.file_ids for i in imported)
+    try:
+        write_steps(args.steps, traversal_steps(frame, file_ids), file_ids)
+    except OSError as exc:
+        raise OSError(f"--steps {args.steps}: cannot write ({exc.strerror or exc})") from None
 
 
 def _pairs_listed(args, n_pairs: int) -> int:
@@ -364,11 +463,23 @@ def _partition_report(args, request, mesh_a, mesh_b, pose_b, load_ms: float) -> 
     }
 
 
-def _load_posed(args):
-    """Both meshes as loaded and B's pose; B's scale is moved into its vertices.
+def _load_posed(args, tree_files=(None, None)):
+    """Both meshes as loaded, B's pose, and the trees read from ``tree_files`` (one path or
+    None per body); B's scale is moved into its vertices and its tree's boxes.
 
     The queries apply a pose's scale the same way (:func:`core.collide.query.rigid_body`);
     doing it here once keeps the report's triangle counts and bounds those of the scaled B.
+    A tree file is read over the mesh as loaded (its boxes are in the file's coordinates).
+
+    Returns
+    -------
+    mesh_a, mesh_b : TriMesh
+    pose_b : Pose
+        Rigid.
+    trees : [Tree or None, Tree or None]
+        With ``tree_files``: each body's tree from its file (B's scaled), else None.
+    imported : [ImportedTree or None, ImportedTree or None]
+        The files as read (their ``file_ids`` name the nodes).
     """
     from core.collide.query import rigid_body
     from core.io import load_mesh
@@ -384,8 +495,16 @@ def _load_posed(args):
     pose_b = Pose(rot, np.array(args.translate_b), args.scale_b)
     check_coordinate_bound(mesh_a, str(args.mesh_a))
     check_coordinate_bound(mesh_b, str(args.mesh_b), pose_b)
-    mesh_b, _, pose_b = rigid_body(mesh_b, None, pose_b)
-    return mesh_a, mesh_b, pose_b
+    imported = [None, None]
+    if any(path is not None for path in tree_files):
+        from core.bvh.treefile import read_tree
+
+        imported = [None if path is None else read_tree(path, mesh)
+                    for path, mesh in zip(tree_files, (mesh_a, mesh_b))]  # fmt: skip
+    tree_b = None if imported[1] is None else imported[1].tree
+    mesh_b, tree_b, pose_b = rigid_body(mesh_b, tree_b, pose_b)
+    trees = [None if imported[0] is None else imported[0].tree, tree_b]
+    return mesh_a, mesh_b, pose_b, trees, imported
 
 
 def run_distance(args) -> dict:
@@ -393,7 +512,7 @@ def run_distance(args) -> dict:
     from core.bvh import SplitRule, build_trees
     from core.distance import min_distance
 
-    mesh_a, mesh_b, pose_b = _load_posed(args)
+    mesh_a, mesh_b, pose_b, _, _ = _load_posed(args)
     tree_a, tree_b = build_trees([mesh_a, mesh_b], SplitRule[args.split.upper()], args.leaf_size)
     r = min_distance(mesh_a, tree_a, mesh_b, tree_b, None, pose_b, bv=args.bv)
     return {
@@ -434,12 +553,14 @@ def format_report(report: dict) -> str:
     if "partition" in report:
         method = f"partition: {report['partition']}"
     else:
-        method = f"tree: {report['split']} split, leaf size {report['leaf_size']}" + (
-            f", {report['bv']} volumes" if "bv" in report else ""
-        )
+        built = ("tree: both from files" if report["split"] is None else
+                 f"tree: {report['split']} split, leaf size {report['leaf_size']}")  # fmt: skip
+        method = built + (f", {report['bv']} volumes" if "bv" in report else "")
+    used = {side: f", {report[key]['text']}" if key in report else ""
+            for side, key in (("a", "tree_a"), ("b", "tree_b"))}  # fmt: skip
     lines = [
-        f"A: {a['path']} ({a['triangles']} triangles)",
-        f"B: {b['path']} ({b['triangles']} triangles)",
+        f"A: {a['path']} ({a['triangles']} triangles){used['a']}",
+        f"B: {b['path']} ({b['triangles']} triangles){used['b']}",
         method,
         f"contacts: {c['contacts']} triangle pairs",
     ]
@@ -471,6 +592,9 @@ def format_report(report: dict) -> str:
         f"BV tests {c['bv_tests']}, overlapping {c['bv_overlaps']}, leaf pairs {c['leaf_pairs']}, "
         f"triangle tests {c['tri_tests']}"
     )
+    if "steps" in report:
+        lines.append(f"steps: {report['steps']['lines']:,} volume-pair tests written to "
+                     f"{report['steps']['file']}")  # fmt: skip
     lines.append("level  tested  overlapping  leaf pairs")
     for row in report["levels"]:
         lines.append(
@@ -562,6 +686,15 @@ def main(argv: list[str] | None = None) -> int:
             else:
                 print(format_quality(report, get_kind(args.bv).people_name))
             return 0
+        if args.command == "validate":
+            from core.cli_validate import exit_status, format_validate, run_validate
+
+            report = run_validate(args)
+            if args.json:
+                write_json(report, sys.stdout)
+            else:
+                print(format_validate(report))
+            return exit_status(report)
         report = run_distance(args) if args.command == "distance" else run_contacts(args)
         if args.json:
             write_json(report, sys.stdout)

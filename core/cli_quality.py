@@ -34,6 +34,10 @@ C_i = --intersection-cost, the cost of one triangle test; both 1 by default):
   worst            per measure (sah, epo, sibling_overlap, volume) the 10 worst nodes:
                    node id, depth, triangles under it, its value (its term of the total).
   seconds          time to build (or read) the tree and measure it, loading excluded.
+  violations       with --tree: how many invariants the file's boxes break (a box that does
+                   not enclose its children or triangles); 'python -m core validate' lists
+                   them. With --tree, "worst" names nodes by the file's ids ("node"), with
+                   BVH Lab's beside them ("internal_node"), and "tree" is the file.
 
 --json writes one JSON object; a value that is not finite is written as null.
 """
@@ -105,6 +109,7 @@ def run_quality(args: argparse.Namespace) -> dict:
     mesh = load_mesh(args.mesh)
     check_coordinate_bound(mesh, str(args.mesh))
     t0 = time.perf_counter()
+    imported = None
     if args.tree is not None:
         from core.bvh.treefile import read_tree
 
@@ -114,8 +119,9 @@ def run_quality(args: argparse.Namespace) -> dict:
         split = SplitRule[(args.split or "midpoint").upper()]
         tree = build_tree(mesh, split, leaf_size)
     quality = tree_quality(mesh, tree, args.bv, constants)
-    seconds = time.perf_counter() - t0
     measures = quality.to_json()
+    from_file = {} if imported is None else _file_keys(imported, mesh, measures)
+    seconds = time.perf_counter() - t0
     return {
         "mesh": str(args.mesh),
         "triangles": mesh.n_faces,
@@ -123,8 +129,25 @@ def run_quality(args: argparse.Namespace) -> dict:
         "split": None if split is None else split.name.lower(),
         "leaf_size": int(tree.leaf_size),
         **measures,
+        **from_file,
         "seconds": seconds,
     }
+
+
+def _file_keys(imported, mesh, measures: dict) -> dict:
+    """With ``--tree``: the worst nodes renamed to the file's ids (``node``; BVH Lab's id in
+    ``internal_node``), and the keys ``tree`` (the file) and ``violations`` (how many
+    invariants its boxes break, :func:`core.bvh.validate.validate_tree`; ``python -m core
+    validate`` lists them)."""
+    from core.bvh.validate import validate_tree
+
+    for rows in measures["worst"].values():
+        for i, row in enumerate(rows):
+            node = row.pop("node")
+            rows[i] = {"node": imported.file_id(node), "internal_node": node, **row}
+    check = validate_tree(imported.tree, mesh.vertices, max_listed=1,
+                          file_ids=imported.file_ids)  # fmt: skip
+    return {"tree": str(imported.path), "violations": check.n_found}
 
 
 def _number(value) -> str:
@@ -141,9 +164,10 @@ def format_quality(report: dict, people_name: str) -> str:
     split = "split rule not recorded" if report["split"] is None else \
         f"{report['split']} split"  # fmt: skip
     n_leaves = report["n_leaves"]
+    source = f"from {report['tree']} (node ids are the file's), " if "tree" in report else ""
     lines = [
         f"mesh: {report['mesh']} ({report['triangles']:,} triangles)",
-        f"tree: {split}, leaf size {report['leaf_size']}; measured with {people_name}",
+        f"tree: {source}{split}, leaf size {report['leaf_size']}; measured with {people_name}",
         f"costs: volume test C_t = {c['traversal']:g}, triangle test C_i = {c['intersection']:g}",
         f"  SAH cost         {_number(report['sah']):>12}   expected tests of a query at the root",
         f"  EPO              {_number(report['epo']):>12}   foreign triangle area inside volumes",
@@ -156,6 +180,12 @@ def format_quality(report: dict, people_name: str) -> str:
         f"leaves by depth: {_histogram(report['depth_histogram'])}",
         f"leaves by size:  {_histogram(report['leaf_size_histogram'])}",
     ]
+    if "violations" in report:
+        n = report["violations"]
+        lines.append("invariants: every box encloses its children and triangles" if n == 0
+                     else f"invariants: {n:,} violation{'' if n == 1 else 's'}, boxes that do "
+                     "not enclose their children or triangles (python -m core validate lists "
+                     "them)")  # fmt: skip
     for key in ("epo_note", "sibling_overlap_note"):
         if key in report:
             lines.append(f"note: {report[key]}")

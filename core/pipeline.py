@@ -236,6 +236,7 @@ class _Pin:
 
     tree: Tree
     vertices: np.ndarray  # (n, 3) float64, the vertices it was pinned with
+    file_ids: np.ndarray | None = None  # (k,) int64: a tree read from a file names its nodes
 
 
 class FramePipeline:
@@ -288,8 +289,9 @@ class FramePipeline:
 
         instance(key, "key", str)
         instance(mesh, "mesh", TriMesh)
+        file_ids = None
         if isinstance(tree, ImportedTree):
-            tree = tree.tree
+            tree, file_ids = tree.tree, tree.file_ids
         instance(tree, "tree", Tree)
         n_tree = int(tree.prim_ids.shape[0])
         if mesh.n_faces != n_tree:
@@ -297,7 +299,7 @@ class FramePipeline:
                              f"its mesh has {mesh.n_faces:,} faces")  # fmt: skip
         if tree.faces is not mesh.faces:
             tree = dataclasses.replace(tree, faces=mesh.faces)
-        self._pinned[key] = _Pin(tree, mesh.vertices)
+        self._pinned[key] = _Pin(tree, mesh.vertices, file_ids)
         self._cache.pop(key, None)
 
     def unpin(self, key: str) -> bool:
@@ -480,7 +482,10 @@ class FramePipeline:
         cached = self._cache.get(key)
         if cached is not None and cached.report is not None and cached.current is tree:
             return cached.report
-        report = validate_tree(tree, mesh.vertices)
+        # A tree read from a file (pinned; a refit keeps its topology) is named by its ids.
+        pin = self._pinned.get(key)
+        report = validate_tree(tree, mesh.vertices,
+                               file_ids=pin.file_ids if pin is not None else None)
         if cached is not None and cached.current is tree:
             cached.report = report
         return report

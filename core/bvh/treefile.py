@@ -99,6 +99,11 @@ class ImportedTree:
     source: str
     split: SplitRule | None = None
 
+    def file_id(self, node: int) -> int:
+        """The file's id of our node ``node`` (what tables, captions, JSON and errors show
+        for a tree read from a file)."""
+        return int(self.file_ids[int(node)])
+
     def node_of(self, file_id: int) -> int:
         """Our node id of the file's node ``file_id`` (ValueError if the file has none)."""
         hits = np.flatnonzero(self.file_ids == int(file_id))
@@ -470,16 +475,101 @@ def _check_permutation(ids: np.ndarray, m: int, what: str, fail) -> None:
 
 
 def _root(f: _FileTree, fail) -> int:
-    is_child = np.zeros(f.k, dtype=bool)
-    is_child[f.children[f.children >= 0]] = True
-    roots = np.flatnonzero(~is_child)
-    if roots.size == 0:
-        fail("no root: every node is some node's child (a cycle)")
+    """The one node that is nobody's child; a node named as a child twice (a shared child or
+    a cycle) is named first, with its parents, since it is what leaves another node without
+    a parent or the tree without a root."""
+    times_child = _times_child(f)
+    twice = np.flatnonzero(times_child > 1)
+    roots = np.flatnonzero(times_child == 0)
+    if twice.size or roots.size == 0:
+        cycle = _find_cycle(f, times_child)
+        if cycle is not None:
+            fail(_cycle_text(f, *cycle))
+        fail(_shared_text(f, int(twice[0]), int(twice.size)))
     if roots.size > 1:
         listed = ", ".join(str(int(r)) for r in roots[:4]) + (" ..." if roots.size > 4 else "")
         fail(f"{roots.size:,} nodes are nobody's child ({listed}): a tree has one root, and "
              f"from it the others are unreachable")  # fmt: skip
     return int(roots[0])
+
+
+def _times_child(f: _FileTree) -> np.ndarray:
+    """``(k,) int64``: how many nodes name each node as a child."""
+    return np.bincount(f.children[f.children >= 0], minlength=f.k)
+
+
+def _find_cycle(f: _FileTree, times_child: np.ndarray) -> tuple[int, int] | None:
+    """A node on a cycle and the node under it that names it as a child, or None.
+
+    Peels the nodes no remaining node names as a child, level by level (vectorised, so a
+    million nodes cost a fraction of a second); what is left lies on a cycle or under one.
+    Going up from a node left, through parents also left, comes back to a node already met:
+    that node is on a cycle. Of the cycle's nodes, the one also named by a node outside the
+    cycle (where the walk from the root enters it) is returned, else the one with the
+    largest box.
+    """
+    left = times_child.copy()
+    frontier = np.flatnonzero(left == 0)
+    peeled = np.zeros(f.k, dtype=bool)
+    while frontier.size:
+        peeled[frontier] = True
+        kids = f.children[frontier].reshape(-1)
+        kids, times = np.unique(kids[kids >= 0], return_counts=True)
+        left[kids] -= times
+        frontier = kids[left[kids] == 0]
+    if peeled.all():
+        return None
+    parent = np.full(f.k, -1, dtype=np.int64)
+    inner = np.flatnonzero(~peeled & (f.children[:, 0] >= 0))
+    parent[f.children[inner, 0]] = inner
+    parent[f.children[inner, 1]] = inner
+    met = {}
+    node = int(np.flatnonzero(~peeled)[0])
+    while node not in met:
+        met[node] = len(met)
+        node = int(parent[node])
+    cycle = [node]
+    while int(parent[cycle[-1]]) != node:
+        cycle.append(int(parent[cycle[-1]]))
+    cycle = np.array(cycle)
+    entered = cycle[times_child[cycle] > 1]
+    if entered.size:
+        top = int(entered.min())
+    else:
+        # A cycle nobody outside names (through the root): the node the hand edit most
+        # likely pointed back to is the one with the largest box.
+        size = (f.bounds[cycle, 3:] - f.bounds[cycle, :3]).sum(axis=1)
+        top = int(cycle[np.argmax(size)])
+    return top, int(parent[top])
+
+
+def _parents(f: _FileTree, node: int) -> np.ndarray:
+    """``(j,) int64``: the file ids of the nodes that name ``node`` as a child, ascending."""
+    return np.flatnonzero((f.children == node).any(axis=1))
+
+
+def _named(parents: np.ndarray) -> str:
+    """``"nodes 1 and 3"`` (or ``"node 6"``)."""
+    if parents.size == 1:
+        return f"node {int(parents[0])}"
+    return "nodes " + " and ".join(str(int(p)) for p in parents[:2]) + (
+        f" (and {parents.size - 2:,} more)" if parents.size > 2 else "")  # fmt: skip
+
+
+def _cycle_text(f: _FileTree, node: int, under: int) -> str:
+    parents = _parents(f, node)
+    if parents.size == 1:
+        return (f"node {node} is reached twice (a cycle): it is the child of node {under}, "
+                f"which is under node {node}")  # fmt: skip
+    return (f"node {node} is reached twice (a cycle): it is the child of {_named(parents)}, "
+            f"and node {under} is under node {node}")  # fmt: skip
+
+
+def _shared_text(f: _FileTree, node: int, n_nodes: int) -> str:
+    others = n_nodes - 1
+    return (f"node {node} is reached twice (a shared child): it is the child of "
+            f"{_named(_parents(f, node))}"
+            + (f" ({others:,} other node{_s(others)} reached twice)" if others else ""))
 
 
 # ---- renumbering -----------------------------------------------------------------------------
@@ -523,9 +613,11 @@ def _renumber(f: _FileTree, root: int, fail) -> tuple[np.ndarray, np.ndarray]:
             n += nxt.size
         level = nxt
     if n != f.k:
+        # Every node but the root is the child of one node (checked before), so the nodes
+        # the root does not reach lead up to a cycle among themselves.
         lost = np.flatnonzero(~seen)
-        fail(f"{lost.size:,} nodes are unreachable from the root {root} (first: node "
-             f"{int(lost[0])})")  # fmt: skip
+        fail(f"{_cycle_text(f, *_find_cycle(f, _times_child(f)))} ({lost.size:,} nodes are "
+             f"unreachable from node {root}, the one node that is nobody's child)")  # fmt: skip
     return file_of, depth_of
 
 
@@ -623,9 +715,11 @@ def read_tree(path, mesh: TriMesh, max_bytes: int = MAX_FILE_BYTES) -> ImportedT
         at fault: not a regular file, too large, not JSON, not an npz archive, pickled
         arrays, a missing key, another format version, a wrong type or shape, a node count
         that does not match, a child id out of range, a node with one child, a node reached
-        twice (a cycle or a shared child), unreachable nodes, a leaf range outside ``order``,
-        ``order`` not a permutation, leaves that do not cover every triangle once, a
-        triangle count other than the mesh's, bounds that are NaN or infinite.
+        twice (a cycle or a shared child: that node and its parents), unreachable nodes, a
+        leaf range outside ``order``, ``order`` not a permutation, two leaves holding the
+        same triangle (both leaves and their ranges), a triangle in no leaf (the triangle,
+        its place in ``order`` and the leaves whose ranges end before and start after it),
+        a triangle count other than the mesh's, bounds that are NaN or infinite.
     """
     t0 = time.perf_counter()
     if not isinstance(mesh, TriMesh):
@@ -654,18 +748,69 @@ def read_tree(path, mesh: TriMesh, max_bytes: int = MAX_FILE_BYTES) -> ImportedT
         depth[bfs_file_of] = bfs_depth
     else:
         file_of, depth = bfs_file_of, bfs_depth
-    covered = _leaf_triangles(f, np.flatnonzero(f.children[:, 0] < 0))
-    if covered.shape[0] != f.m:
-        fail(f"the leaves hold {covered.shape[0]:,} triangles in all, not each of the "
-             f"{f.m:,} once (leaf ranges overlap or leave gaps in 'order')")  # fmt: skip
-    _check_permutation(covered, f.m, "the leaves do not hold each triangle once", fail)
+    _check_coverage(f, fail)
     tree = _build(f, mesh, file_of, depth, t0)
     return ImportedTree(tree=tree, file_ids=file_of, path=path,
                         source=f"file {path.name}, {f.k:,} nodes", split=f.split)  # fmt: skip
 
 
-def _leaf_triangles(f: _FileTree, leaves: np.ndarray) -> np.ndarray:
-    """The triangle ids of ``leaves``' ranges of ``order``, one after another, ``(p,) int64``."""
-    counts = f.count[leaves]
-    starts = np.repeat(f.start[leaves] - np.cumsum(counts) + counts, counts)
-    return f.order[starts + np.arange(int(counts.sum()))]
+def _check_coverage(f: _FileTree, fail) -> None:
+    """Each position of ``order`` (so each triangle: ``order`` is a permutation, checked
+    before) lies in exactly one leaf's range; else one line naming the leaves at fault.
+
+    Two leaves holding the same triangle are named with both ranges; a triangle in no leaf
+    is named with its place in ``order`` and the leaves whose ranges end just before it and
+    start just after it (one of them has a count or start one off, as a hand edit leaves it).
+    """
+    leaves = np.flatnonzero(f.children[:, 0] < 0)
+    starts, counts = f.start[leaves], f.count[leaves]
+    ends = starts + counts
+    # How many leaf ranges cover each position: +1 where a range starts, -1 past its end.
+    cover = np.cumsum(np.bincount(starts, minlength=f.m + 1)
+                      - np.bincount(ends, minlength=f.m + 1))[: f.m]  # fmt: skip
+    twice = np.flatnonzero(cover > 1)
+    gaps = np.flatnonzero(cover == 0)
+    if twice.size == 0 and gaps.size == 0:
+        return
+
+    def leaf(j) -> str:
+        return f"leaf {int(leaves[j])}'s range {int(starts[j])}+{int(counts[j])}"
+
+    if twice.size:
+        p = int(twice[0])
+        a, b = np.flatnonzero((starts <= p) & (p < ends))[:2]
+        text = (f"leaves {int(leaves[a])} and {int(leaves[b])} both hold triangle "
+                f"{int(f.order[p])} (order[{p}]): {leaf(a)} and {leaf(b)} overlap")
+        extras = []
+        if twice.size > 1:
+            extras.append(f"{twice.size:,} triangles are held twice in all")
+        if gaps.size:
+            extras.append(f"{gaps.size:,} triangle{_s(gaps.size)} in no leaf, the first "
+                          f"triangle {int(f.order[gaps[0]])} at order[{int(gaps[0])}]")
+        fail(text + (f" ({'; '.join(extras)})" if extras else ""))
+    p = int(gaps[0])
+    covered_after = np.flatnonzero(cover[p:] > 0)
+    q = p + int(covered_after[0]) if covered_after.size else f.m  # the gap is order[p:q]
+    n = q - p
+    tris = ", ".join(str(int(t)) for t in f.order[p : min(q, p + 4)]) + (" ..." if n > 4 else "")
+    if n == 1:
+        text = f"triangle {tris} (order[{p}]) is in no leaf"
+    else:
+        text = f"triangles {tris} (order[{p}:{q}], {n:,} of them) are in no leaf"
+    before = np.flatnonzero(ends == p)[:1]
+    after = np.flatnonzero(starts == q)[:1]
+    off = "one" if n == 1 else f"{n:,}"
+    it = "it" if n == 1 else "them"
+    if before.size and after.size:
+        text += (f": {leaf(before[0])} ends just before {it} and {leaf(after[0])} starts just "
+                 f"after (is leaf {int(leaves[before[0]])}'s count {off} short, or leaf "
+                 f"{int(leaves[after[0]])}'s start {off} too late?)")
+    elif before.size:
+        text += (f": {leaf(before[0])} ends just before {it} (is its count {off} "
+                 f"short?)")
+    elif after.size:
+        text += (f": {leaf(after[0])} starts just after {it} (is its start {off} "
+                 f"too late?)")
+    if gaps.size > n:
+        text += f" ({gaps.size:,} triangles are in no leaf in all)"
+    fail(text)

@@ -45,13 +45,25 @@ class Violation:
         How far outside, in mesh units (the largest over axes and vertices); 0.0 for
         topology and permutation problems; ``inf`` for a box that is not a number.
     text : str
-        One line, e.g. ``"node 37 (depth 5): child 75 sticks out by 0.0031 along +x"``.
+        One line, e.g. ``"node 37 (depth 5): child 75 sticks out by 0.0031 along +x"``. For
+        a tree read from a file (``file_ids`` given) every node in it is named by the file's
+        id: ``node`` and ``child`` here stay BVH Lab's.
+    child : int
+        CHILD_OUTSIDE: the child that sticks out (tree's numbering); else -1.
+    triangle : int
+        TRIANGLE_OUTSIDE: the leaf's triangle (face id) that sticks out the most; else -1.
+    axis : str
+        CHILD_OUTSIDE and TRIANGLE_OUTSIDE: the side it sticks out of the most, ``"+x"``,
+        ``"-z"``, ...; ``""`` for other kinds and for a box that is not a number.
     """
 
     node: int
     kind: ViolationKind
     size: float
     text: str
+    child: int = -1
+    triangle: int = -1
+    axis: str = ""
 
 
 @dataclass(frozen=True, eq=False)
@@ -126,7 +138,9 @@ _AXES = ("x", "y", "z")
 
 @dataclass
 class _Group:
-    """Violations of one kind found at once: node ids, sizes, and how to word entry ``j``."""
+    """Violations of one kind found at once: node ids, sizes, and how to word entry ``j``
+    (``describe(j)`` gives the text, or the text and the Violation's ``child``,
+    ``triangle`` and ``axis`` as a dict)."""
 
     kind: ViolationKind
     nodes: np.ndarray
@@ -145,20 +159,23 @@ class _Checker:
 
     # ---- wording ----------------------------------------------------------------------------
 
+    def shown(self, node: int) -> int:
+        """The id people see for ``node``: the file's when the tree came from a file (one id
+        per node, as the viewer's tables and the command line show it), else ``node``."""
+        node = int(node)
+        if self.file_ids is not None and 0 <= node < self.file_ids.shape[0]:
+            return int(self.file_ids[node])
+        return node
+
     def name(self, node: int) -> str:
-        """``node 37 (depth 5)``, with the file's own id when the tree came from a file and
-        numbered it otherwise (``node 1 (file node 6, depth 1)``)."""
+        """``node 37 (depth 5)``; for a tree read from a file, the file's id of the node
+        (``node 6 (depth 1)`` for BVH Lab's node 1)."""
         node = int(node)
         if node < 0:
             return "tree"
-        extras = []
-        if (self.file_ids is not None and node < self.file_ids.shape[0]
-                and int(self.file_ids[node]) != node):  # fmt: skip
-            extras.append(f"file node {int(self.file_ids[node])}")
         depth = self.tree.depth
-        if node < depth.shape[0]:
-            extras.append(f"depth {int(depth[node])}")
-        return f"node {node}" + (f" ({', '.join(extras)})" if extras else "")
+        extra = f" (depth {int(depth[node])})" if node < depth.shape[0] else ""
+        return f"node {self.shown(node)}{extra}"
 
     def add(self, kind, nodes, sizes, describe) -> None:
         nodes = np.asarray(nodes, dtype=np.int64)
@@ -252,8 +269,8 @@ class _Checker:
         for side in (0, 1):
             child = left + side
             wrong = parent[child] != internal
-            self.topology(child[wrong], lambda c: f"parent is {int(parent[c])}, but node "
-                          f"{int(holder[c])} has it as a child")  # fmt: skip
+            self.topology(child[wrong], lambda c: f"parent is {self.shown(parent[c])}, but "
+                          f"node {self.shown(holder[c])} has it as a child")  # fmt: skip
             wrong = depth[child] != depth[internal] + 1
             self.topology(child[wrong], lambda c: f"depth {int(depth[c])} is not its "
                           f"parent's depth + 1")  # fmt: skip
@@ -322,11 +339,13 @@ class _Checker:
                           lambda node, s=side: self._child_text(
                               node, int(self.tree.first[node]) + s))  # fmt: skip
 
-    def _child_text(self, node: int, child: int) -> str:
+    def _child_text(self, node: int, child: int) -> tuple[str, dict]:
         t = self.tree
         below = t.bmin[node] - t.bmin[child]
         above = t.bmax[child] - t.bmax[node]
-        return f"{self.name(node)}: child {child} " + _direction(below, above)
+        axis, words = _direction(below, above)
+        return (f"{self.name(node)}: child {self.shown(child)} {words}",
+                {"child": int(child), "axis": axis})  # fmt: skip
 
     def triangles_inside(self, leaves: np.ndarray) -> None:
         """Each leaf's box encloses the vertices of its triangles, exactly."""
@@ -358,7 +377,7 @@ class _Checker:
             np.maximum(excess, leaf_hi - t.bmax[leaves, axis], out=excess)
         self._outside(ViolationKind.TRIANGLE_OUTSIDE, leaves, excess, self._triangle_text)
 
-    def _triangle_text(self, node: int) -> str:
+    def _triangle_text(self, node: int) -> tuple[str, dict]:
         t = self.tree
         tris = t.prim_ids[t.first[node] : t.first[node] + t.count[node]]
         tris = tris[(tris >= 0) & (tris < self.m)]
@@ -367,8 +386,9 @@ class _Checker:
         above = corners.max(axis=1) - t.bmax[node]
         excess = np.nan_to_num(np.maximum(below, above), nan=np.inf).max(axis=1)
         worst = int(np.argmax(excess))
-        return (f"{self.name(node)}: triangle {int(tris[worst])} "
-                + _direction(below[worst], above[worst]))  # fmt: skip
+        axis, words = _direction(below[worst], above[worst])
+        return (f"{self.name(node)}: triangle {int(tris[worst])} {words}",
+                {"triangle": int(tris[worst]), "axis": axis})  # fmt: skip
 
     def _outside(self, kind, nodes, excess, describe) -> None:
         """Record the ``nodes`` whose ``excess`` (how far outside, (j,) float64) is > 0."""
@@ -391,18 +411,21 @@ class _Checker:
                                    enumerate(self.groups)])  # fmt: skip
         index_in = np.concatenate([np.arange(g.nodes.shape[0]) for g in self.groups])
         order = np.lexsort((group_of, nodes, -sizes))[:max_listed]
-        listed = tuple(
-            Violation(int(nodes[i]), self.groups[group_of[i]].kind, float(sizes[i]),
-                      self.groups[group_of[i]].describe(int(index_in[i])))
-            for i in order
-        )  # fmt: skip
+        listed = []
+        for i in order:
+            said = self.groups[group_of[i]].describe(int(index_in[i]))
+            text, parts = (said, {}) if isinstance(said, str) else said
+            listed.append(Violation(int(nodes[i]), self.groups[group_of[i]].kind,
+                                    float(sizes[i]), text, **parts))  # fmt: skip
+        listed = tuple(listed)
         bad_nodes = np.unique(nodes[nodes >= 0]).astype(np.int32)
         return ValidationReport(listed, self.k, time.perf_counter() - seconds_from,
                                 n_found=int(nodes.shape[0]), bad_nodes=bad_nodes)  # fmt: skip
 
 
-def _direction(below: np.ndarray, above: np.ndarray) -> str:
-    """``sticks out by 0.0031 along +x`` for the axis and side that stick out the most.
+def _direction(below: np.ndarray, above: np.ndarray) -> tuple[str, str]:
+    """``("+x", "sticks out by 0.0031 along +x")``: the axis and side that stick out the
+    most, and the words (``""`` and ``"sticks out: a box that is not a number"`` for NaN).
 
     below, above : (3,) float64, how far past the box's min and max side (NaN: not a number).
     """
@@ -413,8 +436,9 @@ def _direction(below: np.ndarray, above: np.ndarray) -> str:
     else:
         axis, sign, size = int(np.argmax(above)), "+", float(above.max())
     if not np.isfinite(size):
-        return "sticks out: a box that is not a number"
-    return f"sticks out by {_length(size)} along {sign}{_AXES[axis]}"
+        return "", "sticks out: a box that is not a number"
+    side = f"{sign}{_AXES[axis]}"
+    return side, f"sticks out by {_length(size)} along {side}"
 
 
 def validate_tree(tree: Tree, vertices: np.ndarray, max_listed: int = 1000,
@@ -441,7 +465,8 @@ def validate_tree(tree: Tree, vertices: np.ndarray, max_listed: int = 1000,
     max_listed : int
         Most violations listed (the largest first); all are counted.
     file_ids : (k,) int64, optional
-        The id each node has in a file the tree was read from; the texts then name it too.
+        The id each node has in a file the tree was read from; the texts then name every
+        node (the node at fault, a child, a node in a topology problem) by it.
 
     Returns
     -------

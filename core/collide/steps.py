@@ -226,7 +226,9 @@ def _fmt(x: float) -> str:
 class _StepTable:
     """The per-row arrays of a frame's traversal and the steps built from them on demand."""
 
-    def __init__(self, frame, inputs: QueryInputs):
+    def __init__(self, frame, inputs: QueryInputs, file_ids=(None, None)):
+        # (k,) int64 per body or None: the file's ids the words name a foreign tree's nodes by.
+        self.file_ids = tuple(file_ids)
         result = frame.result
         trace = result.trace
         tree_a, tree_b = inputs.trees
@@ -347,25 +349,33 @@ class _StepTable:
         out[leaf_a] = SPLIT_B
         return out
 
+    def shown(self, side: int, node: int) -> int:
+        """The id the words give node ``node`` of body ``side``: the file's for a tree read
+        from a file, else ``node``."""
+        ids = self.file_ids[side]
+        return int(node) if ids is None else int(ids[node])
+
     def split(self, a: int, b: int) -> tuple[str, str]:
-        """``(action, words)``: which node the descend rule splits ("a", "b", "both")."""
+        """``(action, words)``: which node the descend rule splits ("a", "b", "both"); the
+        words name nodes as :meth:`shown` does."""
         inputs = self.inputs
         noun = self.kind.noun
+        a_id, b_id = self.shown(0, a), self.shown(1, b)
         if self.count_a[a] > 0:
-            return "b", f"split B (node {b}): A (node {a}) is a leaf"
+            return "b", f"split B (node {b_id}): A (node {a_id}) is a leaf"
         if self.count_b[b] > 0:
-            return "a", f"split A (node {a}): B (node {b}) is a leaf"
+            return "a", f"split A (node {a_id}): B (node {b_id}) is a leaf"
         if inputs.rule is DescendRule.BOTH:
-            return "both", (f"split both A (node {a}) and B (node {b}): four children pairs "
-                            "(split-both rule)")  # fmt: skip
+            return "both", (f"split both A (node {a_id}) and B (node {b_id}): four children "
+                            "pairs (split-both rule)")  # fmt: skip
         if inputs.rule is DescendRule.A_FIRST:
-            return "a", (f"split A (node {a}): A is split until it is a leaf, then B "
+            return "a", (f"split A (node {a_id}): A is split until it is a leaf, then B "
                          "(A-first rule)")  # fmt: skip
         vol_a, vol_b = _shown_volume(inputs, 0, a), _shown_volume(inputs, 1, b)
         if _split_a_by_volume(inputs, a, b):
-            which, node, big, small = "A", a, vol_a, vol_b
+            which, node, big, small = "A", a_id, vol_a, vol_b
         else:
-            which, node, big, small = "B", b, vol_b, vol_a
+            which, node, big, small = "B", b_id, vol_b, vol_a
         relation = "is larger" if big != small else "is as large (ties go to A)"
         return which.lower(), (f"split {which} (node {node}): its {noun} {relation}, volume "
                                f"{_fmt(big)} against {_fmt(small)} (larger-volume rule, "
@@ -465,6 +475,30 @@ class TraversalSteps:
     def level_start(self) -> np.ndarray:
         """``(L + 1,) int64``: level d is positions ``level_start[d] : level_start[d + 1]``."""
         return self._table.level_start
+
+    def columns(self) -> dict:
+        """Every step at once as arrays, for writing them all (``python -m core contacts
+        --steps``): the same order and the same decisions as ``steps[i]``, without building
+        a :class:`PairStep` per step.
+
+        Returns
+        -------
+        dict
+            ``level``, ``node_a``, ``node_b`` ``(n,) int64``; ``code`` ``(n,) int8``
+            (``CODE_CULLED``, ``CODE_SPLIT``, ``CODE_LEAF_PAIR``); ``sep_id`` ``(n,) int64``,
+            the kind's test that culled the pair (-1 unless culled); ``split`` ``(n,) int8``,
+            :data:`SPLIT_A`, :data:`SPLIT_B` or :data:`SPLIT_BOTH` for a SPLIT step, -1
+            otherwise.
+        """
+        t = self._table
+        level = np.repeat(np.arange(self.n_levels, dtype=np.int64), np.diff(t.level_start))
+        split = np.full(t.n, -1, dtype=np.int8)
+        rows = np.flatnonzero(t.code == CODE_SPLIT)
+        split[rows] = t.split_codes(rows)
+        return {"level": level, "node_a": t.node_a.astype(np.int64),
+                "node_b": t.node_b.astype(np.int64), "code": t.code,
+                "sep_id": np.where(t.code == CODE_CULLED, t.sep, -1).astype(np.int64),
+                "split": split}  # fmt: skip
 
     def next_where(self, position: int, what: str) -> int | None:
         """The first position after ``position`` where the traversal stops for ``what``.
@@ -612,13 +646,17 @@ class TraversalSteps:
         return t.node_a[:k], t.node_b[:k], t.code[:k]
 
 
-def traversal_steps(frame) -> TraversalSteps:
+def traversal_steps(frame, file_ids=(None, None)) -> TraversalSteps:
     """The pair tests of a frame's traversal of bodies A and B, in the order they ran.
 
     Parameters
     ----------
     frame : core.pipeline.Frame
         Run with tracing on (``request.trace``), two bodies.
+    file_ids : pair of (k,) int64 or None
+        For a body whose tree was read from a file, its ``ImportedTree.file_ids``: the
+        steps' words (``split_words``) name its nodes by the file's ids. The steps' node
+        fields stay BVH Lab's ids (what drawing and ``waiting`` use).
 
     Returns
     -------
@@ -640,7 +678,7 @@ def traversal_steps(frame) -> TraversalSteps:
     if frame.request is None:
         raise ValueError("this frame does not say which request it ran with")
     inputs = query_inputs(frame)
-    table = _StepTable(frame, inputs)
+    table = _StepTable(frame, inputs, file_ids)
     return TraversalSteps(steps=StepSequence(table), kind=inputs.kind, inputs=inputs,
                           _table=table)  # fmt: skip
 

@@ -107,6 +107,12 @@ def test_tree_file_round_trip_gives_the_same_measures(capsys, tmp_path, assets_d
         assert code == 0, err
         read = _strict(out)
         built.pop("seconds"), read.pop("seconds")
+        # Read from a file: the file named, its violations counted, and each worst node
+        # named by the file's id beside BVH Lab's (a tree we wrote keeps its ids).
+        assert read.pop("tree") == str(tree_file) and read.pop("violations") == 0
+        for rows in read["worst"].values():
+            for row in rows:
+                assert row.pop("internal_node") == row["node"]
         assert read == built
 
 

@@ -108,6 +108,8 @@ def test_file_bounds_are_used_as_read_broken_ones_included(tmp_path, meshes):
     assert [v.node for v in report.violations] == [ours]
     assert report.violations[0].kind is ViolationKind.TRIANGLE_OUTSIDE
     assert report.violations[0].size == pytest.approx(0.01)
+    # The frame's check names the pinned tree's node by the file's id, as the file does.
+    assert report.violations[0].text.startswith(f"node {leaf} (depth ")
     assert frame.validation[1].ok and imported.node_of(root) == 0
     assert "validate" in frame.timings
 

@@ -115,7 +115,7 @@ def test_hand_written_foreign_tree_is_renumbered(tmp_path):
     assert tree.depth.tolist() == [0, 1, 1, 2, 2, 2, 2]
     assert tree.prim_ids.tolist() == [2, 0, 3, 1]
     assert tree.bmax[1].tolist() == [1, 1, 2] and tree.bmin[2].tolist() == [2, 0, 0]
-    assert imported.split is None and imported.node_of(6) == 1
+    assert imported.split is None and imported.node_of(6) == 1 and imported.file_id(1) == 6
     assert tree.stats.n_leaves == 4 and tree.stats.depth_max == 2
     assert validate_tree(tree, FOUR.vertices).ok
     # A triangle standing across t0 (x in 0..1, z = 0) and t1 (x in 2..3, z = 0).
@@ -209,8 +209,9 @@ def test_broken_bounds_are_read_and_listed_with_the_files_node_id(tmp_path):
     (violation,) = report.violations
     assert violation.kind is ViolationKind.CHILD_OUTSIDE and violation.node == 1
     assert violation.size == 0.5
-    assert violation.text == ("node 1 (file node 6, depth 1): child 3 sticks out by 0.5 "
-                              "along +z")  # fmt: skip
+    # Named by the file's ids: node 6 and its child 0 (BVH Lab's nodes 1 and 3).
+    assert violation.text == "node 6 (depth 1): child 0 sticks out by 0.5 along +z"
+    assert (violation.child, violation.axis) == (3, "+z")
 
 
 def test_write_refuses_bad_suffix_and_nan(tmp_path):
@@ -332,14 +333,17 @@ HOSTILE = [
      "node 3: bounds hold NaN or infinity"),
     ("range.json", _json(_children(n6=[0, 99])), "node 6: child 99 is not a node id (0..6"),
     ("unary.json", _json(_children(n6=[0, -1])), "node 6 has 1 child; only binary trees"),
-    ("shared.json", _json(_children({3: 0}, n3=[5, 2])), "node 5 is reached twice (a cycle or "
-     "a shared child): it is a child of nodes 1, 3"),
-    ("cycle.json", _json(_children({3: 0}, n3=[4, 5])), "no root: every node is some node's "
-     "child (a cycle)"),
-    ("tworoots.json", _json(_children(n4=[6, 3])), "2 nodes are nobody's child (1, 4): a tree "
-     "has one root, and from it the others are unreachable"),
-    ("detached.json", _json(DETACHED_CYCLE), "4 nodes are unreachable from the root 0 (first: "
-     "node 3)"),
+    ("shared.json", _json(_children({3: 0}, n3=[5, 2])), "node 2 is reached twice (a shared "
+     "child): it is the child of nodes 1 and 3 (1 other node reached twice)"),
+    ("cycle.json", _json(_children({3: 0}, n3=[4, 5])), "node 4 is reached twice (a cycle): it "
+     "is the child of node 3, which is under node 4"),
+    ("tworoots.json", _json(_children(n4=[6, 3])), "node 3 is reached twice (a shared child): "
+     "it is the child of nodes 4 and 6"),
+    ("forest.json", _json(_children({6: 1}, n6=[-1, -1])), "3 nodes are nobody's child (0, 3, "
+     "4): a tree has one root, and from it the others are unreachable"),
+    ("detached.json", _json(DETACHED_CYCLE), "node 3 is reached twice (a cycle): it is the "
+     "child of node 5, which is under node 3 (4 nodes are unreachable from node 0, the one "
+     "node that is nobody's child)"),
     ("leafrange.json", _json(_foreign(start=[0, 0, 3, 1, 0, 4, 0])),
      "node 5: leaf range 4+1 is outside 'order' (0..4)"),
     ("emptyleaf.json", _json(_foreign(count=[1, 0, 1, 0, 0, 1, 0])),
@@ -350,7 +354,8 @@ HOSTILE = [
     ("orderid.json", _json(_foreign(order=[2, 0, 7, 1])),
      "'order' is not a permutation of the triangle ids: 7 is not a triangle id"),
     ("overlap.json", _json(_foreign(start=[0, 0, 3, 0, 0, 2, 0])),
-     "the leaves do not hold each triangle once"),
+     "leaves 0 and 3 both hold triangle 2 (order[0]): leaf 0's range 0+1 and leaf 3's range "
+     "0+1 overlap (1 triangle in no leaf, the first triangle 0 at order[1])"),
 ]  # fmt: skip
 
 
@@ -369,6 +374,66 @@ def test_hostile_file_fails_in_one_line_naming_it(tmp_path, name, make, words):
     assert "\n" not in message
     assert message.startswith(f"{path}: "), message
     assert words in message, message
+
+
+# ---- each mistake names the node at fault by its id in the file -----------------------------
+
+# Root 2 over two leaves of two triangles each: leaf 0 holds order[0:2], leaf 1 order[2:4].
+TWO_LEAVES = {"format": "bvh-lab-tree", "version": 1, "triangles": 4, "nodes": 3,
+              "bounds": [[0, 0, 0, 3, 1, 2], [0, 0, 0, 3, 1, 2], [0, 0, 0, 3, 1, 2]],
+              "children": [[-1, -1], [-1, -1], [0, 1]], "start": [0, 2, 0],
+              "count": [2, 2, 0], "order": [2, 0, 3, 1]}  # fmt: skip
+
+
+def _read_error(tmp_path, keys) -> str:
+    path = tmp_path / "edited.json"
+    path.write_text(json.dumps(keys))
+    with pytest.raises(TreeFileError) as caught:
+        read_tree(path, FOUR)
+    message = str(caught.value)
+    assert message.startswith(f"{path}: ") and "\n" not in message
+    return message[len(f"{path}: "):]
+
+
+def test_a_leaf_one_short_names_the_missing_triangle_and_the_leaf(tmp_path):
+    # Leaf 0's count edited from 2 to 1: triangle order[1] = 0 is in no leaf.
+    reason = _read_error(tmp_path, {**TWO_LEAVES, "count": [1, 2, 0]})
+    assert reason == ("triangle 0 (order[1]) is in no leaf: leaf 0's range 0+1 ends just "
+                      "before it and leaf 1's range 2+2 starts just after (is leaf 0's count "
+                      "one short, or leaf 1's start one too late?)")  # fmt: skip
+    # The last leaf one short: only the leaf before the gap can be at fault.
+    reason = _read_error(tmp_path, {**TWO_LEAVES, "count": [2, 1, 0]})
+    assert reason == ("triangle 1 (order[3]) is in no leaf: leaf 1's range 2+1 ends just "
+                      "before it (is its count one short?)")  # fmt: skip
+
+
+def test_overlapping_leaf_ranges_name_both_leaves(tmp_path):
+    # Leaf 0's count edited from 2 to 3: its range runs into leaf 1's.
+    reason = _read_error(tmp_path, {**TWO_LEAVES, "count": [3, 2, 0], "start": [0, 1, 0]})
+    assert reason == ("leaves 0 and 1 both hold triangle 0 (order[1]): leaf 0's range 0+3 and "
+                      "leaf 1's range 1+2 overlap (2 triangles are held twice in all; 1 "
+                      "triangle in no leaf, the first triangle 1 at order[3])")  # fmt: skip
+
+
+def test_a_shared_child_names_the_node_reached_twice_and_its_parents(tmp_path):
+    # File node 1's children edited from [5, 2] to [5, 0]: node 0 is now also node 6's child
+    # (and node 2 nobody's, which the old message named instead).
+    reason = _read_error(tmp_path, _children(n1=[5, 0]))
+    assert reason == ("node 0 is reached twice (a shared child): it is the child of nodes 1 "
+                      "and 6")  # fmt: skip
+
+
+def test_a_cycle_names_the_node_reached_twice_and_the_node_under_it(tmp_path):
+    # File node 6's children edited from [0, 3] to [0, 4]: 4 is the root, now under itself.
+    reason = _read_error(tmp_path, _children(n6=[0, 4]))
+    assert reason == ("node 4 is reached twice (a cycle): it is the child of node 6, which is "
+                      "under node 4 (6 nodes are unreachable from node 3, the one node that is "
+                      "nobody's child)")  # fmt: skip
+    # Leaf 3 (under node 6) made a parent of nodes 6 and 2: node 6 is reached again from
+    # below; two parents, one of them under it.
+    reason = _read_error(tmp_path, _children({3: 0}, n3=[6, 2]))
+    assert reason == ("node 6 is reached twice (a cycle): it is the child of nodes 3 and 4, "
+                      "and node 3 is under node 6")  # fmt: skip
 
 
 def test_too_large_file_is_refused_from_its_size(tmp_path):

@@ -82,6 +82,7 @@ def test_parent_box_too_small_lists_the_child_that_sticks_out(sphere, tree):
     left = int(tree.first[node])
     sticking = left if tree.bmax[left, 1] == tree.bmax[node, 1] else left + 1
     assert worst.text == f"node {node} (depth 3): child {sticking} sticks out by 0.125 along +y"
+    assert (worst.child, worst.axis, worst.triangle) == (sticking, "+y", -1)
     assert report.summary().endswith("; largest 0.125")
     assert report.nodes().tolist() == [node]
     assert report.nodes().dtype == np.int32
@@ -98,6 +99,7 @@ def test_leaf_box_too_small_names_the_triangle(sphere, tree):
     tris = tree.prim_ids[tree.first[leaf]:tree.first[leaf] + tree.count[leaf]]
     lowest = tris[np.argmin(sphere.vertices[sphere.faces[tris]][:, :, 2].min(axis=1))]
     assert f": triangle {lowest} sticks out by 0.01 along -z" in violation.text
+    assert (violation.triangle, violation.axis, violation.child) == (lowest, "-z", -1)
     assert report.summary() == "1 violation in 1 node; largest 0.01"
 
 
@@ -167,7 +169,12 @@ def test_file_ids_are_named(sphere, tree):
     bmax[2, 0] -= 0.5
     file_ids = np.arange(tree.n_nodes, dtype=np.int64) * 10 + 7
     report = validate_tree(_with(tree, bmax=bmax), sphere.vertices, file_ids=file_ids)
-    assert report.violations[0].text.startswith("node 2 (file node 27, depth 1): ")
+    # One id per node: the file's, for the node at fault and for the child that sticks out.
+    violation = report.violations[0]
+    child_file_id = int(tree.first[2]) * 10 + 7 + 10 * (violation.child - int(tree.first[2]))
+    assert violation.text.startswith(f"node 27 (depth 1): child {child_file_id} sticks out")
+    assert violation.node == 2 and violation.child in (int(tree.first[2]),
+                                                       int(tree.first[2]) + 1)  # fmt: skip
     same = validate_tree(_with(tree, bmax=bmax), sphere.vertices,
                          file_ids=np.arange(tree.n_nodes, dtype=np.int64))  # fmt: skip
     assert same.violations[0].text.startswith("node 2 (depth 1): ")
