@@ -84,3 +84,36 @@ class CorruptMeshFileError(MeshFileError):
 
 class NoTrianglesError(MeshFileError, EmptyMeshError):
     """The file is readable but holds no polygons (only points, lines, or nothing)."""
+
+
+class PairBudgetError(BVHLabError):
+    """A query would pass its budget of volume pairs: the trees' boxes overlap too much.
+
+    Raised before the buffers that grow with the pair count are grown past the budget (see
+    :data:`core.collide.budget.DEFAULT_PAIR_BUDGET`), so the process never reaches the memory
+    that would take; the message is one line naming the tree and the budget.
+
+    Attributes
+    ----------
+    tree : str
+        The tree blamed, as people read it ("tree from random.json", "BVH Lab's AABB tree of
+        body A").
+    budget : int
+    what : str
+        What passed the budget ("overlapping volume pairs", "triangle pairs", ...).
+    level : int or None
+        The traversal level where it passed the budget, when the walk was level by level.
+    """
+
+    def __init__(self, tree: str, budget: int, what: str = "overlapping volume pairs",
+                 level: int | None = None, detail: str = "its boxes overlap too much"):
+        self.tree = str(tree)
+        self.budget = int(budget)
+        self.what = what
+        self.level = level
+        where = "" if level is None else f" at level {level}"
+        super().__init__(f"{self.tree}: more than {self.budget:,} {what}{where}; {detail}")
+
+
+class QueryCancelled(BVHLabError):
+    """A long query was cancelled (:meth:`core.collide.budget.QueryControl.cancel`)."""
