@@ -162,13 +162,15 @@ def sibling_overlap(tree) -> float:
     return float(ratio.mean())
 
 
-def tree_name(tree, body: str, kind_label: str = "AABB") -> str:
+def tree_name(tree, body: str | None, kind_label: str = "AABB") -> str:
     """A tree as people read it: ``tree.origin`` for a tree read from a file ("tree from
     random.json"), else "BVH Lab's AABB tree of body A" (``kind_label`` a registry label:
-    "OBB", "AABB (SAT lite)" reads "AABB")."""
+    "OBB", "AABB (SAT lite)" reads "AABB"; without a ``body``, "BVH Lab's AABB tree")."""
     origin = getattr(tree, "origin", "")
+    if origin:
+        return origin
     short = kind_label.split(" (")[0]
-    return origin if origin else f"BVH Lab's {short} tree of body {body}"
+    return f"BVH Lab's {short} tree" + ("" if body is None else f" of body {body}")
 
 
 def blamed(trees, names) -> tuple[str, str]:
@@ -214,9 +216,44 @@ def raise_if_stopped(array: np.ndarray, budget: int, trees, names, what: str) ->
         level = int(array[STOP_LEVEL])
         name, detail = blamed(trees, names)
         raise PairBudgetError(name, budget, "overlapping volume pairs",
-                              None if level < 0 else level, detail)  # fmt: skip
+                              None if level < 0 else level, detail, what)  # fmt: skip
 
 
 def check_budget(budget) -> int:
     """The pair budget as an int >= 1, or a one-line error naming ``pair_budget``."""
     return integer(budget, "pair_budget", minimum=1)
+
+
+def check_trace_rows(frame, what: str, operation: str) -> None:
+    """Refuse to replay a frame's trace of more rows than its request's pair budget.
+
+    The stepper's table and the heat map hold about 50 bytes per traced pair (cumulative
+    counters, per-row node data), twice the traversal's own: the same budget, in rows, keeps
+    them within a few GB however the frame was made (a recorded frame too).
+
+    Parameters
+    ----------
+    frame : core.pipeline.Frame
+        With a traced pair query (``frame.result.trace``).
+    what : str
+        What would be built ("to step through", "to colour by work").
+    operation : str
+        Who asks ("the stepper", "the heat map").
+
+    Raises
+    ------
+    PairBudgetError
+    """
+    trace = frame.result.trace
+    request = getattr(frame, "request", None)
+    budget = getattr(request, "pair_budget", DEFAULT_PAIR_BUDGET)
+    n_rows = int(np.asarray(trace.level_start)[-1])
+    if n_rows <= budget:
+        return
+    trees = frame.trees[:2]
+    from core.bv import BV_KINDS
+
+    label = "AABB" if request is None else BV_KINDS[request.bv].label
+    names = (tree_name(trees[0], "A", label), tree_name(trees[1], "B", label))
+    name, detail = blamed(tuple(trees), names)
+    raise PairBudgetError(name, budget, f"traced volume pairs {what}", None, detail, operation)

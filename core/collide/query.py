@@ -185,7 +185,8 @@ def budgeted_traversal(args, record, budget: int, control: QueryControl | None, 
 
 
 def check_triangle_budget(traversal: TraversalRecord, tree_a: Tree, tree_b: Tree, budget: int,
-                          names, same_tree: bool = False) -> None:  # fmt: skip
+                          names, same_tree: bool = False,
+                          operation: str = "the collision query") -> None:  # fmt: skip
     """Raise :class:`~core.errors.PairBudgetError` before listing more than ``budget``
     triangle pairs (leaves of many triangles multiply the leaf pairs)."""
     n_pairs = leaf_triangle_pairs(traversal.leaf_a, traversal.leaf_b, tree_a.count,
@@ -196,7 +197,8 @@ def check_triangle_budget(traversal: TraversalRecord, tree_a: Tree, tree_b: Tree
 
         name, _ = blamed((tree_a,) if same_tree else (tree_a, tree_b), names)
         raise PairBudgetError(name, budget, "triangle pairs to test", None,
-                              "its leaves overlap too much or hold too many triangles")
+                              "its leaves overlap too much or hold too many triangles",
+                              operation)  # fmt: skip
 
 
 def traversal_counters(traversal: TraversalRecord, n_tri_tests: int, n_contacts: int) -> Counters:

@@ -238,7 +238,8 @@ def self_collide(
     if array[STATUS] != STATUS_DONE:
         del traversal  # its buffers go back now, not with the traceback
         raise_if_stopped(array, pair_budget, (tree,), names, "the self-collision query")
-    check_triangle_budget(traversal, tree, tree, pair_budget, names, same_tree=True)
+    check_triangle_budget(traversal, tree, tree, pair_budget, names, same_tree=True,
+                          operation="the self-collision query")
     t1 = time.perf_counter()
     tri_pairs = expand_self_leaf_pairs(traversal.leaf_a, traversal.leaf_b, tree.first,
                                        tree.count, tree.prim_ids)  # fmt: skip
