@@ -13,8 +13,13 @@ import numpy as np
 from core.bvh.tree import Tree
 from core.collide.budget import (
     DEFAULT_PAIR_BUDGET,
+    LEVEL_SEEN,
+    N_SLOTS,
+    OVERLAPS,
     STATUS,
     STATUS_DONE,
+    STATUS_OVER_BUDGET,
+    STOP_LEVEL,
     QueryControl,
     check_budget,
     leaf_triangle_pairs,
@@ -176,6 +181,11 @@ def budgeted_traversal(args, record, budget: int, control: QueryControl | None, 
     """
     array = start_array(control)
     traversal = split_traversal(args, record, budget, array)
+    if array[STATUS] == STATUS_DONE and array[OVERLAPS:OVERLAPS + N_SLOTS].sum() > budget:
+        # Two threads that finished together may each have read the other's count before
+        # its last store: the sum after both is exact.
+        array[STATUS] = STATUS_OVER_BUDGET
+        array[STOP_LEVEL] = array[LEVEL_SEEN] if record else -1
     if array[STATUS] == STATUS_DONE:
         return traversal
     # The partial walk's buffers go back now, not when the caller drops the traceback.

@@ -191,3 +191,62 @@ def test_the_cli_gives_one_line_and_exit_2(capsys, sphere, tmp_path):
     assert main(["contacts", str(path), str(path), "--pair-budget", "0"]) == 2
     assert capsys.readouterr().err == "error: --pair-budget must be at least 1, got 0\n"
     assert main(["contacts", str(path), str(path), "--max-pairs", "3", "--json"]) == 0
+
+
+def test_quality_stops_epo_at_the_budget_with_progress(capsys, sphere, bad_tree, bad_file_tree,
+                                                        tmp_path):  # fmt: skip
+    """EPO's walk meets every triangle from every node of a random-order tree (nodes x
+    triangles): it stops past the budget, after one progress line per phase."""
+    from core.bvh import tree_quality
+
+    with pytest.raises(PairBudgetError, match=r"^BVH Lab's AABB tree: more than 100,000 "
+                       r"volume-triangle pairs to measure EPO; its boxes overlap too much$"):
+        tree_quality(sphere, bad_tree, pair_budget=100_000)
+    mesh_path = write_mesh(tmp_path / "ball.obj", sphere.vertices, sphere.faces)
+    code = main(["quality", str(mesh_path), "--tree", str(bad_file_tree.path),
+                 "--pair-budget", "100000", "--progress"])  # fmt: skip
+    lines = capsys.readouterr().err.splitlines()
+    assert code == 2
+    assert lines[-1] == ("error: tree from random.json: more than 100,000 volume-triangle pairs "
+                         "to measure EPO; its boxes overlap too much")  # fmt: skip
+    phases = [line.split(" (")[0] for line in lines[:-1]]
+    assert phases == [f"quality: loading {mesh_path}", f"quality: reading {bad_file_tree.path}",
+                      "quality: aabb volumes of 6,959 nodes", "quality: SAH and sibling overlap",
+                      "quality: EPO of 6,959 nodes"]  # fmt: skip
+    assert main(["quality", str(mesh_path), "--tree", str(bad_file_tree.path), "--json"]) == 0
+    assert capsys.readouterr().err == ""  # not a terminal, no --progress: no progress lines
+
+
+_CHILD = """
+import resource, sys
+resource.setrlimit(resource.RLIMIT_AS, ({limit}, {limit}))
+from core import load_mesh
+from core.bvh import build_tree
+from core.bvh.scramble import scrambled_tree
+from core.collide import collide
+from core.errors import PairBudgetError
+mesh = load_mesh({path!r})
+bad = scrambled_tree(build_tree(mesh), mesh)
+try:
+    collide(mesh, bad, mesh, bad, trace=True)
+except PairBudgetError as exc:
+    print(exc)
+    sys.exit(3)
+"""
+
+
+def test_the_default_budget_keeps_a_bad_bunny_within_4_gib(assets_dir):
+    """The random-order tree of the 69,451-triangle bunny against itself, traced (the app's
+    mode), in a process whose address space is capped at 4 GiB: a clean one-line error, not
+    a MemoryError or a kill (without the budget it grew to the machine's 24 GiB)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = _CHILD.format(limit=4 << 30, path=str(assets_dir / "stanford-bunny.obj"))
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          cwd=Path(__file__).resolve().parents[2])  # fmt: skip
+    assert done.returncode == 3, done.stderr[-2000:]
+    assert done.stdout.startswith("BVH Lab's AABB tree of body A against BVH Lab's AABB tree of "
+                                  "body B: more than 50,000,000 overlapping volume pairs at "
+                                  "level ")  # fmt: skip
