@@ -83,6 +83,7 @@ def test_the_pipeline_names_a_pinned_file_tree(sphere, bad_file_tree):
     with pytest.raises(PairBudgetError, match=r"^tree from random\.json: more than 20,000 "):
         pipe.step(bodies)
     pipe.unpin("b")
+    pipe.settings = PipelineSettings()
     assert pipe.step(bodies).result.n_contacts > 0  # the pipeline stays usable
 
 
