@@ -39,7 +39,14 @@ from numba import njit, prange
 from core.bv import obb
 from core.bv._geom import is_identity_rotation
 from core.bv.registry import BV_KINDS, overlap_by_code, volume_by_code
-from core.collide.budget import BASE_LEVEL, NO_BUDGET, over_budget, start_array
+from core.collide.budget import (
+    BASE_LEVEL,
+    NO_BUDGET,
+    STATUS,
+    STATUS_DONE,
+    over_budget,
+    start_array,
+)
 
 ACTION_CULL = 0
 ACTION_LEAVES = 1
@@ -500,7 +507,8 @@ def traverse_levels(code, first_a, count_a, bmin_a, bmax_a, vol_a,
     if slot == 0:
         control[BASE_LEVEL] = n_levels
     counts = np.array([n_tests, n_overlaps, n_leaf], dtype=np.int64)
-    if not record:
+    # A stopped walk is never used (its caller raises): no copy of its trace at the peak.
+    if not record or control[STATUS] != STATUS_DONE:
         return TraversalRecord(leaf_a[:n_leaf], leaf_b[:n_leaf], counts,
                                np.zeros(1, dtype=np.int64), trace_a[:0], trace_b[:0],
                                trace_sep[:0], level_leaves[:0], fa, fb)  # fmt: skip

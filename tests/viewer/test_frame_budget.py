@@ -28,7 +28,7 @@ def test_a_frame_past_its_budget_says_so_in_one_line_and_the_app_goes_on(qtbot, 
     before = window.model.frame
     _with_budget(controller, 5)
     controller.request_frame()
-    qtbot.waitUntil(lambda: errors and not controller.is_busy, timeout=60_000)
+    qtbot.waitUntil(lambda: bool(errors) and not controller.is_busy, timeout=60_000)
     title, text = errors[-1]
     assert title == "Frame failed"
     assert text.startswith("The collision query failed: BVH Lab's AABB tree of body A against "
