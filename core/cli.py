@@ -180,6 +180,11 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--max-pairs", type=_integer, default=None, metavar="N",
                    help="list at most N pairs (default: 20 in text, all with --json); the "
                    "total is always reported")  # fmt: skip
+    c.add_argument("--pair-budget", type=_integer, default=None, metavar="N",
+                   help="stop with an error when the traversal meets more than N overlapping "
+                   "volume pairs or would test more than N triangle pairs (default "
+                   "50,000,000: a tree whose boxes overlap too much ends in one line, not "
+                   "out of memory)")  # fmt: skip
 
     d = sub.add_parser(
         "distance",
@@ -242,7 +247,8 @@ def _check_args(args) -> None:
     cell_size = getattr(args, "cell_size", None)
     if cell_size is not None and not (math.isfinite(cell_size) and cell_size > 0.0):
         raise ValueError(f"--cell-size must be a positive number, got {cell_size}")
-    for option, least in (("max_depth", 0), ("capacity", 1), ("max_pairs", 0)):
+    for option, least in (("max_depth", 0), ("capacity", 1), ("max_pairs", 0),
+                          ("pair_budget", 1)):  # fmt: skip
         value = getattr(args, option, None)
         if value is not None and value < least:
             name = "--" + option.replace("_", "-")
@@ -271,6 +277,7 @@ def contacts_request(args):
     from core.bv import ObbFit
     from core.bvh import SplitRule
     from core.collide import DescendRule
+    from core.collide.budget import DEFAULT_PAIR_BUDGET
     from core.request import CollisionRequest
 
     params = {}
@@ -288,6 +295,7 @@ def contacts_request(args):
         margin=args.margin,
         partition=args.partition,
         partition_params=params,
+        pair_budget=DEFAULT_PAIR_BUDGET if args.pair_budget is None else args.pair_budget,
     )
 
 

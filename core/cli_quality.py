@@ -75,6 +75,13 @@ def add_quality_parser(sub, rule_names: list[str], bv_names: list[str], integer)
     q.add_argument("--intersection-cost", type=float, default=1.0, metavar="C",
                    help="C_i, cost of one triangle test in SAH and EPO (default 1)")
     q.add_argument("--json", action="store_true", help="print one JSON object")
+    q.add_argument("--pair-budget", type=integer, default=None, metavar="N",
+                   help="stop with an error when EPO's walk would look at more than N "
+                   "(volume, triangle) pairs (default 50,000,000; a tree whose boxes span the "
+                   "mesh needs about nodes x triangles)")  # fmt: skip
+    q.add_argument("--progress", action="store_true",
+                   help="print one line per phase on stderr (default: only when stderr is a "
+                   "terminal)")  # fmt: skip
 
 
 def _constants(args):
@@ -100,12 +107,16 @@ def run_quality(args: argparse.Namespace) -> dict:
     from core.mesh import check_coordinate_bound
 
     constants = _constants(args)
+    if args.pair_budget is not None and args.pair_budget < 1:
+        raise ValueError(f"--pair-budget must be at least 1, got {args.pair_budget}")
+    say = _progress_printer(args)
     if args.tree is not None and (args.split is not None or args.leaf_size is not None):
         raise ValueError("--split and --leaf-size choose how a tree is built; with --tree the "
                          "tree comes from the file")  # fmt: skip
     leaf_size = 1 if args.leaf_size is None else args.leaf_size
     if leaf_size < 1:
         raise ValueError(f"--leaf-size must be at least 1, got {leaf_size}")
+    say(f"loading {args.mesh}")
     mesh = load_mesh(args.mesh)
     check_coordinate_bound(mesh, str(args.mesh))
     t0 = time.perf_counter()
@@ -113,12 +124,14 @@ def run_quality(args: argparse.Namespace) -> dict:
     if args.tree is not None:
         from core.bvh.treefile import read_tree
 
+        say(f"reading {args.tree}")
         imported = read_tree(args.tree, mesh)
         tree, split = imported.tree, imported.split
     else:
         split = SplitRule[(args.split or "midpoint").upper()]
         tree = build_tree(mesh, split, leaf_size)
-    quality = tree_quality(mesh, tree, args.bv, constants)
+    quality = tree_quality(mesh, tree, args.bv, constants, pair_budget=args.pair_budget,
+                           progress=say)  # fmt: skip
     measures = quality.to_json()
     from_file = {} if imported is None else _file_keys(imported, mesh, measures)
     seconds = time.perf_counter() - t0
@@ -148,6 +161,18 @@ def _file_keys(imported, mesh, measures: dict) -> dict:
     check = validate_tree(imported.tree, mesh.vertices, max_listed=1,
                           file_ids=imported.file_ids)  # fmt: skip
     return {"tree": str(imported.path), "violations": check.n_found}
+
+
+def _progress_printer(args):
+    """``say(phase)``: one line on stderr per phase when stderr is a terminal or with
+    ``--progress`` (a pipe or a log file gets only the report), else nothing."""
+    import sys
+
+    if not (args.progress or sys.stderr.isatty()):
+        return lambda _phase: None
+    start = time.perf_counter()
+    return lambda phase: print(f"quality: {phase} ({time.perf_counter() - start:.1f} s)",
+                               file=sys.stderr, flush=True)  # fmt: skip
 
 
 def _number(value) -> str:

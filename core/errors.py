@@ -84,3 +84,44 @@ class CorruptMeshFileError(MeshFileError):
 
 class NoTrianglesError(MeshFileError, EmptyMeshError):
     """The file is readable but holds no polygons (only points, lines, or nothing)."""
+
+
+class PairBudgetError(BVHLabError, ValueError):
+    """A query would pass its budget of volume pairs: the trees' boxes overlap too much.
+
+    Raised before the buffers that grow with the pair count are grown past the budget (see
+    :data:`core.collide.budget.DEFAULT_PAIR_BUDGET`), so the process never reaches the memory
+    that would take; the message is one line naming the tree and the budget. A ValueError
+    too, like every error about bad input here (the tree is the input at fault), so callers
+    that report a frame's bad input report this one in the same line.
+
+    Attributes
+    ----------
+    tree : str
+        The tree blamed, as people read it ("tree from random.json", "BVH Lab's AABB tree of
+        body A").
+    budget : int
+    what : str
+        What passed the budget ("overlapping volume pairs", "triangle pairs", ...).
+    level : int or None
+        The traversal level where it passed the budget, when the walk was level by level.
+    operation : str
+        What was stopped ("the collision query", "the self-collision query", "the stepper"),
+        for a caller that says which of its steps failed; not in the message.
+    """
+
+    def __init__(self, tree: str, budget: int, what: str = "overlapping volume pairs",
+                 level: int | None = None, detail: str = "its boxes overlap too much",
+                 operation: str = "the query"):
+        self.operation = operation
+        self.tree = str(tree)
+        self.budget = int(budget)
+        self.what = what
+        self.level = level
+        self.detail = detail
+        where = "" if level is None else f" at level {level}"
+        super().__init__(f"{self.tree}: more than {self.budget:,} {what}{where}; {detail}")
+
+
+class QueryCancelled(BVHLabError):
+    """A long query was cancelled (:meth:`core.collide.budget.QueryControl.cancel`)."""

@@ -23,6 +23,7 @@ from core.bvh.refit import leaf_nodes, refit_tree, same_topology
 from core.bvh.tree import Tree
 from core.bvh.validate import ValidationReport, validate_tree
 from core.checks import instance, real_number
+from core.collide.budget import QueryControl, tree_name
 from core.collide.dispatch import partition_query, tree_query
 from core.collide.query import CollisionResult
 from core.collide.selfcollide import self_collide
@@ -365,7 +366,8 @@ class FramePipeline:
         self._cache[key] = _Cached(tree, tree, leaf_nodes(tree), settings_key, mesh.vertices)
         return tree, 0.0, True
 
-    def step(self, bodies: Sequence[BodyInput], t: float = 0.0) -> Frame:
+    def step(self, bodies: Sequence[BodyInput], t: float = 0.0,
+             control: QueryControl | None = None) -> Frame:  # fmt: skip
         """Run one frame.
 
         Parameters
@@ -373,10 +375,20 @@ class FramePipeline:
         bodies : sequence of BodyInput
         t : float
             Time in seconds passed to the deformers.
+        control : QueryControl, optional
+            Cancel flag and progress of the frame's traversals
+            (:class:`core.collide.budget.QueryControl`): a cancel stops the running one at
+            its next level.
 
         Returns
         -------
         Frame
+
+        Raises
+        ------
+        PairBudgetError
+            A traversal passed the request's ``pair_budget`` (one line naming the tree).
+        QueryCancelled
         """
         for i, body in enumerate(bodies):
             instance(body, f"bodies[{i}]", BodyInput)
@@ -420,9 +432,12 @@ class FramePipeline:
         if len(bodies) == 1:
             # One body (self-collision): the tree's own boxes, which its self-traversal tests.
             volumes = fitted_volumes(trees, meshes, request.bv, request.obb_fit.name)
+        label = _kind_label(request.bv)
+        names = [tree_name(tree, _body_letter(i), label) for i, tree in enumerate(trees)]
         if is_pair:
             poses = (bodies[0].pose, bodies[1].pose)
-            result = tree_query(request, meshes[0], trees[0], meshes[1], trees[1], *poses)
+            result = tree_query(request, meshes[0], trees[0], meshes[1], trees[1], *poses,
+                                control=control, names=(names[0], names[1]))  # fmt: skip
             timings.update(result.timings)
             t0 = time.perf_counter()
             # A cache hit for a fitted kind (the traversal just fitted them): no re-fit.
@@ -446,10 +461,12 @@ class FramePipeline:
         self_results = None
         if request.self_collision:
             t0 = time.perf_counter()
+            # Self-collision walks the trees' own boxes (tree_name's default kind).
             self_results = [
                 self_collide(mesh, tree, trace=request.trace, tol=request.tol, pose=body.pose,
-                             descend=request.descend)
-                for body, mesh, tree in zip(bodies, meshes, trees)
+                             descend=request.descend, pair_budget=request.pair_budget,
+                             control=control, name=tree_name(tree, _body_letter(i)))
+                for i, (body, mesh, tree) in enumerate(zip(bodies, meshes, trees))
             ]
             timings["self"] = time.perf_counter() - t0
         timings.setdefault("traverse", 0.0)
@@ -489,3 +506,14 @@ class FramePipeline:
         if cached is not None and cached.current is tree:
             cached.report = report
         return report
+
+
+def _body_letter(index: int) -> str:
+    """Body 0 is "A", 1 "B", ... as the viewer and the messages name them."""
+    return chr(ord("A") + index) if index < 26 else str(index)
+
+
+def _kind_label(bv: str) -> str:
+    from core.bv import BV_KINDS
+
+    return BV_KINDS[bv].label

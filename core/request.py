@@ -16,6 +16,7 @@ import numpy as np
 from core.bv.obb_fit import ObbFit
 from core.bvh.tree import SplitRule
 from core.checks import instance, integer
+from core.collide.budget import DEFAULT_PAIR_BUDGET, check_budget
 from core.collide.query import check_margin
 from core.collide.tandem import DescendRule
 from core.settings import DEFAULT_TOLERANCES, Tolerances
@@ -64,6 +65,12 @@ class CollisionRequest:
     distance : bool
         When A and B do not touch, find their minimum distance and closest points (frame
         pipeline only; bounded with RSS volumes, :data:`DISTANCE_BV`).
+    pair_budget : int
+        Most overlapping volume pairs one traversal may meet, and most triangle pairs it may
+        send to the exact test (default :data:`core.collide.budget.DEFAULT_PAIR_BUDGET`,
+        50 million: about 1.7 GB at the traversal's peak). A query that would pass it ends in
+        a one-line :class:`core.errors.PairBudgetError` naming the tree, before its buffers
+        grow past it; the stepper and the heat map refuse a trace of more rows.
     """
 
     bv: str = "aabb"
@@ -79,6 +86,7 @@ class CollisionRequest:
     partition_params: tuple = ()
     containment: bool = False
     distance: bool = False
+    pair_budget: int = DEFAULT_PAIR_BUDGET
 
     def __post_init__(self):
         from core.bv import BV_KINDS
@@ -88,6 +96,7 @@ class CollisionRequest:
                           ("obb_fit", ObbFit), ("tol", Tolerances)):  # fmt: skip
             instance(getattr(self, name), name, cls)
         integer(self.leaf_size, "leaf_size", minimum=1)
+        object.__setattr__(self, "pair_budget", check_budget(self.pair_budget))
         for name in _BOOL_FIELDS:
             if not isinstance(getattr(self, name), (bool, np.bool_)):
                 raise TypeError(f"{name} must be a bool, got {type(getattr(self, name)).__name__}")

@@ -100,8 +100,8 @@ def _corner(vertices, v):
 
 @njit(cache=True, nogil=True, parallel=True)
 def foreign_areas(vertices, faces, prim_ids, prim_start, n_prims, first, count, max_depth,
-                  search_box, query_box, normals, offsets, balls):
-    """For every node, the area of the triangles not under it inside its volume.
+                  search_box, query_box, normals, offsets, balls, nodes, work):
+    """For some nodes, the area of the triangles not under it inside its volume.
 
     Parameters
     ----------
@@ -122,23 +122,32 @@ def foreign_areas(vertices, faces, prim_ids, prim_start, n_prims, first, count, 
         ``n . x <= offset``.
     balls : (k, 4) or (0, 4) float64
         Ball volumes: centre and radius per node; empty for polytopes.
+    nodes : (c,) int32
+        The nodes measured (the caller walks the tree in chunks, to keep to a budget and
+        report progress between them).
+    work : (c,) int64
+        Written: per node, the boxes and triangles its walk looked at. A good tree's walk
+        meets only the triangles near the node; a tree whose boxes span the mesh meets every
+        one, O(k m) in all.
 
     Returns
     -------
-    (k,) float64
-        ``A((S \\ S_n) ∩ n)``; 0 for the root (every triangle is its own).
+    (c,) float64
+        ``A((S \\ S_n) ∩ n)`` of each node of ``nodes``; 0 for the root (every triangle is
+        its own).
     """
-    k = first.shape[0]
-    out = np.zeros(k)
+    out = np.zeros(nodes.shape[0])
     n_planes = offsets.shape[1]
     is_ball = balls.shape[0] > 0
     shared = normals.shape[0] == 1
     m = prim_ids.shape[0]
-    for node in prange(k):
+    for i in prange(nodes.shape[0]):
+        node = nodes[i]
         s0 = prim_start[node]
         s1 = s0 + n_prims[node]
         if s0 == 0 and s1 == m:
             continue
+        n_work = 0
         nrm = normals[0] if shared else normals[node]
         buf_a = np.empty((n_planes + 4, 3))
         buf_b = np.empty((n_planes + 4, 3))
@@ -150,6 +159,7 @@ def foreign_areas(vertices, faces, prim_ids, prim_start, n_prims, first, count, 
         while top > 0:
             top -= 1
             j = stack[top]
+            n_work += 1
             js = prim_start[j]
             if s0 <= js and js + n_prims[j] <= s1:
                 continue  # j is node or below it: its triangles are node's own
@@ -162,6 +172,7 @@ def foreign_areas(vertices, faces, prim_ids, prim_start, n_prims, first, count, 
                 stack[top + 1] = first[j] + 1
                 top += 2
                 continue
+            n_work += count[j]
             for p in range(first[j], first[j] + count[j]):
                 t = prim_ids[p]
                 a = _corner(vertices, faces[t, 0])
@@ -176,5 +187,6 @@ def foreign_areas(vertices, faces, prim_ids, prim_start, n_prims, first, count, 
                                                 balls[node, 2], balls[node, 3])  # fmt: skip
                 else:
                     total += clipped_triangle_area(a, bb, c, nrm, offsets[node], buf_a, buf_b)
-        out[node] = total
+        out[i] = total
+        work[i] = n_work
     return out

@@ -111,6 +111,9 @@ class Tree:
     leaf_size : int
     stats : BuildStats
         Of the build this tree's topology came from (refit keeps it).
+    origin : str
+        Where the tree came from, as a message names it: "" for a tree BVH Lab built, "tree
+        from random.json" for one read from a file (refit and pinning keep it).
     """
 
     first: np.ndarray
@@ -128,6 +131,7 @@ class Tree:
     split: SplitRule
     leaf_size: int
     stats: BuildStats
+    origin: str = ""
 
     @property
     def n_nodes(self) -> int:

@@ -38,6 +38,7 @@ validate_tree` lists them.
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 import os
@@ -103,6 +104,13 @@ class ImportedTree:
         """The file's id of our node ``node`` (what tables, captions, JSON and errors show
         for a tree read from a file)."""
         return int(self.file_ids[int(node)])
+
+    def __post_init__(self):
+        # The tree names its file wherever it goes (pinned, refitted), so a query's budget
+        # error can say which tree overlaps too much.
+        if not self.tree.origin:
+            origin = f"tree from {Path(self.path).name}"
+            object.__setattr__(self, "tree", dataclasses.replace(self.tree, origin=origin))
 
     def node_of(self, file_id: int) -> int:
         """Our node id of the file's node ``file_id`` (ValueError if the file has none)."""

@@ -17,15 +17,16 @@ import numpy as np
 from core.bv.obb_fit import ObbFit
 from core.bv.registry import BVKind, fit_volumes, get_kind
 from core.bvh.tree import Tree
+from core.collide.budget import DEFAULT_PAIR_BUDGET, QueryControl, check_budget, tree_name
 from core.collide.query import (
     CollisionResult,
     box_margin,
+    budgeted_traversal,
     check_margin,
     check_tree,
     finish_query,
     relative_pose,
     rigid_body,
-    split_traversal,
 )
 from core.collide.tandem import DescendRule
 from core.mesh import TriMesh
@@ -49,6 +50,9 @@ def collide_bv(
     volumes_b: np.ndarray | None = None,
     obb_fit: ObbFit = ObbFit.SURFACE,
     margin: float = 0.0,
+    pair_budget: int = DEFAULT_PAIR_BUDGET,
+    control: QueryControl | None = None,
+    names: tuple[str, str] | None = None,
 ) -> CollisionResult:
     """All contacting triangle pairs of two posed meshes, traversing with one BV kind.
 
@@ -72,13 +76,24 @@ def collide_bv(
         Near-contact distance, as in :func:`core.collide.collide`. The volumes are inflated
         by ``sqrt(3) * margin``: the k-DOP slabs use unnormalised directions up to
         ``(1, 1, 1)``, along which two points ``D`` apart differ by up to ``sqrt(3) D``.
+    pair_budget, control, names
+        As :func:`core.collide.collide` (the default names say the kind: "BVH Lab's OBB
+        tree of body A").
 
     Returns
     -------
     CollisionResult
         Same pairs as :func:`core.collide.collide`; ``timings`` also has ``"fit"``.
+
+    Raises
+    ------
+    PairBudgetError, QueryCancelled
+        As :func:`core.collide.collide`.
     """
     kind = get_kind(bv)
+    pair_budget = check_budget(pair_budget)
+    if names is None:
+        names = (tree_name(tree_a, "A", kind.label), tree_name(tree_b, "B", kind.label))
     check_tree(tree_a, mesh_a, "a")
     check_tree(tree_b, mesh_b, "b")
     for name, tree, volumes in (("volumes_a", tree_a, volumes_a), ("volumes_b", tree_b, volumes_b)):
@@ -108,7 +123,8 @@ def collide_bv(
     args = (kind.code, tree_a.first, tree_a.count, vol_a, vol_a, vol_a,
             tree_b.first, tree_b.count, vol_b, vol_b, vol_b,
             rot, trans, box_pad, int(descend), False, trace)  # fmt: skip
-    traversal = split_traversal(args, trace)
+    traversal = budgeted_traversal(args, trace, pair_budget, control, (tree_a, tree_b), names,
+                                   "the collision query")  # fmt: skip
     timings = {"fit": t0 - t_fit, "traverse": time.perf_counter() - t0}
     return finish_query(mesh_a, tree_a, mesh_b, tree_b, traversal, rot, trans, pose_a, margin,
-                        trace, timings)  # fmt: skip
+                        trace, timings, pair_budget, names)  # fmt: skip

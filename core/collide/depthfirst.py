@@ -22,6 +22,7 @@ from numba import njit
 from core.bv import obb
 from core.bv._geom import is_identity_rotation
 from core.bv.registry import overlap_by_code, volume_by_code
+from core.collide.budget import CHECK_EVERY, over_budget
 from core.collide.traversal import (
     ACTION_BY_VOLUME,
     ACTION_LEAVES,
@@ -83,19 +84,21 @@ def _record(leaf_a, leaf_b, n_leaf, n_tests, n_overlaps):
 @njit(cache=True, nogil=True)
 def _boxes_until_full(first_a, count_a, bmin_a, bmax_a, first_b, count_b, bmin_b, bmax_b, rot,
                       trans, abs_rot, is_rotated, margin, rule, stack_a, stack_b, leaf_a, leaf_b,
-                      state):  # fmt: skip
+                      state, overlap_room):  # fmt: skip
     """Walk on the trees' own boxes (SAT lite, the arithmetic of the level loop's
     ``_classify_boxes_py``) until the stack is empty or a buffer could overflow.
 
     ``state`` is ``[top, n_leaf, n_tests, n_overlaps]`` (int64), read and written. The
     buffers are never reallocated in here: a loop that may replace its arrays took half as
     long again (numba reloads and reference-counts them), so the caller grows them between
-    calls.
+    calls. It also returns once ``n_overlaps`` reaches ``overlap_room``, so the caller looks
+    at the budget and the cancel flag every :data:`~core.collide.budget.CHECK_EVERY`
+    overlaps.
     """
     top, n_leaf, n_tests, n_overlaps = state[0], state[1], state[2], state[3]
     stack_room = stack_a.shape[0] - 4
     leaf_room = leaf_a.shape[0]
-    while top > 0 and top <= stack_room and n_leaf < leaf_room:
+    while top > 0 and top <= stack_room and n_leaf < leaf_room and n_overlaps < overlap_room:
         top -= 1
         a = stack_a[top]
         b = stack_b[top]
@@ -162,13 +165,13 @@ def _boxes_until_full(first_a, count_a, bmin_a, bmax_a, first_b, count_b, bmin_b
 
 @njit(cache=True, nogil=True)
 def _rows_until_full(code, first_a, count_a, vol_a, first_b, count_b, vol_b, rot, trans, margin,
-                     rule, stack_a, stack_b, leaf_a, leaf_b, state):  # fmt: skip
+                     rule, stack_a, stack_b, leaf_a, leaf_b, state, overlap_room):  # fmt: skip
     """Walk on a kind's volume rows until the stack is empty or a buffer could overflow;
     as :func:`_boxes_until_full`."""
     top, n_leaf, n_tests, n_overlaps = state[0], state[1], state[2], state[3]
     stack_room = stack_a.shape[0] - 4
     leaf_room = leaf_a.shape[0]
-    while top > 0 and top <= stack_room and n_leaf < leaf_room:
+    while top > 0 and top <= stack_room and n_leaf < leaf_room and n_overlaps < overlap_room:
         top -= 1
         a = stack_a[top]
         b = stack_b[top]
@@ -200,7 +203,8 @@ def _rows_until_full(code, first_a, count_a, vol_a, first_b, count_b, vol_b, rot
 @njit(cache=True, nogil=True)
 def traverse_depth_first(code, first_a, count_a, bmin_a, bmax_a, vol_a,
                          first_b, count_b, bmin_b, bmax_b, vol_b,
-                         rot, trans, margin, rule, start_a, start_b):  # fmt: skip
+                         rot, trans, margin, rule, start_a, start_b, budget, control,
+                         slot):  # fmt: skip
     """Tandem traversal of two trees from a frontier of node pairs, depth first.
 
     Parameters
@@ -210,12 +214,16 @@ def traverse_depth_first(code, first_a, count_a, bmin_a, bmax_a, vol_a,
         traversal keeps the level loop).
     start_a, start_b : (f,) int32
         The pairs to start from (the roots for a whole traversal).
+    budget, control, slot
+        As :func:`core.collide.traversal.traverse_levels`: the counts are published and the
+        budget and cancel flag read every :data:`~core.collide.budget.CHECK_EVERY` overlaps
+        and at the end (the stop level is -1: a depth-first walk has no levels).
 
     Returns
     -------
     TraversalRecord
         ``leaf_a, leaf_b`` and ``counts`` (volume tests, overlaps, leaf pairs); the trace
-        fields and ``rest_a, rest_b`` empty.
+        fields and ``rest_a, rest_b`` empty. Partial when ``control`` holds a status.
     """
     abs_rot = np.abs(rot)
     is_rotated = not is_identity_rotation(rot)
@@ -224,6 +232,8 @@ def traverse_depth_first(code, first_a, count_a, bmin_a, bmax_a, vol_a,
     leaf_b = np.empty(1024, dtype=np.int32)
     state = np.array([top, 0, 0, 0], dtype=np.int64)
     while state[0] > 0:
+        if over_budget(control, slot, state[2], state[3], budget, -1):
+            break
         if state[0] + 4 > stack_a.shape[0]:
             stack_a = grow(stack_a, state[0] + 4)
             stack_b = grow(stack_b, state[0] + 4)
@@ -234,9 +244,10 @@ def traverse_depth_first(code, first_a, count_a, bmin_a, bmax_a, vol_a,
         if code == TREE_BOXES:
             _boxes_until_full(first_a, count_a, bmin_a, bmax_a, first_b, count_b, bmin_b, bmax_b,
                               rot, trans, abs_rot, is_rotated, margin, rule, stack_a, stack_b,
-                              leaf_a, leaf_b, state)  # fmt: skip
+                              leaf_a, leaf_b, state, state[3] + CHECK_EVERY)  # fmt: skip
         else:
             _rows_until_full(code, first_a, count_a, vol_a, first_b, count_b, vol_b, rot,
                              trans, margin, rule, stack_a, stack_b, leaf_a, leaf_b,
-                             state)  # fmt: skip
+                             state, state[3] + CHECK_EVERY)  # fmt: skip
+    over_budget(control, slot, state[2], state[3], budget, -1)
     return _record(leaf_a, leaf_b, state[1], state[2], state[3])

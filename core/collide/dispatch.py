@@ -13,6 +13,7 @@ from __future__ import annotations
 from core.bv import TREE_BOX_KIND
 from core.bvh.build import build_trees
 from core.bvh.tree import Tree
+from core.collide.budget import QueryControl
 from core.collide.bvquery import collide_bv
 from core.collide.query import CollisionResult, collide
 from core.mesh import TriMesh
@@ -28,18 +29,27 @@ def tree_query(
     tree_b: Tree,
     pose_a: Pose | None = None,
     pose_b: Pose | None = None,
+    *,
+    control: QueryControl | None = None,
+    names: tuple[str, str] | None = None,
 ) -> CollisionResult:
     """Contacts of two posed meshes by traversing their trees with ``request.bv``.
 
     Parameters
     ----------
     request : CollisionRequest
-        ``bv``, ``obb_fit``, ``descend``, ``trace``, ``tol`` and ``margin`` are used; the
-        trees are given, so ``split`` and ``leaf_size`` are those they were built with.
+        ``bv``, ``obb_fit``, ``descend``, ``trace``, ``tol``, ``margin`` and ``pair_budget``
+        are used; the trees are given, so ``split`` and ``leaf_size`` are those they were
+        built with.
     mesh_a, mesh_b : TriMesh
     tree_a, tree_b : Tree
         Trees fitted to the meshes' current vertices.
     pose_a, pose_b : Pose, optional
+    control : QueryControl, optional
+        Cancel flag and progress (:class:`core.collide.budget.QueryControl`).
+    names : (str, str), optional
+        The trees as a budget error names them (default: the file of a tree read from one,
+        else "BVH Lab's AABB tree of body A").
 
     Returns
     -------
@@ -50,10 +60,13 @@ def tree_query(
     if request.bv == TREE_BOX_KIND:
         return collide(mesh_a, tree_a, mesh_b, tree_b, pose_a, pose_b,
                        descend=request.descend, trace=request.trace, tol=request.tol,
-                       margin=request.margin)  # fmt: skip
+                       margin=request.margin, pair_budget=request.pair_budget,
+                       control=control, names=names)  # fmt: skip
     return collide_bv(mesh_a, tree_a, mesh_b, tree_b, pose_a, pose_b, bv=request.bv,
                       descend=request.descend, trace=request.trace, tol=request.tol,
-                      obb_fit=request.obb_fit, margin=request.margin)  # fmt: skip
+                      obb_fit=request.obb_fit, margin=request.margin,
+                      pair_budget=request.pair_budget, control=control,
+                      names=names)  # fmt: skip
 
 
 def partition_query(
@@ -94,6 +107,9 @@ def run_query(
     pose_a: Pose | None = None,
     pose_b: Pose | None = None,
     trees: tuple[Tree, Tree] | None = None,
+    *,
+    control: QueryControl | None = None,
+    names: tuple[str, str] | None = None,
 ) -> CollisionResult:
     """The pair query a request asks for: its partition if it names one, else its trees.
 
@@ -105,6 +121,8 @@ def run_query(
     trees : (Tree, Tree), optional
         Trees already fitted to the meshes; built with ``request.split`` and
         ``request.leaf_size`` when None (and when a partition answers, not used).
+    control, names
+        As :func:`tree_query`.
 
     Returns
     -------
@@ -114,4 +132,5 @@ def run_query(
         return partition_query(request, mesh_a, mesh_b, pose_a, pose_b)
     if trees is None:
         trees = build_trees([mesh_a, mesh_b], request.split, request.leaf_size)
-    return tree_query(request, mesh_a, trees[0], mesh_b, trees[1], pose_a, pose_b)
+    return tree_query(request, mesh_a, trees[0], mesh_b, trees[1], pose_a, pose_b,
+                      control=control, names=names)  # fmt: skip

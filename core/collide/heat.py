@@ -19,7 +19,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from core.bvh.quality import SAH_TRAVERSAL_COST, SAH_TRIANGLE_COST
+from core.collide.budget import check_trace_rows
 from core.collide.trace import OVERLAPPED, Trace
+from core.errors import PairBudgetError
 
 NEEDS_TRACE = ("needs the traversal trace: turn on Trace (trace=True in the request); this "
                "frame was computed without it")
@@ -31,6 +33,11 @@ NEEDS_TWO_MESHES = "needs two meshes: a heat map shows the work of the query of 
 
 class HeatUnavailable(ValueError):
     """A frame that cannot be coloured by work; the message says why in one line."""
+
+
+class HeatOverBudget(PairBudgetError, HeatUnavailable):
+    """The frame's trace has more rows than its request's pair budget
+    (:func:`core.collide.budget.check_trace_rows`): a heat map would need too much memory."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -157,10 +164,18 @@ def frame_heat(frame) -> FrameHeat:
     ------
     HeatUnavailable
         The frame has fewer than two meshes, or its query ran without the trace.
+    HeatOverBudget
+        The trace has more rows than the request's ``pair_budget`` (a HeatUnavailable and a
+        :class:`~core.errors.PairBudgetError`).
     """
     result = getattr(frame, "result", None)
     if result is None or len(frame.trees) < 2:
         raise HeatUnavailable(NEEDS_TWO_MESHES)
     if result.trace is None:
         raise HeatUnavailable(NEEDS_TRACE)
+    try:
+        check_trace_rows(frame, "to colour by work", "the heat map")
+    except PairBudgetError as exc:
+        raise HeatOverBudget(exc.tree, exc.budget, exc.what, exc.level, exc.detail,
+                             exc.operation) from None  # fmt: skip
     return trace_heat(result.trace, frame.trees[0], frame.trees[1])

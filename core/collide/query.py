@@ -11,6 +11,22 @@ import numba
 import numpy as np
 
 from core.bvh.tree import Tree
+from core.collide.budget import (
+    DEFAULT_PAIR_BUDGET,
+    LEVEL_SEEN,
+    N_SLOTS,
+    OVERLAPS,
+    STATUS,
+    STATUS_DONE,
+    STATUS_OVER_BUDGET,
+    STOP_LEVEL,
+    QueryControl,
+    check_budget,
+    leaf_triangle_pairs,
+    raise_if_stopped,
+    start_array,
+    tree_name,
+)
 from core.collide.depthfirst import traverse_depth_first
 from core.collide.tandem import DescendRule, expand_leaf_pairs, transform_points
 from core.collide.trace import Counters, Trace
@@ -65,7 +81,7 @@ def _zip_levels(parts):
             np.concatenate(sep), np.asarray(leaves, dtype=np.int64))  # fmt: skip
 
 
-def split_traversal(args, record) -> TraversalRecord:
+def split_traversal(args, record, budget: int, control_array: np.ndarray) -> TraversalRecord:
     """Run the traversal kernel, on two threads once its frontier is wide enough.
 
     Parameters
@@ -73,14 +89,20 @@ def split_traversal(args, record) -> TraversalRecord:
     args : tuple
         The arguments of :func:`core.collide.traversal.traverse_levels` up to ``record``
         (``code`` ... ``is_self, record``); this adds ``parallel_min, start_a, start_b,
-        stop_at``.
+        stop_at`` and the budget arguments.
     record : bool
         Whether the traversal records its levels (they are then zipped back together).
+    budget : int
+        Most overlapping volume pairs of the whole query.
+    control_array : (CONTROL_SIZE,) int64
+        :func:`core.collide.budget.start_array`'s; the head counts in slot 0, the two halves
+        in slots 1 and 2.
 
     Returns
     -------
     TraversalRecord
-        The whole traversal (``rest_a, rest_b`` empty).
+        The whole traversal (``rest_a, rest_b`` empty), or a partial one when the walk
+        stopped early: ``control_array`` then holds the status, which the caller raises.
 
     Without a record (and for two different trees) the walk below the split is depth first
     (:mod:`core.collide.depthfirst`): the same pairs and counters without the level loop's
@@ -90,11 +112,13 @@ def split_traversal(args, record) -> TraversalRecord:
     is_two_trees = not args[15]
     is_depth_first = not record and is_two_trees
     is_split = numba.get_num_threads() > 1
+    budget = np.int64(budget)
     if is_depth_first and not is_split:
-        return traverse_depth_first(*args[:15], roots, roots)
+        return traverse_depth_first(*args[:15], roots, roots, budget, control_array, 0)
     split = SPLIT_FRONTIER if is_split else np.iinfo(np.int64).max
-    head = traverse_levels(*args, PARALLEL_MIN_PAIRS, roots, roots, split)
-    if head.rest_a.shape[0] == 0:
+    head = traverse_levels(*args, PARALLEL_MIN_PAIRS, roots, roots, split, budget,
+                           control_array, 0)  # fmt: skip
+    if head.rest_a.shape[0] == 0 or control_array[STATUS] != STATUS_DONE:
         return head
     # Interleaved halves: neighbouring pairs are neighbours in space, so every other pair
     # spreads the dense regions over both threads.
@@ -102,11 +126,17 @@ def split_traversal(args, record) -> TraversalRecord:
               for k in range(2)]  # fmt: skip
     no_split = np.iinfo(np.int64).max
     if is_depth_first:
-        futures = [_pool().submit(traverse_depth_first, *args[:15], ha, hb) for ha, hb in halves]
+        futures = [_pool().submit(traverse_depth_first, *args[:15], ha, hb, budget,
+                                  control_array, slot)
+                   for slot, (ha, hb) in enumerate(halves, start=1)]  # fmt: skip
     else:
-        futures = [_pool().submit(traverse_levels, *args, no_split, ha, hb, no_split)
-                   for ha, hb in halves]  # fmt: skip
+        futures = [_pool().submit(traverse_levels, *args, no_split, ha, hb, no_split, budget,
+                                  control_array, slot)
+                   for slot, (ha, hb) in enumerate(halves, start=1)]  # fmt: skip
+    del halves
     tails = [f.result() for f in futures]
+    if control_array[STATUS] != STATUS_DONE:
+        return head
     merged = head._replace(
         leaf_a=np.concatenate([head.leaf_a] + [t.leaf_a for t in tails]),
         leaf_b=np.concatenate([head.leaf_b] + [t.leaf_b for t in tails]),
@@ -123,6 +153,62 @@ def split_traversal(args, record) -> TraversalRecord:
         trace_sep=np.concatenate([head.trace_sep, sep]),
         level_leaves=np.concatenate([head.level_leaves, leaves]),
     )  # fmt: skip
+
+
+def budgeted_traversal(args, record, budget: int, control: QueryControl | None, trees,
+                       names, what: str) -> TraversalRecord:  # fmt: skip
+    """:func:`split_traversal` under a pair budget and a cancel flag.
+
+    Parameters
+    ----------
+    args, record
+        As :func:`split_traversal`.
+    budget : int
+        Most overlapping volume pairs (``CollisionRequest.pair_budget``).
+    control : QueryControl or None
+        Its cancel flag is read and its progress written between levels.
+    trees : (Tree, Tree)
+    names : (str, str)
+        The trees as the error names them (:func:`core.collide.budget.tree_name`).
+    what : str
+        The operation, for the cancel message.
+
+    Raises
+    ------
+    PairBudgetError
+        One line naming the tree and the budget, before any buffer grew past it.
+    QueryCancelled
+    """
+    array = start_array(control)
+    traversal = split_traversal(args, record, budget, array)
+    if array[STATUS] == STATUS_DONE and array[OVERLAPS:OVERLAPS + N_SLOTS].sum() > budget:
+        # Two threads that finished together may each have read the other's count before
+        # its last store: the sum after both is exact.
+        array[STATUS] = STATUS_OVER_BUDGET
+        array[STOP_LEVEL] = array[LEVEL_SEEN] if record else -1
+    if array[STATUS] == STATUS_DONE:
+        return traversal
+    # The partial walk's buffers go back now, not when the caller drops the traceback.
+    del traversal
+    raise_if_stopped(array, budget, trees, names, what)
+    raise AssertionError("unreachable: a stopped walk always raises")
+
+
+def check_triangle_budget(traversal: TraversalRecord, tree_a: Tree, tree_b: Tree, budget: int,
+                          names, same_tree: bool = False,
+                          operation: str = "the collision query") -> None:  # fmt: skip
+    """Raise :class:`~core.errors.PairBudgetError` before listing more than ``budget``
+    triangle pairs (leaves of many triangles multiply the leaf pairs)."""
+    n_pairs = leaf_triangle_pairs(traversal.leaf_a, traversal.leaf_b, tree_a.count,
+                                  tree_b.count, same_tree)  # fmt: skip
+    if n_pairs > budget:
+        from core.collide.budget import blamed
+        from core.errors import PairBudgetError
+
+        name, _ = blamed((tree_a,) if same_tree else (tree_a, tree_b), names)
+        raise PairBudgetError(name, budget, "triangle pairs to test", None,
+                              "its leaves overlap too much or hold too many triangles",
+                              operation)  # fmt: skip
 
 
 def traversal_counters(traversal: TraversalRecord, n_tri_tests: int, n_contacts: int) -> Counters:
@@ -390,6 +476,9 @@ def collide(
     trace: bool = False,
     tol: Tolerances = DEFAULT_TOLERANCES,
     margin: float = 0.0,
+    pair_budget: int = DEFAULT_PAIR_BUDGET,
+    control: QueryControl | None = None,
+    names: tuple[str, str] | None = None,
 ) -> CollisionResult:
     """All contacting triangle pairs of two posed meshes.
 
@@ -411,11 +500,29 @@ def collide(
         Near-contact distance ``D >= 0``: also report the pairs that do not touch but are
         within ``D`` (``CollisionResult.near_pairs``). The boxes are inflated by ``D`` so the
         traversal reaches them. 0 means exact contacts only.
+    pair_budget : int
+        Most overlapping volume pairs (and triangle pairs) the query may meet
+        (:data:`core.collide.budget.DEFAULT_PAIR_BUDGET`).
+    control : QueryControl, optional
+        Cancel flag and progress (:class:`core.collide.budget.QueryControl`).
+    names : (str, str), optional
+        The trees as an error names them; default :func:`core.collide.budget.tree_name`
+        (the file of a tree read from one, else "BVH Lab's AABB tree of body A").
 
     Returns
     -------
     CollisionResult
+
+    Raises
+    ------
+    PairBudgetError
+        The trees' boxes overlap in more than ``pair_budget`` pairs (one line naming the
+        tree and the budget); nothing grew past the budget.
+    QueryCancelled
     """
+    pair_budget = check_budget(pair_budget)
+    if names is None:
+        names = (tree_name(tree_a, "A"), tree_name(tree_b, "B"))
     check_tree(tree_a, mesh_a, "a")
     check_tree(tree_b, mesh_b, "b")
     mesh_a, tree_a, pose_a = rigid_body(mesh_a, tree_a, pose_a)
@@ -432,10 +539,11 @@ def collide(
     args = (TREE_BOXES, tree_a.first, tree_a.count, tree_a.bmin, tree_a.bmax, tree_a.bmin,
             tree_b.first, tree_b.count, tree_b.bmin, tree_b.bmax, tree_b.bmin,
             rot, trans, box_pad, int(descend), False, trace)  # fmt: skip
-    traversal = split_traversal(args, trace)
+    traversal = budgeted_traversal(args, trace, pair_budget, control, (tree_a, tree_b), names,
+                                   "the collision query")  # fmt: skip
     timings = {"traverse": time.perf_counter() - t0}
     return finish_query(mesh_a, tree_a, mesh_b, tree_b, traversal, rot, trans, pose_a, margin,
-                        trace, timings)  # fmt: skip
+                        trace, timings, pair_budget, names)  # fmt: skip
 
 
 def check_margin(margin) -> float:
@@ -450,7 +558,8 @@ def check_margin(margin) -> float:
 
 
 def finish_query(mesh_a, tree_a, mesh_b, tree_b, traversal, rot, trans, pose_a, margin, trace,
-                 timings) -> CollisionResult:  # fmt: skip
+                 timings, pair_budget=DEFAULT_PAIR_BUDGET,
+                 names=("tree A", "tree B")) -> CollisionResult:  # fmt: skip
     """Triangle pairs of the overlapping leaves, their exact test, and the result.
 
     Parameters
@@ -465,8 +574,13 @@ def finish_query(mesh_a, tree_a, mesh_b, tree_b, traversal, rot, trans, pose_a, 
         Whether the traversal recorded its levels.
     timings : dict[str, float]
         Phases timed so far; ``"tritri"`` is added.
+    pair_budget : int
+        Most triangle pairs listed for the exact test.
+    names : (str, str)
+        The trees as the budget error names them.
     """
     t0 = time.perf_counter()
+    check_triangle_budget(traversal, tree_a, tree_b, pair_budget, names)
     tri_pairs = expand_leaf_pairs(
         traversal.leaf_a, traversal.leaf_b, tree_a.first, tree_a.count, tree_a.prim_ids,
         tree_b.first, tree_b.count, tree_b.prim_ids,

@@ -29,7 +29,23 @@ import numpy as np
 from numba import njit
 
 from core.bvh.tree import Tree
-from core.collide.query import CollisionResult, traversal_counters, traversal_trace
+from core.collide.budget import (
+    DEFAULT_PAIR_BUDGET,
+    NO_BUDGET,
+    STATUS,
+    STATUS_DONE,
+    QueryControl,
+    check_budget,
+    raise_if_stopped,
+    start_array,
+    tree_name,
+)
+from core.collide.query import (
+    CollisionResult,
+    check_triangle_budget,
+    traversal_counters,
+    traversal_trace,
+)
 from core.collide.tandem import DescendRule
 from core.collide.traversal import (
     PARALLEL_MIN_PAIRS,
@@ -52,12 +68,14 @@ _NO_SHIFT = read_only(np.zeros(3))
 
 
 def self_traverse(first, count, bmin, bmax, margin, rule, record,
-                  parallel_min=PARALLEL_MIN_PAIRS) -> TraversalRecord:
+                  parallel_min=PARALLEL_MIN_PAIRS, budget=NO_BUDGET,
+                  control_array=None) -> TraversalRecord:  # fmt: skip
     """Self-traversal of one tree from ``(root, root)``, level by level, on this thread.
 
     ``first, count (k,) int32`` and ``bmin, bmax (k, 3) float64`` are the tree's; ``margin``,
     ``rule`` (for pairs of two different nodes), ``record`` and ``parallel_min`` are as in
-    :func:`core.collide.tandem.traverse`.
+    :func:`core.collide.tandem.traverse`; ``budget`` and ``control_array`` as in
+    :func:`core.collide.traversal.traverse_from_roots` (the caller reads the status).
 
     Returns
     -------
@@ -68,7 +86,8 @@ def self_traverse(first, count, bmin, bmax, margin, rule, record,
     """
     return traverse_from_roots(TREE_BOXES, first, count, bmin, bmax, bmin, first, count, bmin,
                                bmax, bmin, _IDENTITY, _NO_SHIFT, margin, rule, True, record,
-                               parallel_min=parallel_min)  # fmt: skip
+                               parallel_min=parallel_min, budget=budget,
+                               control_array=control_array)  # fmt: skip
 
 
 @njit(cache=True, nogil=True)
@@ -161,6 +180,9 @@ def self_collide(
     *,
     pose: Pose | None = None,
     descend: DescendRule = DescendRule.LARGER_VOLUME,
+    pair_budget: int = DEFAULT_PAIR_BUDGET,
+    control: QueryControl | None = None,
+    name: str | None = None,
 ) -> CollisionResult:
     """All pairs of triangles of one mesh that meet, neighbours excluded unless they cross.
 
@@ -177,6 +199,13 @@ def self_collide(
         World pose of the mesh: only moves the returned segments.
     descend : DescendRule
         For pairs of two different nodes.
+    pair_budget : int
+        Most overlapping volume pairs (and triangle pairs) of the self-traversal.
+    control : QueryControl, optional
+        Cancel flag and progress.
+    name : str, optional
+        The tree as a budget error names it (default: :func:`core.collide.budget.tree_name`
+        of body A).
 
     Returns
     -------
@@ -184,7 +213,15 @@ def self_collide(
         ``pairs (c, 2) int32`` with ``i < j``, sorted; ``kinds``; ``segments`` in world
         coordinates; ``counters.n_tri_tests`` counts every pair sent to the triangle test
         (neighbours included); ``n_contacts`` the pairs kept.
+
+    Raises
+    ------
+    PairBudgetError
+        More than ``pair_budget`` overlapping volume pairs or triangle pairs.
+    QueryCancelled
     """
+    pair_budget = check_budget(pair_budget)
+    names = (name if name is not None else tree_name(tree, "A"),)
     if tree.faces.shape != mesh.faces.shape:
         # The kernels index the faces with the tree's triangle ids: refuse before they read
         # past the end.
@@ -194,8 +231,15 @@ def self_collide(
                 float(np.max(tree.bmax[0] - tree.bmin[0])))  # fmt: skip
     margin = tol.box_rel * scale
     t0 = time.perf_counter()
+    array = start_array(control)
     traversal = self_traverse(tree.first, tree.count, tree.bmin, tree.bmax, margin,
-                              int(descend), trace, PARALLEL_MIN_PAIRS)  # fmt: skip
+                              int(descend), trace, PARALLEL_MIN_PAIRS, np.int64(pair_budget),
+                              array)  # fmt: skip
+    if array[STATUS] != STATUS_DONE:
+        del traversal  # its buffers go back now, not with the traceback
+        raise_if_stopped(array, pair_budget, (tree,), names, "the self-collision query")
+    check_triangle_budget(traversal, tree, tree, pair_budget, names, same_tree=True,
+                          operation="the self-collision query")
     t1 = time.perf_counter()
     tri_pairs = expand_self_leaf_pairs(traversal.leaf_a, traversal.leaf_b, tree.first,
                                        tree.count, tree.prim_ids)  # fmt: skip

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from core.bv.registry import BVKind, fit_volumes, get_kind
+from core.collide.budget import check_trace_rows
 from core.collide.tandem import DescendRule
 from core.collide.trace import OVERLAPPED, Counters
 from core.collide.traversal import TREE_BOXES
@@ -666,6 +667,9 @@ def traversal_steps(frame, file_ids=(None, None)) -> TraversalSteps:
     ------
     ValueError
         One line: the frame has no pair traversal (one body, self-collision) or no trace.
+    PairBudgetError
+        The trace has more rows than the request's ``pair_budget``
+        (:func:`core.collide.budget.check_trace_rows`); a ValueError too.
     """
     result = getattr(frame, "result", None)
     if result is None:
@@ -677,6 +681,7 @@ def traversal_steps(frame, file_ids=(None, None)) -> TraversalSteps:
         raise ValueError("this frame has no trace: turn tracing on")
     if frame.request is None:
         raise ValueError("this frame does not say which request it ran with")
+    check_trace_rows(frame, "to step through", "the stepper")
     inputs = query_inputs(frame)
     table = _StepTable(frame, inputs, file_ids)
     return TraversalSteps(steps=StepSequence(table), kind=inputs.kind, inputs=inputs,

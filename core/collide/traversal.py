@@ -39,6 +39,14 @@ from numba import njit, prange
 from core.bv import obb
 from core.bv._geom import is_identity_rotation
 from core.bv.registry import BV_KINDS, overlap_by_code, volume_by_code
+from core.collide.budget import (
+    BASE_LEVEL,
+    NO_BUDGET,
+    STATUS,
+    STATUS_DONE,
+    over_budget,
+    start_array,
+)
 
 ACTION_CULL = 0
 ACTION_LEAVES = 1
@@ -371,7 +379,7 @@ def record_level(level_start, level_leaves, trace_a, trace_b, trace_sep, n_level
 def traverse_levels(code, first_a, count_a, bmin_a, bmax_a, vol_a,
                     first_b, count_b, bmin_b, bmax_b, vol_b,
                     rot, trans, margin, rule, is_self, record, parallel_min,
-                    start_a, start_b, stop_at):  # fmt: skip
+                    start_a, start_b, stop_at, budget, control, slot):  # fmt: skip
     """Breadth-first traversal from a frontier of node pairs, level by level.
 
     Parameters
@@ -406,10 +414,21 @@ def traverse_levels(code, first_a, count_a, bmin_a, bmax_a, vol_a,
     stop_at : int
         Return before testing a level of at least this many pairs (the caller then splits it
         between threads); levels are numbered from the start frontier.
+    budget : int
+        Most overlapping pairs of the whole query (all slots together).
+    control : (CONTROL_SIZE,) int64
+        Shared with the caller (:mod:`core.collide.budget`): after each level this walk's
+        counts go to its ``slot``; it stops, leaving a status there, when the query's overlaps
+        pass ``budget``, when cancelled, or when another slot stopped. It then stops before
+        growing any buffer for the next level.
+    slot : int
+        0 for a walk from the roots; 1 or 2 for a half of a split frontier (its levels are
+        numbered after ``control[BASE_LEVEL]``).
 
     Returns
     -------
     TraversalRecord
+        Partial when ``control`` holds a status: the caller raises, never uses it.
     """
     abs_rot = np.abs(rot)
     is_rotated = not is_identity_rotation(rot)
@@ -427,6 +446,7 @@ def traverse_levels(code, first_a, count_a, bmin_a, bmax_a, vol_a,
     n_levels = 0
     n_tests = 0
     n_overlaps = 0
+    level0 = control[BASE_LEVEL] if slot > 0 else 0
     while fa.shape[0] > 0 and fa.shape[0] < stop_at:
         n = fa.shape[0]
         sep = np.empty(n, dtype=np.int8)
@@ -463,6 +483,9 @@ def traverse_levels(code, first_a, count_a, bmin_a, bmax_a, vol_a,
         n_tests += n - n_self
         child_offset, leaf_offset, n_child, n_new_leaf, n_overlap = level_offsets(action, n_leaf)
         n_overlaps += n_overlap
+        # Checked before the next level and the leaf and trace buffers are grown.
+        if over_budget(control, slot, n_tests, n_overlaps, budget, level0 + n_levels):
+            break
         leaf_a = grow(leaf_a, n_leaf + n_new_leaf)
         leaf_b = grow(leaf_b, n_leaf + n_new_leaf)
         next_a = np.empty(n_child, dtype=np.int32)
@@ -481,8 +504,11 @@ def traverse_levels(code, first_a, count_a, bmin_a, bmax_a, vol_a,
         n_levels += 1
         fa = next_a
         fb = next_b
+    if slot == 0:
+        control[BASE_LEVEL] = n_levels
     counts = np.array([n_tests, n_overlaps, n_leaf], dtype=np.int64)
-    if not record:
+    # A stopped walk is never used (its caller raises): no copy of its trace at the peak.
+    if not record or control[STATUS] != STATUS_DONE:
         return TraversalRecord(leaf_a[:n_leaf], leaf_b[:n_leaf], counts,
                                np.zeros(1, dtype=np.int64), trace_a[:0], trace_b[:0],
                                trace_sep[:0], level_leaves[:0], fa, fb)  # fmt: skip
@@ -493,10 +519,16 @@ def traverse_levels(code, first_a, count_a, bmin_a, bmax_a, vol_a,
                            level_leaves[:n_levels].copy(), fa, fb)  # fmt: skip
 
 
-def traverse_from_roots(*args, parallel_min: int = PARALLEL_MIN_PAIRS) -> TraversalRecord:
+def traverse_from_roots(*args, parallel_min: int = PARALLEL_MIN_PAIRS,
+                        budget: int = NO_BUDGET,
+                        control_array=None) -> TraversalRecord:  # fmt: skip
     """The whole traversal from the pair of roots, on this thread (no hand-off).
 
-    ``args`` are :func:`traverse_levels`' from ``code`` to ``record``.
+    ``args`` are :func:`traverse_levels`' from ``code`` to ``record``. ``control_array`` is
+    :func:`core.collide.budget.start_array`'s (None: a fresh one); the caller reads the status
+    the walk left there (the record is partial when the budget or a cancel stopped it).
     """
     roots = np.zeros(1, dtype=np.int32)
-    return traverse_levels(*args, parallel_min, roots, roots, np.iinfo(np.int64).max)
+    array = start_array(None) if control_array is None else control_array
+    return traverse_levels(*args, parallel_min, roots, roots, np.iinfo(np.int64).max,
+                           np.int64(budget), array, 0)  # fmt: skip

@@ -18,6 +18,7 @@ import core.collide.query as query
 from core.bv import BV_KINDS, fit_volumes
 from core.bvh import build_tree
 from core.collide import DescendRule, collide, self_collide
+from core.collide.budget import NO_BUDGET, start_array
 from core.collide.bvquery import collide_bv
 from core.collide.selfcollide import self_traverse
 from core.collide.tandem import traverse
@@ -48,7 +49,7 @@ def _run(code, tree_a, tree_b, vol_a, vol_b, rot, trans, margin, rule, is_self=F
     return traverse_levels(code, tree_a.first, tree_a.count, tree_a.bmin, tree_a.bmax, vol_a,
                            tree_b.first, tree_b.count, tree_b.bmin, tree_b.bmax, vol_b,
                            rot, trans, margin, rule, is_self, record, parallel_min, roots,
-                           roots, NO_STOP)  # fmt: skip
+                           roots, NO_STOP, NO_BUDGET, start_array(None), 0)  # fmt: skip
 
 
 def _kind_args(kind, tree_a, mesh_a, tree_b, mesh_b):

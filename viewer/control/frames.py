@@ -18,10 +18,12 @@ from core.bv import ObbFit
 from core.bvh import SplitRule
 from core.collide import DescendRule
 from core.deform import DEFORMERS
+from core.errors import BVHLabError
 from core.pipeline import BodyInput, FramePipeline, PipelineSettings, UpdateMode
 from core.pose import Pose
 from core.warmup import FIRST_FRAME_STEPS, is_cache_complete, warm_in_process, warm_up
 from viewer.choices import NO_PARTITION
+from viewer.control.frame_watch import FrameWatch
 from viewer.model import UpdateChoice
 
 FPS_SMOOTHING = 0.2
@@ -78,6 +80,7 @@ class FrameRunning:
         self._last_done = None
         self.n_dropped = 0
         self.n_frames = 0
+        self._frame_watch = FrameWatch(self.model, lambda: self.pipe.settings.pair_budget)
         self.model.body_changed.connect(lambda _i: self.request_frame())
         self.model.pipeline_changed.connect(lambda _p: self.request_frame())
 
@@ -154,23 +157,37 @@ class FrameRunning:
         self._is_pending = False
         self.pipe.settings = self._settings()
         inputs, t, generation = self._inputs(), self.model.t, self._generation
-        self._executor.submit(self._run, inputs, t, generation)
+        self._executor.submit(self._run, inputs, t, generation, self._frame_watch.start())
 
-    def _run(self, inputs, t, generation) -> None:
+    def _run(self, inputs, t, generation, control) -> None:
         start = time.perf_counter()
         try:
             _ensure_kernels()
-            frame = self.pipe.step(inputs, t)
+            frame = self.pipe.step(inputs, t, control)
             error = None
         except Exception as exc:  # noqa: BLE001 - any failure becomes a message, not a crash
-            frame, error = None, exc
+            # Without its traceback the error keeps no frame of the failed query alive, so
+            # the memory of its arrays goes back now.
+            frame, error = None, exc.with_traceback(None)
         self._relay.done.emit(frame, generation, error, time.perf_counter() - start)
+
+    def cancel_frame(self) -> bool:
+        """Stop the frame in flight at its traversal's next level; whether one was running."""
+        return self._frame_watch.cancel()
 
     def _on_done(self, frame, generation, error, _seconds) -> None:
         self._is_busy = False
+        self._frame_watch.stop()
         if error is not None:
             self.model.set_playing(False)
-            self.model.error.emit("Frame failed", f"{type(error).__name__}: {error}")
+            # A budget or cancel says what stopped in one line (not "MemoryError").
+            if isinstance(error, BVHLabError):
+                what = getattr(error, "operation", "")
+                text = f"{what} failed: {error}" if what else str(error)
+                text = text[:1].upper() + text[1:]
+            else:
+                text = f"{type(error).__name__}: {error}"
+            self.model.error.emit("Frame failed", text)
         elif generation == self._generation:
             self._deliver(frame)
         if self._is_pending and self.model.bodies and not self._is_frames_shut:

@@ -269,8 +269,10 @@ class FrameRecording:
         return self._job_relay is not None
 
     def cancel_job(self) -> None:
-        """Cancel pressed: the job stops at its next check."""
+        """Cancel pressed: the job stops at its next check (a long frame shown in the same
+        dialog, at its traversal's next level)."""
         self._job_cancel.set()
+        self.cancel_frame()
 
     def _start_job(self, words: str, work, on_done) -> bool:
         """Run ``work(progress, cancel)`` in the job thread, then ``on_done(result, error)``

@@ -62,7 +62,8 @@ def _prepare(frame):
         return traversal_steps(frame), ""
     except ValueError as exc:
         text = str(exc)
-        return None, f"The stepper cannot walk this frame: {text[:1].lower()}{text[1:]}."
+        text = text if text[1:2].isupper() else text[:1].lower() + text[1:]  # "BVH Lab's"
+        return None, f"The stepper cannot walk this frame: {text}."
 
 
 def _trace_rows(frame) -> int:
