@@ -9,7 +9,7 @@ a backlog.
 from __future__ import annotations
 
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import CancelledError, ThreadPoolExecutor
 
 from PyQt6.QtCore import QObject, pyqtSignal
 
@@ -22,7 +22,7 @@ from core.pipeline import BodyInput, FramePipeline, PipelineSettings, UpdateMode
 from core.pose import Pose
 from core.warmup import FIRST_FRAME_STEPS, is_cache_complete, warm_in_process, warm_up
 from viewer.choices import NO_PARTITION
-from viewer.model import UpdateChoice
+from viewer.model import FrameFailure, UpdateChoice
 
 FPS_SMOOTHING = 0.2
 """Weight of the newest frame in the exponential average of the frame rate."""
@@ -170,11 +170,23 @@ class FrameRunning:
         self._is_busy = False
         if error is not None:
             self.model.set_playing(False)
+            if generation == self._generation:
+                self._mark_failed(error)
             self.model.error.emit("Frame failed", f"{type(error).__name__}: {error}")
         elif generation == self._generation:
             self._deliver(frame)
         if self._is_pending and self.model.bodies and not self._is_frames_shut:
             self._start()
+
+    def _mark_failed(self, error: BaseException) -> None:
+        """Mark the failed (or cancelled) frame on screen: the view keeps the last good frame
+        and says so (:class:`viewer.model.FrameFailure`). A failed step leaves the pipeline's
+        frame counter as it was, so ``next_index`` is the failed frame's number."""
+        is_cancelled = (isinstance(error, CancelledError)
+                        or type(error).__name__.endswith("Cancelled"))
+        reason = "" if is_cancelled else f"{type(error).__name__}: {error}"
+        self.model.set_frame_failure(FrameFailure(self.pipe.next_index, reason.splitlines()[0]
+                                                  if reason else "", is_cancelled))
 
     def _deliver(self, frame) -> None:
         now = time.perf_counter()
