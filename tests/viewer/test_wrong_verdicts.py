@@ -155,6 +155,7 @@ def test_a_failed_frame_is_marked_and_every_panel_names_its_frame_and_tree(
         _wait_check(qtbot, window.crosscheck_dialog)
         assert window.crosscheck_dialog.verdict.text().startswith(
             f"frame {n}, A: {OWN}, B: {OWN}: identical")
+        assert window.crosscheck_dialog.moved_on.text() == failed + "."
 
     # The query works again: the mark goes, contacts are drawn, the headers name the file.
     monkeypatch.undo()

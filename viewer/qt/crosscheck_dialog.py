@@ -102,6 +102,7 @@ class CrossCheckDialog(QDialog):
         # With the table hidden ("identical") the words stay at the top, not spread out.
         layout.addStretch(0)
         model.frame_ready.connect(lambda _f: self._show_moved_on())
+        model.frame_failed.connect(lambda _f: self._show_moved_on())
 
     def run(self, engine: str | None = None) -> bool:
         """Start the check of the shown frame with ``engine`` (``"fcl"``, ``"coal"``; default
@@ -130,6 +131,10 @@ class CrossCheckDialog(QDialog):
     def _show_moved_on(self) -> None:
         """Say which frame the verdict is about once the view shows another one."""
         text = moved_on_text(self.check, self.model.frame) if self.check is not None else ""
+        failure = getattr(self.model, "frame_failure", None)
+        if failure is not None and self.check is not None:
+            # The verdict is about the frame still shown, not the one asked for since.
+            text = " ".join(filter(None, [failure.text(self.model.frame) + ".", text]))
         self.moved_on.setText(text)
         self.moved_on.setVisible(bool(text))
 

@@ -684,6 +684,9 @@ class MainWindow(QMainWindow):
     def _on_frame_failed(self, _failure) -> None:
         text = self.failure_text()
         self.frame_state_label.setText(text)
+        # The status bar may cut the words short: the tooltip holds them whole.
+        self.frame_state_label.setToolTip(f"{text}. The view and every panel show the last "
+                                          "good frame, named in each panel's header.")
         self.frame_state_label.setVisible(bool(text))
         self.redraw()
 
