@@ -195,6 +195,10 @@ class Frame:
         Whether each body's tree was refitted this frame (its volumes updated, topology
         kept): the ``Nu`` of the cost model (:func:`core.costmodel.frame_counts`). False for
         a tree built this frame or kept as it was. None in frames recorded before it existed.
+    tree_sources : list of (str or None) or None
+        Per body, where its tree came from: the label of a tree pinned with
+        :meth:`FramePipeline.pin_tree` (``"tree from mine.json"``), or None for the tree the
+        pipeline built from its settings. None in frames recorded before it existed.
 
     A frame holds plain data only (numpy arrays, dataclasses of them, numbers, strings), so
     it can be stored (pickled) and drawn later without running the core.
@@ -217,6 +221,26 @@ class Frame:
     request: CollisionRequest | None = None
     validation: list | None = None
     refitted: list | None = None
+    tree_sources: list | None = None
+
+    def tree_words(self, body: int) -> str:
+        """Which tree body ``body`` (0 = A) used, for people: the pinned tree's label
+        (``"tree from mine.json"``) or ``"BVH Lab's AABB tree (midpoint split)"``.
+
+        Every tree BVH Lab builds is an AABB tree (the other kinds are fitted to its
+        topology, see :class:`core.frame_volumes.FrameVolumes`); its split rule is the
+        tree's own. A frame recorded before ``tree_sources`` existed says "tree not recorded"
+        when it cannot tell.
+        """
+        sources = self.tree_sources
+        if sources is not None and body < len(sources) and sources[body]:
+            return str(sources[body])
+        tree = self.trees[body]
+        split = getattr(tree, "split", None)
+        rule = f" ({split.name.lower()} split)" if split is not None else ""
+        if sources is None:
+            return f"AABB tree{rule}, its source not recorded"
+        return f"BVH Lab's AABB tree{rule}"
 
 
 @dataclass
@@ -237,6 +261,7 @@ class _Pin:
 
     tree: Tree
     vertices: np.ndarray  # (n, 3) float64, the vertices it was pinned with
+    label: str  # what frames say the body's tree is ("tree from mine.json")
     file_ids: np.ndarray | None = None  # (k,) int64: a tree read from a file names its nodes
 
 
@@ -263,7 +288,12 @@ class FramePipeline:
         else:
             self._cache.pop(key, None)
 
-    def pin_tree(self, key: str, tree, mesh: TriMesh) -> None:
+    @property
+    def next_index(self) -> int:
+        """The index the next frame :meth:`step` returns will have (a failed step keeps it)."""
+        return self._index
+
+    def pin_tree(self, key: str, tree, mesh: TriMesh, label: str | None = None) -> None:
         """Make ``tree`` the tree of body ``key`` until :meth:`unpin`.
 
         A pinned tree is never rebuilt: not by AUTO or REBUILD, not by a change of split rule
@@ -279,6 +309,10 @@ class FramePipeline:
         tree : Tree or core.bvh.treefile.ImportedTree
         mesh : TriMesh
             The body's mesh the boxes belong to; its faces become the tree's.
+        label : str, optional
+            What frames call this tree (``Frame.tree_sources``, ``Frame.tree_words``).
+            Default: ``"tree from NAME"`` with the file's name for a tree read from a file,
+            else ``"pinned tree"``.
 
         Raises
         ------
@@ -290,9 +324,12 @@ class FramePipeline:
 
         instance(key, "key", str)
         instance(mesh, "mesh", TriMesh)
+        instance(label, "label", str, optional=True)
         file_ids = None
         if isinstance(tree, ImportedTree):
+            label = label or f"tree from {tree.path.name}"
             tree, file_ids = tree.tree, tree.file_ids
+        label = label or "pinned tree"
         instance(tree, "tree", Tree)
         n_tree = int(tree.prim_ids.shape[0])
         if mesh.n_faces != n_tree:
@@ -300,7 +337,7 @@ class FramePipeline:
                              f"its mesh has {mesh.n_faces:,} faces")  # fmt: skip
         if tree.faces is not mesh.faces:
             tree = dataclasses.replace(tree, faces=mesh.faces)
-        self._pinned[key] = _Pin(tree, mesh.vertices, file_ids)
+        self._pinned[key] = _Pin(tree, mesh.vertices, label, file_ids)
         self._cache.pop(key, None)
 
     def unpin(self, key: str) -> bool:
@@ -334,8 +371,7 @@ class FramePipeline:
         cached.current, cached.fitted_to, cached.drift = current, mesh.vertices, drift
         return current, drift, first_use
 
-    def _update_tree(self, key: str, mesh: TriMesh) -> tuple[Tree, float, bool]:
-        pin = self._pinned.get(key)
+    def _update_tree(self, key: str, mesh: TriMesh, pin: _Pin | None) -> tuple[Tree, float, bool]:
         if pin is not None:
             return self._update_pinned(key, pin, mesh)
         s = self.settings
@@ -404,11 +440,15 @@ class FramePipeline:
                 meshes.append(body.mesh.with_vertices(body.deformer(body.mesh.vertices, t)))
         t_deform = time.perf_counter()
 
-        trees, drifts, rebuilt, refitted = [], [], [], []
+        trees, drifts, rebuilt, refitted, sources = [], [], [], [], []
         for body, mesh in zip(bodies, meshes):
             cached = self._cache.get(body.key)
             before = cached.current if cached is not None else None
-            tree, drift, was_built = self._update_tree(body.key, mesh)
+            # Read once: the frame names the very pin its tree came from, even if the caller
+            # pins or unpins from another thread meanwhile.
+            pin = self._pinned.get(body.key)
+            sources.append(None if pin is None else pin.label)
+            tree, drift, was_built = self._update_tree(body.key, mesh, pin)
             trees.append(tree)
             drifts.append(drift)
             rebuilt.append(was_built)
@@ -490,6 +530,7 @@ class FramePipeline:
             request=request,
             validation=validation,
             refitted=refitted,
+            tree_sources=sources,
         )
         self._index += 1
         return frame

@@ -223,6 +223,10 @@ class TreeCheck:
         The check came with the frame (the "after every refit" setting), not on demand.
     bad_nodes : dict[int, (j,) int]
         Per body, every node with a violation, listed or not (drawn in red).
+    caption : str
+        Which trees were checked, in words: "frame 37, A: tree from mine.json, B: BVH Lab's
+        AABB tree (midpoint split)", or for a tree checked as its file was read, "tree from
+        mine.json as read, rest pose".
     """
 
     violations: tuple = ()
@@ -230,6 +234,7 @@ class TreeCheck:
     frame_index: int = -1
     is_every_refit: bool = False
     bad_nodes: dict = field(default_factory=dict)
+    caption: str = ""
 
     def status(self) -> str:
         """The status-bar line: "tree of A: 3 violations — see the Quality panel" (or the
@@ -249,6 +254,32 @@ class TreeCheck:
             return np.asarray(self.bad_nodes[body], dtype=np.int64)
         ids = sorted({v.node for v in self.violations if v.body == body and v.node >= 0})
         return np.asarray(ids, dtype=np.int64)
+
+
+@dataclass(frozen=True)
+class FrameFailure:
+    """A live frame that failed or was cancelled: the view still shows an older frame.
+
+    Attributes
+    ----------
+    index : int
+        The number the failed frame would have had.
+    reason : str
+        One line: the error's class and message ("" when cancelled).
+    is_cancelled : bool
+        Stopped on request rather than failed.
+    """
+
+    index: int
+    reason: str = ""
+    is_cancelled: bool = False
+
+    def text(self, shown) -> str:
+        """``"frame 38 failed: <reason> - showing frame 37"``; ``shown`` is the frame on
+        screen (None: none)."""
+        what = "was cancelled" if self.is_cancelled else f"failed: {self.reason}"
+        now = f"showing frame {shown.index}" if shown is not None else "no frame to show"
+        return f"frame {self.index} {what} - {now}"
 
 
 @dataclass(frozen=True)
@@ -328,6 +359,7 @@ class ViewerModel(QObject):
     display_changed = pyqtSignal(object)
     pipeline_changed = pyqtSignal(object)
     frame_ready = pyqtSignal(object)  # core Frame
+    frame_failed = pyqtSignal(object)  # FrameFailure, or None once a frame is shown again
     view_timings_changed = pyqtSignal(object)
     time_changed = pyqtSignal(float)
     playing_changed = pyqtSignal(bool)
@@ -378,6 +410,9 @@ class ViewerModel(QObject):
         self.display = Display()
         self.pipeline = PipelineChoice()
         self.frame = None
+        # The last live frame that failed or was cancelled while ``frame`` stays on screen;
+        # None once a live frame is delivered (or the scene changes).
+        self.frame_failure: FrameFailure | None = None
         self.view_timings = ViewTimings()
         self.t: float = 0.0
         self.is_playing: bool = False
@@ -449,6 +484,8 @@ class ViewerModel(QObject):
         self.selected = -1
         self.frame = None
         self.live_frame = None
+        had_failure = self.frame_failure is not None
+        self.frame_failure = None
         was_scrubbed = self.cursor is not None
         self.cursor = None
         self.timing_history = self._live_history
@@ -481,6 +518,8 @@ class ViewerModel(QObject):
         self.quality_changed.emit(None)
         self.validation_changed.emit(None)
         self.tree_sources_changed.emit()
+        if had_failure:
+            self.frame_failed.emit(None)
         self.frame_ready.emit(None)
 
     def add_body(self, body: Body) -> None:
@@ -559,11 +598,21 @@ class ViewerModel(QObject):
         kept for :meth:`set_cursor` ``(None)``). Its phase times join the running medians
         (``now``: the clock in seconds, default ``time.perf_counter()``)."""
         self.live_frame = frame
+        had_failure = frame is not None and self.frame_failure is not None
         if frame is not None:
             self._live_history.add(frame.timings, now)
+            self.frame_failure = None  # cleared before the views redraw for the new frame
         if self.cursor is None:
             self.frame = frame
             self.frame_ready.emit(frame)
+        if had_failure:
+            self.frame_failed.emit(None)
+
+    def set_frame_failure(self, failure: FrameFailure | None) -> None:
+        """A live frame failed or was cancelled (None: the mark is taken away); the frame
+        shown stays, and every view says it is an older one."""
+        self.frame_failure = failure
+        self.frame_failed.emit(failure)
 
     # -- tree inspection --------------------------------------------------------------------
     def select_node(self, body: int | None, node: int | None = None) -> None:

@@ -308,6 +308,10 @@ class FrameDecoder:
                 raise CodecError(f"{where}: body {i} has no mesh or no tree")
             if tree.faces.shape != mesh.faces.shape:
                 raise CodecError(f"{where}: tree {i} was not built on mesh {i}")
+        sources = frame.tree_sources
+        if sources is not None and (not isinstance(sources, list) or len(sources) != n or not all(
+                s is None or isinstance(s, str) for s in sources)):
+            raise CodecError(f"{where}.tree_sources must be one label or None per mesh ({n})")
         if frame.validation is not None:
             if not isinstance(frame.validation, list) or len(frame.validation) != n:
                 raise CodecError(f"{where}.validation must have one entry per mesh ({n})")

@@ -192,3 +192,27 @@ def test_pin_outlives_frames_without_the_body_and_forget(meshes, foreign):
     pipe.forget()
     frame = pipe.step([BodyInput("a", a), BodyInput("b", b, POSE_B)])
     assert frame.trees[0].first is foreign.tree.first and frame.rebuilt[0] is True
+
+
+def test_each_frame_names_the_tree_it_used_and_keeps_it_in_a_recording(tmp_path, meshes,
+                                                                       foreign):
+    a, b = meshes
+    pipe = FramePipeline()
+    bodies = [BodyInput("a", a), BodyInput("b", b, POSE_B)]
+    own = pipe.step(bodies)
+    assert own.tree_sources == [None, None]
+    assert own.tree_words(0) == "BVH Lab's AABB tree (midpoint split)"
+    pipe.pin_tree("a", foreign, a)
+    pinned = pipe.step(bodies)
+    assert pinned.tree_sources == ["tree from a.json", None]
+    assert pinned.tree_words(0) == "tree from a.json"
+    assert pipe.next_index == pinned.index + 1
+    pipe.pin_tree("b", build_tree(b, SplitRule.SAH, 2), b, label="hand-made tree")
+    assert pipe.step(bodies).tree_words(1) == "hand-made tree"
+    rec = Recording()
+    rec.append(pinned, ("a", "b"), UpdateMode.REFIT)
+    back = open_recording(save_recording(rec, tmp_path / "r.bvhrec"))[0]
+    assert back.tree_sources == ["tree from a.json", None]
+    # A frame recorded before frames named their trees cannot tell whose tree it was.
+    old = dataclasses.replace(own, tree_sources=None)
+    assert old.tree_words(0) == "AABB tree (midpoint split), its source not recorded"

@@ -102,7 +102,9 @@ def test_cross_check_identical_in_green(qtbot, window):
     qtbot.waitUntil(lambda: dialog.check is not None, timeout=120_000)
     n = window.model.frame.result.counters.n_contacts
     assert n > 0
-    assert dialog.verdict.text().startswith(f"identical ({n:,} triangle pairs)")
+    assert dialog.verdict.text().startswith(
+        f"frame {window.model.frame.index}, A: BVH Lab's AABB tree (midpoint split), "
+        f"B: BVH Lab's AABB tree (midpoint split): identical ({n:,} triangle pairs)")
     assert "#009E73" in dialog.verdict.styleSheet()
     assert not dialog.table.isVisible()
     assert window.renderer.cell_count("crosscheck") == 0
@@ -125,8 +127,10 @@ def test_cross_check_differences_listed_in_red_and_drawn(qtbot, make_window, tmp
     qtbot.addWidget(dialog)
     assert dialog.run(engine="coal")
     qtbot.waitUntil(lambda: dialog.check is not None, timeout=60_000)
-    assert dialog.verdict.text().startswith("differ: 0 pairs only BVH Lab reports, 1 only coal "
-                                            "reports")
+    assert dialog.verdict.text().startswith(
+        f"frame {window.model.frame.index}, A: BVH Lab's AABB tree (midpoint split), "
+        "B: BVH Lab's AABB tree (midpoint split): differs: 1 pair only coal reports "
+        "(0 pairs agreed)")
     assert "#D55E00" in dialog.verdict.styleSheet()
     cells = [dialog.table.item(0, c).text() for c in range(3)]
     assert cells == ["0, 0", "coal only", "1e-12 apart"]

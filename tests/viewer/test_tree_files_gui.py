@@ -72,7 +72,8 @@ def test_a_broken_node_in_a_reopened_tree_is_listed_and_drawn_red(qtbot, window,
     n_bad = len(check.nodes(0))
     assert f"dark red: {n_bad} node{'s' if n_bad != 1 else ''} breaking an invariant" in \
         window.renderer.note.GetText(0)
-    assert "from file a-broken.json" in window.docks["outliner_dock"].panel.note.text()
+    assert (f"A: {n_nodes:,} nodes, tree from a-broken.json"
+            in window.docks["outliner_dock"].panel.note.text())
 
     # Back to BVH Lab's own tree: nothing is red any more.
     assert window.controller.use_own_tree(0)

@@ -17,7 +17,7 @@ from PyQt6.QtCore import QObject, pyqtSignal
 from core.bvh.build import build_tree
 from core.bvh.quality import sah_cost
 from core.collide.heat import HeatUnavailable, frame_heat
-from core.crosscheck import INSTALL_HINT, available_engine, cross_check, engine_title
+from core.crosscheck import INSTALL_HINT, available_engine, cross_check_frame, engine_title
 from core.frame_volumes import fitted_volumes
 from viewer.render.ghost import GhostView
 
@@ -133,9 +133,11 @@ class FrameAnalysis:
         return self._is_checking
 
     def cross_check_frame(self, on_done, engine: str | None = None) -> bool:
-        """Run the shown frame's bodies A and B through the other engine in the worker
-        thread, then ``on_done(check, error)`` on the GUI thread. False (and ``on_done`` not
-        called) when there is nothing to check or a check is running.
+        """Compare the contacts the SHOWN frame reported (its pairs, found with its own trees,
+        kind and margin: :func:`core.crosscheck.cross_check_frame`) with the other engine in
+        the worker thread, then ``on_done(check, error)`` on the GUI thread; the check's
+        ``compared`` names the frame. False (and ``on_done`` not called) when there is
+        nothing to check or a check is running.
 
         ``engine``: ``"fcl"`` or ``"coal"``; default the first installed."""
         frame = self.model.frame
@@ -144,7 +146,7 @@ class FrameAnalysis:
         if engine is None:
             self.model.error.emit("Cross-check", words)
             return False
-        if frame is None or len(frame.meshes) < 2:
+        if frame is None or len(frame.meshes) < 2 or frame.result is None:
             self.model.error.emit("Cross-check", "the cross-check needs two meshes")
             return False
         if self._is_checking:
@@ -155,8 +157,7 @@ class FrameAnalysis:
 
         def run():
             try:
-                check = cross_check(frame.meshes[0], frame.poses[0], frame.meshes[1],
-                                    frame.poses[1], engine)  # fmt: skip
+                check = cross_check_frame(frame, engine)
                 self._analysis_relay.check_done.emit(frame, check, None)
             except Exception as exc:  # noqa: BLE001 - any failure becomes a message
                 self._analysis_relay.check_done.emit(frame, None, exc)

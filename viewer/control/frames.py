@@ -9,7 +9,7 @@ a backlog.
 from __future__ import annotations
 
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import CancelledError, ThreadPoolExecutor
 
 from PyQt6.QtCore import QObject, pyqtSignal
 
@@ -24,7 +24,7 @@ from core.pose import Pose
 from core.warmup import FIRST_FRAME_STEPS, is_cache_complete, warm_in_process, warm_up
 from viewer.choices import NO_PARTITION
 from viewer.control.frame_watch import FrameWatch
-from viewer.model import UpdateChoice
+from viewer.model import FrameFailure, UpdateChoice
 
 FPS_SMOOTHING = 0.2
 """Weight of the newest frame in the exponential average of the frame rate."""
@@ -58,6 +58,16 @@ class _FrameRelay(QObject):
     """Carries a finished frame from the worker thread to the GUI thread (queued signal)."""
 
     done = pyqtSignal(object, int, object, float)  # frame, generation, error, wall seconds
+
+
+def failure_text(error: BaseException) -> str:
+    """A failed frame's error in one line: a budget or a cancel says what stopped (not a bare
+    "MemoryError"); anything else its class and message."""
+    if isinstance(error, BVHLabError):
+        what = getattr(error, "operation", "")
+        text = f"{what} failed: {error}" if what else str(error)
+        return text[:1].upper() + text[1:]
+    return f"{type(error).__name__}: {error}"
 
 
 class FrameRunning:
@@ -180,18 +190,24 @@ class FrameRunning:
         self._frame_watch.stop()
         if error is not None:
             self.model.set_playing(False)
-            # A budget or cancel says what stopped in one line (not "MemoryError").
-            if isinstance(error, BVHLabError):
-                what = getattr(error, "operation", "")
-                text = f"{what} failed: {error}" if what else str(error)
-                text = text[:1].upper() + text[1:]
-            else:
-                text = f"{type(error).__name__}: {error}"
+            text = failure_text(error)
+            if generation == self._generation:
+                self._mark_failed(error, text)
             self.model.error.emit("Frame failed", text)
         elif generation == self._generation:
             self._deliver(frame)
         if self._is_pending and self.model.bodies and not self._is_frames_shut:
             self._start()
+
+    def _mark_failed(self, error: BaseException, text: str) -> None:
+        """Mark the failed (or cancelled) frame on screen: the view keeps the last good frame
+        and says so (:class:`viewer.model.FrameFailure`). A failed step leaves the pipeline's
+        frame counter as it was, so ``next_index`` is the failed frame's number."""
+        is_cancelled = (isinstance(error, CancelledError)
+                        or type(error).__name__.endswith("Cancelled"))
+        reason = "" if is_cancelled else text
+        self.model.set_frame_failure(FrameFailure(self.pipe.next_index, reason.splitlines()[0]
+                                                  if reason else "", is_cancelled))
 
     def _deliver(self, frame) -> None:
         now = time.perf_counter()

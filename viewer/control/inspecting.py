@@ -30,6 +30,7 @@ from core.bvh.metrics import CostConstants, tree_quality
 from core.bvh.treefile import TreeFileError, read_tree, write_tree
 from core.bvh.validate import validate_tree
 from core.errors import BVHLabError
+from viewer.frame_caption import frame_caption
 from viewer.model import TreeCheck, ViolationRow
 
 QUALITY_INTERVAL_S = 1.0
@@ -118,9 +119,11 @@ def _measure(frame, body: int, constants: tuple[float, float]) -> QualityResult:
     return QualityResult(body, frame, tree, quality, label, note, time.perf_counter() - start)
 
 
-def tree_check(reports, frame, file_ids: dict, is_every_refit: bool = False) -> TreeCheck:
+def tree_check(reports, frame, file_ids: dict, is_every_refit: bool = False,
+               caption: str = "") -> TreeCheck:  # fmt: skip
     """A :class:`viewer.model.TreeCheck` of per-body ``ValidationReport`` s (None entries
-    skipped), naming nodes of trees read from files by the file's ids."""
+    skipped), naming nodes of trees read from files by the file's ids. ``caption``: which
+    trees were checked; default, the frame's number and trees of the bodies checked."""
     violations, summaries, bad_nodes = [], [], {}
     for body, report in enumerate(reports):
         if report is None:
@@ -134,7 +137,11 @@ def tree_check(reports, frame, file_ids: dict, is_every_refit: bool = False) -> 
         summaries.append(f"tree of {BODY_NAMES[body]}: {report.summary()}")
     violations.sort(key=lambda v: (-v.size, v.body, v.node))
     index = int(getattr(frame, "index", -1)) if frame is not None else -1
-    return TreeCheck(tuple(violations), tuple(summaries), index, is_every_refit, bad_nodes)
+    if not caption and frame is not None:
+        checked = [b for b, report in enumerate(reports) if report is not None]
+        caption = frame_caption(frame, checked)
+    return TreeCheck(tuple(violations), tuple(summaries), index, is_every_refit, bad_nodes,
+                     caption)
 
 
 class Inspecting:
@@ -319,9 +326,14 @@ class Inspecting:
         out = {}
         if frame is None:
             return out
+        sources = getattr(frame, "tree_sources", None)
         for index, body in enumerate(self.model.bodies[:2]):
             imported = self._pinned.get(body.key)
-            if (imported is not None and index < len(frame.trees)
+            # A frame that names its trees says whether this one is the pinned file's (a
+            # frame that failed with it leaves an older frame, with BVH Lab's tree, shown).
+            is_pinned_tree = sources is None or (index < len(sources)
+                                                 and sources[index] is not None)
+            if (imported is not None and is_pinned_tree and index < len(frame.trees)
                     and frame.trees[index].n_nodes == imported.tree.n_nodes):
                 out[index] = imported.file_ids
         return out
@@ -363,7 +375,9 @@ class Inspecting:
         self._pinned[entry.key] = imported
         self.model.set_tree_source(body, imported.source)
         check = tree_check([report if i == body else None for i in range(body + 1)], None,
-                           {body: imported.file_ids})
+                           {body: imported.file_ids},
+                           caption=f"{BODY_NAMES[body]}: tree from {Path(path).name} as read, "
+                                   "rest pose")  # fmt: skip
         self.model.select_node(None)
         self.model.set_validation(check)
         self.model.message.emit(f"Tree of {BODY_NAMES[body]} from {imported.source}. "

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from pathlib import Path
 
 from PyQt6.QtCore import QSettings, Qt, QTimer, pyqtSignal
@@ -205,6 +206,10 @@ def pipeline_choice_names() -> dict[str, set[str]]:
     }
 
 
+FAILURE_LABEL_STYLE = "color: #D55E00; font-weight: bold;"
+"""The status bar's mark of a failed frame (Okabe-Ito vermillion, as on the canvas)."""
+
+
 class MainWindow(QMainWindow):
     """The BVH Lab window.
 
@@ -266,6 +271,13 @@ class MainWindow(QMainWindow):
         self.timing_label.setToolTip(
             "Time of each phase of the last frame in milliseconds, and in brackets the median "
             "of the frames of the last second (one frame alone jumps)")
+        self.frame_state_label = QLabel("")
+        self.frame_state_label.setStyleSheet(FAILURE_LABEL_STYLE)
+        self.frame_state_label.setToolTip(
+            "The last frame failed or was cancelled: the view, its contacts taken away, and "
+            "every panel show the last good frame, named in each panel's header")
+        self.frame_state_label.setVisible(False)
+        self.statusBar().addPermanentWidget(self.frame_state_label)
         self.recording_label = QLabel("")
         self.recording_label.setToolTip(
             "What the recording holds (Recording > Memory limit… caps it; the oldest frames go)")
@@ -296,6 +308,7 @@ class MainWindow(QMainWindow):
         model.job_progress.connect(self._on_job_progress)
         model.job_finished.connect(self._on_job_finished)
         model.analysis_changed.connect(self.redraw)
+        model.frame_failed.connect(self._on_frame_failed)
         signals = controller.lesson_signals
         signals.step_changed.connect(lambda _i: self.redraw())
         signals.lesson_changed.connect(lambda _l: self.redraw())
@@ -665,6 +678,24 @@ class MainWindow(QMainWindow):
             self._refresh_inspect()
         self.redraw()
 
+    def failure_text(self) -> str:
+        """The failed frame's mark ("frame 38 failed: <reason> - showing frame 37; its
+        contacts are not drawn"), "" when the last live frame did not fail."""
+        failure = self.model.frame_failure
+        if failure is None:
+            return ""
+        text = failure.text(self.model.frame)
+        return text + ("; its contacts are not drawn" if self.model.frame is not None else "")
+
+    def _on_frame_failed(self, _failure) -> None:
+        text = self.failure_text()
+        self.frame_state_label.setText(text)
+        # The status bar may cut the words short: the tooltip holds them whole.
+        self.frame_state_label.setToolTip(f"{text}. The view and every panel show the last "
+                                          "good frame, named in each panel's header.")
+        self.frame_state_label.setVisible(bool(text))
+        self.redraw()
+
     def _refresh_inspect(self) -> None:
         info = self.model.inspect
         if info is None:
@@ -722,7 +753,14 @@ class MainWindow(QMainWindow):
         step = self.controller.step_view() if self.model.is_stepping else None
         heat, heat_note = (self.controller.heat_for(frame)
                            if self.model.display.heat_map != "off" else (None, ""))
-        overlay_s = self.renderer.update_frame(frame, self.model.display, self.model.level,
+        display = self.model.display
+        failure = self.failure_text()
+        if failure:
+            # The frame shown is older than the settings and trees now asked for: its
+            # contacts are taken away rather than shown as if they were the answer.
+            display = replace(display, show_contacts=False)
+        self.renderer.set_failure(failure)
+        overlay_s = self.renderer.update_frame(frame, display, self.model.level,
                                                self.model.inspect, self.step_note(), hidden,
                                                step, heat=heat, heat_note=heat_note,
                                                ghost=self.controller.ghost_view(),

@@ -87,6 +87,9 @@ BACKGROUND = "#f4f6f9"
 full-window shaded quad, 11 ms of each render of the bunny pair at 1280x800 under llvmpipe
 (86.9 -> 76.1 ms, minimum of 25 renders on the loaded two-core machine)."""
 
+FAILURE_COLOR = "#d55e00"
+"""Okabe-Ito vermillion: the mark of a failed or cancelled frame under the title."""
+
 NOTE_WIDTH_CHARS = 70
 """Line length of the canvas note (the step-mode sentence)."""
 
@@ -346,7 +349,13 @@ class SceneRenderer:
         self.legend_texts = self.canvas_legend.texts()
         self.note = plotter.add_text("", position="lower_left", color="black", name="note")
         self.title = plotter.add_text("", position="upper_left", color="black", name="title")
-        for corner, px in ((self.note, NOTE_FONT_PX), (self.title, TITLE_FONT_PX)):
+        # A failed frame's mark: under the title (two blank lines clear the title's line).
+        self.failure = plotter.add_text("", position="upper_left", color=FAILURE_COLOR,
+                                        name="failure")
+        self.failure.GetTextProperty().SetBold(True)
+        self.failure_text = ""
+        for corner, px in ((self.note, NOTE_FONT_PX), (self.title, TITLE_FONT_PX),
+                           (self.failure, NOTE_FONT_PX)):
             # Minimum = maximum: VTK's corner text otherwise scales with the view's size.
             size = max(8, round(px * self.text_scale))
             corner.SetMinimumFontSize(size)
@@ -366,7 +375,8 @@ class SceneRenderer:
         self.presentation_scale = float(scale)
         text = self.text_scale * self.presentation_scale
         self.canvas_legend.set_font_px(max(8, round(LEGEND_FONT_PX * text)))
-        for corner, px in ((self.note, NOTE_FONT_PX), (self.title, TITLE_FONT_PX)):
+        for corner, px in ((self.note, NOTE_FONT_PX), (self.title, TITLE_FONT_PX),
+                           (self.failure, NOTE_FONT_PX)):
             size = max(8, round(px * text))
             corner.SetMinimumFontSize(size)
             corner.SetMaximumFontSize(size)
@@ -382,6 +392,13 @@ class SceneRenderer:
         is_shown = image is None
         self.legend.SetVisibility(is_shown)
         self.title.SetVisibility(is_shown)
+
+    def set_failure(self, text: str) -> None:
+        """The mark of a failed or cancelled frame under the title ("frame 38 failed: ...
+        - showing frame 37"); "" takes it away."""
+        self.failure_text = text
+        lines = textwrap.wrap(text, NOTE_WIDTH_CHARS) if text else []
+        self.failure.SetText(2, "\n\n" + "\n".join(lines) if lines else "")
 
     def set_caption(self, caption: str, hint: str = "") -> None:
         """The caption bar's text (both empty: no bar)."""
@@ -627,8 +644,8 @@ class SceneRenderer:
         if picture.title:
             # Node heat draws each tree's own boxes, whatever kind the traversal tests.
             what = "triangles" if heat_mode == "work" else "tree boxes"
-            extra_rows.append((f"heat map: {what} by {picture.title} (colour bar)",
-                               HEAT_SWATCH))
+            extra_rows.append((f"heat map: {what} by {picture.title}, frame {frame.index} "
+                               "(colour bar)", HEAT_SWATCH))
         if self.polys["crosscheck"].n_cells:
             extra_rows.append(("triangles of pairs only one engine reports", CROSSCHECK_COLOR))
         if step is not None and frame is not None:

@@ -21,7 +21,7 @@ from PyQt6.QtWidgets import (
     QWidget,
 )
 
-from viewer.qt.panels.common import wrap_label
+from viewer.qt.panels.common import header_label, show_header, tree_words, wrap_label
 
 PARTNERS_LISTED = 4
 """Partner ids listed in the "partners this frame" column; the rest are counted."""
@@ -286,8 +286,10 @@ class OutlinerPanel(QWidget):
                              "Selecting a row selects the node on the canvas; clicking a "
                              "volume on the canvas finds it here.")
         self.view.setMinimumHeight(260)
+        self.header = header_label()  # which frame and trees the rows are of
         self.note = wrap_label(QLabel("No frame yet."))
         layout = QVBoxLayout(self)
+        layout.addWidget(self.header)
         layout.addWidget(self.note)
         layout.addWidget(self.view, 1)
         self._is_syncing = False
@@ -296,6 +298,8 @@ class OutlinerPanel(QWidget):
         model.node_selected.connect(self.reveal)
         model.quality_changed.connect(self._on_quality)
         model.tree_sources_changed.connect(lambda: self.refresh(self.model.frame))
+        model.frame_failed.connect(lambda _f: show_header(self.header, self.model,
+                                                          self.items.frame))
 
     def refresh(self, frame) -> None:
         names = [b.name for b in self.model.bodies[:2]]
@@ -308,14 +312,16 @@ class OutlinerPanel(QWidget):
         finally:
             self._is_syncing = False
         self.view.viewport().update()
+        show_header(self.header, self.model, frame)
         if frame is None:
             self.note.setText("No frame yet.")
             return
         parts = []
         for body, tree in enumerate(self.items.trees):
-            source = self.model.tree_sources.get(body)
-            where = f"from {source}" if source else "built by BVH Lab"
-            parts.append(f"{BODY_NAMES[body]}: {tree.n_nodes:,} nodes, {where}")
+            # The frame's own tree, not the one pinned now: a failed frame leaves an older
+            # frame (and its tree) on screen.
+            parts.append(f"{BODY_NAMES[body]}: {tree.n_nodes:,} nodes, "
+                         f"{tree_words(frame, body)}")
         self.note.setText("; ".join(parts) + ". Partners: the pairs of the shown frame.")
         if self.model.selected_node is not None:
             self.reveal(self.model.selected_node)

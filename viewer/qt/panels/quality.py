@@ -31,7 +31,7 @@ from PyQt6.QtWidgets import (
     QWidget,
 )
 
-from viewer.qt.panels.common import wrap_label
+from viewer.qt.panels.common import header_label, show_header, tree_words, wrap_label
 
 WORST_LISTED = 50
 """Nodes listed in the worst-nodes table."""
@@ -154,6 +154,8 @@ class QualityPanel(QWidget):
         costs.addRow("traversal cost C_t", self.traversal_cost)
         costs.addRow("triangle cost C_i", self.intersection_cost)
 
+        self.header = header_label()  # which frame and tree the numbers below are of
+        self.header.setText("Not measured yet.")
         self.status = wrap_label(QLabel("Open this panel on a scene to measure its tree."))
         self.status.setToolTip("What the measurement is doing; it runs in the background")
         self.totals = wrap_label(QLabel(""))
@@ -210,6 +212,9 @@ class QualityPanel(QWidget):
         self.violation_rows: list = []
         check_page = QWidget()
         check_layout = QVBoxLayout(check_page)
+        self.check_header = header_label()  # which frame and trees were checked
+        self.check_header.setText("Not checked yet.")
+        check_layout.addWidget(self.check_header)
         check_layout.addWidget(self.check_button)
         check_layout.addWidget(self.check_note)
         check_layout.addWidget(self.violations, 1)
@@ -220,6 +225,7 @@ class QualityPanel(QWidget):
         self.tabs.addTab(check_page, "Invariants")
 
         layout = QVBoxLayout(self)
+        layout.addWidget(self.header)
         layout.addLayout(body_row)
         layout.addLayout(costs)
         layout.addWidget(self.status)
@@ -230,6 +236,7 @@ class QualityPanel(QWidget):
         model.quality_status_changed.connect(self.status.setText)
         model.validation_changed.connect(self.show_validation)
         model.node_selected.connect(self._select_row)
+        model.frame_failed.connect(lambda _f: self._show_headers())
 
     def _cost_box(self, tip: str, value: float) -> QDoubleSpinBox:
         box = QDoubleSpinBox()
@@ -243,9 +250,29 @@ class QualityPanel(QWidget):
             self.traversal_cost.value(), self.intersection_cost.value()))
         return box
 
+    # -- headers ----------------------------------------------------------------------------
+    def _show_headers(self) -> None:
+        """The header lines: the frame and tree the quality was measured on, and the frame
+        and trees the invariants were checked on (each with a failed frame's mark)."""
+        result = self.model.quality
+        if result is None:
+            self.header.setText("Not measured yet.")
+        else:
+            show_header(self.header, self.model, result.frame, [result.body])
+        check = self.model.validation
+        if check is None:
+            self.check_header.setText("Not checked yet.")
+        else:
+            text = f"Checked: {check.caption}" if check.caption else "Checked."
+            failure = self.model.frame_failure
+            if failure is not None:
+                text += f"\n{failure.text(self.model.frame)}"
+            self.check_header.setText(text)
+
     # -- quality ----------------------------------------------------------------------------
     def refresh(self, result) -> None:
         """Show ``result`` (a controller ``QualityResult``) or clear the panel."""
+        self._show_headers()
         for i, button in enumerate(self.body_buttons):
             button.blockSignals(True)
             button.setChecked(i == self.model.quality_body)
@@ -344,6 +371,7 @@ class QualityPanel(QWidget):
 
     def show_validation(self, check) -> None:
         """List a :class:`viewer.model.TreeCheck` (None: not checked)."""
+        self._show_headers()
         self.violations.blockSignals(True)
         try:
             if check is None:
@@ -388,10 +416,11 @@ def totals_text(result, model) -> str:
     q = result.quality
     name = model.bodies[result.body].name if result.body < len(model.bodies) else ""
     c = q.constants
-    source = model.tree_sources.get(result.body)
+    # The measured frame's own tree, not the one pinned now: after a failed frame they
+    # differ (the header once named the pinned file over BVH Lab's tree's numbers).
     lines = [
-        f"<b>Tree of {BODY_NAMES[result.body]}</b> ({name}), {result.kind_label}"
-        + (f", from {source}" if source else ""),
+        f"<b>Tree of {BODY_NAMES[result.body]}</b> ({name}), {result.kind_label}, "
+        f"{tree_words(result.frame, result.body)}",
         f"SAH cost <b>{q.sah:.4g}</b> (C<sub>t</sub> = {c.traversal:g}, C<sub>i</sub> = "
         f"{c.intersection:g})",
         f"EPO <b>{_measure_text(q.epo)}</b> · mean sibling overlap "

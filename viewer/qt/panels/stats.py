@@ -16,7 +16,7 @@ from PyQt6.QtWidgets import (
     QWidget,
 )
 
-from viewer.qt.panels.common import wrap_label
+from viewer.qt.panels.common import header_label, show_header, wrap_label
 from viewer.qt.panels.mesh_notes import body_notes
 from viewer.render.overlays import KIND_LABELS, shown_result
 from viewer.render.scene import frame_words
@@ -38,6 +38,7 @@ class StatsPanel(QWidget):
     def __init__(self, model, parent=None):
         super().__init__(parent)
         self.model = model
+        self.header = header_label()  # which frame and trees the numbers below are of
         self.table = QTableWidget(0, len(self.HEADERS))
         self.table.setHorizontalHeaderLabels(list(self.HEADERS))
         self.table.verticalHeader().setVisible(False)
@@ -65,6 +66,7 @@ class StatsPanel(QWidget):
         self.cost_table.setToolTip(COST_TOOLTIP)
         self.cost_total = wrap_label(QLabel())
         layout = QVBoxLayout(self)
+        layout.addWidget(self.header)
         layout.addWidget(self.table, 1)
         layout.addWidget(self.relation)
         layout.addWidget(self.totals)
@@ -81,9 +83,12 @@ class StatsPanel(QWidget):
         model.view_timings_changed.connect(lambda _t: self._refresh_phases(self.model.frame))
         model.level_changed.connect(lambda _l: self._highlight_level())
         model.cost_model_changed.connect(self.show_cost)
+        model.frame_failed.connect(lambda _f: show_header(self.header, self.model,
+                                                          self.model.frame))
         self.show_cost(model.cost_view)
 
     def refresh(self, frame) -> None:
+        show_header(self.header, self.model, frame)
         result = shown_result(frame)
         self.relation.setText(relation_text(frame, result))
         self._refresh_meshes()
