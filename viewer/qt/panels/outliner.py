@@ -4,8 +4,9 @@ The item model makes no item objects: an index is ``(row, column, node * 2 + bod
 node's children, parent and row come from the flat arrays (``first``, ``count``,
 ``parent``) when Qt asks, so the view opens at once on a 500k-triangle tree (1M nodes) and
 only the rows of expanded nodes are ever touched. Selecting a row selects the node in the
-model (the canvas and the Quality panel follow); a node selected elsewhere (a click on the
-canvas, a row of the Quality panel) is revealed here, its ancestors expanded.
+model (the canvas and the Quality panel follow) and moves the level slider to its depth; a
+node selected elsewhere (a click on the canvas, a row of the Quality panel) is revealed here,
+its ancestors expanded.
 """
 
 from __future__ import annotations
@@ -329,6 +330,8 @@ class OutlinerPanel(QWidget):
             return
         body, node = self.items.node_of(current)
         self.model.select_node(body, node)
+        # As a row of the Quality panel does: the level slider moves to the node's depth.
+        self.model.set_level(int(self.items.trees[body].depth[node]))
 
     def reveal(self, selection) -> None:
         """Expand the ancestors of the selected node, scroll to it and select its row."""
