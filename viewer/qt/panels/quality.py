@@ -12,6 +12,7 @@ import math
 import numpy as np
 from matplotlib.backends.backend_qtagg import FigureCanvasQTAgg
 from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
 from PyQt6.QtCore import Qt
 from PyQt6.QtWidgets import (
     QAbstractItemView,
@@ -120,6 +121,10 @@ class HistogramCanvas(FigureCanvasQTAgg):
         ax.set_xlabel(self.xlabel, fontsize=8)
         ax.set_ylabel(self.ylabel, fontsize=8)
         ax.tick_params(labelsize=7)
+        # Depths, leaf sizes and counts are whole numbers: with one or two bars the default
+        # locator put ticks at -0.5, 0.5, 1.5 (a "leaf of 0.5 triangles").
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.yaxis.set_major_locator(MaxNLocator(integer=True))
         self.draw_idle()
 
 
@@ -131,6 +136,7 @@ class QualityPanel(QWidget):
         self.model = model
         self.controller = controller
         self.shown_nodes: list[int] = []  # node ids of the worst-nodes rows, in table order
+        self._shown_topology: tuple = ()  # the tree the worst-nodes table lists (see refresh)
 
         body_row = QHBoxLayout()
         self.body_group = QButtonGroup(self)
@@ -256,12 +262,30 @@ class QualityPanel(QWidget):
             self.leaf_plot.show_counts(np.zeros(0))
             self.worst.setRowCount(0)
             self.shown_nodes = []
+            self._shown_topology = ()
             return
         self.totals.setText(totals_text(result, self.model))
         q = result.quality
         self.depth_plot.show_counts(q.depth_histogram)
         self.leaf_plot.show_counts(q.leaf_size_histogram)
         self._fill_worst()
+        topology = self._topology_of(result)
+        previous = self._shown_topology
+        if not previous or previous[:2] != topology[:2] or previous[2] is not topology[2]:
+            # Another tree (body, file or topology): its worst nodes are a new list, read
+            # from the top; a refit of the same tree keeps where the user scrolled to.
+            self._shown_topology = topology
+            self.worst.scrollToTop()
+
+    def _topology_of(self, result) -> tuple:
+        """What makes ``result``'s tree another tree than the one shown: its body, where it
+        comes from and its topology (a refit keeps all three)."""
+        tree = result.tree
+        previous = self._shown_topology
+        first = tree.first
+        if previous and previous[2] is not first and np.array_equal(previous[2], first):
+            first = previous[2]  # the same topology in a new array (a rebuild that agrees)
+        return (result.body, self.model.tree_sources.get(result.body), first)
 
     def _fill_worst(self) -> None:
         result = self.model.quality
@@ -299,6 +323,7 @@ class QualityPanel(QWidget):
                 self._sorted_metric = metric
                 self.worst.horizontalHeader().setSortIndicator(
                     METRIC_COLUMNS[metric], Qt.SortOrder.DescendingOrder)
+                self.worst.scrollToTop()
             self.worst.blockSignals(False)
             self.worst.setSortingEnabled(True)
         self.shown_nodes = [int(self.worst.item(r, 0).value) for r in range(self.worst.rowCount())]
