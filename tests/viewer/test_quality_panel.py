@@ -221,3 +221,28 @@ def test_the_worst_nodes_table_reads_from_the_top_when_the_tree_changes(qtbot, w
                     timeout=60_000)
     QApplication.processEvents()
     assert bar.value() == scrolled
+
+
+def test_status_bar_and_panel_count_every_violation_found_not_only_the_listed(qtbot):
+    from core.bvh.validate import ValidationReport, Violation, ViolationKind
+    from viewer.control.inspecting import tree_check
+    from viewer.model import ViewerModel
+    from viewer.qt.panels.quality import QualityPanel
+
+    listed = tuple(Violation(n, ViolationKind.CHILD_OUTSIDE, 0.5 / n,
+                             f"node {n} (depth 3): child {2 * n + 1} sticks out by "
+                             f"{0.5 / n:.4g} along -z") for n in (3, 4))
+    # The check lists the largest violations only (1,000 by default): here 2 of 1,500.
+    report = ValidationReport(listed, 4095, 0.01, n_found=1500)
+    check = tree_check([report], None, {0: np.arange(4095)[::-1]})
+    model = ViewerModel()
+    panel = QualityPanel(model)
+    qtbot.addWidget(panel)
+    model.set_validation(check)
+    assert check.status().startswith("tree of A: 1,500 violations")
+    assert "tree of A: 1,500 violations in 2 nodes (the 2 largest listed)" in \
+        panel.check_note.text()
+    assert panel.violations.rowCount() == 2
+    # The child and the axis of each line, the child by the file's id (4094 - ours).
+    assert [panel.violations.item(0, c).text() for c in (1, 3, 4)] == \
+        ["4091 (BVH Lab's 3)", "child 4087", "-z"]

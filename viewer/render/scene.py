@@ -655,10 +655,11 @@ class SceneRenderer:
         self._lift_caption()
         return time.perf_counter() - start
 
-    def update_marks(self, frame, selected=None, violation_nodes=None) -> Marks:
+    def update_marks(self, frame, selected=None, violation_nodes=None, file_ids=None,
+                     hidden=frozenset()) -> Marks:
         """Copy the selected node and the flagged nodes of ``frame`` into their actors
         (:func:`viewer.render.marks.build_marks`); returns what was drawn."""
-        marks = build_marks(frame, selected, violation_nodes)
+        marks = build_marks(frame, selected, violation_nodes, file_ids, hidden)
         for name in MARK_NAMES:
             self._set_poly(name, marks.polys[name])
         if marks.notes:  # after the note update_frame wrote: what the two colours mean
