@@ -639,8 +639,8 @@ class SceneRenderer:
         if picture.title:
             # Node heat draws each tree's own boxes, whatever kind the traversal tests.
             what = "triangles" if heat_mode == "work" else "tree boxes"
-            extra_rows.append((f"heat map: {what} by {picture.title} (colour bar)",
-                               HEAT_SWATCH))
+            bars = "a colour bar each" if len(picture.scales) > 1 else "colour bar"
+            extra_rows.append((f"heat map: {what} by {picture.title} ({bars})", HEAT_SWATCH))
         if self.polys["crosscheck"].n_cells:
             extra_rows.append(("triangles of pairs only one engine reports", CROSSCHECK_COLOR))
         if step is not None and frame is not None:
