@@ -327,3 +327,19 @@ def test_a_hidden_bodys_selection_is_not_drawn(qtbot, window):
     window.model.set_visible(1, True)
     window.redraw()
     assert window.renderer.cell_count("node_highlight") == 12
+
+
+def test_the_volume_inspector_names_nodes_of_a_foreign_tree_by_the_files_ids():
+    from viewer.qt.panels.levels import inspect_html
+
+    info = {"body": 0, "node": 5, "triangle": 17, "depth": 2, "n_prims": 3, "noun": "box",
+            "tests": [{"level": 2, "partner": 6, "is_overlap": True, "separation": ""},
+                      {"level": 2, "partner": 4, "is_overlap": False,
+                       "separation": "A's axis 0 (x)"}]}
+    file_ids = {0: np.array([9, 8, 7, 6, 5, 40, 3]), 1: np.array([0, 1, 2, 3, 31, 5, 61])}
+    text = inspect_html(info, 2, file_ids=file_ids)
+    assert "<b>box 40 (BVH Lab's 5) of A</b>" in text
+    assert "(B 61)" in text and "culled B 31, separated by A's axis 0 (x)" in text
+    # A tree BVH Lab built: its own ids.
+    plain = inspect_html(info, 2)
+    assert "<b>box 5 of A</b>" in plain and "(B 6)" in plain and "culled B 4," in plain
