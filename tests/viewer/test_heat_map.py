@@ -35,7 +35,7 @@ def _visible_pixel(window, body: int, tri_ids) -> tuple[int, int, int] | None:
             continue
         if x > legend_x * width and y > legend_y * height:
             continue  # under the legend
-        if y < 0.25 * height and x > 0.5 * width:
+        if y < 0.28 * height and x > 0.5 * width:
             continue  # under the colour bars
         picked = window.renderer.pick(x, y)
         if picked is not None and picked[:2] == (body, int(tri)):

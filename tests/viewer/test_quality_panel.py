@@ -244,5 +244,5 @@ def test_status_bar_and_panel_count_every_violation_found_not_only_the_listed(qt
         panel.check_note.text()
     assert panel.violations.rowCount() == 2
     # The child and the axis of each line, the child by the file's id (4094 - ours).
-    assert [panel.violations.item(0, c).text() for c in (1, 3, 4)] == \
+    assert [panel.violations.item(0, c).text() for c in (1, 2, 3)] == \
         ["4091 (BVH Lab's 3)", "child 4087", "-z"]

@@ -58,7 +58,7 @@ def test_a_broken_node_in_a_reopened_tree_is_listed_and_drawn_red(qtbot, window,
     panel = window.docks["quality_dock"].panel
     assert panel.violations.rowCount() == len(check.violations)
     assert panel.violations.item(0, 1).text() == str(leaf)
-    assert panel.violations.item(0, 2).text() == "triangle sticks out of its leaf"
+    assert panel.violations.item(0, 5).text() == "triangle sticks out of its leaf"
     # The frame runs with the file's tree, broken box and all, and draws that box red.
     frame = window.model.frame
     tree = frame.trees[0]
@@ -270,18 +270,19 @@ def test_a_foreign_tree_is_named_by_the_files_ids_in_every_table_and_caption(
 
     # Invariants table: the child and the axis the check found, named by the file's ids.
     panel = window.docks["quality_dock"].panel
-    assert list(VIOLATION_COLUMNS) == ["tree", "node", "what", "child / triangle", "axis",
-                                       "size"]
+    assert list(VIOLATION_COLUMNS) == ["tree", "node", "child / triangle", "axis", "size",
+                                       "what"]
     rows = {panel.violations.item(r, 1).text(): [panel.violations.item(r, c).text()
                                                   for c in range(len(VIOLATION_COLUMNS))]
             for r in range(panel.violations.rowCount())}
     parent = int(tree.parent[ours_grown])
     child_row = rows[f"{int(ids[parent])} (BVH Lab's {parent})"]
-    assert child_row[2:5] == ["child sticks out of its parent", f"child {file_id[grown]}", "-y"]
-    assert float(child_row[5]) == pytest.approx(0.125, rel=1e-3)
+    assert child_row[2:4] == [f"child {file_id[grown]}", "-y"]
+    assert child_row[5] == "child sticks out of its parent"
+    assert float(child_row[4]) == pytest.approx(0.125, rel=1e-3)
     leaf_row = rows[f"{file_id[shrunk]} (BVH Lab's {ours_shrunk})"]
-    assert leaf_row[2] == "triangle sticks out of its leaf"
-    assert leaf_row[3].startswith("triangle ") and leaf_row[4] == "+x"
+    assert leaf_row[5] == "triangle sticks out of its leaf"
+    assert leaf_row[2].startswith("triangle ") and leaf_row[3] == "+x"
     # The status bar and the panel give the same count.
     assert panel.violations.rowCount() == 2
     assert window.tree_tools.validation_label.text().startswith("tree of A: 2 violations")

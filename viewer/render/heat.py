@@ -30,6 +30,7 @@ import numpy as np
 import pyvista as pv
 from vtkmodules.vtkCommonCore import vtkDoubleArray
 from vtkmodules.vtkRenderingAnnotation import vtkScalarBarActor
+from vtkmodules.vtkRenderingCore import vtkTextActor
 
 from viewer.render.geometry import boxes_groups_polydata, triangles_polydata
 
@@ -54,9 +55,9 @@ many powers of ten; below that a linear scale shows the differences better."""
 MAX_LOG_LABELS = 6
 """Most labels on a log-scale colour bar."""
 
-BAR_PLACES = ((0.52, 0.135, 0.45, 0.105), (0.52, 0.02, 0.45, 0.105))
-"""Where the colour bars stand (normalized viewport: x, y, width, height): the first body's
-above the second's, in the lower right corner."""
+BAR_PLACES = ((0.52, 0.175, 0.45, 0.085), (0.52, 0.02, 0.45, 0.085))
+"""Where the colour bars and their labels stand (normalized viewport: x, y, width, height),
+each title just above: the first body's above the second's, in the lower right corner."""
 
 BAR_FONT_PX = 14
 """Colour bar title and label size at 96 DPI (times the screen scale), like the legend's."""
@@ -255,8 +256,6 @@ def build_heat(frame, heat, mode: str, level: int | None, poses, hidden=frozense
         out.notes.append(f"heat map: boxes at {depth} coloured by {HEAT_TITLES[mode]}")
         if mode == "visits":
             out.notes.append(f"  {n_idle:,} of {n_shown:,} were never tested (darkest)")
-    if len(out.scales) > 1:
-        out.notes.append("heat map: one colour scale per body (a colour bar each)")
     return out
 
 
@@ -298,16 +297,35 @@ class HeatLayer:
         self.bar_luts = [pv.LookupTable(cmap=HEAT_CMAP) for _ in BAR_PLACES]
         self.bars = [self._make_bar(lut, place, text_scale)
                      for lut, place in zip(self.bar_luts, BAR_PLACES)]
+        self.bar_title_actors = [self._make_title(place, text_scale) for place in BAR_PLACES]
         self._bar_of: dict[int, int] = {}  # body -> index of its bar in bars
         self.last = HeatPicture()
         self._made_for: tuple = ()
+
+    def _make_title(self, place, text_scale: float) -> vtkTextActor:
+        """A bar's title, centred above it: the bar's own title sat under its labels, and
+        the two lines overlapped (VTK puts both on the same side of a horizontal bar)."""
+        title = vtkTextActor()
+        title.GetPositionCoordinate().SetCoordinateSystemToNormalizedViewport()
+        title.SetPosition(place[0] + 0.5 * place[2], place[1] + place[3] + 0.004)
+        prop = title.GetTextProperty()
+        prop.SetColor(0.0, 0.0, 0.0)
+        prop.SetFontSize(max(8, round(BAR_FONT_PX * text_scale)))
+        prop.SetJustificationToCentered()
+        prop.SetVerticalJustificationToBottom()
+        prop.BoldOff()
+        prop.ItalicOff()
+        prop.ShadowOff()
+        title.VisibilityOff()
+        self.plotter.renderer.AddActor(title)
+        return title
 
     def _make_bar(self, lut, place, text_scale: float) -> vtkScalarBarActor:
         bar = vtkScalarBarActor()
         bar.SetLookupTable(lut)
         bar.SetOrientationToHorizontal()
         bar.SetNumberOfLabels(5)
-        # Labels under the bar, the title alone above it: on top of each other they collided.
+        # Labels under the bar; its title is a text of its own above it (_make_title).
         bar.SetTextPositionToPrecedeScalarBar()
         bar.SetPosition(*place[:2])
         bar.SetPosition2(*place[2:])
@@ -348,7 +366,8 @@ class HeatLayer:
 
     def bar_titles(self) -> list[str]:
         """Each shown colour bar's title ("A: volume tests per node"), top bar first."""
-        return [bar.GetTitle() or "" for bar in self.bars if bar.GetVisibility()]
+        return [title.GetInput() or "" for title in self.bar_title_actors
+                if title.GetVisibility()]
 
     def bar_labels(self, body: int) -> list[str]:
         """The labels of body ``body``'s colour bar as printed (custom labels only: the
@@ -369,8 +388,9 @@ class HeatLayer:
             poly.Modified()
         self.last = picture
         self._bar_of = {}
-        for bar in self.bars:
+        for bar, title in zip(self.bars, self.bar_title_actors):
             bar.VisibilityOff()
+            title.VisibilityOff()
         if not picture.title:
             return
         scale_words = " (log scale)" if picture.is_log else ""
@@ -379,7 +399,9 @@ class HeatLayer:
             self._bar_of[body] = index
             lut.log_scale = picture.is_log
             lut.scalar_range = scale
-            bar.SetTitle(f"{'AB'[body]}: {picture.title}{scale_words}")
+            title = self.bar_title_actors[index]
+            title.SetInput(f"{'AB'[body]}: {picture.title}{scale_words}")
+            title.VisibilityOn()
             n_labels, fmt, values = bar_ticks(scale, picture.is_log, picture.is_count)
             bar.SetNumberOfLabels(n_labels)
             bar.SetLabelFormat(fmt)

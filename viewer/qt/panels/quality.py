@@ -67,15 +67,17 @@ NODE_ROLE = Qt.ItemDataRole.UserRole + 1
 """Item data of every worst-nodes cell: BVH Lab's id of the row's node (the node column
 shows and sorts by the file's id for a tree read from a file)."""
 
-VIOLATION_COLUMNS = ("tree", "node", "what", "child / triangle", "axis", "size")
+VIOLATION_COLUMNS = ("tree", "node", "child / triangle", "axis", "size", "what")
+"""The Invariants table's columns; the long words last, so the short ones fit the dock."""
+
 VIOLATION_TIPS = (
     "The body whose tree breaks the invariant",
     "Node id; for a tree read from a file, the file's own id (BVH Lab's beside it)",
-    "Which invariant the node breaks (the whole line in the tooltip)",
     "What sticks out of the node: its child (the file's id for a tree read from a file) or "
     "the triangle of a leaf that sticks out the most",
     "The axis and side it sticks out the most along (+x: past the box's largest x)",
     "How far it sticks out, in mesh units",
+    "Which invariant the node breaks (the whole line in the tooltip)",
 )
 
 HISTOGRAM_COLOR = "#4477aa"  # Tol blue: plain bars, no meaning beyond "count"
@@ -414,12 +416,12 @@ class QualityPanel(QWidget):
             for row, v in enumerate(rows):
                 self.violations.setItem(row, 0, QTableWidgetItem(BODY_NAMES[v.body]))
                 self.violations.setItem(row, 1, NumberItem(v.shown_id, _violation_node(v)))
+                self.violations.setItem(row, 2, QTableWidgetItem(v.part))
+                self.violations.setItem(row, 3, QTableWidgetItem(v.axis))
+                self.violations.setItem(row, 4, NumberItem(v.size, _measure_text(v.size)))
                 what = QTableWidgetItem(v.what)
                 what.setToolTip(v.text)
-                self.violations.setItem(row, 2, what)
-                self.violations.setItem(row, 3, QTableWidgetItem(v.part))
-                self.violations.setItem(row, 4, QTableWidgetItem(v.axis))
-                self.violations.setItem(row, 5, NumberItem(v.size, _measure_text(v.size)))
+                self.violations.setItem(row, 5, what)
         finally:
             self.violations.blockSignals(False)
         if check.violations:
