@@ -197,6 +197,12 @@ class ViolationRow:
         How far outside, mesh units (0 for topology).
     text : str
         One line naming the node and the problem.
+    part : str
+        What sticks out, as the check names it: ``"child 75"`` (the file's id for a tree
+        read from a file) or ``"triangle 1234"``; "" when the violation names neither.
+    axis : str
+        The axis and side it sticks out the most along, ``"+x"`` ... ``"-z"``; "" when there
+        is none (topology, or a box that is not a number).
     """
 
     body: int
@@ -205,6 +211,8 @@ class ViolationRow:
     what: str
     size: float
     text: str
+    part: str = ""
+    axis: str = ""
 
 
 @dataclass(frozen=True)
@@ -223,6 +231,9 @@ class TreeCheck:
         The check came with the frame (the "after every refit" setting), not on demand.
     bad_nodes : dict[int, (j,) int]
         Per body, every node with a violation, listed or not (drawn in red).
+    n_found : dict[int, int]
+        Per body, the violations found, listed or not (the check lists the largest 1,000);
+        empty: as many as listed.
     caption : str
         Which trees were checked, in words: "frame 37, A: tree from mine.json, B: BVH Lab's
         AABB tree (midpoint split)", or for a tree checked as its file was read, "tree from
@@ -234,16 +245,26 @@ class TreeCheck:
     frame_index: int = -1
     is_every_refit: bool = False
     bad_nodes: dict = field(default_factory=dict)
+    n_found: dict = field(default_factory=dict)
     caption: str = ""
 
-    def status(self) -> str:
-        """The status-bar line: "tree of A: 3 violations — see the Quality panel" (or the
-        summaries when every tree is fine)."""
-        if not self.violations:
-            return "; ".join(self.summaries)
+    def counts(self) -> dict[int, int]:
+        """Per body with a violation, how many were found (the count the summaries give)."""
         counts: dict[int, int] = {}
         for v in self.violations:
             counts[v.body] = counts.get(v.body, 0) + 1
+        for body, n in self.n_found.items():
+            if n:
+                counts[body] = max(int(n), counts.get(body, 0))
+        return counts
+
+    def status(self) -> str:
+        """The status-bar line: "tree of A: 3 violations — see the Quality panel" (or the
+        summaries when every tree is fine). It counts every violation found, as the
+        panel's summaries do, not only the listed ones."""
+        if not self.violations:
+            return "; ".join(self.summaries)
+        counts = self.counts()
         parts = [f"tree of {'AB'[b]}: {n:,} violation{'s' if n != 1 else ''}"
                  for b, n in sorted(counts.items())]
         return "; ".join(parts) + " — see the Quality panel (Invariants)"

@@ -158,3 +158,59 @@ def test_without_fcl_or_coal_the_cross_check_says_what_to_install(monkeypatch, m
     assert not action.isEnabled()
     assert action.toolTip() == INSTALL_HINT
     assert "pip install python-fcl" in INSTALL_HINT
+
+
+def test_the_newest_finished_ghost_is_drawn_marked_with_its_frame(qtbot, window, monkeypatch):
+    # A build that ends after the frame moved on (a big mesh while a deformer plays): each
+    # build waits for its gate here.
+    import threading
+
+    from viewer.control import analysis
+
+    gates = [threading.Event(), threading.Event()]
+    calls = []
+    build = analysis.fresh_ghost
+
+    def slow_ghost(frame):
+        gate = gates[min(len(calls), len(gates) - 1)]
+        calls.append(frame)
+        gate.wait(120)
+        return build(frame)
+
+    monkeypatch.setattr(analysis, "fresh_ghost", slow_ghost)
+    try:
+        window.model.set_level(2)
+        first = window.model.frame
+        window.ghost_action.trigger()
+        qtbot.waitUntil(lambda: len(calls) == 1, timeout=10_000)
+        window.controller.translate_body(1, (0.1, 0.0, 0.0))  # the next frame
+        settle(qtbot, window)
+        shown = window.model.frame
+        assert shown is not first
+        gates[0].set()  # frame 'first''s ghost ends now, after the frame moved on
+        qtbot.waitUntil(lambda: window.controller.ghost_view() is not None, timeout=60_000)
+        QApplication.processEvents()
+        window.redraw()
+        ghost = window.controller.ghost_view()
+        assert ghost.frame is first
+        n_boxes = sum(len(t.nodes_at_depth(min(2, t.max_depth))) for t in ghost.trees)
+        assert window.renderer.cell_count("ghost") == 12 * 4 * n_boxes
+        texts = window.renderer.legend_texts
+        assert (f"ghost from frame {first.index} (grey dashes): boxes of the newest fresh tree "
+                f"(shown: frame {shown.index})") in texts
+        assert f"frame {first.index}: {ghost.sah_text()}" in texts
+        # Drawn where frame 'first''s B stood (B moved since): its boxes end 0.1 left.
+        b_boxes = ghost.trees[1].bmax[ghost.trees[1].nodes_at_depth(0)]
+        then = first.poses[1].as_matrix()
+        assert window.renderer.polys["ghost"].bounds[1] == pytest.approx(
+            float((b_boxes @ then[:3, :3].T + then[:3, 3])[:, 0].max()), abs=1e-9)
+        # The shown frame's own ghost, once built, is drawn unmarked.
+        gates[1].set()
+        qtbot.waitUntil(lambda: window.controller.ghost_view().frame is shown, timeout=60_000)
+        QApplication.processEvents()
+        window.redraw()
+        assert "ghost (grey dashes): boxes of a fresh tree" in window.renderer.legend_texts
+        assert not any(t.startswith("ghost from frame") for t in window.renderer.legend_texts)
+    finally:
+        for gate in gates:
+            gate.set()

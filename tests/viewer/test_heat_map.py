@@ -35,8 +35,8 @@ def _visible_pixel(window, body: int, tri_ids) -> tuple[int, int, int] | None:
             continue
         if x > legend_x * width and y > legend_y * height:
             continue  # under the legend
-        if y < 0.14 * height and x > 0.5 * width:
-            continue  # under the colour bar
+        if y < 0.28 * height and x > 0.5 * width:
+            continue  # under the colour bars
         picked = window.renderer.pick(x, y)
         if picked is not None and picked[:2] == (body, int(tri)):
             return int(tri), int(round(height - 1 - y)), int(round(x))
@@ -70,8 +70,9 @@ def test_triangle_work_colours_busy_triangles_and_leaves_idle_ones_alone(window)
             "their body's colour)") in window.renderer.note.GetText(0)
     image = _screenshot(window)
     lut = window.renderer.heat
-    low, high = lut.color_of(0.0), lut.color_of(lut.last.scalar_range[1])
-    assert lut.last.scalar_range == (0.0, float(work.max()))
+    # One scale per body, from 0 to its own largest work.
+    assert lut.last.scales == {b: (0.0, float(heat.bodies[b].work.max())) for b in (0, 1)}
+    low, high = lut.color_of(0.0), lut.color_of(lut.last.scales[0][1])
     # A triangle with zero work keeps its body's colour, as drawn with the heat map off (it
     # used to be the colormap's dark purple, which hid both bodies).
     assert _close(image[cold[1], cold[2]], plain), (image[cold[1], cold[2]], plain)
@@ -86,8 +87,9 @@ def test_triangle_work_colours_busy_triangles_and_leaves_idle_ones_alone(window)
     assert hot is not None
     value = heat.bodies[body].work[hot[0]]
     assert value > 0
-    assert _close(image[hot[1], hot[2]], lut.color_of(value)), (image[hot[1], hot[2]], value)
-    if value == work.max():
+    assert _close(image[hot[1], hot[2]], lut.color_of(value, body)), \
+        (image[hot[1], hot[2]], value)
+    if value == heat.bodies[body].work.max():
         assert _close(image[hot[1], hot[2]], high)
     # Viridis runs from dark purple to yellow: the two ends are far apart.
     assert np.abs(np.subtract(low, high)).sum() > 300
@@ -100,7 +102,7 @@ def test_log_scale_paints_only_triangles_with_work(window):
     plain = _screenshot(window)[cold[1], cold[2]]
     window.model.set_display(heat_map="work", heat_log=True)
     picture = window.renderer.heat.last
-    assert picture.is_log and picture.scalar_range[0] > 0
+    assert picture.is_log and all(low > 0 for low, _high in picture.scales.values())
     assert window.renderer.heat.title == "volume + triangle tests per triangle (log scale)"
     work = np.concatenate([heat.bodies[0].work, heat.bodies[1].work])
     assert window.renderer.cell_count("heat_tris") == np.count_nonzero(work)
@@ -126,9 +128,10 @@ def test_node_heat_draws_the_boxes_at_the_level(window):
     assert window.renderer.heat.title == "% of SAH cost"
     drawn = np.asarray(window.renderer.heat.polys["heat_nodes"].cell_data["heat"])
     assert np.allclose(drawn[: 12 * len(ids)], np.repeat(heat.bodies[0].sah_share[ids], 12))
-    # Shares at this depth are well below 1 %: the scale ends at the largest, not at 1.
+    # Shares at this depth are well below 1 %: each body's scale ends at its largest, not
+    # at 1.
     assert drawn.max() < 1.0
-    assert window.renderer.heat.last.scalar_range == (0.0, float(drawn.max()))
+    assert window.renderer.heat.last.scales[0] == (0.0, float(drawn[: 12 * len(ids)].max()))
     window.model.set_display(heat_map="off")
     assert window.renderer.cell_count("heat_nodes") == 0
     assert window.renderer.heat.title == ""
@@ -180,3 +183,57 @@ def test_frame_without_trace_says_why(qtbot, window):
     assert panel.heat_note.text().startswith("Heat map needs the traversal trace: turn on Trace")
     assert window.renderer.cell_count("heat_tris") == 0
     assert window.renderer.heat.title == ""
+
+
+def test_each_body_has_its_own_colour_scale_and_bar(window):
+    # On two spheres A's busiest triangle takes 25 tests and B's 37: on one scale for both,
+    # A's hottest was a middle green (and B's 10 next to A's 13,623 on bunny-sphere, dark).
+    from matplotlib import colormaps
+
+    window.model.set_display(**PLAIN)
+    heat = frame_heat(window.model.frame)
+    maxima = [float(heat.bodies[b].work.max()) for b in (0, 1)]
+    cool = int(np.argmin(maxima))
+    assert maxima[cool] < 0.8 * maxima[1 - cool]
+    window.model.set_display(heat_map="work")
+    layer = window.renderer.heat
+    image = _screenshot(window)
+    order = np.argsort(-heat.bodies[cool].work)
+    hot = _visible_pixel(window, cool, order[:300])
+    assert hot is not None
+    value = float(heat.bodies[cool].work[hot[0]])
+    assert value >= 0.75 * maxima[cool]
+    # The colour of its value on its own body's scale (viridis, as the bar shows it).
+    expected = np.round(255 * np.asarray(colormaps["viridis"](value / maxima[cool])[:3]))
+    assert _close(image[hot[1], hot[2]], expected, tol=8), (image[hot[1], hot[2]], expected)
+    assert _close(expected, layer.color_of(value, cool), tol=2)
+    assert layer.bar_titles() == ["A: volume + triangle tests per triangle",
+                                  "B: volume + triangle tests per triangle"]
+    assert "heat map: triangles by volume + triangle tests per triangle (a colour bar each)" \
+        in window.renderer.legend_texts
+    # One body hidden: one bar, its own.
+    window.model.set_visible(1 - cool, False)
+    window.redraw()
+    assert layer.bar_titles() == [f"{'AB'[cool]}: volume + triangle tests per triangle"]
+
+
+def test_colour_bar_ticks_are_powers_of_ten_on_a_log_scale(window):
+    from viewer.render.heat import bar_ticks
+
+    def labels(scale, is_log, is_count=True):
+        _n, fmt, values = bar_ticks(scale, is_log, is_count)
+        return [fmt % v for v in values]
+
+    # The work of bunny-sphere (1 to 13,623 tests): labels read 10.5, 110, 1.15e+03.
+    assert labels((1.0, 13623.0), True) == ["1", "10", "100", "1000", "10000"]
+    assert labels((3.0, 13623.0), True) == ["10", "100", "1000", "10000"]
+    assert labels((1.0, 1000.0), True) == ["1", "10", "100", "1000"]
+    assert labels((0.002, 0.5), True, is_count=False) == ["0.01", "0.1"]
+    assert labels((2.0, 25.0), True) == ["2", "25"]  # one power inside: the two ends
+    assert bar_ticks((0.0, 13623.0), False) == (4, "%.0f", None)  # 0, 4541, 9082, 13623
+    # Drawn: each body's bar carries its own powers of ten.
+    window.model.set_display(heat_map="visits", heat_log=True)
+    layer = window.renderer.heat
+    assert sorted(layer.last.scales) == [0, 1]
+    for body, scale in layer.last.scales.items():
+        assert layer.bar_labels(body) == labels(scale, True)

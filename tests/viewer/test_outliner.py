@@ -121,3 +121,24 @@ def test_outliner_and_canvas_select_the_same_node_both_ways(qtbot, window):
     while ancestor >= 0:
         assert panel.view.isExpanded(panel.items.index_of(0, ancestor))
         ancestor = int(tree.parent[ancestor])
+
+
+def test_selecting_an_outliner_row_moves_the_level_slider_to_its_depth(qtbot, window):
+    panel = window.docks["outliner_dock"].panel
+    window.docks["outliner_dock"].raise_()
+    levels = window.docks["levels_dock"].panel
+    tree = window.model.frame.trees[1]
+    window.model.set_level(0)
+    QApplication.processEvents()
+    assert levels.slider.value() == 0
+    # Two levels down on B: the root's second child's first child.
+    node = int(tree.first[int(tree.first[0]) + 1])
+    assert int(tree.count[int(tree.first[0]) + 1]) == 0 and int(tree.depth[node]) == 2
+    for ancestor in (0, int(tree.first[0]) + 1):
+        panel.view.expand(panel.items.index_of(1, ancestor))
+    panel.view.setCurrentIndex(panel.items.index_of(1, node))
+    QApplication.processEvents()
+    assert window.model.selected_node == (1, node)
+    assert window.model.level == 2
+    assert levels.slider.value() == 2
+    assert levels.level_label.text().startswith("traversal level 2")

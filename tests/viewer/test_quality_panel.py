@@ -13,7 +13,7 @@ from PyQt6.QtWidgets import QApplication
 from core.bvh.metrics import CostConstants, tree_quality
 from tests.viewer.colour_vision import VISIONS, delta_e, hex_rgb, simulate
 from tests.viewer.conftest import settle
-from viewer.qt.panels.quality import METRIC_WORDS, WORST_LISTED
+from viewer.qt.panels.quality import METRIC_WORDS, WORST_LISTED, HistogramCanvas
 from viewer.render.marks import NODE_COLOR, VIOLATION_COLOR
 from viewer.render.overlays import KIND_COLORS
 from viewer.render.scene import (
@@ -186,3 +186,63 @@ def test_the_worst_nodes_are_listed_worst_first_by_the_chosen_measure(qtbot, win
 
 WORST_COLUMNS_WORDS = {"sah": "SAH share", "epo": "EPO", "sibling_overlap": "sibling overlap",
                        "volume": "volume"}
+
+
+def test_histogram_ticks_are_whole_numbers(qtbot):
+    # Every leaf of one triangle: one bar at x = 1 (the default ticks read -0.5 ... 1.5).
+    plot = HistogramCanvas("leaves by size", "triangles in the leaf", "leaves")
+    qtbot.addWidget(plot)
+    plot.show_counts(np.array([0, 4711]))
+    plot.draw()
+    lo, hi = plot.axes.get_xlim()
+    shown = [t.get_text() for t, x in zip(plot.axes.get_xticklabels(), plot.axes.get_xticks())
+             if lo <= x <= hi]
+    assert shown == ["0", "1"]
+    assert all("." not in t.get_text() for t in plot.axes.get_yticklabels())
+
+
+def test_the_worst_nodes_table_reads_from_the_top_when_the_tree_changes(qtbot, window):
+    panel = _open(qtbot, window)
+    panel.tabs.setCurrentIndex(0)
+    panel.worst.setFixedHeight(240)  # fewer rows than listed fit: the table scrolls
+    QApplication.processEvents()
+    bar = panel.worst.verticalScrollBar()
+    assert bar.maximum() > 0
+    bar.setValue(bar.maximum())
+    panel.body_buttons[1].click()  # the tree of B: another list
+    qtbot.waitUntil(lambda: window.model.quality.body == 1, timeout=60_000)
+    QApplication.processEvents()
+    assert bar.value() == 0
+    # A new measurement of the same tree (other cost constants) keeps the position.
+    bar.setValue(bar.maximum())
+    scrolled = bar.value()
+    panel.traversal_cost.setValue(2.5)
+    qtbot.waitUntil(lambda: window.model.quality.quality.constants.traversal == 2.5,
+                    timeout=60_000)
+    QApplication.processEvents()
+    assert bar.value() == scrolled
+
+
+def test_status_bar_and_panel_count_every_violation_found_not_only_the_listed(qtbot):
+    from core.bvh.validate import ValidationReport, Violation, ViolationKind
+    from viewer.control.inspecting import tree_check
+    from viewer.model import ViewerModel
+    from viewer.qt.panels.quality import QualityPanel
+
+    listed = tuple(Violation(n, ViolationKind.CHILD_OUTSIDE, 0.5 / n,
+                             f"node {n} (depth 3): child {2 * n + 1} sticks out by "
+                             f"{0.5 / n:.4g} along -z") for n in (3, 4))
+    # The check lists the largest violations only (1,000 by default): here 2 of 1,500.
+    report = ValidationReport(listed, 4095, 0.01, n_found=1500)
+    check = tree_check([report], None, {0: np.arange(4095)[::-1]})
+    model = ViewerModel()
+    panel = QualityPanel(model)
+    qtbot.addWidget(panel)
+    model.set_validation(check)
+    assert check.status().startswith("tree of A: 1,500 violations")
+    assert "tree of A: 1,500 violations in 2 nodes (the 2 largest listed)" in \
+        panel.check_note.text()
+    assert panel.violations.rowCount() == 2
+    # The child and the axis of each line, the child by the file's id (4094 - ours).
+    assert [panel.violations.item(0, c).text() for c in (1, 2, 3)] == \
+        ["4091 (BVH Lab's 3)", "child 4087", "-z"]

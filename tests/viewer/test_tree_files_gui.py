@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import pytest
 from PyQt6.QtWidgets import QApplication
 
 from tests.viewer.colour_vision import hex_rgb
@@ -57,7 +58,7 @@ def test_a_broken_node_in_a_reopened_tree_is_listed_and_drawn_red(qtbot, window,
     panel = window.docks["quality_dock"].panel
     assert panel.violations.rowCount() == len(check.violations)
     assert panel.violations.item(0, 1).text() == str(leaf)
-    assert panel.violations.item(0, 2).text() == "triangle sticks out of its leaf"
+    assert panel.violations.item(0, 5).text() == "triangle sticks out of its leaf"
     # The frame runs with the file's tree, broken box and all, and draws that box red.
     frame = window.model.frame
     tree = frame.trees[0]
@@ -221,3 +222,126 @@ def test_the_menu_writes_a_tree_file_off_the_gui_thread_with_a_progress_line(
     qtbot.waitUntil(lambda: done == [False], timeout=60_000)
     assert "t.json" in window.last_error[1] and "\n" not in window.last_error[1]
     assert not bad.parent.exists()
+
+
+def _foreign_copy(tree, out, seed=3):
+    """``tree`` written as another engine might (shuffled node ids, children layout), with
+    two hand-made mistakes: one leaf's box pulled in along +x (its triangles stick out) and
+    another leaf's box pushed out along -y past its parent's. Returns ``(file_id, shrunk,
+    grown)``: the file id of each of our nodes and the two leaves (our ids)."""
+    rng = np.random.default_rng(seed)
+    k = tree.n_nodes
+    file_id = rng.permutation(k)
+    children = np.full((k, 2), -1)
+    start = np.zeros(k, dtype=int)
+    count = np.zeros(k, dtype=int)
+    for leaf in np.flatnonzero(tree.count > 0):
+        start[file_id[leaf]], count[file_id[leaf]] = tree.first[leaf], tree.count[leaf]
+    for node in np.flatnonzero(tree.count == 0):
+        children[file_id[node]] = [file_id[tree.first[node]], file_id[tree.first[node] + 1]]
+    bounds = np.empty((k, 6))
+    bounds[file_id] = np.concatenate([tree.bmin, tree.bmax], axis=1)
+    leaves = np.flatnonzero(tree.count > 0)
+    shrunk, grown = int(leaves[len(leaves) // 3]), int(leaves[2 * len(leaves) // 3])
+    lo, hi = bounds[file_id[shrunk], 0], bounds[file_id[shrunk], 3]
+    bounds[file_id[shrunk], 3] = lo + 0.25 * (hi - lo)
+    parent = int(tree.parent[grown])
+    bounds[file_id[grown], 1] = tree.bmin[parent, 1] - 0.125  # 0.125 below its parent's box
+    out.write_text(json.dumps({
+        "format": "bvh-lab-tree", "version": 1, "triangles": int(tree.prim_ids.size),
+        "nodes": k, "bounds": bounds.tolist(), "children": children.tolist(),
+        "start": start.tolist(), "count": count.tolist(),
+        "order": [int(t) for t in tree.prim_ids]}))
+    return file_id, shrunk, grown
+
+
+def test_a_foreign_tree_is_named_by_the_files_ids_in_every_table_and_caption(
+        qtbot, window, tmp_path):
+    from viewer.qt.panels.quality import VIOLATION_COLUMNS
+
+    path = tmp_path / "theirs.json"
+    file_id, shrunk, grown = _foreign_copy(window.model.frame.trees[0], path)
+    assert window.tree_tools.open_tree_file(0, str(path))
+    settle(qtbot, window)
+    tree = window.model.frame.trees[0]
+    ids = window.controller.tree_file_ids(window.model.frame)[0]
+    # Our ids differ from the file's (a renumbered tree); the file's is named first.
+    ours_shrunk, ours_grown = (int(np.flatnonzero(ids == file_id[n])[0]) for n in (shrunk, grown))
+    assert ours_shrunk != file_id[shrunk] and ours_grown != file_id[grown]
+
+    # Invariants table: the child and the axis the check found, named by the file's ids.
+    panel = window.docks["quality_dock"].panel
+    assert list(VIOLATION_COLUMNS) == ["tree", "node", "child / triangle", "axis", "size",
+                                       "what"]
+    rows = {panel.violations.item(r, 1).text(): [panel.violations.item(r, c).text()
+                                                  for c in range(len(VIOLATION_COLUMNS))]
+            for r in range(panel.violations.rowCount())}
+    parent = int(tree.parent[ours_grown])
+    child_row = rows[f"{int(ids[parent])} (BVH Lab's {parent})"]
+    assert child_row[2:4] == [f"child {file_id[grown]}", "-y"]
+    assert child_row[5] == "child sticks out of its parent"
+    assert float(child_row[4]) == pytest.approx(0.125, rel=1e-3)
+    leaf_row = rows[f"{file_id[shrunk]} (BVH Lab's {ours_shrunk})"]
+    assert leaf_row[5] == "triangle sticks out of its leaf"
+    assert leaf_row[2].startswith("triangle ") and leaf_row[3] == "+x"
+    # The status bar and the panel give the same count.
+    assert panel.violations.rowCount() == 2
+    assert window.tree_tools.validation_label.text().startswith("tree of A: 2 violations")
+    assert "tree of A: 2 violations in 2 nodes" in panel.check_note.text()
+
+    # The selection caption and the outliner name the file's id first.
+    window.model.select_node(0, ours_shrunk)
+    QApplication.processEvents()
+    note = window.renderer.note.GetText(0)
+    assert f"violet: node {file_id[shrunk]} (BVH Lab's {ours_shrunk}) of A (depth" in note
+    outliner = window.docks["outliner_dock"].panel
+    assert outliner.items.cell_text(0, ours_shrunk, 0) == \
+        f"{file_id[shrunk]} (BVH Lab's {ours_shrunk}) (leaf)"
+
+    # The Quality table: each row names its node by the file's id (and sorts by it).
+    window.docks["quality_dock"].raise_()
+    window.controller.set_quality_on(True)
+    qtbot.waitUntil(lambda: window.model.quality is not None
+                    and window.model.quality.frame is window.model.frame, timeout=120_000)
+    QApplication.processEvents()
+    assert panel.worst.rowCount() > 0
+    for row in range(panel.worst.rowCount()):
+        node = panel.row_node(row)
+        assert panel.worst.item(row, 0).text() == (
+            str(node) if ids[node] == node else f"{int(ids[node])} (BVH Lab's {node})")
+        assert panel.worst.item(row, 0).value == ids[node]
+
+
+def test_a_hidden_bodys_selection_is_not_drawn(qtbot, window):
+    tree = window.model.frame.trees[1]
+    node = int(tree.first[0])
+    window.model.select_node(1, node)
+    QApplication.processEvents()
+    assert window.renderer.cell_count("node_highlight") == 12
+    assert window.renderer.cell_count("node_triangles") == int(tree.n_prims[node])
+    window.model.set_visible(1, False)
+    window.redraw()
+    assert window.renderer.cell_count("node_highlight") == 0
+    assert window.renderer.cell_count("node_triangles") == 0
+    note = window.renderer.note.GetText(0)
+    assert f"selected node {node} of B: hidden with its body" in note
+    assert "violet" not in note
+    window.model.set_visible(1, True)
+    window.redraw()
+    assert window.renderer.cell_count("node_highlight") == 12
+
+
+def test_the_volume_inspector_names_nodes_of_a_foreign_tree_by_the_files_ids():
+    from viewer.qt.panels.levels import inspect_html
+
+    info = {"body": 0, "node": 5, "triangle": 17, "depth": 2, "n_prims": 3, "noun": "box",
+            "tests": [{"level": 2, "partner": 6, "is_overlap": True, "separation": ""},
+                      {"level": 2, "partner": 4, "is_overlap": False,
+                       "separation": "A's axis 0 (x)"}]}
+    file_ids = {0: np.array([9, 8, 7, 6, 5, 40, 3]), 1: np.array([0, 1, 2, 3, 31, 5, 61])}
+    text = inspect_html(info, 2, file_ids=file_ids)
+    assert "<b>box 40 (BVH Lab's 5) of A</b>" in text
+    assert "(B 61)" in text and "culled B 31, separated by A's axis 0 (x)" in text
+    # A tree BVH Lab built: its own ids.
+    plain = inspect_html(info, 2)
+    assert "<b>box 5 of A</b>" in plain and "(B 6)" in plain and "culled B 4," in plain

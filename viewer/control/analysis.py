@@ -25,7 +25,7 @@ from viewer.render.ghost import GhostView
 class _AnalysisRelay(QObject):
     """Carries worker results to the GUI thread (queued signals)."""
 
-    ghost_done = pyqtSignal(object, object)  # GhostView or None, error
+    ghost_done = pyqtSignal(object, object, object)  # GhostView or None, error, scene count
     check_done = pyqtSignal(object, object, object)  # frame, CrossCheck or None, error
 
 
@@ -54,6 +54,7 @@ class FrameAnalysis:
         self._ghost: GhostView | None = None
         self._ghost_building = None  # frame whose fresh tree is being built
         self._ghost_pending = False
+        self._ghost_generation = 0  # scenes seen: a ghost of an older scene is dropped
         self._crosscheck = None  # (frame, CrossCheck)
         self._is_checking = False
         self._analysis_executor = ThreadPoolExecutor(max_workers=1,
@@ -63,6 +64,7 @@ class FrameAnalysis:
         self._analysis_relay.check_done.connect(self._on_cross_check_done)
         self.model.frame_ready.connect(lambda _f: self._request_ghost())
         self.model.display_changed.connect(lambda _d: self._request_ghost())
+        self.model.scene_changed.connect(self._forget_ghost)
 
     # -- heat -------------------------------------------------------------------------------
     def heat_for(self, frame):
@@ -80,9 +82,22 @@ class FrameAnalysis:
 
     # -- ghost ------------------------------------------------------------------------------
     def ghost_view(self) -> GhostView | None:
-        """The fresh tree of the shown frame, when it is ready (None otherwise)."""
-        ghost = self._ghost
-        return ghost if ghost is not None and ghost.frame is self.model.frame else None
+        """The newest finished fresh tree of the shown scene (None: none yet).
+
+        It is the shown frame's own when that one is ready, else the last one built: while a
+        deformer plays on a big mesh every build ends after the frame moved on, and showing
+        only the shown frame's ghost showed none at all. The drawing marks an older ghost
+        with its frame (``GhostView.frame``). A ghost of other meshes (another scene, a
+        sculpted or swapped body) is never returned.
+        """
+        ghost, frame = self._ghost, self.model.frame
+        if ghost is None or frame is None or ghost.frame is frame:
+            return ghost if frame is not None else None
+        if len(ghost.frame.meshes) < 2 or len(frame.meshes) < 2 or any(
+                a.faces.shape != b.faces.shape
+                for a, b in zip(ghost.frame.meshes[:2], frame.meshes[:2])):
+            return None
+        return ghost
 
     @property
     def is_ghost_building(self) -> bool:
@@ -91,27 +106,33 @@ class FrameAnalysis:
     def _request_ghost(self) -> None:
         frame = self.model.frame
         if (not self.model.display.show_ghost or frame is None or len(frame.trees) < 2
-                or self.ghost_view() is not None):
+                or (self._ghost is not None and self._ghost.frame is frame)):
             return
         if self._ghost_building is not None:
             # One build at a time: while frames stream in, the newest is built next.
             self._ghost_pending = self._ghost_building is not frame
             return
         self._ghost_building = frame
+        generation = self._ghost_generation
 
         def run():
             try:
-                self._analysis_relay.ghost_done.emit(fresh_ghost(frame), None)
+                self._analysis_relay.ghost_done.emit(fresh_ghost(frame), None, generation)
             except Exception as exc:  # noqa: BLE001 - any failure becomes a message
-                self._analysis_relay.ghost_done.emit(None, exc)
+                self._analysis_relay.ghost_done.emit(None, exc, generation)
 
         self._analysis_executor.submit(run)
 
-    def _on_ghost_done(self, ghost, error) -> None:
+    def _forget_ghost(self) -> None:
+        """A new scene (or swapped bodies): the last ghost was of other meshes."""
+        self._ghost = None
+        self._ghost_generation += 1
+
+    def _on_ghost_done(self, ghost, error, generation=None) -> None:
         self._ghost_building = None
         if error is not None:
             self.model.error.emit("Ghost tree", f"{type(error).__name__}: {error}")
-        else:
+        elif generation is None or generation == self._ghost_generation:
             self._ghost = ghost
             self.model.analysis_changed.emit()
         if self._ghost_pending:

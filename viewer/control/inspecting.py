@@ -17,6 +17,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -119,21 +120,49 @@ def _measure(frame, body: int, constants: tuple[float, float]) -> QualityResult:
     return QualityResult(body, frame, tree, quality, label, note, time.perf_counter() - start)
 
 
+_PART = re.compile(r": (child|triangle) (\d+) sticks out")
+_AXIS = re.compile(r" along ([+-][xyz])\b")
+
+
+def violation_parts(text: str, file_ids=None) -> tuple[str, str]:
+    """``(part, axis)`` of one ``core.bvh.validate`` violation line: what sticks out
+    (``"child 75"``, the child named by ``file_ids`` when given, or ``"triangle 1234"``) and
+    along which axis and side (``"+x"``); "" for what the line does not name.
+
+    The check words each violation as ``"node 37 (depth 5): child 75 sticks out by 0.0031
+    along +x"`` (:func:`core.bvh.validate._direction`); the child and the axis are read back
+    from that line, so the table shows exactly what the check found.
+    """
+    part = axis = ""
+    found = _PART.search(text)
+    if found is not None:
+        what, number = found.group(1), int(found.group(2))
+        if what == "child" and file_ids is not None and 0 <= number < len(file_ids):
+            number = int(file_ids[number])
+        part = f"{what} {number}"
+    found = _AXIS.search(text)
+    if found is not None:
+        axis = found.group(1)
+    return part, axis
+
+
 def tree_check(reports, frame, file_ids: dict, is_every_refit: bool = False,
                caption: str = "") -> TreeCheck:  # fmt: skip
     """A :class:`viewer.model.TreeCheck` of per-body ``ValidationReport`` s (None entries
     skipped), naming nodes of trees read from files by the file's ids. ``caption``: which
     trees were checked; default, the frame's number and trees of the bodies checked."""
-    violations, summaries, bad_nodes = [], [], {}
+    violations, summaries, bad_nodes, n_found = [], [], {}, {}
     for body, report in enumerate(reports):
         if report is None:
             continue
         bad_nodes[body] = np.asarray(report.nodes(), dtype=np.int64)
+        n_found[body] = int(report.n_found)
         ids = file_ids.get(body)
         for v in report.violations:
             shown = int(ids[v.node]) if ids is not None and 0 <= v.node < len(ids) else v.node
+            part, axis = violation_parts(v.text, ids)
             violations.append(ViolationRow(body, int(v.node), shown, v.kind.value, float(v.size),
-                                        v.text))
+                                        v.text, part, axis))
         summaries.append(f"tree of {BODY_NAMES[body]}: {report.summary()}")
     violations.sort(key=lambda v: (-v.size, v.body, v.node))
     index = int(getattr(frame, "index", -1)) if frame is not None else -1
@@ -141,7 +170,7 @@ def tree_check(reports, frame, file_ids: dict, is_every_refit: bool = False,
         checked = [b for b, report in enumerate(reports) if report is not None]
         caption = frame_caption(frame, checked)
     return TreeCheck(tuple(violations), tuple(summaries), index, is_every_refit, bad_nodes,
-                     caption)
+                     n_found, caption)
 
 
 class Inspecting:

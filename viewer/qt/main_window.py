@@ -766,7 +766,8 @@ class MainWindow(QMainWindow):
                                                ghost=self.controller.ghost_view(),
                                                crosscheck=self.controller.crosscheck_view())
         self.renderer.update_marks(frame, self.model.selected_node,
-                                   self.tree_tools.violation_nodes())
+                                   self.tree_tools.violation_nodes(),
+                                   self.controller.tree_file_ids(frame), hidden)
         self.refresh_caption()
         start = time.perf_counter()
         n_renders = self._n_renders

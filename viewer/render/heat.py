@@ -6,7 +6,14 @@ Two named actors and one colour bar, updated in place like every overlay:
   volume plus triangle tests (cell array ``"heat"``);
 - ``heat_nodes``: the boxes of both trees at the shown tree depth (12 line cells a box, as the
   tree overlays), coloured by their visits or their share of the SAH cost;
-- the colour bar (a ``vtkScalarBarActor``), titled with the unit of what is coloured.
+- one colour bar per body (``vtkScalarBarActor`` s), titled with the body and the unit of
+  what is coloured.
+
+Each body has its own colour scale: the work of a query is lopsided (13,623 tests on one
+triangle of A, at most 10 on any of B's in the bunny-sphere scene), and one scale for both
+left B all in the darkest colour. The cells carry their raw value (``"heat"``) and that value
+placed on its body's scale (``"heat_scaled"``, 0 to 1, linear or logarithmic), which one
+lookup table colours; each body's bar shows its own range with the same colours.
 
 The colormap is viridis (van der Walt and Smith 2015): perceptually uniform, readable in grey
 and under the common colour-vision deficiencies, so "brighter = more work" holds for every
@@ -21,7 +28,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pyvista as pv
+from vtkmodules.vtkCommonCore import vtkDoubleArray
 from vtkmodules.vtkRenderingAnnotation import vtkScalarBarActor
+from vtkmodules.vtkRenderingCore import vtkTextActor
 
 from viewer.render.geometry import boxes_groups_polydata, triangles_polydata
 
@@ -42,6 +51,13 @@ HEAT_ACTORS = ("heat_tris", "heat_nodes")
 LOG_MIN_DECADES = 2.0
 """A log colour scale is offered (and used when asked) once the positive values span this
 many powers of ten; below that a linear scale shows the differences better."""
+
+MAX_LOG_LABELS = 6
+"""Most labels on a log-scale colour bar."""
+
+BAR_PLACES = ((0.52, 0.175, 0.45, 0.085), (0.52, 0.02, 0.45, 0.085))
+"""Where the colour bars and their labels stand (normalized viewport: x, y, width, height),
+each title just above: the first body's above the second's, in the lower right corner."""
 
 BAR_FONT_PX = 14
 """Colour bar title and label size at 96 DPI (times the screen scale), like the legend's."""
@@ -75,6 +91,49 @@ def spans_decades(values: np.ndarray) -> float:
     return float(np.log10(positive.max() / positive.min()))
 
 
+def scaled(values: np.ndarray, scale: tuple[float, float], is_log: bool) -> np.ndarray:
+    """``(n,) float64`` place of each value on ``scale`` (0 = low end, 1 = high end), as a
+    lookup table with that range (logarithmic when ``is_log``) places it; values below the
+    range (zeros on a log scale) take 0."""
+    values = np.asarray(values, dtype=np.float64)
+    low, high = float(scale[0]), float(scale[1])
+    if is_log:
+        values, low, high = np.log10(np.maximum(values, low)), np.log10(low), np.log10(high)
+    if not high > low:
+        return np.zeros(values.shape)
+    return np.clip((values - low) / (high - low), 0.0, 1.0)
+
+
+def bar_ticks(scale: tuple[float, float], is_log: bool,
+              is_count: bool = True) -> tuple[int, str, np.ndarray | None]:
+    """``(n_labels, printf format, label values or None)`` of a colour bar over ``scale``.
+
+    Linear counts: whole numbers, with as many labels as fall on whole numbers (a label "4.75
+    tests" means nothing). Log: the powers of ten inside the range (1, 10, 100, 1000; the
+    evenly spaced labels read 10.5, 110, 1.15e+03), or its two ends when fewer than two
+    powers fall inside; at most :data:`MAX_LOG_LABELS`, every other power beyond that.
+    """
+    low, high = float(scale[0]), float(scale[1])
+    if is_log and low > 0:
+        # The small slack keeps a range ending on a power of ten (log10(1000) is
+        # 2.9999999999999996) from losing that label.
+        first = int(np.ceil(np.log10(low) - 1e-9))
+        last = int(np.floor(np.log10(high) + 1e-9))
+        powers = [10.0 ** k for k in range(first, last + 1)]
+        while len(powers) > MAX_LOG_LABELS:
+            powers = powers[::2]
+        if len(powers) >= 2:
+            return len(powers), "%.0f" if powers[0] >= 1 else "%g", np.asarray(powers)
+        return 2, "%.3g", np.asarray([low, high])
+    if is_count:
+        top = int(round(high))
+        for n in (5, 4, 6, 3, 7):
+            if top % (n - 1) == 0:
+                return n, "%.0f", None
+        return 2, "%.0f", None
+    return 5, "%.3g", None
+
+
 @dataclass
 class HeatPicture:
     """What the heat layer draws for one frame.
@@ -82,19 +141,24 @@ class HeatPicture:
     Attributes
     ----------
     polys : dict[str, pv.PolyData]
-        One per name of :data:`HEAT_ACTORS`.
+        One per name of :data:`HEAT_ACTORS`; cell arrays ``"heat"`` (the value) and
+        ``"heat_scaled"`` (its place on its body's scale, 0 to 1: what is coloured).
     title : str
-        Colour bar title ("" when no heat map is drawn).
-    scalar_range : (float, float)
+        What one colour means, with its unit ("" when no heat map is drawn).
+    scales : dict[int, (float, float)]
+        Per body drawn (0 = A, 1 = B), the low and high end of its colour scale.
     is_log : bool
+    is_count : bool
+        The values are counts (whole numbers), not shares.
     notes : list of str
         Lines for the canvas note.
     """
 
     polys: dict = field(default_factory=dict)
     title: str = ""
-    scalar_range: tuple = (0.0, 1.0)
+    scales: dict = field(default_factory=dict)
     is_log: bool = False
+    is_count: bool = True
     notes: list = field(default_factory=list)
 
 
@@ -126,33 +190,42 @@ def build_heat(frame, heat, mode: str, level: int | None, poses, hidden=frozense
     out = HeatPicture(polys={name: pv.PolyData() for name in HEAT_ACTORS})
     if mode == "off" or heat is None or frame is None or len(frame.trees) < 2:
         return out
-    shown = []
+    out.is_log, out.is_count = bool(is_log), mode != "sah"
+    shown, places = [], []
+
+    def add_body(body: int, values: np.ndarray) -> None:
+        scale = heat_range(values, out.is_log, out.is_count)
+        out.scales[body] = scale
+        shown.append(values)
+        places.append(scaled(values, scale, out.is_log))
+
     if mode == "work":
-        corners, values = [], []
+        corners, n_idle, n_all = [], 0, 0
         for body in (0, 1):
             if body in hidden:
                 continue
             mesh = frame.meshes[body]
-            corners.append(_world(mesh.vertices[mesh.faces], poses[body]))
-            values.append(heat.values(body, "work"))
-        if corners:
+            work = np.asarray(heat.values(body, "work"), dtype=np.float64)
             # Only triangles that did work are painted; the others keep their body's colour.
             # Painted in the colormap's darkest colour, the idle ones (9,640 of 10,112 on the
             # cloth, 135k of 139k on bunny-bunny) hid both bodies under one dark purple.
-            work = np.concatenate(values).astype(np.float64)
             busy = work > 0
-            n_idle = int(np.count_nonzero(~busy))
-            out.notes.append(f"heat map: {n_idle:,} of {len(work):,} triangles took part in no "
+            n_idle += int(np.count_nonzero(~busy))
+            n_all += int(work.shape[0])
+            if busy.any():
+                corners.append(_world(mesh.vertices[mesh.faces[busy]], poses[body]))
+                add_body(body, work[busy])
+        if n_all:
+            out.notes.append(f"heat map: {n_idle:,} of {n_all:,} triangles took part in no "
                              "test (left in their body's colour)")
-            if not busy.any():
-                return out
-            poly = triangles_polydata(np.concatenate(corners)[busy])
-            shown = work[busy]
-            poly.cell_data["heat"] = shown
-            poly.cell_data.active_scalars_name = "heat"
+        if corners:
+            poly = triangles_polydata(np.concatenate(corners))
+            poly.cell_data["heat"] = np.concatenate(shown)
+            poly.cell_data["heat_scaled"] = np.concatenate(places)
+            poly.cell_data.active_scalars_name = "heat_scaled"
             out.polys["heat_tris"] = poly
     else:
-        groups, values = [], []
+        groups = []
         for body in (0, 1):
             if body in hidden:
                 continue
@@ -163,44 +236,31 @@ def build_heat(frame, heat, mode: str, level: int | None, poses, hidden=frozense
                 out.notes.append(f"heat boxes of {'AB'[body]}: drawing {cap} of "
                                  f"{ids.shape[0]} (cap)")
                 ids = ids[:cap]
-            groups.append((tree.bmin[ids], tree.bmax[ids], poses[body]))
-            values.append(np.asarray(heat.values(body, mode), dtype=np.float64)[ids])
+            if ids.shape[0]:
+                groups.append((tree.bmin[ids], tree.bmax[ids], poses[body]))
+                add_body(body, np.asarray(heat.values(body, mode), dtype=np.float64)[ids])
         if groups:
             poly = boxes_groups_polydata(groups)
-            shown = np.concatenate(values)
-            poly.cell_data["heat"] = np.repeat(shown, 12)  # 12 edges a box, in box order
-            poly.cell_data.active_scalars_name = "heat"
+            # 12 edges a box, in box order.
+            poly.cell_data["heat"] = np.repeat(np.concatenate(shown), 12)
+            poly.cell_data["heat_scaled"] = np.repeat(np.concatenate(places), 12)
+            poly.cell_data.active_scalars_name = "heat_scaled"
             out.polys["heat_nodes"] = poly
-    if len(shown) == 0:
+    if not shown:
         return out
     out.title = HEAT_TITLES[mode]
-    out.is_log = bool(is_log)
-    out.scalar_range = heat_range(shown, out.is_log, is_count=mode != "sah")
-    n_idle = int(np.count_nonzero(shown == 0))
+    n_idle = int(sum(np.count_nonzero(v == 0) for v in shown))
+    n_shown = int(sum(v.shape[0] for v in shown))
     if mode != "work":
         depth = "every depth" if level is None else f"tree depth {level} (or the deepest)"
         out.notes.append(f"heat map: boxes at {depth} coloured by {HEAT_TITLES[mode]}")
         if mode == "visits":
-            out.notes.append(f"  {n_idle:,} of {len(shown):,} were never tested (darkest)")
+            out.notes.append(f"  {n_idle:,} of {n_shown:,} were never tested (darkest)")
     return out
 
 
-def bar_labels(picture: HeatPicture) -> tuple[int, str]:
-    """Number of colour-bar labels and their printf format: whole numbers for counts, with
-    as many labels as fall on whole numbers (a label "4.75 tests" means nothing)."""
-    if picture.is_log:
-        return 5, "%.3g"
-    if picture.title != HEAT_TITLES["sah"]:
-        high = int(round(picture.scalar_range[1]))
-        for n in (5, 4, 6, 3, 7):
-            if high % (n - 1) == 0:
-                return n, "%.0f"
-        return 2, "%.0f"
-    return 5, "%.3g"
-
-
 class HeatLayer:
-    """The heat map's actors and colour bar on one plotter.
+    """The heat map's actors and colour bars (one per body) on one plotter.
 
     Parameters
     ----------
@@ -211,7 +271,10 @@ class HeatLayer:
 
     def __init__(self, plotter, text_scale: float = 1.0):
         self.plotter = plotter
+        # The cells are coloured by their place on their body's scale (0 to 1); each bar's
+        # own table has the same colours over that body's values.
         self.lut = pv.LookupTable(cmap=HEAT_CMAP)
+        self.lut.scalar_range = (0.0, 1.0)
         self.polys: dict[str, pv.PolyData] = {}
         self.actors: dict[str, pv.Actor] = {}
         for name in HEAT_ACTORS:
@@ -231,26 +294,52 @@ class HeatLayer:
             plotter.add_actor(actor, name=name, reset_camera=False, pickable=False,
                               render=False)  # fmt: skip
             self.polys[name], self.actors[name] = poly, actor
-        self.bar = vtkScalarBarActor()
-        self.bar.SetLookupTable(self.lut)
-        self.bar.SetOrientationToHorizontal()
-        self.bar.SetNumberOfLabels(5)
-        # Labels under the bar, the title alone above it: on top of each other they collided.
-        self.bar.SetTextPositionToPrecedeScalarBar()
-        self.bar.SetPosition(0.52, 0.02)
-        self.bar.SetPosition2(0.45, 0.11)
-        self.bar.UnconstrainedFontSizeOn()
+        self.bar_luts = [pv.LookupTable(cmap=HEAT_CMAP) for _ in BAR_PLACES]
+        self.bars = [self._make_bar(lut, place, text_scale)
+                     for lut, place in zip(self.bar_luts, BAR_PLACES)]
+        self.bar_title_actors = [self._make_title(place, text_scale) for place in BAR_PLACES]
+        self._bar_of: dict[int, int] = {}  # body -> index of its bar in bars
+        self.last = HeatPicture()
+        self._made_for: tuple = ()
+
+    def _make_title(self, place, text_scale: float) -> vtkTextActor:
+        """A bar's title, centred above it: the bar's own title sat under its labels, and
+        the two lines overlapped (VTK puts both on the same side of a horizontal bar)."""
+        title = vtkTextActor()
+        title.GetPositionCoordinate().SetCoordinateSystemToNormalizedViewport()
+        title.SetPosition(place[0] + 0.5 * place[2], place[1] + place[3] + 0.004)
+        prop = title.GetTextProperty()
+        prop.SetColor(0.0, 0.0, 0.0)
+        prop.SetFontSize(max(8, round(BAR_FONT_PX * text_scale)))
+        prop.SetJustificationToCentered()
+        prop.SetVerticalJustificationToBottom()
+        prop.BoldOff()
+        prop.ItalicOff()
+        prop.ShadowOff()
+        title.VisibilityOff()
+        self.plotter.renderer.AddActor(title)
+        return title
+
+    def _make_bar(self, lut, place, text_scale: float) -> vtkScalarBarActor:
+        bar = vtkScalarBarActor()
+        bar.SetLookupTable(lut)
+        bar.SetOrientationToHorizontal()
+        bar.SetNumberOfLabels(5)
+        # Labels under the bar; its title is a text of its own above it (_make_title).
+        bar.SetTextPositionToPrecedeScalarBar()
+        bar.SetPosition(*place[:2])
+        bar.SetPosition2(*place[2:])
+        bar.UnconstrainedFontSizeOn()
         size = max(8, round(BAR_FONT_PX * text_scale))
-        for prop in (self.bar.GetTitleTextProperty(), self.bar.GetLabelTextProperty()):
+        for prop in (bar.GetTitleTextProperty(), bar.GetLabelTextProperty()):
             prop.SetColor(0.0, 0.0, 0.0)
             prop.SetFontSize(size)
             prop.BoldOff()
             prop.ItalicOff()
             prop.ShadowOff()
-        self.bar.VisibilityOff()
-        plotter.renderer.AddActor(self.bar)
-        self.last = HeatPicture()
-        self._made_for: tuple = ()
+        bar.VisibilityOff()
+        self.plotter.renderer.AddActor(bar)
+        return bar
 
     def picture(self, frame, heat, mode: str, level, poses, hidden=frozenset(),
                 is_log: bool = False, cap: int = 20_000) -> HeatPicture:
@@ -270,8 +359,27 @@ class HeatLayer:
 
     @property
     def title(self) -> str:
-        """The colour bar's title as drawn ("" when it is hidden)."""
-        return (self.bar.GetTitle() or "") if self.bar.GetVisibility() else ""
+        """What the colour bars show, as drawn, without the body ("" when none is shown)."""
+        if not self.bar_titles():
+            return ""
+        return self.last.title + (" (log scale)" if self.last.is_log else "")
+
+    def bar_titles(self) -> list[str]:
+        """Each shown colour bar's title ("A: volume tests per node"), top bar first."""
+        return [title.GetInput() or "" for title in self.bar_title_actors
+                if title.GetVisibility()]
+
+    def bar_labels(self, body: int) -> list[str]:
+        """The labels of body ``body``'s colour bar as printed (custom labels only: the
+        log-scale powers of ten; [] otherwise)."""
+        if body not in self._bar_of:
+            return []
+        bar = self.bars[self._bar_of[body]]
+        if not bar.GetUseCustomLabels():
+            return []
+        values = bar.GetCustomLabels()
+        fmt = bar.GetLabelFormat()
+        return [fmt % values.GetValue(i) for i in range(values.GetNumberOfTuples())]
 
     def show(self, picture: HeatPicture) -> None:
         for name in HEAT_ACTORS:
@@ -279,20 +387,38 @@ class HeatLayer:
             poly.shallow_copy(picture.polys.get(name, pv.PolyData()))
             poly.Modified()
         self.last = picture
+        self._bar_of = {}
+        for bar, title in zip(self.bars, self.bar_title_actors):
+            bar.VisibilityOff()
+            title.VisibilityOff()
         if not picture.title:
-            self.bar.VisibilityOff()
             return
-        self.lut.log_scale = picture.is_log
-        self.lut.scalar_range = picture.scalar_range
-        scale = " (log scale)" if picture.is_log else ""
-        self.bar.SetTitle(picture.title + scale)
-        n_labels, fmt = bar_labels(picture)
-        self.bar.SetNumberOfLabels(n_labels)
-        self.bar.SetLabelFormat(fmt)
-        self.bar.VisibilityOn()
+        scale_words = " (log scale)" if picture.is_log else ""
+        for index, (body, scale) in enumerate(sorted(picture.scales.items())[:len(self.bars)]):
+            bar, lut = self.bars[index], self.bar_luts[index]
+            self._bar_of[body] = index
+            lut.log_scale = picture.is_log
+            lut.scalar_range = scale
+            title = self.bar_title_actors[index]
+            title.SetInput(f"{'AB'[body]}: {picture.title}{scale_words}")
+            title.VisibilityOn()
+            n_labels, fmt, values = bar_ticks(scale, picture.is_log, picture.is_count)
+            bar.SetNumberOfLabels(n_labels)
+            bar.SetLabelFormat(fmt)
+            if values is None:
+                bar.SetUseCustomLabels(False)
+            else:
+                labels = vtkDoubleArray()
+                for value in values:
+                    labels.InsertNextValue(float(value))
+                bar.SetCustomLabels(labels)
+                bar.SetUseCustomLabels(True)
+            bar.VisibilityOn()
 
-    def color_of(self, value: float) -> tuple[int, int, int]:
-        """``(r, g, b)`` 0-255 the colour bar gives ``value`` (what its pixels should be)."""
+    def color_of(self, value: float, body: int = 0) -> tuple[int, int, int]:
+        """``(r, g, b)`` 0-255 body ``body``'s colour bar gives ``value`` (what its pixels
+        should be)."""
+        lut = self.bar_luts[self._bar_of.get(body, 0)]
         rgb = [0.0, 0.0, 0.0]
-        self.lut.GetColor(float(value), rgb)
+        lut.GetColor(float(value), rgb)
         return tuple(int(round(255 * c)) for c in rgb)

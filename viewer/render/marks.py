@@ -19,6 +19,7 @@ import pyvista as pv
 
 from viewer.render.geometry import boxes_groups_polydata, triangles_polydata
 from viewer.render.overlays import node_volumes
+from viewer.render.words import node_label
 
 MARK_NAMES = ("violations", "node_triangles", "node_highlight")
 """The inspection overlays, in drawing order (the highlight last: over everything)."""
@@ -51,7 +52,8 @@ class Marks:
 
 
 def build_marks(frame, selected: tuple[int, int] | None,
-                violation_nodes: dict | None = None) -> Marks:
+                violation_nodes: dict | None = None, file_ids: dict | None = None,
+                hidden=frozenset()) -> Marks:
     """The inspection overlays of ``frame``.
 
     Parameters
@@ -61,6 +63,12 @@ def build_marks(frame, selected: tuple[int, int] | None,
         The selected node (body 0 = A, 1 = B); ignored when the frame has no such node.
     violation_nodes : dict[int, (j,) int] or None
         Per body, the node ids an invariant check flagged.
+    file_ids : dict[int, (k,) int64] or None
+        Per body whose tree was read from a file, the file's node ids (indexed by BVH Lab's):
+        the caption names the selected node by them (:func:`viewer.render.words.node_label`).
+    hidden : set of int
+        Bodies the user hid: their selected node and flagged boxes are not drawn either (the
+        note says the selection is hidden with its body).
 
     Returns
     -------
@@ -75,11 +83,15 @@ def build_marks(frame, selected: tuple[int, int] | None,
     trees = frame.trees
     poses = [p.as_matrix() if hasattr(p, "as_matrix") else np.asarray(p, np.float64)
              for p in frame.poses]
+    hidden = frozenset(int(b) for b in hidden)
     if selected is not None:
         body, node = selected
-        if 0 <= body < len(trees) and 0 <= node < trees[body].n_nodes:
+        label = node_label(node, (file_ids or {}).get(body))
+        if body in hidden:
+            out.notes.append(f"selected node {label} of {'AB'[body]}: hidden with its body")
+        elif 0 <= body < len(trees) and 0 <= node < trees[body].n_nodes:
             tree = trees[body]
-            out.notes.append(f"violet: node {node} of {'AB'[body]} (depth "
+            out.notes.append(f"violet: node {label} of {'AB'[body]} (depth "
                              f"{int(tree.depth[node])}, {int(tree.n_prims[node]):,} triangles)")
             out.polys["node_highlight"] = node_volumes(frame, trees, [(body, [node],
                                                                        poses[body])])
@@ -96,7 +108,7 @@ def build_marks(frame, selected: tuple[int, int] | None,
                                                              + pose[:3, 3])
     groups = []
     for body, ids in (violation_nodes or {}).items():
-        if body >= len(trees):
+        if body >= len(trees) or body in hidden:
             continue
         tree = trees[body]
         ids = np.asarray(ids, dtype=np.int64)

@@ -212,6 +212,19 @@ LEGEND = legend_entries()
 """The legend before the first frame (no kind named yet)."""
 
 
+def ghost_words(ghost: GhostView | None, frame) -> list[str]:
+    """The legend rows of the ghost drawn with ``frame``: what it is, which frame it was
+    built on when that is not ``frame`` ("ghost from frame 12"), and both SAH costs."""
+    if ghost is None:
+        return []
+    words = frame_words(ghost.frame).plural
+    if ghost.frame is frame:
+        return [f"ghost (grey dashes): {words} of a fresh tree", ghost.sah_text()]
+    built, shown = getattr(ghost.frame, "index", "?"), getattr(frame, "index", "?")
+    return [f"ghost from frame {built} (grey dashes): {words} of the newest fresh tree "
+            f"(shown: frame {shown})", f"frame {built}: {ghost.sah_text()}"]
+
+
 def frame_words(frame) -> KindWords:
     """The words of the kind a frame's traversal tested, from the frame's volumes (for a
     self-collision frame, the tree's own boxes); :data:`UNNAMED` without volumes."""
@@ -619,10 +632,8 @@ class SceneRenderer:
         elif heat_mode in ("visits", "sah") and heat is not None:
             # The coloured boxes of the node heat map are the trees' boxes at this depth.
             display = replace(display, show_tree_a=False, show_tree_b=False)
-        if not getattr(display, "show_ghost", False):
+        if not getattr(display, "show_ghost", False) or frame is None:
             ghost = None
-        elif ghost is not None and ghost.frame is not frame:
-            ghost = None  # built for another frame: a new one is on its way
         overlays = build_overlays(frame, display, level, inspect, hidden,
                                   None if step is None else step.contact_ids)
         step_overlays = self._update_step(frame, step)
@@ -633,19 +644,21 @@ class SceneRenderer:
         picture = self.heat.picture(frame, heat, heat_mode, level, poses, hidden_ab,
                                     getattr(display, "heat_log", False), int(display.box_cap))
         self.heat.show(picture)
-        self._set_poly("ghost", build_ghost(ghost, level, poses, hidden_ab,
-                                            int(display.box_cap)))
+        # An older frame's ghost (the newest build finished; while a deformer plays on a big
+        # mesh every build ends after the frame moved on) stands where its frame's meshes
+        # stood, and says which frame it is.
+        ghost_notes = ghost_words(ghost, frame)
+        self._set_poly("ghost", build_ghost(ghost, level, None if ghost is None else [
+            p.as_matrix() if hasattr(p, "as_matrix") else np.asarray(p, np.float64)
+            for p in ghost.frame.poses], hidden_ab, int(display.box_cap)))
         self._set_poly("crosscheck", build_crosscheck(frame, crosscheck, poses))
-        extra_rows = []
-        if ghost is not None:
-            extra_rows.append((f"ghost (grey dashes): {frame_words(frame).plural} of a fresh "
-                               "tree", GHOST_COLOR))
-            extra_rows.append((ghost.sah_text(), GHOST_COLOR))
+        extra_rows = [(row, GHOST_COLOR) for row in ghost_notes]
         if picture.title:
             # Node heat draws each tree's own boxes, whatever kind the traversal tests.
             what = "triangles" if heat_mode == "work" else "tree boxes"
+            bars = "a colour bar each" if len(picture.scales) > 1 else "colour bar"
             extra_rows.append((f"heat map: {what} by {picture.title}, frame {frame.index} "
-                               "(colour bar)", HEAT_SWATCH))
+                               f"({bars})", HEAT_SWATCH))
         if self.polys["crosscheck"].n_cells:
             extra_rows.append(("triangles of pairs only one engine reports", CROSSCHECK_COLOR))
         if step is not None and frame is not None:
@@ -672,10 +685,11 @@ class SceneRenderer:
         self._lift_caption()
         return time.perf_counter() - start
 
-    def update_marks(self, frame, selected=None, violation_nodes=None) -> Marks:
+    def update_marks(self, frame, selected=None, violation_nodes=None, file_ids=None,
+                     hidden=frozenset()) -> Marks:
         """Copy the selected node and the flagged nodes of ``frame`` into their actors
         (:func:`viewer.render.marks.build_marks`); returns what was drawn."""
-        marks = build_marks(frame, selected, violation_nodes)
+        marks = build_marks(frame, selected, violation_nodes, file_ids, hidden)
         for name in MARK_NAMES:
             self._set_poly(name, marks.polys[name])
         if marks.notes:  # after the note update_frame wrote: what the two colours mean

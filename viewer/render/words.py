@@ -1,5 +1,6 @@
 """Words for what is drawn, as plain values: how the volumes of the frame's kind are called
-and which test separated a culled pair (pure: no pyvista, no Qt, no core).
+and which test separated a culled pair, and how a tree node is named (pure: no pyvista, no
+Qt, no core).
 
 The words themselves belong to each bounding-volume kind (its registry row in the core:
 ``noun``, ``noun_plural``, ``pair_noun``, ``separating_test``); :mod:`viewer.kinds` copies
@@ -48,3 +49,36 @@ class KindWords:
 
 UNNAMED = KindWords()
 """The words when no frame says which kind was tested."""
+
+
+def node_label(node: int, file_ids=None) -> str:
+    """A tree node as people read it: the FILE'S id for a tree read from a file, with BVH
+    Lab's own id beside it when the two differ ("68 (BVH Lab's 6587)"); else "6587".
+
+    One wording for every table and caption, so a node reads the same everywhere (the
+    Quality table and the caption named 6587 where the outliner and the Invariants table
+    named 68).
+
+    Parameters
+    ----------
+    node : int
+        BVH Lab's node id (breadth-first layout).
+    file_ids : (k,) int64 or None
+        ``file_ids[node]`` is the node's id in the file (``ImportedTree.file_ids``); None
+        for a tree BVH Lab built.
+    """
+    return ids_text(shown_node_id(node, file_ids), node)
+
+
+def ids_text(shown_id: int, node: int) -> str:
+    """``"68 (BVH Lab's 6587)"``: the id people see, BVH Lab's beside it when they differ."""
+    shown_id, node = int(shown_id), int(node)
+    return str(node) if shown_id == node else f"{shown_id} (BVH Lab's {node})"
+
+
+def shown_node_id(node: int, file_ids=None) -> int:
+    """The id :func:`node_label` puts first: the file's for a tree read from a file."""
+    node = int(node)
+    if file_ids is None or not 0 <= node < len(file_ids):
+        return node
+    return int(file_ids[node])

@@ -21,6 +21,7 @@ from PyQt6.QtWidgets import (
 from viewer.qt.panels.common import wrap_label
 from viewer.qt.widgets import FloatSlider
 from viewer.render.scene import frame_words
+from viewer.render.words import node_label, shown_node_id
 
 MAX_CULLED_LINES = 8
 """Culled partners the inspector explains one per line; the rest are counted."""
@@ -76,20 +77,26 @@ def tree_depth_text(frame, body: int, level: int | None) -> str:
     return f"at tree depth {level}"
 
 
-def inspect_html(info: dict, shown_level: int | None, is_self: bool = False) -> str:
+def inspect_html(info: dict, shown_level: int | None, is_self: bool = False,
+                 file_ids: dict | None = None) -> str:
     """The inspector's text for :func:`viewer.render.overlays.inspect_node`'s ``info``.
 
     The box's tree depth, then its pair tests grouped by traversal level (each level a link
     ``level:<d>``), with the separating test of every culled pair. The level shown on the
-    canvas is marked.
+    canvas is marked. ``file_ids``: per body whose tree was read from a file, the file's
+    node ids (``(k,) int64``); its nodes are then named by them.
     """
     # A one-mesh scene has no A and B: its box's partners are other boxes of the same mesh.
-    name = "the mesh" if is_self else "AB"[info["body"]]
-    other = "box" if is_self else "BA"[info["body"]]
+    body = info["body"]
+    name = "the mesh" if is_self else "AB"[body]
+    other = "box" if is_self else "BA"[body]
     partners_in = "the same mesh" if is_self else other
     noun = info.get("noun", "volume")
     n_prims = info["n_prims"]
-    head = (f"<b>{noun} {info['node']} of {name}</b> (triangle {info['triangle']} is under "
+    own_ids = (file_ids or {}).get(body)
+    other_ids = (file_ids or {}).get(body if is_self else 1 - body)
+    head = (f"<b>{noun} {node_label(info['node'], own_ids)} of {name}</b> (triangle "
+            f"{info['triangle']} is under "
             f"it)<br>tree depth <b>{info['depth']}</b>, {n_prims} "
             f"triangle{'' if n_prims == 1 else 's'}")
     by_level: dict[int, list[dict]] = {}
@@ -104,7 +111,8 @@ def inspect_html(info: dict, shown_level: int | None, is_self: bool = False) -> 
              f"level{'s' if len(levels) > 1 else ''} {span} (click a level to show it):"]
     for d in levels[:MAX_INSPECT_LEVELS]:
         tests = by_level[d]
-        hits = [f"{other} {t['partner']}" for t in tests if t["is_overlap"]]
+        hits = [f"{other} {shown_node_id(t['partner'], other_ids)}" for t in tests
+                if t["is_overlap"]]
         culled = [t for t in tests if not t["is_overlap"]]
         mark = " ◀ shown" if d == shown_level else ""
         line = (f"<a href='level:{d}'>level {d}</a>{mark}: {len(tests)} tested, "
@@ -114,7 +122,8 @@ def inspect_html(info: dict, shown_level: int | None, is_self: bool = False) -> 
             line += ", …)" if len(hits) > MAX_CULLED_LINES else ")"
         lines.append(line)
         for t in culled[:MAX_CULLED_LINES]:
-            lines.append(f"&nbsp;&nbsp;culled {other} {t['partner']}, separated by "
+            lines.append(f"&nbsp;&nbsp;culled {other} {shown_node_id(t['partner'], other_ids)}, "
+                         "separated by "
                          f"{t['separation']}")
         if len(culled) > MAX_CULLED_LINES:
             lines.append(f"&nbsp;&nbsp;… and {len(culled) - MAX_CULLED_LINES} more culled")
@@ -355,7 +364,8 @@ class LevelsPanel(QWidget):
             return
         frame = self.model.frame
         is_self = frame is not None and len(frame.trees) == 1
-        self.inspect_label.setText(inspect_html(info, self.model.level, is_self))
+        file_ids = self.controller.tree_file_ids(frame) if self.controller is not None else {}
+        self.inspect_label.setText(inspect_html(info, self.model.level, is_self, file_ids))
 
     def _on_inspect_link(self, link: str) -> None:
         """A level in the inspector's list was clicked: show that traversal level."""

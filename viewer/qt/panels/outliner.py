@@ -4,8 +4,9 @@ The item model makes no item objects: an index is ``(row, column, node * 2 + bod
 node's children, parent and row come from the flat arrays (``first``, ``count``,
 ``parent``) when Qt asks, so the view opens at once on a 500k-triangle tree (1M nodes) and
 only the rows of expanded nodes are ever touched. Selecting a row selects the node in the
-model (the canvas and the Quality panel follow); a node selected elsewhere (a click on the
-canvas, a row of the Quality panel) is revealed here, its ancestors expanded.
+model (the canvas and the Quality panel follow) and moves the level slider to its depth; a
+node selected elsewhere (a click on the canvas, a row of the Quality panel) is revealed here,
+its ancestors expanded.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from PyQt6.QtWidgets import (
 )
 
 from viewer.qt.panels.common import header_label, show_header, tree_words, wrap_label
+from viewer.render.words import node_label, shown_node_id
 
 PARTNERS_LISTED = 4
 """Partner ids listed in the "partners this frame" column; the rest are counted."""
@@ -72,11 +74,12 @@ class _Partners:
         return other[lo:hi]
 
 
-def partners_text(partners: np.ndarray) -> str:
-    """"3: 17, 18, 40" (count, then the first :data:`PARTNERS_LISTED` distinct ids)."""
+def partners_text(partners: np.ndarray, file_ids=None) -> str:
+    """"3: 17, 18, 40" (count, then the first :data:`PARTNERS_LISTED` distinct ids; the
+    file's ids when the other tree was read from a file, ``file_ids`` ``(k,) int64``)."""
     if partners.shape[0] == 0:
         return ""
-    ids = list(dict.fromkeys(int(p) for p in partners))
+    ids = list(dict.fromkeys(shown_node_id(p, file_ids) for p in partners))
     listed = ", ".join(str(i) for i in ids[:PARTNERS_LISTED])
     more = " …" if len(ids) > PARTNERS_LISTED else ""
     return f"{len(ids)}: {listed}{more}"
@@ -94,7 +97,7 @@ class TreeItemModel(QAbstractItemModel):
 
     COLUMNS = ("node", "depth", "triangles", "volume", "SAH share", "partners this frame")
     TIPS = (
-        "Node id in the tree (for a tree read from a file: BVH Lab's id, the file's in "
+        "Node id in the tree (for a tree read from a file: the file's id, BVH Lab's in "
         "brackets)",
         "Depth in the tree (the root is at 0)",
         "Triangles under the node",
@@ -103,7 +106,7 @@ class TreeItemModel(QAbstractItemModel):
         "The node's share of the tree's SAH cost (blank until the Quality panel computed it "
         "for this tree)",
         "Nodes of the other tree this node was tested against in the shown frame's traversal: "
-        "how many, then the first few ids",
+        "how many, then the first few ids (a tree read from a file: the file's ids)",
     )
 
     def __init__(self, parent=None):
@@ -229,9 +232,7 @@ class TreeItemModel(QAbstractItemModel):
         """What column ``column`` shows for ``node`` of body ``body``."""
         tree = self.trees[body]
         if column == 0:
-            text = str(node)
-            if body in self.file_ids:
-                text += f" [file {int(self.file_ids[body][node])}]"
+            text = node_label(node, self.file_ids.get(body))
             if node == 0:
                 name = self.names[body] if body < len(self.names) else ""
                 text = f"{BODY_NAMES[body]} {name}: root {text}"
@@ -256,7 +257,8 @@ class TreeItemModel(QAbstractItemModel):
         if column == 5:
             if self._partners is None:
                 return ""
-            return partners_text(self._partners.of(body, node))
+            other = body if self._partners.is_self else 1 - body
+            return partners_text(self._partners.of(body, node), self.file_ids.get(other))
         return ""
 
     def _quality_of(self, body: int):
@@ -335,6 +337,8 @@ class OutlinerPanel(QWidget):
             return
         body, node = self.items.node_of(current)
         self.model.select_node(body, node)
+        # As a row of the Quality panel does: the level slider moves to the node's depth.
+        self.model.set_level(int(self.items.trees[body].depth[node]))
 
     def reveal(self, selection) -> None:
         """Expand the ancestors of the selected node, scroll to it and select its row."""

@@ -12,6 +12,7 @@ import math
 import numpy as np
 from matplotlib.backends.backend_qtagg import FigureCanvasQTAgg
 from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
 from PyQt6.QtCore import Qt
 from PyQt6.QtWidgets import (
     QAbstractItemView,
@@ -32,6 +33,7 @@ from PyQt6.QtWidgets import (
 )
 
 from viewer.qt.panels.common import header_label, show_header, tree_words, wrap_label
+from viewer.render.words import ids_text, node_label, shown_node_id
 
 WORST_LISTED = 50
 """Nodes listed in the worst-nodes table."""
@@ -60,6 +62,23 @@ WORST_COLUMNS = ("node", "depth", "triangles", "SAH share", "EPO", "sibling over
 
 METRIC_COLUMNS = {"sah": 3, "epo": 4, "sibling_overlap": 5, "volume": 6}
 """The worst-nodes table's column of each measure of :data:`METRIC_WORDS`."""
+
+NODE_ROLE = Qt.ItemDataRole.UserRole + 1
+"""Item data of every worst-nodes cell: BVH Lab's id of the row's node (the node column
+shows and sorts by the file's id for a tree read from a file)."""
+
+VIOLATION_COLUMNS = ("tree", "node", "child / triangle", "axis", "size", "what")
+"""The Invariants table's columns; the long words last, so the short ones fit the dock."""
+
+VIOLATION_TIPS = (
+    "The body whose tree breaks the invariant",
+    "Node id; for a tree read from a file, the file's own id (BVH Lab's beside it)",
+    "What sticks out of the node: its child (the file's id for a tree read from a file) or "
+    "the triangle of a leaf that sticks out the most",
+    "The axis and side it sticks out the most along (+x: past the box's largest x)",
+    "How far it sticks out, in mesh units",
+    "Which invariant the node breaks (the whole line in the tooltip)",
+)
 
 HISTOGRAM_COLOR = "#4477aa"  # Tol blue: plain bars, no meaning beyond "count"
 
@@ -120,6 +139,10 @@ class HistogramCanvas(FigureCanvasQTAgg):
         ax.set_xlabel(self.xlabel, fontsize=8)
         ax.set_ylabel(self.ylabel, fontsize=8)
         ax.tick_params(labelsize=7)
+        # Depths, leaf sizes and counts are whole numbers: with one or two bars the default
+        # locator put ticks at -0.5, 0.5, 1.5 (a "leaf of 0.5 triangles").
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.yaxis.set_major_locator(MaxNLocator(integer=True))
         self.draw_idle()
 
 
@@ -131,6 +154,7 @@ class QualityPanel(QWidget):
         self.model = model
         self.controller = controller
         self.shown_nodes: list[int] = []  # node ids of the worst-nodes rows, in table order
+        self._shown_topology: tuple = ()  # the tree the worst-nodes table lists (see refresh)
 
         body_row = QHBoxLayout()
         self.body_group = QButtonGroup(self)
@@ -175,6 +199,8 @@ class QualityPanel(QWidget):
         self.metric.currentIndexChanged.connect(lambda _i: self._fill_worst())
         self.worst = QTableWidget(0, len(WORST_COLUMNS))
         self.worst.setHorizontalHeaderLabels(list(WORST_COLUMNS))
+        self.worst.horizontalHeaderItem(0).setToolTip(
+            "Node id; for a tree read from a file, the file's own id (BVH Lab's beside it)")
         self.worst.verticalHeader().setVisible(False)
         self.worst.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.worst.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
@@ -198,10 +224,10 @@ class QualityPanel(QWidget):
                                      "consistent")
         self.check_button.clicked.connect(self._check)
         self.check_note = wrap_label(QLabel("Not checked yet."))
-        self.violations = QTableWidget(0, 4)
-        self.violations.setHorizontalHeaderLabels(["tree", "node", "what", "size"])
-        self.violations.horizontalHeaderItem(1).setToolTip(
-            "Node id; for a tree read from a file, the file's own id")
+        self.violations = QTableWidget(0, len(VIOLATION_COLUMNS))
+        self.violations.setHorizontalHeaderLabels(list(VIOLATION_COLUMNS))
+        for column, tip in enumerate(VIOLATION_TIPS):
+            self.violations.horizontalHeaderItem(column).setToolTip(tip)
         self.violations.verticalHeader().setVisible(False)
         self.violations.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.violations.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
@@ -283,12 +309,30 @@ class QualityPanel(QWidget):
             self.leaf_plot.show_counts(np.zeros(0))
             self.worst.setRowCount(0)
             self.shown_nodes = []
+            self._shown_topology = ()
             return
         self.totals.setText(totals_text(result, self.model))
         q = result.quality
         self.depth_plot.show_counts(q.depth_histogram)
         self.leaf_plot.show_counts(q.leaf_size_histogram)
         self._fill_worst()
+        topology = self._topology_of(result)
+        previous = self._shown_topology
+        if not previous or previous[:2] != topology[:2] or previous[2] is not topology[2]:
+            # Another tree (body, file or topology): its worst nodes are a new list, read
+            # from the top; a refit of the same tree keeps where the user scrolled to.
+            self._shown_topology = topology
+            self.worst.scrollToTop()
+
+    def _topology_of(self, result) -> tuple:
+        """What makes ``result``'s tree another tree than the one shown: its body, where it
+        comes from and its topology (a refit keeps all three)."""
+        tree = result.tree
+        previous = self._shown_topology
+        first = tree.first
+        if previous and previous[2] is not first and np.array_equal(previous[2], first):
+            first = previous[2]  # the same topology in a new array (a rebuild that agrees)
+        return (result.body, self.model.tree_sources.get(result.body), first)
 
     def _fill_worst(self) -> None:
         result = self.model.quality
@@ -302,11 +346,12 @@ class QualityPanel(QWidget):
             q, tree = result.quality, result.tree
             ids = np.asarray(q.worst(self.metric.currentData(), WORST_LISTED), dtype=np.int64)
             nodes = q.nodes
+            file_ids = self._file_ids(result)
             self.worst.setRowCount(ids.shape[0])
             for row, node in enumerate(ids):
                 node = int(node)
                 values = (
-                    (node, str(node)),
+                    (shown_node_id(node, file_ids), node_label(node, file_ids)),
                     (int(tree.depth[node]), str(int(tree.depth[node]))),
                     (int(tree.n_prims[node]), f"{int(tree.n_prims[node]):,}"),
                     (float(nodes.sah[node]), _share(float(nodes.sah[node]), float(q.sah))),
@@ -316,7 +361,9 @@ class QualityPanel(QWidget):
                     (float(nodes.volume[node]), _measure_text(nodes.volume[node])),
                 )
                 for col, (value, text) in enumerate(values):
-                    self.worst.setItem(row, col, NumberItem(value, text))
+                    item = NumberItem(value, text)
+                    item.setData(NODE_ROLE, node)
+                    self.worst.setItem(row, col, item)
         finally:
             metric = self.metric.currentData()
             if metric != self._sorted_metric:
@@ -326,14 +373,23 @@ class QualityPanel(QWidget):
                 self._sorted_metric = metric
                 self.worst.horizontalHeader().setSortIndicator(
                     METRIC_COLUMNS[metric], Qt.SortOrder.DescendingOrder)
+                self.worst.scrollToTop()
             self.worst.blockSignals(False)
             self.worst.setSortingEnabled(True)
-        self.shown_nodes = [int(self.worst.item(r, 0).value) for r in range(self.worst.rowCount())]
+        self.shown_nodes = [self.row_node(r) for r in range(self.worst.rowCount())]
         self._select_row(self.model.selected_node)
 
+    def _file_ids(self, result):
+        """``(k,) int64`` file ids of ``result``'s tree when it was read from a file, else
+        None (the table then names BVH Lab's ids)."""
+        if self.controller is None:
+            return None
+        return self.controller.tree_file_ids(result.frame).get(result.body)
+
     def row_node(self, row: int) -> int:
-        """Node id shown in row ``row`` of the worst-nodes table (as sorted now)."""
-        return int(self.worst.item(row, 0).value)
+        """BVH Lab's id of the node in row ``row`` of the worst-nodes table (as sorted now);
+        the row names a node of a tree read from a file by the file's id."""
+        return int(self.worst.item(row, 0).data(NODE_ROLE))
 
     def _on_worst_row(self) -> None:
         rows = self.worst.selectionModel().selectedRows()
@@ -387,11 +443,13 @@ class QualityPanel(QWidget):
             self.violations.setRowCount(len(rows))
             for row, v in enumerate(rows):
                 self.violations.setItem(row, 0, QTableWidgetItem(BODY_NAMES[v.body]))
-                self.violations.setItem(row, 1, NumberItem(v.shown_id, str(v.shown_id)))
+                self.violations.setItem(row, 1, NumberItem(v.shown_id, _violation_node(v)))
+                self.violations.setItem(row, 2, QTableWidgetItem(v.part))
+                self.violations.setItem(row, 3, QTableWidgetItem(v.axis))
+                self.violations.setItem(row, 4, NumberItem(v.size, _measure_text(v.size)))
                 what = QTableWidgetItem(v.what)
                 what.setToolTip(v.text)
-                self.violations.setItem(row, 2, what)
-                self.violations.setItem(row, 3, NumberItem(v.size, _measure_text(v.size)))
+                self.violations.setItem(row, 5, what)
         finally:
             self.violations.blockSignals(False)
         if check.violations:
@@ -409,6 +467,12 @@ class QualityPanel(QWidget):
                     and v.node < frame.trees[v.body].n_nodes:
                 depth = int(frame.trees[v.body].depth[v.node])
             self.select_node(v.body, v.node, depth)
+
+
+def _violation_node(v) -> str:
+    """The node column of a violation row: the shown id, BVH Lab's beside it when they
+    differ."""
+    return "whole tree" if v.node < 0 else ids_text(v.shown_id, v.node)
 
 
 def totals_text(result, model) -> str:
