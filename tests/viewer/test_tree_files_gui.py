@@ -298,6 +298,16 @@ def test_a_foreign_tree_is_named_by_the_files_ids_in_every_table_and_caption(
     assert outliner.items.cell_text(0, ours_shrunk, 0) == \
         f"{file_id[shrunk]} (BVH Lab's {ours_shrunk}) (leaf)"
 
+    # The stepper's words name A's nodes by the file's ids (its fields stay BVH Lab's).
+    window.controller.start_stepper()
+    qtbot.waitUntil(lambda: window.model.steps is not None, timeout=120_000)
+    steps = window.model.steps
+    split = next(steps[i] for i in range(len(steps))
+                 if steps[i].split_words.startswith("split A")
+                 and int(ids[steps[i].node_a]) != steps[i].node_a)  # fmt: skip
+    assert split.split_words.startswith(f"split A (node {int(ids[split.node_a])}): ")
+    window.controller.stop_stepper()
+
     # The Quality table: each row names its node by the file's id (and sorts by it).
     window.docks["quality_dock"].raise_()
     window.controller.set_quality_on(True)

@@ -17,7 +17,6 @@
 
 from __future__ import annotations
 
-import re
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -120,30 +119,19 @@ def _measure(frame, body: int, constants: tuple[float, float]) -> QualityResult:
     return QualityResult(body, frame, tree, quality, label, note, time.perf_counter() - start)
 
 
-_PART = re.compile(r": (child|triangle) (\d+) sticks out")
-_AXIS = re.compile(r" along ([+-][xyz])\b")
-
-
-def violation_parts(text: str, file_ids=None) -> tuple[str, str]:
-    """``(part, axis)`` of one ``core.bvh.validate`` violation line: what sticks out
-    (``"child 75"``, the child named by ``file_ids`` when given, or ``"triangle 1234"``) and
-    along which axis and side (``"+x"``); "" for what the line does not name.
-
-    The check words each violation as ``"node 37 (depth 5): child 75 sticks out by 0.0031
-    along +x"`` (:func:`core.bvh.validate._direction`); the child and the axis are read back
-    from that line, so the table shows exactly what the check found.
-    """
-    part = axis = ""
-    found = _PART.search(text)
-    if found is not None:
-        what, number = found.group(1), int(found.group(2))
-        if what == "child" and file_ids is not None and 0 <= number < len(file_ids):
-            number = int(file_ids[number])
-        part = f"{what} {number}"
-    found = _AXIS.search(text)
-    if found is not None:
-        axis = found.group(1)
-    return part, axis
+def violation_parts(violation, file_ids=None) -> tuple[str, str]:
+    """``(part, axis)`` of one ``core.bvh.validate.Violation``: what sticks out (``"child
+    75"``, the child named by ``file_ids`` when given, or ``"triangle 1234"``) and along which
+    axis and side (``"+x"``); "" for what the violation does not name."""
+    part = ""
+    if violation.child >= 0:
+        child = violation.child
+        if file_ids is not None and 0 <= child < len(file_ids):
+            child = int(file_ids[child])
+        part = f"child {child}"
+    elif violation.triangle >= 0:
+        part = f"triangle {violation.triangle}"
+    return part, violation.axis
 
 
 def tree_check(reports, frame, file_ids: dict, is_every_refit: bool = False,
@@ -160,7 +148,7 @@ def tree_check(reports, frame, file_ids: dict, is_every_refit: bool = False,
         ids = file_ids.get(body)
         for v in report.violations:
             shown = int(ids[v.node]) if ids is not None and 0 <= v.node < len(ids) else v.node
-            part, axis = violation_parts(v.text, ids)
+            part, axis = violation_parts(v, ids)
             violations.append(ViolationRow(body, int(v.node), shown, v.kind.value, float(v.size),
                                         v.text, part, axis))
         summaries.append(f"tree of {BODY_NAMES[body]}: {report.summary()}")

@@ -51,15 +51,17 @@ class _StepsRelay(QObject):
     done = pyqtSignal(object, object, str)  # frame, steps or None, why not
 
 
-def _prepare(frame):
-    """``(steps, note)``: the frame's steps, or None and why they cannot be had (one line)."""
+def _prepare(frame, file_ids=None):
+    """``(steps, note)``: the frame's steps, or None and why they cannot be had (one line).
+    ``file_ids``: per body index, a tree file's node ids (the steps' words name them)."""
     if frame is None:
         return None, "No frame yet: the stepper starts once the first frame is computed."
     if frame.result is None and getattr(frame, "self_results", None):
         return None, ("This is a self-collision frame (one mesh against itself): the stepper "
                       "walks the traversal of two meshes, A and B.")
     try:
-        return traversal_steps(frame), ""
+        ids = file_ids or {}
+        return traversal_steps(frame, (ids.get(0), ids.get(1))), ""
     except ValueError as exc:
         text = str(exc)
         text = text if text[1:2].isupper() else text[:1].lower() + text[1:]  # "BVH Lab's"
@@ -76,7 +78,8 @@ class Stepping:
     """The controller's stepper job: ``start_stepper``, ``stop_stepper``, ``step_by``,
     ``step_to``, ``step_run_to``, ``step_restart`` and ``step_view``.
 
-    Uses the host's ``model`` and ``is_threaded``; listens to ``model.frame_ready``.
+    Uses the host's ``model``, ``is_threaded`` and ``tree_file_ids`` (the stepper's words name a
+    tree file's nodes by the file's ids); listens to ``model.frame_ready``.
     """
 
     def _init_stepping(self) -> None:
@@ -103,13 +106,15 @@ class Stepping:
 
     def _load_steps(self, frame) -> None:
         self._steps_frame = frame
+        file_ids = self.tree_file_ids(frame)  # read here: the model is the GUI thread's
         if frame is None or not self.is_threaded or _trace_rows(frame) <= THREADED_STEPS_ROWS:
-            steps, note = _prepare(frame)
+            steps, note = _prepare(frame, file_ids)
             self.model.set_steps(steps, note)
             return
         self.model.set_steps(None, "")  # "" with no steps: being prepared
         self.model.message.emit(f"Preparing {_trace_rows(frame):,} pair tests for the stepper…")
-        self._steps_executor.submit(lambda: self._steps_relay.done.emit(frame, *_prepare(frame)))
+        self._steps_executor.submit(
+            lambda: self._steps_relay.done.emit(frame, *_prepare(frame, file_ids)))
 
     def _on_steps_ready(self, frame, steps, note: str) -> None:
         if frame is self._steps_frame and self.model.is_stepping:
