@@ -192,7 +192,7 @@ def sweep_journal(folder) -> int:
     return removed
 
 
-def _kind_of(mode: int) -> str:
+def _file_kind_words(mode: int) -> str:
     for test, words in ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO"),
                         (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
                         (stat.S_ISSOCK, "a socket")):  # fmt: skip
@@ -218,7 +218,7 @@ def writable_target(path: Path) -> Path:
     except FileNotFoundError:
         return target
     if not stat.S_ISREG(mode):
-        raise OSError(f"{path} is {_kind_of(mode)}, not a regular file: refused to write over it")
+        raise OSError(f"{path} is {_file_kind_words(mode)}, not a regular file: refused to write over it")
     return target
 
 

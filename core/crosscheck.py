@@ -122,7 +122,7 @@ class Compared:
         return ", ".join(parts)
 
 
-def _pairs_words(n: int) -> str:
+def _n_pairs_text(n: int) -> str:
     return f"{n:,} pair{'' if n == 1 else 's'}"
 
 
@@ -186,11 +186,11 @@ class CrossCheck:
             return f"{prefix}identical ({self.n_ours:,} triangle pairs)"
         parts = []
         if self.only_ours.shape[0]:
-            parts.append(f"{_pairs_words(self.only_ours.shape[0])} only BVH Lab reports")
+            parts.append(f"{_n_pairs_text(self.only_ours.shape[0])} only BVH Lab reports")
         if self.only_theirs.shape[0]:
-            parts.append(f"{_pairs_words(self.only_theirs.shape[0])} only "
+            parts.append(f"{_n_pairs_text(self.only_theirs.shape[0])} only "
                          f"{self.engine_name} reports")
-        text = f"{prefix}differs: {', '.join(parts)} ({_pairs_words(self.n_agreed)} agreed)"
+        text = f"{prefix}differs: {', '.join(parts)} ({_n_pairs_text(self.n_agreed)} agreed)"
         n_near = int(np.count_nonzero(self.is_near_only_theirs))
         if n_near:
             margin = self.compared.margin if self.compared is not None else 0.0
