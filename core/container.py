@@ -218,7 +218,8 @@ def writable_target(path: Path) -> Path:
     except FileNotFoundError:
         return target
     if not stat.S_ISREG(mode):
-        raise OSError(f"{path} is {_file_kind_words(mode)}, not a regular file: refused to write over it")
+        raise OSError(f"{path} is {_file_kind_words(mode)}, not a regular file: refused to "
+                      "write over it")
     return target
 
 
