@@ -581,11 +581,11 @@ def _session(manifest: dict, load, progress) -> Session:
         pipeline[name] = value
     for name, value in pipeline.items():
         if not _plain_value(value):
-            raise _Damaged(f"pipeline.{_shown(name)} must be a plain finite value")
+            raise _Damaged(f"pipeline.{printable(name[:40])} must be a plain finite value")
     display = _get(manifest, "display", dict, "manifest")
     for name, value in display.items():
         if not _plain_value(value):
-            raise _Damaged(f"display.{_shown(name)} must be a plain finite value")
+            raise _Damaged(f"display.{printable(name[:40])} must be a plain finite value")
         if name in DISPLAY_RANGES:
             if isinstance(value, (bool, str)):
                 raise _Damaged(f"display.{name} must be a number")
@@ -686,6 +686,10 @@ def _body(entry, load, where: str) -> SessionBody:
 def _deformer_ranges(cls, params: dict, where: str) -> None:
     """Each numeric setting a JSON number within its slider's range (``Deformer.params()``);
     enum settings are checked by the deformer itself."""
+    known = [spec.name for spec in cls.params()]
+    for name in params:
+        if name not in known:
+            raise _Damaged(f"{where}: unknown setting {_shown(name)}; known: {', '.join(known)}")
     for spec in cls.params():
         if spec.name not in params or spec.choices:
             continue

@@ -300,7 +300,9 @@ class _LessonChecker:
 
     def fail(self, message: str, key: str | None = None, step: int | None = None,
              inner: str | None = None):
-        line = key_line(self.text, key, step, inner) if key is not None else (
+        # A key longer than any real one (a stranger's) is not looked for in the text.
+        is_findable = key is not None and len(key) <= 100 and len(inner or "") <= 100
+        line = key_line(self.text, key, step, inner) if is_findable else (
             step_header_lines(self.text)[step - 1] if step is not None else 1)
         where = f"step {step} " if step is not None else ""
         what = (f"key '{_short(key)}.{_short(inner)}'" if inner else f"key '{_short(key)}'"
@@ -314,7 +316,7 @@ class _LessonChecker:
         for key in data:
             if key not in TOP_KEYS:
                 self.fail(f"unknown key; a lesson has {_listed(TOP_KEYS)}", key)
-        title = data.get("title", self.path.stem.replace("-", " "))
+        title = data.get("title", printable(self.path.stem.replace("-", " ")))
         if not isinstance(title, str):
             self.fail("must be text in quotes", "title")
         self.check_text(title, "title")
