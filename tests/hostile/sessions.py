@@ -151,6 +151,9 @@ def cases() -> Iterator[Case]:
     yield Case("time 1e300", _set("t", 1e300), "t is 1e+300", "range")
     yield Case("saved in the year 10^300", _set("saved_at", 1e300), "saved_at is 1e+300",
                "range")
+    yield Case("scene slider beyond its range", _manifest(lambda m: {**m, "scene": {
+        **m["scene"], "key": "concentric-spheres", "param_value": 5.0}}),
+        "is outside the gap slider", "range")
     yield Case("selected body 99", _set("selected", 99), "selected is 99", "range")
     # Wrong types.
     yield Case("margin as text", _set("pipeline.margin", "0.1"), "pipeline.margin has the "
