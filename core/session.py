@@ -358,12 +358,16 @@ def save_session(session: Session, path, progress: Progress | None = None,
     Raises
     ------
     SessionFileError
-        No bodies, a value that is not plain data, or the file cannot be written.
+        No bodies or more than :data:`MAX_BODIES`, a value that is not plain data, or the
+        file cannot be written.
     SessionCancelled
     """
     path = Path(os.fspath(path))
     if not session.bodies:
         raise SessionFileError(f"{path}: the scene has no bodies, nothing to save")
+    if len(session.bodies) > MAX_BODIES:  # it could not be opened again
+        raise SessionFileError(f"{path}: the scene has {len(session.bodies)} bodies; a session "
+                               f"holds at most {MAX_BODIES}")
     try:
         manifest, arrays = session_manifest(session)
         text = json.dumps(manifest, allow_nan=False, separators=(",", ":"))

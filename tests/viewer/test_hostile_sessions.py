@@ -4,10 +4,12 @@ scene stay as they were. (Sessions have no command line.)"""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 from PyQt6.QtWidgets import QApplication, QFileDialog
 
-from core.session import SessionFileError, peek_session
+from core.session import MAX_BODIES, SessionFileError, peek_session, save_session
 from tests.hostile import one_per_kind
 from tests.hostile.sessions import cases, good_session
 from viewer.control.session import open_checked_session
@@ -24,6 +26,18 @@ def test_the_catalogue_covers_every_class():
 def test_the_good_session_opens(tmp_path):
     session = open_checked_session(good_session(tmp_path))
     assert len(session.bodies) == 2 and session.bodies[0].deformer == "twist"
+
+
+def test_a_scene_of_more_bodies_than_a_session_holds_is_not_saved(tmp_path):
+    session = open_checked_session(good_session(tmp_path))
+    crowd = dataclasses.replace(session, bodies=session.bodies * (MAX_BODIES // 2 + 1))
+    with pytest.raises(SessionFileError, match=f"the scene has {MAX_BODIES + 2} bodies; a "
+                       f"session holds at most {MAX_BODIES}"):
+        save_session(crowd, tmp_path / "crowd.bvhsession")
+    assert not (tmp_path / "crowd.bvhsession").exists()
+    fits = dataclasses.replace(session, bodies=session.bodies * (MAX_BODIES // 2))
+    assert len(open_checked_session(save_session(fits, tmp_path / "64.bvhsession")).bodies
+               ) == MAX_BODIES
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
