@@ -630,9 +630,10 @@ def parse_lesson(text: str, path) -> Lesson:
         raise LessonError(f"{path.name}: a value nests too deeply") from None
 
 
-def read_lesson(path) -> Lesson:
-    """Read and check the lesson file ``path`` (at most :data:`MAX_LESSON_BYTES` of it is
-    read: a bigger file is refused without reading the rest). Raises :class:`LessonError`."""
+def read_lesson_text(path) -> str:
+    """The text of the lesson file ``path``: at most :data:`MAX_LESSON_BYTES` of it is read
+    (a bigger file is refused without reading the rest), and only from a regular file.
+    Raises :class:`LessonError`."""
     path = Path(path)
     try:
         # Non-blocking, so that a FIFO named .toml cannot hang the open; refused below.
@@ -652,7 +653,12 @@ def read_lesson(path) -> Lesson:
         raise LessonError(f"{path.name}: larger than {MAX_LESSON_BYTES // 2**20} MiB; a lesson "
                           f"file holds at most {MAX_LESSON_BYTES // 2**20} MiB")
     try:
-        text = data.decode("utf-8")
+        return data.decode("utf-8")
     except UnicodeDecodeError:
         raise LessonError(f"{path.name}: not a text file (UTF-8)") from None
-    return parse_lesson(text, path)
+
+
+def read_lesson(path) -> Lesson:
+    """Read (:func:`read_lesson_text`) and check the lesson file ``path``. Raises
+    :class:`LessonError`."""
+    return parse_lesson(read_lesson_text(path), path)
