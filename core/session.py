@@ -405,7 +405,7 @@ def _manifest(archive: zipfile.ZipFile, path: Path) -> dict:
         raise SessionFileError(f"{path}: damaged file ({MANIFEST}: {reason})") from None
     version = manifest.get("version")
     if type(version) is not int:  # 1.0 and true equal 1 in Python, and are not version 1
-        raise SessionFileError(f"{path}: damaged file (version is {_shown(version)}, not the "
+        raise SessionFileError(f"{path}: damaged file (version is {_quoted(version)}, not the "
                                f"whole number {FORMAT_VERSION})")
     return manifest
 
@@ -516,11 +516,11 @@ def _get(mapping: dict, key: str, kinds, where: str, default=dataclasses.MISSING
 def _in_range(value, lo, hi, what: str):
     """``value`` if ``lo <= value <= hi``, else :class:`_Damaged` naming ``what``."""
     if not lo <= value <= hi:
-        raise _Damaged(f"{what} is {_shown(value)}, outside {lo:g} to {hi:g}")
+        raise _Damaged(f"{what} is {_quoted(value)}, outside {lo:g} to {hi:g}")
     return value
 
 
-def _shown(value) -> str:
+def _quoted(value) -> str:
     """A value of the file for a message: escaped, at most 40 characters."""
     if isinstance(value, (list, dict)) and len(value) > 8:
         return f"a {type(value).__name__} of {len(value):,} items"
@@ -595,7 +595,7 @@ def _session(manifest: dict, load, progress) -> Session:
                 raise _Damaged(f"display.{name} must be a number")
             _in_range(value, *DISPLAY_RANGES[name], f"display.{name}")
         if name in DISPLAY_WORDS and value not in DISPLAY_WORDS[name]:
-            raise _Damaged(f"display.{name} is {_shown(value)}; known: "
+            raise _Damaged(f"display.{name} is {_quoted(value)}; known: "
                            f"{', '.join(DISPLAY_WORDS[name])}")
     level = _get(manifest, "level", (int, type(None)), "manifest")
     if isinstance(level, bool) or level is not None and not 0 <= level <= 10_000:
@@ -605,7 +605,7 @@ def _session(manifest: dict, load, progress) -> Session:
         raise _Damaged(f"mode is {mode[:40]!r}; known: {', '.join(MODES)}")
     selected = _get(manifest, "selected", int, "manifest", -1)
     if not -1 <= selected < len(bodies):
-        raise _Damaged(f"selected is {_shown(selected)}; the session has {len(bodies)} bodies")
+        raise _Damaged(f"selected is {_quoted(selected)}; the session has {len(bodies)} bodies")
     camera = manifest.get("camera")
     if camera is not None:
         camera = _camera(camera)
@@ -648,7 +648,7 @@ def _body(entry, load, where: str) -> SessionBody:
     name = _get(entry, "name", str, where)
     color = _get(entry, "color", str, where, "#0072b2")
     if not _COLOR.fullmatch(color):
-        raise _Damaged(f"{where}.color is {_shown(color)}, not a colour #rrggbb")
+        raise _Damaged(f"{where}.color is {_quoted(color)}, not a colour #rrggbb")
     vertices = _array(load, entry.get("vertices"), f"{where}.vertices", "float64", (None, 3))
     faces = _array(load, entry.get("faces"), f"{where}.faces", "int32", (None, 3))
     source = _array(load, entry.get("source_face_ids"), f"{where}.source_face_ids", "int64",
@@ -693,14 +693,14 @@ def _deformer_ranges(cls, params: dict, where: str) -> None:
     known = [spec.name for spec in cls.params()]
     for name in params:
         if name not in known:
-            raise _Damaged(f"{where}: unknown setting {_shown(name)}; known: {', '.join(known)}")
+            raise _Damaged(f"{where}: unknown setting {_quoted(name)}; known: {', '.join(known)}")
     for spec in cls.params():
         if spec.name not in params or spec.choices:
             continue
         value = params[spec.name]
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not _plain_value(
                 value):
-            raise _Damaged(f"{where}: {spec.name} is {_shown(value)}, not a finite number")
+            raise _Damaged(f"{where}: {spec.name} is {_quoted(value)}, not a finite number")
         if spec.min is not None and spec.max is not None:
             _in_range(value, spec.min, spec.max, f"{where}: {spec.name}")
 
