@@ -14,6 +14,13 @@ poses that are a rotation, a positive scale and a translation, deformers and the
 against the registry, and every choice of the pipeline against the core's enums and
 registries. Declared sizes are compared with limits before anything is decompressed. Any
 problem is one :class:`SessionFileError` line naming the file.
+
+The manifest is checked against a schema before anything reaches the caller: every value's
+type (``version`` the exact integer 1, not ``1.0`` or ``true``; a number is never a bool or a
+string), finiteness and range (the ``MAX_...`` constants below, listed in the README's
+"Sessions"): at most :data:`MAX_BODIES` bodies, poses with a bounded scale and translation,
+``#rrggbb`` colours, deformer settings within the registry's slider ranges, cameras that look
+somewhere, margins and opacities the app's controls can set, and text of bounded length.
 """
 
 from __future__ import annotations
@@ -23,6 +30,7 @@ import enum
 import json
 import math
 import os
+import re
 import time
 import zipfile
 from dataclasses import dataclass, field
@@ -49,6 +57,7 @@ from core.mesh import MAX_ABS_COORDINATE, TriMesh
 from core.partition import PARTITION_KINDS
 from core.pipeline import UpdateMode
 from core.pose import Pose
+from core.text import printable
 
 FORMAT_NAME = "bvh-lab session"
 FORMAT_VERSION = 1
@@ -61,6 +70,46 @@ kilobytes for tens of bodies; a bigger one is refused before it is decompressed.
 MAX_ARRAY_BYTES = 4 * 2**30
 """Largest total of the arrays a session may declare (4 GiB): two 5-million-triangle meshes
 (the app's limit per mesh) with their loaded copies hold about 1.2 GB."""
+
+MAX_BODIES = 64
+"""Most bodies in a session. Each body is a tree refitted every frame, a row in the Scene
+dock and its own actors on the canvas; the built-in scenes have two or three. 10,000 tiny
+bodies in a 15 kB file froze the window for minutes."""
+
+MAX_TEXT_CHARS = 4000
+"""Longest text value (a name, a title, a description, a colour, a choice)."""
+
+MAX_MARGIN = 10.0
+"""Largest near-contact margin (the Pipeline dock's range is 0 to 10)."""
+
+MAX_DRIFT_THRESHOLD = 5.0
+"""Largest drift threshold of the auto update (the Pipeline dock's range is 0 to 5)."""
+
+MAX_SAVED_AT = 1e11
+"""Latest save time a session may claim (seconds since 1970: the year 5138)."""
+
+MAX_ABS_TIME = 1e6
+"""Largest animation time in seconds (11 days of play)."""
+
+MAX_ABS_CAMERA = 1e9
+"""Largest camera coordinate and parallel scale (world units)."""
+
+POSE_SCALES = (1e-6, 1e6)
+"""Smallest and largest uniform scale of a body's pose."""
+
+MAX_ABS_TRANSLATION = 1e9
+"""Largest translation of a body's pose (world units)."""
+
+VIEW_ANGLES = (1.0, 170.0)
+"""Range of the camera's view angle in degrees (as a lesson's camera)."""
+
+DISPLAY_RANGES = {"mesh_opacity": (0.0, 1.0), "box_cap": (0, 1_000_000)}
+"""Display values with a range: the meshes' opacity, the boxes drawn per overlay."""
+
+DISPLAY_WORDS = {"heat_map": ("off", "work", "visits", "sah")}
+"""Display values that are one of a few words (``viewer.render.heat.HEAT_MODES``)."""
+
+_COLOR = re.compile(r"#[0-9a-fA-F]{6}")
 
 NO_PARTITION = "none"
 
@@ -76,7 +125,12 @@ PIPELINE_CHOICES = {
 
 
 class SessionFileError(ValueError):
-    """A session file that cannot be written or read, in one line naming the file."""
+    """A session file that cannot be written or read, in one line naming the file.
+
+    Control characters in the message (from the file or its name) are escapes."""
+
+    def __init__(self, message: str = "") -> None:
+        super().__init__(printable(str(message)))
 
 
 class SessionCancelled(Exception):
@@ -304,12 +358,16 @@ def save_session(session: Session, path, progress: Progress | None = None,
     Raises
     ------
     SessionFileError
-        No bodies, a value that is not plain data, or the file cannot be written.
+        No bodies or more than :data:`MAX_BODIES`, a value that is not plain data, or the
+        file cannot be written.
     SessionCancelled
     """
     path = Path(os.fspath(path))
     if not session.bodies:
         raise SessionFileError(f"{path}: the scene has no bodies, nothing to save")
+    if len(session.bodies) > MAX_BODIES:  # it could not be opened again
+        raise SessionFileError(f"{path}: the scene has {len(session.bodies)} bodies; a session "
+                               f"holds at most {MAX_BODIES}")
     try:
         manifest, arrays = session_manifest(session)
         text = json.dumps(manifest, allow_nan=False, separators=(",", ":"))
@@ -337,8 +395,19 @@ def _manifest(archive: zipfile.ZipFile, path: Path) -> dict:
         raise SessionFileError(f"{path}: damaged file ({MANIFEST} declares "
                                f"{info.file_size / 2**20:,.0f} MiB; a session's holds at most "
                                f"{MAX_MANIFEST_BYTES / 2**20:,.0f} MiB)")  # fmt: skip
-    return read_manifest(archive, path, FORMAT_NAME, FORMAT_VERSION, SessionFileError,
-                         "session")
+    try:
+        manifest = read_manifest(archive, path, FORMAT_NAME, FORMAT_VERSION, SessionFileError,
+                                 "session")
+    except SessionFileError:
+        raise
+    except ValueError as exc:  # an integer of more digits than Python converts (4300)
+        reason = str(exc).split(";")[0].strip()
+        raise SessionFileError(f"{path}: damaged file ({MANIFEST}: {reason})") from None
+    version = manifest.get("version")
+    if type(version) is not int:  # 1.0 and true equal 1 in Python, and are not version 1
+        raise SessionFileError(f"{path}: damaged file (version is {_quoted(version)}, not the "
+                               f"whole number {FORMAT_VERSION})")
+    return manifest
 
 
 def peek_session(path) -> SessionSummary:
@@ -354,11 +423,17 @@ def peek_session(path) -> SessionSummary:
         bodies = manifest.get("bodies")
         if not isinstance(bodies, list):
             raise SessionFileError(f"{file}: damaged file (bodies must be a list)")
+        if len(bodies) > MAX_BODIES:
+            raise SessionFileError(f"{file}: {len(bodies):,} bodies; a session holds at most "
+                                   f"{MAX_BODIES}")
         scene = manifest.get("scene") if isinstance(manifest.get("scene"), dict) else {}
+        title = scene.get("title")
         saved_at = manifest.get("saved_at")
-        return SessionSummary(str(scene.get("title") or ""), len(bodies),
-                              sum(1 for b in bodies if isinstance(b, dict) and b.get("sculpted")),
-                              float(saved_at) if isinstance(saved_at, (int, float)) else 0.0)
+        if not (isinstance(saved_at, float) and 0 <= saved_at <= MAX_SAVED_AT):
+            saved_at = 0.0
+        return SessionSummary(title[:200] if isinstance(title, str) else "", len(bodies),
+                              sum(1 for b in bodies if isinstance(b, dict) and b.get("sculpted")
+                                  is True), saved_at)
 
     return open_container(path, read, SessionFileError, "session")
 
@@ -424,12 +499,47 @@ def _get(mapping: dict, key: str, kinds, where: str, default=dataclasses.MISSING
         return default
     value = mapping[key]
     if kinds is float and isinstance(value, int) and not isinstance(value, bool):
-        value = float(value)
+        try:
+            value = float(value)
+        except OverflowError:
+            raise _Damaged(f"{where}.{key} is beyond the range of a float") from None
     if not isinstance(value, kinds) or (kinds is not bool and isinstance(value, bool)):
         raise _Damaged(f"{where}.{key} has the wrong type ({type(value).__name__})")
     if isinstance(value, float) and not math.isfinite(value):
         raise _Damaged(f"{where}.{key} is not finite")
+    if isinstance(value, str) and len(value) > MAX_TEXT_CHARS:
+        raise _Damaged(f"{where}.{key} is {len(value):,} characters long; at most "
+                       f"{MAX_TEXT_CHARS:,}")
     return value
+
+
+def _in_range(value, lo, hi, what: str):
+    """``value`` if ``lo <= value <= hi``, else :class:`_Damaged` naming ``what``."""
+    if not lo <= value <= hi:
+        raise _Damaged(f"{what} is {_quoted(value)}, outside {lo:g} to {hi:g}")
+    return value
+
+
+def _quoted(value) -> str:
+    """A value of the file for a message: escaped, at most 40 characters."""
+    if isinstance(value, (list, dict)) and len(value) > 8:
+        return f"a {type(value).__name__} of {len(value):,} items"
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**30:
+        return f"a {len(str(abs(value)))}-digit number"
+    try:
+        text = printable(repr(value[:40] if isinstance(value, str) else value))
+    except (RecursionError, ValueError):
+        return f"a nested {type(value).__name__}"
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _plain_value(value) -> bool:
+    """A bool, a finite number or a short string: what ``pipeline`` and ``display`` hold."""
+    if isinstance(value, float):
+        return math.isfinite(value)
+    if isinstance(value, int):
+        return abs(value) <= 2**53
+    return isinstance(value, str) and len(value) <= MAX_TEXT_CHARS
 
 
 def _array(load, name, where, dtype: str, shape: tuple) -> np.ndarray:
@@ -444,9 +554,9 @@ def _array(load, name, where, dtype: str, shape: tuple) -> np.ndarray:
 
 def _vector(values, where: str) -> tuple:
     if not isinstance(values, list) or len(values) != 3 or not all(
-            isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
-            for x in values):
-        raise _Damaged(f"{where} must be three finite numbers")
+            isinstance(x, (int, float)) and not isinstance(x, bool) and _plain_value(x)
+            and abs(x) <= MAX_ABS_CAMERA for x in values):
+        raise _Damaged(f"{where} must be three finite numbers within {MAX_ABS_CAMERA:g}")
     return tuple(float(x) for x in values)
 
 
@@ -456,6 +566,8 @@ def _session(manifest: dict, load, progress) -> Session:
     entries = _get(manifest, "bodies", list, "manifest")
     if not entries:
         raise _Damaged("the session holds no bodies")
+    if len(entries) > MAX_BODIES:
+        raise _Damaged(f"{len(entries):,} bodies; a session holds at most {MAX_BODIES}")
     bodies = []
     for i, entry in enumerate(entries):
         bodies.append(_body(entry, load, f"body {i}"))
@@ -466,16 +578,25 @@ def _session(manifest: dict, load, progress) -> Session:
         value = _get(pipeline, name, str, "pipeline")
         if value not in allowed:
             raise _Damaged(f"pipeline.{name} is {value[:40]!r}; known: {', '.join(allowed)}")
-    for name, lowest in (("margin", 0.0), ("drift_threshold", None)):
+    for name, highest in (("margin", MAX_MARGIN), ("drift_threshold", MAX_DRIFT_THRESHOLD)):
         value = _get(pipeline, name, float, "pipeline")
-        if lowest is not None and value < lowest or lowest is None and not value > 0:
-            raise _Damaged(f"pipeline.{name} is {value!r}, out of range")
+        if not 0.0 <= value <= highest:
+            raise _Damaged(f"pipeline.{name} is {value!r}, out of range (0 to {highest:g})")
         pipeline[name] = value
+    for name, value in pipeline.items():
+        if not _plain_value(value):
+            raise _Damaged(f"pipeline.{printable(name[:40])} must be a plain finite value")
     display = _get(manifest, "display", dict, "manifest")
     for name, value in display.items():
-        if not isinstance(value, (bool, int, float, str)) or (
-                isinstance(value, float) and not math.isfinite(value)):
-            raise _Damaged(f"display.{name} must be a plain finite value")
+        if not _plain_value(value):
+            raise _Damaged(f"display.{printable(name[:40])} must be a plain finite value")
+        if name in DISPLAY_RANGES:
+            if isinstance(value, (bool, str)):
+                raise _Damaged(f"display.{name} must be a number")
+            _in_range(value, *DISPLAY_RANGES[name], f"display.{name}")
+        if name in DISPLAY_WORDS and value not in DISPLAY_WORDS[name]:
+            raise _Damaged(f"display.{name} is {_quoted(value)}; known: "
+                           f"{', '.join(DISPLAY_WORDS[name])}")
     level = _get(manifest, "level", (int, type(None)), "manifest")
     if isinstance(level, bool) or level is not None and not 0 <= level <= 10_000:
         raise _Damaged(f"level {level!r} is out of range")
@@ -484,34 +605,50 @@ def _session(manifest: dict, load, progress) -> Session:
         raise _Damaged(f"mode is {mode[:40]!r}; known: {', '.join(MODES)}")
     selected = _get(manifest, "selected", int, "manifest", -1)
     if not -1 <= selected < len(bodies):
-        selected = -1
+        raise _Damaged(f"selected is {_quoted(selected)}; the session has {len(bodies)} bodies")
     camera = manifest.get("camera")
     if camera is not None:
-        if not isinstance(camera, dict):
-            raise _Damaged("camera must be an object")
-        camera = CameraState(
-            _vector(camera.get("position"), "camera.position"),
-            _vector(camera.get("focal_point"), "camera.focal_point"),
-            _vector(camera.get("view_up"), "camera.view_up"),
-            _get(camera, "view_angle", float, "camera"),
-            _get(camera, "parallel_projection", bool, "camera"),
-            _get(camera, "parallel_scale", float, "camera"))
-    t = _get(manifest, "t", float, "manifest")
+        camera = _camera(camera)
+    t = _in_range(_get(manifest, "t", float, "manifest"), -MAX_ABS_TIME, MAX_ABS_TIME, "t")
     return Session(
         bodies=tuple(bodies), scene_key=key,
         scene_title=_get(scene, "title", str, "scene"),
         scene_description=_get(scene, "description", str, "scene", ""),
-        scene_param_value=_get(scene, "param_value", float, "scene", 0.0),
+        scene_param_value=_in_range(_get(scene, "param_value", float, "scene", 0.0),
+                                    -MAX_ABS_CAMERA, MAX_ABS_CAMERA, "scene.param_value"),
         is_self_collision=_get(scene, "self_collision", bool, "scene", False),
         t=t, is_playing=_get(manifest, "playing", bool, "manifest", False),
         pipeline=pipeline, display=dict(display), level=level, mode=mode, selected=selected,
-        camera=camera, saved_at=_get(manifest, "saved_at", float, "manifest", 0.0))
+        camera=camera, saved_at=_in_range(_get(manifest, "saved_at", float, "manifest", 0.0),
+                                          0.0, MAX_SAVED_AT, "saved_at"))
+
+
+def _camera(camera) -> CameraState:
+    if not isinstance(camera, dict):
+        raise _Damaged("camera must be an object")
+    position = _vector(camera.get("position"), "camera.position")
+    focal = _vector(camera.get("focal_point"), "camera.focal_point")
+    up = _vector(camera.get("view_up"), "camera.view_up")
+    if position == focal:
+        raise _Damaged("camera.position is its focal point: it looks nowhere")
+    if not any(up):
+        raise _Damaged("camera.view_up is the zero vector")
+    return CameraState(
+        position, focal, up,
+        _in_range(_get(camera, "view_angle", float, "camera"), *VIEW_ANGLES,
+                  "camera.view_angle"),
+        _get(camera, "parallel_projection", bool, "camera"),
+        _in_range(_get(camera, "parallel_scale", float, "camera"), 1e-9, MAX_ABS_CAMERA,
+                  "camera.parallel_scale"))
 
 
 def _body(entry, load, where: str) -> SessionBody:
     if not isinstance(entry, dict):
         raise _Damaged(f"{where} is not an object")
     name = _get(entry, "name", str, where)
+    color = _get(entry, "color", str, where, "#0072b2")
+    if not _COLOR.fullmatch(color):
+        raise _Damaged(f"{where}.color is {_quoted(color)}, not a colour #rrggbb")
     vertices = _array(load, entry.get("vertices"), f"{where}.vertices", "float64", (None, 3))
     faces = _array(load, entry.get("faces"), f"{where}.faces", "int32", (None, 3))
     source = _array(load, entry.get("source_face_ids"), f"{where}.source_face_ids", "int64",
@@ -525,23 +662,47 @@ def _body(entry, load, where: str) -> SessionBody:
             original = _mesh(loaded, rest.faces, rest.source_face_ids, name,
                              f"{where}.original_vertices")
         pose = np.asarray(entry.get("pose"), dtype=np.float64)
-        Pose.from_matrix(pose)
-    except (TypeError, ValueError, BVHLabError) as exc:
-        raise _Damaged(f"{where}: {str(exc).splitlines()[0]}") from None
+        checked = Pose.from_matrix(pose)
+    except (TypeError, ValueError, OverflowError, BVHLabError) as exc:
+        raise _Damaged(f"{where}: {str(exc).splitlines()[0][:200]}") from None
+    _in_range(checked.scale, *POSE_SCALES, f"{where}.pose's scale")
+    _in_range(float(np.abs(checked.translation).max()), 0.0, MAX_ABS_TRANSLATION,
+              f"{where}.pose's translation")
     deformer = _get(entry, "deformer", (str, type(None)), where, None)
     params = _get(entry, "deformer_params", dict, where, {})
     if deformer is not None:
         if deformer not in DEFORMERS:
             raise _Damaged(f"{where}: unknown deformer {deformer[:40]!r}; known: "
                            f"{', '.join(DEFORMERS)}")  # fmt: skip
+        _deformer_ranges(DEFORMERS[deformer], params, f"{where}: deformer {deformer}")
         try:
             made = DEFORMERS[deformer](**params)
-        except (TypeError, ValueError) as exc:
-            raise _Damaged(f"{where}: deformer {deformer}: {exc}") from None
+        except (TypeError, ValueError, OverflowError) as exc:
+            raise _Damaged(f"{where}: deformer {deformer}: {str(exc)[:200]}") from None
         params = {f.name: getattr(made, f.name) for f in dataclasses.fields(made)}
-    return SessionBody(name, rest, original, pose, _get(entry, "color", str, where, "#0072b2"),
+    elif params:
+        raise _Damaged(f"{where} has deformer settings but no deformer")
+    return SessionBody(name, rest, original, pose, color,
                        _get(entry, "visible", bool, where, True), deformer, params,
                        _get(entry, "sculpted", bool, where, False))
+
+
+def _deformer_ranges(cls, params: dict, where: str) -> None:
+    """Each numeric setting a JSON number within its slider's range (``Deformer.params()``);
+    enum settings are checked by the deformer itself."""
+    known = [spec.name for spec in cls.params()]
+    for name in params:
+        if name not in known:
+            raise _Damaged(f"{where}: unknown setting {_quoted(name)}; known: {', '.join(known)}")
+    for spec in cls.params():
+        if spec.name not in params or spec.choices:
+            continue
+        value = params[spec.name]
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not _plain_value(
+                value):
+            raise _Damaged(f"{where}: {spec.name} is {_quoted(value)}, not a finite number")
+        if spec.min is not None and spec.max is not None:
+            _in_range(value, spec.min, spec.max, f"{where}: {spec.name}")
 
 
 def _mesh(vertices, faces, source, name, where) -> TriMesh:

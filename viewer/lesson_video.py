@@ -5,7 +5,9 @@ Each step is drawn as lecture mode draws it (large text, the caption bar with th
 caption) through the same controller and render layer as the window, one frame at a time
 with no event loop: the step's still is held ``hold`` seconds, played frames become video
 frames, the traversal stepper's pair tests are shown one after the other, and an
-experiment's figure is a still over the view. Progress goes to stderr, one line per step.
+experiment's figure is a still over the view. Progress goes to stderr, one line per step,
+with control characters of the lesson's text escaped (a caption cannot retitle or recolour
+the terminal).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 
+from viewer.control.error_log import printable
 from viewer.lessons import Lesson, LessonError, load_lesson
 
 DEFAULT_SIZE = (1280, 720)
@@ -62,7 +65,7 @@ def export_lesson(name_or_path, path, size=DEFAULT_SIZE, fps: float = DEFAULT_FP
     """
     from viewer.render.movie import MovieError, MovieWriter, check_movie_path
 
-    say = say or (lambda text: print(text, file=sys.stderr, flush=True))
+    say = say or (lambda text: print(printable(text), file=sys.stderr, flush=True))
     try:
         lesson = load_lesson(name_or_path)
         check_movie_path(path)
@@ -214,6 +217,6 @@ def main_export(lesson: str, path: str, size_text: str | None, fps: float | None
         size = parse_size(size_text) if size_text else DEFAULT_SIZE
         export_lesson(lesson, path, size, DEFAULT_FPS if fps is None else fps)
     except LessonVideoError as exc:
-        print(f"error: {exc}", file=sys.stderr, flush=True)
+        print(printable(f"error: {exc}"), file=sys.stderr, flush=True)
         return 2
     return 0

@@ -146,6 +146,18 @@ def test_a_step_is_not_appended_to_a_broken_lesson(controller, tmp_path):
     assert path.read_text() == "[[step]]\ncaption = 'a'\nlevle = 2\n"
 
 
+def test_a_step_is_not_appended_to_a_huge_file(controller, tmp_path):
+    """The existing file is read only up to the lesson limit (a 1 GiB sparse file reached
+    2.2 GB when read whole)."""
+    controller.load_scene("two-spheres")
+    path = tmp_path / "huge.toml"
+    with open(path, "wb") as out:
+        out.truncate(2**30)
+    assert not controller.save_lesson_step(path, "new step")
+    assert "huge.toml: larger than 1 MiB" in controller.errors[-1]
+    assert path.stat().st_size == 2**30
+
+
 def _bv_keys():
     from viewer.choices import bv_choices
 

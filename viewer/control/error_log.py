@@ -20,6 +20,7 @@ import threading
 import traceback
 from pathlib import Path
 
+from core.text import printable
 from viewer.control.autosave import default_state_dir
 
 LOG_NAME = "errors.log"
@@ -60,12 +61,6 @@ def operation(what: str, path=None):
             with contextlib.suppress(AttributeError, TypeError):
                 setattr(exc, _OPERATION_ATTRIBUTE, (what, None if path is None else str(path)))
         raise
-
-
-def printable(text: str) -> str:
-    """``text`` with control characters (terminal escapes, NUL, newlines) written as escapes."""
-    return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii")
-                   for ch in text)  # fmt: skip
 
 
 def _viewer_function(tb) -> str | None:

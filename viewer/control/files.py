@@ -106,12 +106,17 @@ class FileLoading:
         Returns
         -------
         meshes : list of TriMesh
-            Empty when one file failed.
+            One per path (a path named twice gives the same mesh twice, read once); empty
+            when one file failed.
         error : str or None
             "file name: reason" of the first file that could not be used.
         """
         meshes = []
+        read: dict[str, TriMesh] = {}  # a file named twice is read once (meshes are immutable)
         for path in paths:
+            if str(path) in read:
+                meshes.append(read[str(path)])
+                continue
             name = Path(path).name
             try:
                 size = Path(path).stat().st_size if Path(path).is_file() else 0
@@ -128,6 +133,7 @@ class FileLoading:
                 return [], (f"{name}: {mesh.n_faces:,} triangles; BVH Lab opens meshes of up "
                             f"to {MAX_TRIANGLES:,} triangles")
             meshes.append(mesh)
+            read[str(path)] = mesh
         return meshes, None
 
     def load_files(self, paths, replace_scene: bool = True) -> bool:

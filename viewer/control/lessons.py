@@ -19,6 +19,7 @@ from PyQt6.QtCore import QObject, pyqtSignal
 from core.container import replace_file
 from core.pose import Pose
 from viewer.lessons import Lesson, LessonError, LessonStep, load_lesson, parse_lesson
+from viewer.lessons.schema import read_lesson_text
 from viewer.lessons.views import named_camera
 from viewer.lessons.writing import lesson_with_step, step_text
 from viewer.model import CameraView, UpdateChoice
@@ -333,7 +334,7 @@ class LessonPlaying:
             return False
         try:
             values, camera = self.current_step_values(caption)
-            existing = path.read_text(encoding="utf-8") if path.exists() else None
+            existing = read_lesson_text(path) if path.exists() else None
             if existing is not None:
                 parse_lesson(existing, path)
             text = lesson_with_step(existing, title or path.stem.replace("-", " "),

@@ -74,9 +74,10 @@ def _choices_from(cls, saved: dict, what: str, enums: dict):
     """``cls`` (PipelineChoice or Display) from a session's plain values, each checked
     against the type of the field's default. Raises ValueError naming the field."""
     defaults = cls()
+    fields = {f.name for f in dataclasses.fields(cls)}  # not hasattr: "__class__" is no field
     values = {}
     for name, value in saved.items():
-        if not hasattr(defaults, name):
+        if name not in fields:
             raise ValueError(f"{what} has no choice {name[:40]!r}")
         default = getattr(defaults, name)
         if name in enums:
@@ -96,6 +97,38 @@ def _choices_from(cls, saved: dict, what: str, enums: dict):
             raise ValueError(f"{what}.{name} has the wrong type")
         values[name] = value
     return dataclasses.replace(defaults, **values)
+
+
+def session_choices(session: Session, path=None) -> tuple[PipelineChoice, Display]:
+    """The pipeline and display choices of ``session`` as the model holds them, checked
+    against the model's fields (names, types) and the scene's slider range.
+
+    Raises
+    ------
+    SessionFileError
+        One line naming ``path`` (or "session") and the value.
+    """
+    where = str(path) if path is not None else "session"
+    try:
+        pipeline = _choices_from(PipelineChoice, session.pipeline, "pipeline",
+                                 {"update": UpdateChoice})
+        display = _choices_from(Display, session.display, "display", {})
+        spec = SCENES.get(session.scene_key) if session.scene_key is not None else None
+        param = spec.param if spec is not None else None
+        if param is not None and not param.lo <= session.scene_param_value <= param.hi:
+            raise ValueError(f"scene.param_value {session.scene_param_value:g} is outside the "
+                             f"{param.label} slider ({param.lo:g} to {param.hi:g})")
+    except ValueError as exc:
+        raise SessionFileError(f"{where}: damaged file ({exc})") from None
+    return pipeline, display
+
+
+def open_checked_session(path, progress=None) -> Session:
+    """:func:`core.session.open_session`, then :func:`session_choices`: everything the
+    window will apply is checked here, off the GUI thread. Raises SessionFileError."""
+    session = open_session(path, progress=progress)
+    session_choices(session, path)
+    return session
 
 
 def current_vertices(body: Body, t: float, coordinates: str = "world") -> np.ndarray:
@@ -238,7 +271,7 @@ class SessionKeeping:
                 self.apply_session(session, path)
 
         def work(progress, cancel):
-            session = open_session(path, progress=progress)
+            session = open_checked_session(path, progress=progress)
             if cancel():  # read, but the user no longer wants it
                 raise JobCancelled()
             return session
@@ -253,11 +286,9 @@ class SessionKeeping:
         """
         where = str(path) if path is not None else "session"
         try:
-            pipeline = _choices_from(PipelineChoice, session.pipeline, "pipeline",
-                                     {"update": UpdateChoice})
-            display = _choices_from(Display, session.display, "display", {})
-        except ValueError as exc:
-            self.model.error.emit("Cannot open session", f"{where}: damaged file ({exc})")
+            pipeline, display = session_choices(session, path)
+        except SessionFileError as exc:
+            self.model.error.emit("Cannot open session", str(exc))
             return False
         spec = SCENES.get(session.scene_key) if session.scene_key is not None else None
         key = session.scene_key if spec is not None else None

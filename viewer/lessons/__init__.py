@@ -46,7 +46,8 @@ def lesson_path(name_or_path) -> Path:
         raise LessonError(f"{text}: not a built-in lesson ({', '.join(BUILTIN_LESSONS)}) nor "
                           "a .toml lesson file")
     if not path.is_file():
-        raise LessonError(f"{text}: no such lesson file")
+        raise LessonError(f"{text}: " + ("not a regular file" if path.exists()
+                                         else "no such lesson file"))
     return path
 
 

@@ -5,12 +5,22 @@ Every mistake is one :class:`LessonError` naming the file, the line and the key,
 midpoint, median, ...``. ``tomllib`` gives a line only for syntax errors, so the line of a key
 is found in the text (:func:`key_line`). Unknown keys are errors: a typo must not pass
 silently. Plain Python, no Qt: the controller applies a step (``viewer.control.lessons``).
+
+A lesson may come from a stranger, so everything that grows with the file has a limit (the
+``MAX_...`` constants below, listed in the README's "Lessons"): the file's size (no more is
+read), each text, the steps, the mesh files named, the seconds held, the frames played, the
+stepper's pairs, the level and the experiments' sizes. Numbers must be finite; text holds no
+control characters, and a message quoting the file escapes them
+(:func:`viewer.control.error_log.printable`).
 """
 
 from __future__ import annotations
 
 import math
+import os
 import re
+import stat
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -26,6 +36,7 @@ from viewer.choices import (
     partition_choices,
     split_choices,
 )
+from viewer.control.error_log import printable
 from viewer.scenes import SCENES
 
 NAMED_VIEWS = {
@@ -78,9 +89,56 @@ STEP_KEYS = {
 CAMERA_KEYS = ("position", "focal_point", "up", "view_angle")
 EXPERIMENT_KEYS = ("name", "sizes")
 
+MAX_LESSON_BYTES = 2**20
+"""Largest lesson file read (1 MiB; no more is read): the built-in lessons are 1.5 kB, and a
+lesson of :data:`MAX_STEPS` steps with long captions stays under 500 kB."""
+
+MAX_TEXT_CHARS = 2000
+"""Longest text (title, description, caption, file name): a caption is read in a few
+seconds; 2000 characters already fill the caption bar several times over."""
+
+MAX_STEPS = 500
+"""Most steps in a lesson (the built-in ones have 5 to 7)."""
+
+MAX_MESHES_PER_STEP = 16
+"""Most mesh files one step opens as its scene (each is a body with its own tree)."""
+
+MAX_MESH_REFERENCES = 64
+"""Most mesh files named in a whole lesson, counting repeats: each step that opens meshes
+reads them again. A step naming the same file twice reads it once."""
+
+MAX_HOLD_SECONDS = 120.0
+"""Longest a step is held in an exported video (two minutes)."""
+
+MAX_PLAY_FRAMES = 3000
+"""Most animation frames a step plays (100 s at 30 frames per second); each is computed and,
+in an export, rendered."""
+
+MAX_STEP_PAIRS = 10_000_000
+"""Largest ``step_pairs`` (the stepper stops at the traversal's last pair test anyway)."""
+
+MAX_LEVEL = 10_000
+"""Largest traversal level a step names (as in a session)."""
+
+MAX_EXPERIMENT_SIZE = 500_000
+"""Largest experiment size (triangles, for every experiment today) a lesson runs: above the
+largest default size of any experiment (128,000), and a figure during a lecture should take
+seconds, not hours."""
+
+MAX_EXPERIMENT_SIZES = 8
+"""Most sizes of one experiment in a step."""
+
+MAX_CAMERA_COORDINATE = 1e9
+"""Largest camera coordinate (world units)."""
+
 
 class LessonError(ValueError):
-    """A lesson file that cannot be used: one line naming the file, the line and the key."""
+    """A lesson file that cannot be used: one line naming the file, the line and the key.
+
+    Control characters in the message (from the file's text or name) are escapes."""
+
+    def __init__(self, message: str = "") -> None:
+        super().__init__(printable(str(message)))
 
 
 @dataclass(frozen=True)
@@ -242,10 +300,13 @@ class _LessonChecker:
 
     def fail(self, message: str, key: str | None = None, step: int | None = None,
              inner: str | None = None):
-        line = key_line(self.text, key, step, inner) if key is not None else (
+        # A key longer than any real one (a stranger's) is not looked for in the text.
+        is_findable = key is not None and len(key) <= 100 and len(inner or "") <= 100
+        line = key_line(self.text, key, step, inner) if is_findable else (
             step_header_lines(self.text)[step - 1] if step is not None else 1)
         where = f"step {step} " if step is not None else ""
-        what = f"key '{key}.{inner}'" if inner else f"key '{key}'" if key else ""
+        what = (f"key '{_short(key)}.{_short(inner)}'" if inner else f"key '{_short(key)}'"
+                if key else "")
         prefix = f"{self.path.name} line {line}: "
         if where or what:
             prefix += f"{where}{what}: ".lstrip()
@@ -255,17 +316,22 @@ class _LessonChecker:
         for key in data:
             if key not in TOP_KEYS:
                 self.fail(f"unknown key; a lesson has {_listed(TOP_KEYS)}", key)
-        title = data.get("title", self.path.stem.replace("-", " "))
+        title = data.get("title", printable(self.path.stem.replace("-", " ")))
         if not isinstance(title, str):
             self.fail("must be text in quotes", "title")
+        self.check_text(title, "title")
         description = data.get("description", "")
         if not isinstance(description, str):
             self.fail("must be text in quotes", "description")
+        self.check_text(description, "description")
         steps = data.get("step")
         if steps is None:
             self.fail("no steps: add one or more [[step]] tables, each with a caption")
         if not isinstance(steps, list) or not all(isinstance(s, dict) for s in steps):
             self.fail("must be written as [[step]] tables", "step")
+        if len(steps) > MAX_STEPS:
+            self.fail(f"{len(steps):,} steps; a lesson has at most {MAX_STEPS:,}")
+        self.n_mesh_references = 0
         headers = step_header_lines(self.text)
         return Lesson(self.path, title, description, tuple(
             self.step(i + 1, headers[i] if i < len(headers) else 1, raw)
@@ -312,9 +378,9 @@ class _LessonChecker:
         if "level" in raw:
             level = raw["level"]
             if level != "all" and (isinstance(level, bool) or not isinstance(level, int)
-                                   or level < 0):
-                self.fail(f"{_shown(level)} is not a level; write a whole number from 0, or "
-                          "\"all\"", "level", number)
+                                   or not 0 <= level <= MAX_LEVEL):
+                self.fail(f"{_shown(level)} is not a level; write a whole number from 0 to "
+                          f"{MAX_LEVEL:,}, or \"all\"", "level", number)
             values["level"] = level
         if "boxes" in raw:
             if not isinstance(raw["boxes"], bool):
@@ -324,9 +390,9 @@ class _LessonChecker:
             values["view"] = self.choice(raw, "view", number, list(NAMED_VIEWS), "named view")
         if "camera" in raw:
             values["camera"] = self.camera(raw["camera"], number)
-        for key in ("play_frames", "step_pairs"):
+        for key, most in (("play_frames", MAX_PLAY_FRAMES), ("step_pairs", MAX_STEP_PAIRS)):
             if key in raw:
-                values[key] = self.count(raw, key, number)
+                values[key] = self.count(raw, key, number, most)
         if "step_until" in raw:
             values["step_until"] = self.choice(raw, "step_until", number, STEP_UNTIL,
                                                "stepper stop")
@@ -337,6 +403,9 @@ class _LessonChecker:
             values["hold"] = self.number(raw, "hold", number)
             if not values["hold"] > 0:
                 self.fail("must be more than 0 seconds", "hold", number)
+            if values["hold"] > MAX_HOLD_SECONDS:
+                self.fail(f"{values['hold']:g} seconds; a step is held at most "
+                          f"{MAX_HOLD_SECONDS:g} seconds", "hold", number)
         return LessonStep(**{k: v for k, v in values.items() if v is not None})
 
     # -- one value each ------------------------------------------------------------------
@@ -344,19 +413,35 @@ class _LessonChecker:
         value = raw[key]
         if not isinstance(value, str) or not value.strip():
             self.fail("must be text in quotes, not empty", key, number)
+        self.check_text(value, key, number)
         return " ".join(value.split())
+
+    def check_text(self, value: str, key, number=None, inner=None) -> None:
+        """Text of at most :data:`MAX_TEXT_CHARS` without control characters (newlines and
+        tabs are spaces in a caption)."""
+        if len(value) > MAX_TEXT_CHARS:
+            self.fail(f"{len(value):,} characters; text holds at most {MAX_TEXT_CHARS:,}", key,
+                      number, inner)
+        bad = next((ch for ch in value if ch not in "\n\t\r"
+                    and unicodedata.category(ch) == "Cc"), None)
+        if bad is not None:
+            self.fail(f"holds the control character U+{ord(bad):04X}; a lesson's text holds "
+                      "none", key, number, inner)
 
     def number(self, raw, key, number, inner=None) -> float:
         value = raw[key] if inner is None else raw[inner]
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(
-                value):
+        real = _finite(value)
+        if real is None:
             self.fail(f"{_shown(value)} is not a number", key, number, inner)
-        return float(value)
+        return real
 
-    def count(self, raw, key, number) -> int:
+    def count(self, raw, key, number, most: int) -> int:
         value = raw[key]
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
             self.fail(f"{_shown(value)} is not a count; write a whole number from 0", key,
+                      number)
+        if value > most:
+            self.fail(f"{_shown(value)} is more than {most:,}, the most a step has", key,
                       number)
         return int(value)
 
@@ -384,12 +469,29 @@ class _LessonChecker:
         if not isinstance(value, list) or not value or not all(isinstance(v, str)
                                                                for v in value):
             self.fail("must be a file name in quotes or a list of them", "meshes", number)
+        if len(value) > MAX_MESHES_PER_STEP:
+            self.fail(f"{len(value):,} mesh files; a step opens at most {MAX_MESHES_PER_STEP}",
+                      "meshes", number)
+        self.n_mesh_references += len(value)
+        if self.n_mesh_references > MAX_MESH_REFERENCES:
+            self.fail(f"more than {MAX_MESH_REFERENCES} mesh files named in the lesson (each "
+                      "step that opens meshes counts them)", "meshes", number)
         paths = []
+        found: dict[str, Path] = {}  # one look-up per distinct name
         for name in value:
-            path = (self.path.parent / name).resolve()
-            if not path.is_file():
-                self.fail(f"no file {name!r} next to the lesson ({path})", "meshes", number)
-            paths.append(path)
+            self.check_text(name, "meshes", number)
+            if name not in found:
+                try:
+                    path = (self.path.parent / name).resolve()
+                    is_file = path.is_file()
+                except (OSError, ValueError, RuntimeError) as exc:  # NUL, too long, a loop
+                    self.fail(f"{_shown(name)} is not a usable file name ({exc})", "meshes",
+                              number)
+                if not is_file:
+                    self.fail(f"no file {_shown(name)} next to the lesson ({path})", "meshes",
+                              number)
+                found[name] = path
+            paths.append(found[name])
         return tuple(paths)
 
     def camera(self, value, number) -> CameraSpec:
@@ -406,11 +508,14 @@ class _LessonChecker:
                 self.fail("missing: a camera needs position, focal_point and up", "camera",
                           number, key)
             vector = value[key]
-            if (not isinstance(vector, list) or len(vector) != 3 or any(
-                    isinstance(x, bool) or not isinstance(x, (int, float)) for x in vector)):
-                self.fail(f"{_shown(vector)} is not three numbers [x, y, z]", "camera", number,
-                          key)
-            vectors[key] = tuple(float(x) for x in vector)
+            reals = [_finite(x) for x in vector] if isinstance(vector, list) else []
+            if len(reals) != 3 or any(x is None for x in reals):
+                self.fail(f"{_shown(vector)} is not three numbers [x, y, z], each finite",
+                          "camera", number, key)
+            if max(abs(x) for x in reals) > MAX_CAMERA_COORDINATE:
+                self.fail(f"{_shown(vector)} is beyond {MAX_CAMERA_COORDINATE:g} world units",
+                          "camera", number, key)
+            vectors[key] = tuple(reals)
         if math.dist(vectors["position"], vectors["focal_point"]) == 0:
             self.fail("the camera is at its focal point", "camera", number, "position")
         if not any(vectors["up"]):
@@ -443,6 +548,9 @@ class _LessonChecker:
                                               or s < 1 for s in sizes):
             self.fail(f"{_shown(sizes)} is not a list of whole numbers from 1", "experiment",
                       number, "sizes")
+        if len(sizes) > MAX_EXPERIMENT_SIZES or any(s > MAX_EXPERIMENT_SIZE for s in sizes):
+            self.fail(f"{_shown(sizes)}: a lesson runs at most {MAX_EXPERIMENT_SIZES} sizes of "
+                      f"at most {MAX_EXPERIMENT_SIZE:,} each", "experiment", number, "sizes")
         return ExperimentSpec(name, tuple(int(s) for s in sizes))
 
 
@@ -461,8 +569,34 @@ def experiment_names() -> list[str]:
 
 
 def _shown(value) -> str:
-    text = repr(value) if not isinstance(value, str) else f"'{value}'"
+    """A value of the file for a message: escaped, at most 40 characters."""
+    if isinstance(value, (list, dict)) and len(value) > 40:
+        return f"a {type(value).__name__} of {len(value):,} items"
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**30:
+        return f"a {len(str(abs(value)))}-digit number"
+    try:
+        text = printable(repr(value) if not isinstance(value, str) else f"'{value[:40]}'")
+    except (RecursionError, ValueError):  # nested past repr's depth, digits past its limit
+        return f"a nested {type(value).__name__}"
     return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _short(key: str) -> str:
+    """A key of the file for a message: escaped, at most 40 characters."""
+    text = printable(str(key))
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _finite(value) -> float | None:
+    """``value`` as a float if it is a finite real number (not a bool), else None (an integer
+    beyond the float range included)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    try:
+        real = float(value)
+    except OverflowError:
+        return None
+    return real if math.isfinite(real) else None
 
 
 def _listed(keys) -> str:
@@ -473,6 +607,9 @@ def parse_lesson(text: str, path) -> Lesson:
     """The lesson in ``text`` (read from ``path``, which names it in errors and anchors
     relative mesh paths). Raises :class:`LessonError`."""
     path = Path(path)
+    if len(text) > MAX_LESSON_BYTES:
+        raise LessonError(f"{path.name}: {len(text):,} characters; a lesson file holds at most "
+                          f"{MAX_LESSON_BYTES // 2**20} MiB")
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -481,18 +618,47 @@ def parse_lesson(text: str, path) -> Lesson:
         line = int(match.group(1)) if match else 1
         reason = re.sub(r"\s*\(at line \d+, column \d+\)", "", message)
         raise LessonError(f"{path.name} line {line}: not valid TOML: {reason}") from None
-    return _LessonChecker(path, text).lesson(data)
+    except RecursionError:
+        raise LessonError(f"{path.name}: not valid TOML: arrays or tables nest too deeply"
+                          ) from None
+    except ValueError as exc:  # an integer of more digits than Python converts (4300)
+        reason = str(exc).split(";")[0].strip() or "a value cannot be read"
+        raise LessonError(f"{path.name}: not valid TOML: {reason}") from None
+    try:
+        return _LessonChecker(path, text).lesson(data)
+    except RecursionError:  # a value nested deeper than a message can quote it
+        raise LessonError(f"{path.name}: a value nests too deeply") from None
+
+
+def read_lesson_text(path) -> str:
+    """The text of the lesson file ``path``: at most :data:`MAX_LESSON_BYTES` of it is read
+    (a bigger file is refused without reading the rest), and only from a regular file.
+    Raises :class:`LessonError`."""
+    path = Path(path)
+    try:
+        # Non-blocking, so that a FIFO named .toml cannot hang the open; refused below.
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        with os.fdopen(fd, "rb") as stream:
+            if not stat.S_ISREG(os.fstat(stream.fileno()).st_mode):
+                raise LessonError(f"{path}: not a regular file")
+            data = stream.read(MAX_LESSON_BYTES + 1)
+    except FileNotFoundError:
+        raise LessonError(f"{path}: no such lesson file") from None
+    except (OSError, ValueError) as exc:
+        if isinstance(exc, LessonError):
+            raise
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+        raise LessonError(f"{path}: cannot be read ({reason})") from None
+    if len(data) > MAX_LESSON_BYTES:
+        raise LessonError(f"{path.name}: larger than {MAX_LESSON_BYTES // 2**20} MiB; a lesson "
+                          f"file holds at most {MAX_LESSON_BYTES // 2**20} MiB")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise LessonError(f"{path.name}: not a text file (UTF-8)") from None
 
 
 def read_lesson(path) -> Lesson:
-    """Read and check the lesson file ``path``. Raises :class:`LessonError`."""
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise LessonError(f"{path}: no such lesson file") from None
-    except UnicodeDecodeError:
-        raise LessonError(f"{path.name}: not a text file (UTF-8)") from None
-    except OSError as exc:
-        raise LessonError(f"{path}: cannot be read ({exc.strerror or exc})") from None
-    return parse_lesson(text, path)
+    """Read (:func:`read_lesson_text`) and check the lesson file ``path``. Raises
+    :class:`LessonError`."""
+    return parse_lesson(read_lesson_text(path), path)
