@@ -16,9 +16,9 @@ import time
 from pathlib import Path
 
 from core.bv import ObbFit
-from core.container import printable
 from core.bvh import SplitRule
 from core.collide import DescendRule
+from core.container import printable
 from core.pipeline import PipelineSettings, UpdateMode
 from core.recording import Recording, open_recording, recorded_settings, replay, save_recording
 from core.recording.store import MEGABYTE
