@@ -145,7 +145,7 @@ def _record_or_replay(args) -> int:
         summary = replay_file(args.replay, bv=args.bv, split=args.split, update=args.update,
                               descend=args.descend, obb_fit=args.obb_fit)
     except RecordCliError as exc:
-        from core.container import printable
+        from viewer.control.error_log import printable
 
         print(f"error: {printable(str(exc))}", file=sys.stderr, flush=True)
         return 2
