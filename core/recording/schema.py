@@ -3,7 +3,7 @@
 The codec (:mod:`core.recording.codec`) builds only allow-listed classes and checks array
 dtypes, shapes and the indices a drawing follows; this module checks everything else a frame
 holds before it reaches a :class:`core.recording.Recording`: every number's type (an int is
-not a bool, a count is not a float), range (counts >= 0, times and drift finite, drift >= 0)
+not a bool, a count is not a float), range (counts >= 0; times, drift, margins finite; margins and timings >= 0)
 and finiteness, every enum, every string's length, and the values inside arrays the viewer
 draws or the replay reads (finite coordinates, contact kinds of
 :class:`core.collide.tritri.ContactKind`, separating-test ids, monotone offsets). A check
@@ -11,7 +11,8 @@ raises :class:`core.recording.codec.CodecError` naming the field.
 
 What the writer guarantees is what is checked: a pose's rotation is orthonormal within
 :data:`core.pose.ROTATION_TOL` (the :class:`core.pose.Pose` constructor checks it on reading),
-times are finite but need not increase (a recording spans scene loads and time-slider drags).
+times are finite but need not increase (a recording spans scene loads and time-slider drags),
+and a tree's SAH drift is finite but may be below 0 (a refit can beat its build).
 """
 
 from __future__ import annotations
@@ -192,7 +193,7 @@ FIELDS = {
     "Frame": {
         "index": count, "t": finite,
         "meshes": list_of(one_of(TriMesh)), "poses": list_of(one_of(Pose)),
-        "trees": list_of(one_of(Tree)), "drift": list_of(non_negative),
+        "trees": list_of(one_of(Tree)), "drift": list_of(finite),
         "rebuilt": list_of(flag), "result": optional(one_of(CollisionResult)),
         "timings": timings, "self_results": optional(list_of(optional(one_of(CollisionResult)))),
         "containment": optional(one_of(PairContainment)),

@@ -366,7 +366,8 @@ def catalogue() -> Iterator[HostileRecording]:
     yield _set("time-string", (), "t", "soon", r"frame 0\.t must be a number, got str")
     yield _set("drift-nan", (), "drift", [{"float": "nan"}, 0.0],
                r"frame 0\.drift \[0\] must be finite")
-    yield _set("drift-negative", (), "drift", [-1.0, 0.0], r"frame 0\.drift \[0\] must be >= 0")
+    yield _set("drift-string", (), "drift", ["far", 0.0],
+               r"frame 0\.drift \[0\] must be a number, got str")
     yield _set("rebuilt-numbers", (), "rebuilt", [1, 0], r"frame 0\.rebuilt \[0\] must be true")
     yield _set("timings-string", (), "timings", "fast", r"frame 0\.timings must be a dict")
     yield _set("counters-negative", ("result", "counters"), "n_bv_tests", -3,
@@ -433,7 +434,7 @@ def catalogue() -> Iterator[HostileRecording]:
             request = entry["frame"]["fields"].get("request")
             if isinstance(request, dict) and "fields" in request:
                 request["fields"]["partition_params"] = {
-                    "tuple": [{"tuple": ["cell_size", 1e-6]}]}
+                    "tuple": [{"tuple": ["cell_size", 1e-3]}]}
 
     yield HostileRecording("partition-cell-size-tiny", with_manifest(
         "partition-cell-size-tiny", partition_cell),
