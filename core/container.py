@@ -377,12 +377,13 @@ class CappedZipFile(zipfile.ZipFile):
                     f"files use stored or deflate only)")
             cap = MAX_MANIFEST_BYTES if info.filename == MANIFEST else MAX_MEMBER_BYTES
             if info.file_size > cap:
-                raise ContainerLimitError(f"member {member} declares {_mib(info.file_size)} "
-                                          f"inflated (at most {_mib(cap)} a member)")
+                raise ContainerLimitError(f"too large: member {member} declares "
+                                          f"{_mib(info.file_size)} inflated, at most "
+                                          f"{_mib(cap)} a member")  # fmt: skip
             declared += info.file_size
         if declared > MAX_FILE_BYTES:
-            raise ContainerLimitError(f"its members declare {_mib(declared)} inflated (at most "
-                                      f"{_mib(MAX_FILE_BYTES)} a file)")  # fmt: skip
+            raise ContainerLimitError(f"too large: its members declare {_mib(declared)} "
+                                      f"inflated, at most {_mib(MAX_FILE_BYTES)} a file")
 
     def read(self, name, pwd=None) -> bytes:
         """The whole member ``name``, inflated within :data:`MAX_MEMBER_BYTES` (or
@@ -412,8 +413,8 @@ def _count(archive: zipfile.ZipFile, n: int, member: str) -> None:
     if isinstance(archive, CappedZipFile):
         archive.inflated += n
         if archive.inflated > MAX_FILE_BYTES:
-            raise ContainerLimitError(f"member {member} takes the file past "
-                                      f"{_mib(MAX_FILE_BYTES)} inflated (at most a file)")
+            raise ContainerLimitError(f"too large: member {member} takes the file past "
+                                      f"{_mib(MAX_FILE_BYTES)} inflated, at most a file")
 
 
 def read_capped(archive: zipfile.ZipFile, stream, member: str, cap: int,
@@ -449,8 +450,8 @@ def read_capped(archive: zipfile.ZipFile, stream, member: str, cap: int,
         data += chunk
         _count(archive, len(chunk), member)
         if len(data) > cap:
-            raise ContainerLimitError(f"member {member} inflates past {_mib(cap)} (at most a "
-                                      f"member)")  # fmt: skip
+            raise ContainerLimitError(f"too large: member {member} inflates past "
+                                      f"{_mib(cap)}, at most a member")  # fmt: skip
     if size is not None and len(data) < size:
         raise EOFError(f"member {member} ends after {len(data):,} of {size:,} bytes")
     return bytes(data) if size is None else data
@@ -519,8 +520,8 @@ def read_array(archive: zipfile.ZipFile, member: str) -> np.ndarray:
             raise ValueError(f"declares shape {shape} but holds "
                              f"{info.file_size - header_bytes} bytes")  # fmt: skip
         if data_bytes > MAX_MEMBER_BYTES:
-            raise ContainerLimitError(f"member {words} declares {_mib(data_bytes)} of data (at "
-                                      f"most {_mib(MAX_MEMBER_BYTES)} a member)")  # fmt: skip
+            raise ContainerLimitError(f"too large: member {words} declares {_mib(data_bytes)} "
+                                      f"of data, at most {_mib(MAX_MEMBER_BYTES)} a member")
         data = read_capped(archive, stream, words, MAX_MEMBER_BYTES, size=data_bytes)
         if stream.read(1):
             raise ValueError(f"declares shape {shape} but holds more bytes")

@@ -3,9 +3,9 @@
 The codec (:mod:`core.recording.codec`) builds only allow-listed classes and checks array
 dtypes, shapes and the indices a drawing follows; this module checks everything else a frame
 holds before it reaches a :class:`core.recording.Recording`: every number's type (an int is
-not a bool, a count is not a float), range (counts >= 0; times, drift, margins finite; margins and timings >= 0)
-and finiteness, every enum, every string's length, and the values inside arrays the viewer
-draws or the replay reads (finite coordinates, contact kinds of
+not a bool, a count is not a float), range (counts >= 0; margins and timings >= 0) and
+finiteness (times, drift, margins, coordinates), every enum, every string's length, and the
+values inside arrays the viewer draws or the replay reads (finite coordinates, contact kinds of
 :class:`core.collide.tritri.ContactKind`, separating-test ids, monotone offsets). A check
 raises :class:`core.recording.codec.CodecError` naming the field.
 

@@ -106,7 +106,8 @@ def test_a_member_is_inflated_in_chunks_and_stops_at_the_cap():
     n = 64 * 2**20
     data = zip_bytes([zeros_bomb("big.npy", b"", n)])
     with zipfile.ZipFile(io.BytesIO(data)) as archive, archive.open("big.npy") as stream:
-        with pytest.raises(container.ContainerLimitError, match="inflates past 1 MiB"):
+        with pytest.raises(container.ContainerLimitError,
+                           match="too large: member 'big.npy' inflates past 1 MiB"):
             container.read_capped(archive, stream, "'big.npy'", 2**20)
         # What the stream gave: the cap and at most one chunk more, not the 64 MiB member.
         assert stream._left >= n - 2**20 - container.READ_CHUNK_BYTES
@@ -124,8 +125,8 @@ def test_the_file_budget_counts_inflated_bytes_across_members(tmp_path, monkeypa
         container.read_array(archive, "a0.npy")
         container.read_array(archive, "a1.npy")
 
-    with pytest.raises(RecordingFileError, match=r"refused \(member 'a1.npy' takes the file "
-                                                 r"past 3 MiB"):
+    with pytest.raises(RecordingFileError, match=r"refused \(too large: member 'a1.npy' takes "
+                                                 r"the file past 3 MiB"):
         container.open_container(path, read, RecordingFileError, "recording")
 
 

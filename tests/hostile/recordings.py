@@ -234,7 +234,8 @@ def catalogue() -> Iterator[HostileRecording]:
                 else m for m in members]
 
     yield HostileRecording("zip-bomb", with_members("zip-bomb", bomb),
-                           r"refused \(member 'a\d+\.npy' declares .*at most 256 MiB")
+                           r"refused \(too large: member 'a\d+\.npy' declares 800 MiB "
+                           r"inflated, at most 256 MiB")
 
     def lying_bomb(members, manifest):
         # The directory says 100 MiB; the deflate stream holds 0.8 GiB.
@@ -257,14 +258,14 @@ def catalogue() -> Iterator[HostileRecording]:
 
     yield HostileRecording("zip-bomb-many-members", with_members("zip-bomb-many-members",
                                                                  many_bombs),
-                           r"refused \(its members declare .*at most 1,024 MiB a file")
+                           r"refused \(too large: its members declare .*at most 1,024 MiB a file")
 
     def manifest_bomb(manifest):
         return json.dumps(manifest).encode() + b" " * (40 * 2**20)
 
     yield HostileRecording("manifest-bomb", with_manifest("manifest-bomb", manifest_bomb,
                                                           raw=True),
-                           r"refused \(member 'manifest.json' declares")
+                           r"refused \(too large: member 'manifest.json' declares")
 
     def flagged(flag=0, method=None):
         def change(members, manifest):
