@@ -41,7 +41,7 @@ class GridParams:
 
     def __post_init__(self):
         if self.cell_size is not None:
-            check_real(self.cell_size, "cell_size", 0.0, 1e300, low_open=True)
+            check_real(self.cell_size, "cell_size (positive)", 0.0, 1e300, low_open=True)
         check_real(self.cell_scale, "cell_scale", *CELL_SCALE_RANGE)
 
 
