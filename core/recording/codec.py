@@ -340,6 +340,14 @@ class FrameDecoder:
                                f"{where}.self_results[{i}].pairs")  # fmt: skip
                 _check_indices(result.near_pairs, frame.meshes[i].n_faces,
                                f"{where}.self_results[{i}].near_pairs")  # fmt: skip
+                if result.trace is not None:
+                    for name in ("node_a", "node_b"):
+                        _check_indices(getattr(result.trace, name), frame.trees[i].n_nodes,
+                                       f"{where}.self_results[{i}].trace.{name}")
+        if frame.distance is not None and n >= 2:
+            for column in (0, 1):
+                _check_indices(frame.distance.pair[column:column + 1],
+                               frame.meshes[column].n_faces, f"{where}.distance.pair")
         if frame.validation is not None:
             if not isinstance(frame.validation, list) or len(frame.validation) != n:
                 raise CodecError(f"{where}.validation must have one entry per mesh ({n})")
