@@ -66,13 +66,14 @@ MAX_NPY_HEADER_BYTES = 4096
 """Most bytes of one ``.npy`` member's header (what numpy writes is 128 bytes; its own
 reader refuses past 10,000 with a three-line message)."""
 
-MAX_MANIFEST_BYTES = 32 * 2**20
-"""Most bytes of ``manifest.json`` inflated (32 MiB; a recorded frame's entry takes a few
-kilobytes)."""
+MAX_MANIFEST_BYTES = 64 * 2**20
+"""Most bytes of ``manifest.json`` inflated (64 MiB; a recorded frame's entry takes about
+5.4 kB with every extra on, so 10,000 such frames take 54 MB)."""
 
 MAX_MANIFEST_CONTAINERS = 2_000_000
 """Most JSON objects and lists in ``manifest.json``, counted on its text before it is parsed
-(each costs a hundred bytes or more once parsed: the count, not the text, bounds memory)."""
+(each costs a hundred bytes or more once parsed: the count, not the text, bounds memory; a
+recorded frame holds about 150)."""
 
 READ_CHUNK_BYTES = 1 << 20
 """Inflated bytes asked of a member at a time (the inflater never works past this before the
@@ -137,7 +138,14 @@ def write_container(path: Path, arrays: dict, manifest_text: str, error: type[Ex
     """
     total = len(arrays) + 1
     sizes = [np.asanyarray(array).nbytes for array in arrays.values()]
-    if sizes and max(sizes) > MAX_MEMBER_BYTES or sum(sizes) + len(manifest_text) > MAX_FILE_BYTES:
+    text = manifest_text.encode("utf-8")
+    if len(text) > MAX_MANIFEST_BYTES or (
+            text.count(b"{") + text.count(b"[") > MAX_MANIFEST_CONTAINERS):
+        raise error(f"{path}: too large to save ({MANIFEST} would take {_mib(len(text))}; "
+                    f"at most {_mib(MAX_MANIFEST_BYTES)} and {MAX_MANIFEST_CONTAINERS:,} "
+                    f"objects and lists)")  # fmt: skip
+    if sizes and max(sizes) + MAX_NPY_HEADER_BYTES > MAX_MEMBER_BYTES or (
+            sum(sizes) + len(text) + MAX_NPY_HEADER_BYTES * len(sizes) > MAX_FILE_BYTES):
         raise error(f"{path}: too large to save ({sum(sizes) / 2**20:,.0f} MiB of arrays, the "
                     f"largest {max(sizes) / 2**20:,.0f} MiB; a file holds at most "
                     f"{_mib(MAX_FILE_BYTES)}, one array at most {_mib(MAX_MEMBER_BYTES)})")

@@ -44,9 +44,10 @@ FORMAT_NAME = "bvh-lab recording"
 FORMAT_VERSION = 1
 SUFFIX = ".bvhrec"
 
-MAX_FRAMES = 20_000
-"""Most frames a recording file holds (11 minutes at 30 Hz; the app keeps 3000 by default).
-Checked on ``n_frames`` before any frame is read, and on saving."""
+MAX_FRAMES = 10_000
+"""Most frames a recording file holds (5.5 minutes at 30 Hz; the app keeps 3000 by default).
+Checked on ``n_frames`` before any frame is read, and on saving (the manifest's own caps,
+:data:`core.container.MAX_MANIFEST_BYTES`, can stop a save of fewer frames first)."""
 
 _ENTRY_KEYS = {"body_keys", "update", "user_events", "frame"}
 

@@ -156,3 +156,17 @@ def test_a_good_npy_of_every_version_still_reads(tmp_path):
     for name, array in arrays.items():
         assert np.array_equal(back[name], array) and back[name].dtype == np.asarray(array).dtype
         assert not back[name].flags.writeable
+
+
+def test_saving_refuses_more_frames_or_manifest_than_reading_takes(good, tmp_path, monkeypatch):
+    from core.recording import fileformat, save_recording
+
+    recording = open_recording(good)
+    monkeypatch.setattr(fileformat, "MAX_FRAMES", 1)
+    with pytest.raises(RecordingFileError, match="2 frames are too many to save"):
+        save_recording(recording, tmp_path / "many.bvhrec")
+    monkeypatch.setattr(fileformat, "MAX_FRAMES", 10)
+    monkeypatch.setattr(container, "MAX_MANIFEST_BYTES", 1000)
+    with pytest.raises(RecordingFileError, match="too large to save .manifest.json"):
+        save_recording(recording, tmp_path / "long.bvhrec")
+    assert not list(tmp_path.iterdir())

@@ -261,7 +261,7 @@ def catalogue() -> Iterator[HostileRecording]:
                            r"refused \(too large: its members declare .*at most 1,024 MiB a file")
 
     def manifest_bomb(manifest):
-        return json.dumps(manifest).encode() + b" " * (40 * 2**20)
+        return json.dumps(manifest).encode() + b" " * (80 * 2**20)
 
     yield HostileRecording("manifest-bomb", with_manifest("manifest-bomb", manifest_bomb,
                                                           raw=True),
@@ -347,7 +347,7 @@ def catalogue() -> Iterator[HostileRecording]:
                            r"refused \(manifest.json holds 2,0\d\d,\d+ objects and lists")
     yield HostileRecording("million-frames-declared", with_manifest(
         "million-frames-declared", lambda m: m.update(n_frames=10**6)),
-        r"n_frames is 1,000,000 \(a recording holds at most 20,000")
+        r"n_frames is 1,000,000 \(a recording holds at most 10,000")
     yield HostileRecording("n-frames-float", with_manifest(
         "n-frames-float", lambda m: m.update(n_frames=float(m["n_frames"]))),
         "n_frames must be an integer")
