@@ -243,14 +243,16 @@ def catalogue() -> Iterator[HostileRecording]:
         out = []
         for m in members:
             if m.name == target:
-                n = 100 * 2**20
-                m = zeros_bomb(m.name, npy_head(((n - 128) // 24, 3)), BOMB_BYTES)
-                m.size = 128 + 24 * ((n - 128) // 24)
+                rows = 100 * 2**20 // 24
+                head = npy_head((rows, 3))
+                m = zeros_bomb(m.name, head, BOMB_BYTES)
+                m.size = len(head) + 24 * rows  # what the header says: read, then the CRC fails
             out.append(m)
         return out
 
     yield HostileRecording("zip-bomb-lying-size", with_members("zip-bomb-lying-size",
-                                                               lying_bomb), "damaged file")
+                                                               lying_bomb),
+                           r"damaged file \(Bad CRC-32")
 
     def many_bombs(members, manifest):
         head = npy_head((200 * 2**20 // 8,))
