@@ -145,7 +145,9 @@ def _record_or_replay(args) -> int:
         summary = replay_file(args.replay, bv=args.bv, split=args.split, update=args.update,
                               descend=args.descend, obb_fit=args.obb_fit)
     except RecordCliError as exc:
-        print(f"error: {exc}", file=sys.stderr, flush=True)
+        from viewer.control.error_log import printable
+
+        print(f"error: {printable(str(exc))}", file=sys.stderr, flush=True)
         return 2
     print(replay_json(summary) if args.json else format_replay(summary), flush=True)
     return 0 if summary["all_identical"] else 1

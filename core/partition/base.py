@@ -26,6 +26,7 @@ import numpy as np
 from numba import njit
 
 from core.mesh import TriMesh
+from core.partition.limits import MAX_ENTRIES, too_many_entries
 from core.settings import DEFAULT_TOLERANCES, Tolerances
 
 __all__ = [
@@ -385,6 +386,11 @@ def build_levels(
             depths.append(np.full(leaf_ids.shape[0], depth, dtype=np.int32))
         if not n_children.any():
             break
+        # Entries of the next level (one per child a triangle goes to), before they exist.
+        n_next = int(_BITS_SET[masks[n_children[ent_node] > 0]].sum(dtype=np.int64))
+        n_kept = sum(ids.shape[0] for ids in leaf_tris_all)
+        if n_next + n_kept > MAX_ENTRIES:
+            raise too_many_entries(n_next + n_kept)
         child_first = np.full(n_level, -1, dtype=np.int64)
         has_children = n_children > 0
         offsets = np.cumsum(n_children) - n_children
@@ -407,6 +413,10 @@ def build_levels(
     leaf_start = np.zeros(counts.shape[0] + 1, dtype=np.int64)
     np.cumsum(counts, out=leaf_start[1:])
     return leaf_start, tri_ids, bmin, bmax, leaf_depth, n_nodes, depth
+
+
+_BITS_SET = np.array([bin(i).count("1") for i in range(256)], dtype=np.uint8)
+"""Bits set in each byte value: the children one entry's child mask sends it to."""
 
 
 @njit(cache=True, nogil=True)

@@ -32,6 +32,13 @@ from core.partition.base import (
     build_over_mesh,
     leaf_content_boxes,
 )
+from core.partition.limits import (
+    MAX_PLANE_CANDIDATES,
+    MAX_TREE_DEPTH,
+    check_int,
+    check_real,
+    check_tree_params,
+)
 from core.settings import DEFAULT_TOLERANCES, Tolerances
 
 __all__ = ["BspParams", "BspPlaneRule", "build"]
@@ -85,6 +92,16 @@ class BspParams:
     straddle_weight: float = 4.0
     split_single_mesh: bool = False
     max_child_fraction: float = 0.9
+
+    def __post_init__(self):
+        check_tree_params(self, MAX_TREE_DEPTH)
+        if not isinstance(self.plane_rule, BspPlaneRule):
+            raise TypeError(f"plane_rule must be a BspPlaneRule, got "
+                            f"{type(self.plane_rule).__name__}")  # fmt: skip
+        check_int(self.n_candidates, "n_candidates", 1, MAX_PLANE_CANDIDATES)
+        check_int(self.n_score_samples, "n_score_samples", 1, MAX_PLANE_CANDIDATES)
+        check_real(self.straddle_weight, "straddle_weight", 0.0, 1e6)
+        check_real(self.max_child_fraction, "max_child_fraction", 0.0, 1.0, low_open=True)
 
 
 @njit(cache=True, nogil=True)

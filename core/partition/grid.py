@@ -14,6 +14,7 @@ from numba import njit
 
 from core.mesh import TriMesh
 from core.partition.base import Partition, build_over_mesh
+from core.partition.limits import CELL_SCALE_RANGE, MAX_ENTRIES, check_real, too_many_entries
 from core.settings import DEFAULT_TOLERANCES, Tolerances
 
 __all__ = ["GridParams", "build", "default_cell_size"]
@@ -37,6 +38,11 @@ class GridParams:
 
     cell_size: float | None = None
     cell_scale: float = 1.0
+
+    def __post_init__(self):
+        if self.cell_size is not None:
+            check_real(self.cell_size, "cell_size (positive)", 0.0, 1e300, low_open=True)
+        check_real(self.cell_scale, "cell_scale", *CELL_SCALE_RANGE)
 
 
 def default_cell_size(bmin: np.ndarray, bmax: np.ndarray, cell_scale: float) -> float:
@@ -145,6 +151,11 @@ def build_from_boxes(
     n_cells = int(dims[0]) * int(dims[1]) * int(dims[2])
     if n_cells * max(m, 1) >= _KEY_LIMIT:
         raise ValueError(f"grid of {dims.tolist()} cells is too fine for {m} triangles")
+    lo = np.clip(np.floor((bmin - origin) / cell), 0, dims - 1).astype(np.int64)
+    hi = np.clip(np.floor((bmax - origin) / cell), 0, dims - 1).astype(np.int64)
+    n_entries = int(np.prod(hi - lo + 1, axis=1).sum()) if m else 0
+    if n_entries > MAX_ENTRIES:
+        raise too_many_entries(n_entries)
     keys = _grid_keys(bmin, bmax, origin, cell, dims)
     keys.sort()
     leaf_start, tri_ids, lmin, lmax = _leaves_from_keys(keys, m, origin, cell, dims)

@@ -17,6 +17,7 @@ from core.partition.base import (
     build_levels,
     build_over_mesh,
 )
+from core.partition.limits import MAX_TREE_DEPTH, check_real, check_tree_params
 from core.settings import DEFAULT_TOLERANCES, Tolerances
 
 __all__ = ["KdTreeParams", "build"]
@@ -45,6 +46,10 @@ class KdTreeParams:
     capacity: int = 16
     split_single_mesh: bool = False
     max_child_fraction: float = 0.9
+
+    def __post_init__(self):
+        check_tree_params(self, MAX_TREE_DEPTH)
+        check_real(self.max_child_fraction, "max_child_fraction", 0.0, 1.0, low_open=True)
 
 
 @njit(cache=True, nogil=True)

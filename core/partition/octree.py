@@ -20,6 +20,7 @@ from core.partition.base import (
     build_levels,
     build_over_mesh,
 )
+from core.partition.limits import MAX_OCTREE_DEPTH, check_tree_params
 from core.settings import DEFAULT_TOLERANCES, Tolerances
 
 __all__ = ["OctreeParams", "build"]
@@ -44,6 +45,9 @@ class OctreeParams:
     max_depth: int = 8
     capacity: int = 16
     split_single_mesh: bool = False
+
+    def __post_init__(self):
+        check_tree_params(self, MAX_OCTREE_DEPTH)
 
 
 def _root_cube(bmin: np.ndarray, bmax: np.ndarray):

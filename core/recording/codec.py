@@ -5,7 +5,9 @@ The encoder writes dataclasses, enums (by name), tuples, lists, dicts, numbers a
 JSON, and every numpy array as a reference to one archive member (each distinct array once).
 The decoder builds only the classes of :data:`FRAME_CLASSES` and :data:`FRAME_ENUMS`, checks the
 dtype and shape of every array a class holds and the index ranges a drawing or a replay
-reads, and raises :class:`CodecError` (one line) on anything else.
+reads, and raises :class:`CodecError` (one line) on anything else. Every other value (types,
+ranges, finiteness, enums, the values inside arrays) is checked against
+:mod:`core.recording.schema` as the object is built.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from core.mesh import TriMesh
 from core.partition.base import Partition, PlaneRecords
 from core.pipeline import Frame, UpdateMode
 from core.pose import Pose
+from core.recording.schema import MAX_BODIES, check_fields, check_values, check_volumes
 from core.request import CollisionRequest
 from core.settings import Tolerances
 
@@ -188,8 +191,10 @@ class FrameDecoder:
         if not isinstance(tree, dict):
             raise CodecError(f"{where}: unexpected {type(tree).__name__}")
         if "array" in tree:
+            if not isinstance(tree["array"], str):
+                raise CodecError(f"{where}: an array reference must be a member name")
             try:
-                return self._load_array(str(tree["array"]))
+                return self._load_array(tree["array"])
             except KeyError:
                 raise CodecError(f"{where}: array member {tree['array']!r} is missing") from None
         if "enum" in tree:
@@ -203,16 +208,23 @@ class FrameDecoder:
                 raise CodecError(f"{where}: bad number {tree['float']!r}")
             return float(tree["float"])
         if "tuple" in tree:
+            if not isinstance(tree["tuple"], list):
+                raise CodecError(f"{where}: a tuple must be a list of values")
             return tuple(self.decode(v, f"{where}[{i}]") for i, v in enumerate(tree["tuple"]))
-        if "dict" in tree and isinstance(tree["dict"], dict):
+        if "dict" in tree:
+            if not isinstance(tree["dict"], dict):
+                raise CodecError(f"{where}: a dict must be an object")
             return {k: self.decode(v, f"{where}.{k}") for k, v in tree["dict"].items()}
         if "ref" in tree:
-            if tree["ref"] not in self._objects:
+            if type(tree["ref"]) is not int or tree["ref"] not in self._objects:
                 raise CodecError(f"{where}: refers to object {tree['ref']!r} not defined before")
             return self._objects[tree["ref"]]
         if "class" in tree:
+            number = tree.get("id")
+            if type(number) is not int or number in self._objects:
+                raise CodecError(f"{where}: an object needs an id not used before")
             value = self._decode_object(tree, where)
-            self._objects[tree.get("id")] = value
+            self._objects[number] = value
             return value
         raise CodecError(f"{where}: unexpected object with keys {sorted(tree)[:4]}")
 
@@ -230,7 +242,7 @@ class FrameDecoder:
         cls = FRAME_CLASSES.get(name)
         if cls is None:
             raise CodecError(f"{where}: {name!r} is not a class a frame holds")
-        if not isinstance(tree.get("fields"), dict):
+        if not isinstance(name, str) or not isinstance(tree.get("fields"), dict):
             raise CodecError(f"{where}: {name} has no fields")
         init_fields = [f for f in dataclasses.fields(cls) if f.init]
         init_names = {f.name for f in init_fields}
@@ -248,6 +260,12 @@ class FrameDecoder:
             if not isinstance(value, np.ndarray):
                 raise CodecError(f"{where}.{key} must be an array")
             _check_array(value, dtype, shape, f"{where}.{key}")
+        check_fields(name, fields, where, CodecError)
+        arrays = ARRAY_FIELDS.get(name, {})
+        key = ("values", name, fields.get("n_tris"), *(id(fields[k]) for k in arrays))
+        if arrays and key not in self._checked:
+            check_values(name, fields, where, CodecError)
+            self._checked.add(key)
         try:
             if cls is TriMesh:
                 return self._mesh(fields, where)
@@ -300,6 +318,8 @@ class FrameDecoder:
 
     def _check_frame(self, frame: Frame, where: str) -> None:
         n = len(frame.meshes)
+        if n > MAX_BODIES:
+            raise CodecError(f"{where}: {n:,} bodies (at most {MAX_BODIES})")
         for name in ("poses", "trees", "drift", "rebuilt"):
             if not isinstance(getattr(frame, name), list) or len(getattr(frame, name)) != n:
                 raise CodecError(f"{where}.{name} must have one entry per mesh ({n})")
@@ -312,6 +332,26 @@ class FrameDecoder:
         if sources is not None and (not isinstance(sources, list) or len(sources) != n or not all(
                 s is None or isinstance(s, str) for s in sources)):
             raise CodecError(f"{where}.tree_sources must be one label or None per mesh ({n})")
+        for name in ("refitted", "self_results"):
+            value = getattr(frame, name)
+            if value is not None and len(value) != n:
+                raise CodecError(f"{where}.{name} must have one entry per mesh ({n})")
+        if frame.volumes is not None:
+            check_volumes(frame.volumes, frame.trees, where, CodecError)
+        for i, result in enumerate(frame.self_results or ()):
+            if result is not None:
+                _check_indices(result.pairs, frame.meshes[i].n_faces,
+                               f"{where}.self_results[{i}].pairs")  # fmt: skip
+                _check_indices(result.near_pairs, frame.meshes[i].n_faces,
+                               f"{where}.self_results[{i}].near_pairs")  # fmt: skip
+                if result.trace is not None:
+                    for name in ("node_a", "node_b"):
+                        _check_indices(getattr(result.trace, name), frame.trees[i].n_nodes,
+                                       f"{where}.self_results[{i}].trace.{name}")
+        if frame.distance is not None and n >= 2:
+            for column in (0, 1):
+                _check_indices(frame.distance.pair[column:column + 1],
+                               frame.meshes[column].n_faces, f"{where}.distance.pair")
         if frame.validation is not None:
             if not isinstance(frame.validation, list) or len(frame.validation) != n:
                 raise CodecError(f"{where}.validation must have one entry per mesh ({n})")

@@ -29,18 +29,27 @@ from core.container import (
     Progress,
     app_version,
     open_container,
+    printable,
     read_array,
     read_manifest,
     write_container,
 )
-from core.pipeline import UpdateMode
+from core.pipeline import Frame, UpdateMode
 from core.recording.codec import CodecError, FrameDecoder, FrameEncoder
 from core.recording.events import USER_EVENT_KINDS, EventKind
+from core.recording.schema import MAX_BODIES, SchemaError, finite, list_of, positive_count, text
 from core.recording.store import MEGABYTE, Recording
 
 FORMAT_NAME = "bvh-lab recording"
 FORMAT_VERSION = 1
 SUFFIX = ".bvhrec"
+
+MAX_FRAMES = 10_000
+"""Most frames a recording file holds (5.5 minutes at 30 Hz; the app keeps 3000 by default).
+Checked on ``n_frames`` before any frame is read, and on saving (the manifest's own caps,
+:data:`core.container.MAX_MANIFEST_BYTES`, can stop a save of fewer frames first)."""
+
+_ENTRY_KEYS = {"body_keys", "update", "user_events", "frame"}
 
 __all__ = ["MANIFEST", "RecordingCancelled", "RecordingFileError", "open_recording",
            "save_recording"]
@@ -86,6 +95,9 @@ def save_recording(recording: Recording, path, progress: Progress | None = None,
     path = Path(os.fspath(path))
     if len(recording) == 0:
         raise RecordingFileError(f"{path}: the recording is empty, nothing to save")
+    if len(recording) > MAX_FRAMES:
+        raise RecordingFileError(f"{path}: {len(recording):,} frames are too many to save (a "
+                                 f"recording file holds at most {MAX_FRAMES:,})")  # fmt: skip
     encoder = FrameEncoder()
     try:
         frames = [{"body_keys": list(recording.body_keys(i)),
@@ -127,38 +139,89 @@ def open_recording(path, progress: Progress | None = None,
     Raises
     ------
     RecordingFileError
-        One line naming the file: missing, not a zip, not a recording, another format
-        version, damaged (CRC, truncated, a member missing, an array of the wrong shape),
-        empty.
+        One line naming the file (control characters escaped): missing, not a zip, not a
+        recording, another format version (``version`` must be the integer 1), damaged (CRC,
+        truncated, a member missing, an array of the wrong shape, any value against
+        :mod:`core.recording.schema`), empty, past a cap (:data:`MAX_FRAMES`, the container's
+        caps in :mod:`core.container`, :data:`core.recording.schema.MAX_BODIES`).
     RecordingCancelled
     """
     return open_container(path, lambda archive, file: _read(archive, file, progress, cancel),
                           RecordingFileError, "recording")
 
 
+def _check_manifest(manifest: dict) -> list:
+    """The frame list, after the manifest's own keys are checked (SchemaError: words after
+    the key)."""
+    n_frames = manifest.get("n_frames")
+    try:
+        positive_count(n_frames)
+    except SchemaError as exc:
+        raise SchemaError(f"n_frames {exc}") from None
+    if n_frames > MAX_FRAMES:
+        raise SchemaError(f"n_frames is {n_frames:,} (a recording holds at most "
+                          f"{MAX_FRAMES:,} frames)")  # fmt: skip
+    frames = manifest.get("frames")
+    if not isinstance(frames, list) or n_frames != len(frames):
+        raise SchemaError("the frame list does not match n_frames")
+    for key, check in (("max_megabytes", finite), ("max_frames", positive_count)):
+        if key in manifest:
+            try:
+                check(manifest[key])
+            except SchemaError as exc:
+                raise SchemaError(f"{key} {exc}") from None
+    if "max_megabytes" in manifest and not manifest["max_megabytes"] > 0:
+        raise SchemaError(f"max_megabytes must be > 0, got {manifest['max_megabytes']}")
+    return frames
+
+
+def _entry_facts(entry, where: str):
+    """Body keys, update mode and user events of one frame entry (SchemaError if bad)."""
+    if not isinstance(entry, dict):
+        raise SchemaError("is not an object")
+    odd = sorted(set(entry) - _ENTRY_KEYS)
+    if odd or "frame" not in entry or "body_keys" not in entry or "update" not in entry:
+        raise SchemaError(f"must hold {', '.join(sorted(_ENTRY_KEYS))}")
+    keys = entry["body_keys"]
+    try:
+        list_of(text, MAX_BODIES)(keys)
+    except SchemaError as exc:
+        raise SchemaError(f"body_keys {exc}") from None
+    update = entry["update"]
+    if not isinstance(update, str) or update not in UpdateMode.__members__:
+        raise SchemaError(f"update must be one of {', '.join(UpdateMode.__members__)}")
+    told = entry.get("user_events", [])
+    allowed = [k.name for k in USER_EVENT_KINDS]
+    if not isinstance(told, list) or len(told) > len(allowed) or any(
+            not isinstance(k, str) or k not in allowed for k in told):
+        raise SchemaError(f"user_events must list events the app tells ({', '.join(allowed)})")
+    return keys, UpdateMode[update], tuple(EventKind[k] for k in told)
+
+
 def _read(archive: zipfile.ZipFile, path: Path, progress, cancel) -> Recording:
+    name = printable(str(path))
     names = set(archive.namelist())
     manifest = read_manifest(archive, path, FORMAT_NAME, FORMAT_VERSION, RecordingFileError,
                              "recording")
-    frames = manifest.get("frames")
-    if not isinstance(frames, list) or manifest.get("n_frames") != len(frames):
-        raise RecordingFileError(f"{path}: damaged file (the frame list does not match "
-                                 f"n_frames)")  # fmt: skip
-    if not frames:
-        raise RecordingFileError(f"{path}: the recording is empty (no frames)")
+    if not manifest.get("frames") and manifest.get("n_frames") == 0:
+        raise RecordingFileError(f"{name}: the recording is empty (no frames)")
+    try:
+        frames = _check_manifest(manifest)
+    except SchemaError as exc:
+        raise RecordingFileError(f"{name}: damaged file ({printable(str(exc))})") from None
 
     loaded: dict[str, np.ndarray] = {}
 
-    def load_array(name: str) -> np.ndarray:
-        if name not in loaded:
-            member = name + ".npy"
+    def load_array(member_name: str) -> np.ndarray:
+        if member_name not in loaded:
+            member = member_name + ".npy"
             if member not in names:
-                raise KeyError(name)
+                raise KeyError(member_name)
             try:
-                loaded[name] = read_array(archive, member)
+                loaded[member_name] = read_array(archive, member)
             except ValueError as exc:
-                raise CodecError(f"array member {member}: {exc}") from None
-        return loaded[name]
+                raise CodecError(f"array member {member!r}: {exc}") from None
+        return loaded[member_name]
 
     decoder = FrameDecoder(load_array)
     # Caps wide enough for every frame while reading; the file's own caps are put back after
@@ -166,33 +229,26 @@ def _read(archive: zipfile.ZipFile, path: Path, progress, cancel) -> Recording:
     recording = Recording(max_megabytes=1e12, max_frames=len(frames))
     for i, entry in enumerate(frames):
         if cancel is not None and cancel():
-            raise RecordingCancelled(f"opening {path} was cancelled")
+            raise RecordingCancelled(f"opening {name} was cancelled")
         where = f"frame {i}"
         try:
-            if not isinstance(entry, dict):
-                raise CodecError(f"{where}: not an object")
-            frame = decoder.decode(entry.get("frame"), where)
-            update = UpdateMode[entry.get("update")]
-            told = tuple(EventKind[k] for k in entry.get("user_events", []))
-            if any(k not in USER_EVENT_KINDS for k in told):
-                raise CodecError(f"{where}: user_events holds an event the app does not tell")
-            keys = entry.get("body_keys")
-            if not isinstance(keys, list):
-                raise CodecError(f"{where}: body_keys must be a list")
+            keys, update, told = _entry_facts(entry, where)
+            frame = decoder.decode(entry["frame"], where)
+            if not isinstance(frame, Frame):
+                raise CodecError(f"{where}: not a Frame")
             recording.append(frame, keys, update, told)
+        except SchemaError as exc:
+            raise RecordingFileError(f"{name}: damaged file ({where} "
+                                     f"{printable(str(exc))})") from None  # fmt: skip
         except CodecError as exc:
-            raise RecordingFileError(f"{path}: damaged file ({exc})") from None
-        except (KeyError, TypeError, ValueError) as exc:
-            raise RecordingFileError(f"{path}: damaged file ({where}: {exc})") from None
+            raise RecordingFileError(f"{name}: damaged file ({printable(str(exc))})") from None
+        except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
+            raise RecordingFileError(f"{name}: damaged file ({where}: "
+                                     f"{printable(str(exc))})") from None  # fmt: skip
         if progress is not None:
             progress(i + 1, len(frames))
-    try:
-        saved_mb = float(manifest.get("max_megabytes", 512.0))
-        saved_frames = int(manifest.get("max_frames", 3000))
-    except (TypeError, ValueError):
-        saved_mb, saved_frames = 512.0, 3000
-    if not (saved_mb > 0 and np.isfinite(saved_mb)):
-        saved_mb = 512.0
+    saved_mb = float(manifest.get("max_megabytes", 512.0))
+    saved_frames = int(manifest.get("max_frames", 3000))
     recording.set_limits(max(saved_mb, (recording.nbytes + 1) / MEGABYTE * (1 + 1e-9)),
                          max(saved_frames, len(recording)))
     return recording

@@ -159,6 +159,31 @@ def test_bad_settings_raise():
         partition_contacts(a, a, kind="grid", cell_size=0.0)
 
 
+@pytest.mark.parametrize("kind, settings, words", [
+    ("octree", {"max_depth": 10**9}, r"max_depth must be in 0\.\.21"),
+    ("kdtree", {"max_depth": 65}, r"max_depth must be in 0\.\.64"),
+    ("bsp", {"capacity": 0}, r"capacity must be in 1\.\."),
+    ("bsp", {"n_candidates": 10**7}, "n_candidates must be in"),
+    ("grid", {"cell_scale": 1e-9}, "cell_scale must be a finite number"),
+    ("grid", {"cell_size": float("inf")}, "cell_size"),
+])  # fmt: skip
+def test_settings_past_their_caps_are_refused(kind, settings, words):
+    """A recorded request replays its partition settings: huge ones grew a replay to 5.7 GB."""
+    with pytest.raises(ValueError, match=words):
+        make_params(kind, **settings)
+    with pytest.raises(TypeError, match="must be an integer, got bool"):
+        make_params("octree", max_depth=True)
+
+
+def test_a_build_past_its_entry_budget_stops_before_allocating():
+    a = sphere_mesh(4)
+    with pytest.raises(ValueError, match=r"\(cell, triangle\) entries \(at most 32,000,000\)"):
+        partition_contacts(a, a, kind="grid", cell_size=1e-4)
+    with pytest.raises(ValueError, match=r"\(cell, triangle\) entries"):
+        partition_contacts(a, a, kind="octree", max_depth=21, capacity=1,
+                           split_single_mesh=True)
+
+
 # ----------------------------------------------------------------------------------------------
 # Yu et al. 2018: AABB + space division of the overlap region.
 

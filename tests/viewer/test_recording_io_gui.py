@@ -105,3 +105,37 @@ def test_cancel_in_the_progress_dialog_stops_saving_and_writes_nothing(qtbot, wi
     assert not path.exists()
     assert window.last_error is None
     assert not window._job_dialog.isVisible()
+
+
+GUI_CLASSES = ("truncated", "zip-bomb", "encrypted-member", "unknown-compression",
+               "duplicate-manifest", "huge-npy-header", "version-float", "million-frames",
+               "index-bool", "drift-nan", "counters-negative", "contact-kinds-out-of-enum",
+               "partition-depth-huge", "control-characters")  # fmt: skip
+"""One hostile recording per class of damage of ``tests/hostile/recordings.py``."""
+
+
+def test_recording_open_menu_refuses_every_hostile_class_and_the_app_lives(
+        qtbot, window, tmp_path, monkeypatch):  # fmt: skip
+    from PyQt6.QtWidgets import QFileDialog
+
+    from tests.hostile.recordings import catalogue, good_recording
+
+    good = good_recording(tmp_path / "good.bvhrec")
+    cases = {case.name: case for case in catalogue()}
+    title, names = window.model.scene_title, [b.name for b in window.model.bodies]
+    n, frame = len(window.model.recording), window.model.frame
+    for name in GUI_CLASSES:
+        path = cases[name].write(good, tmp_path)
+        monkeypatch.setattr(QFileDialog, "getOpenFileName",
+                            staticmethod(lambda *a, p=path, **k: (str(p), "")))
+        window.last_error = None
+        window.recording_actions["open"].trigger()  # Recording > Open recording…
+        wait_job(qtbot, window)
+        qtbot.waitUntil(lambda: window.last_error is not None, timeout=60_000)
+        title_shown, text = window.last_error
+        assert title_shown == "Cannot open recording", name
+        assert path.name in text and "\n" not in text and text.isprintable(), (name, text)
+        assert window.isVisible()
+        _assert_scene_unchanged(window, title, names, n)
+        assert window.model.frame is frame, name
+        window._error_box.close()

@@ -18,6 +18,7 @@ from pathlib import Path
 from core.bv import ObbFit
 from core.bvh import SplitRule
 from core.collide import DescendRule
+from core.container import printable
 from core.pipeline import PipelineSettings, UpdateMode
 from core.recording import Recording, open_recording, recorded_settings, replay, save_recording
 from core.recording.store import MEGABYTE
@@ -126,8 +127,10 @@ def replay_file(path, bv: str | None = None, split: str | None = None,
     Raises
     ------
     RecordCliError
-        A bad file (:class:`core.recording.RecordingFileError`'s line) or option.
+        A bad file (:class:`core.recording.RecordingFileError`'s line), a bad option, or a
+        replay the recorded settings cannot run (a partition past its budget, say).
     """
+    shown = printable(str(path))
     try:
         recording = open_recording(path)
         base = recorded_settings(recording)
@@ -144,12 +147,17 @@ def replay_file(path, bv: str | None = None, split: str | None = None,
         settings = PipelineSettings(base.request.replace(**changes), mode, base.drift_threshold)
     except KeyError as exc:
         raise RecordCliError(f"unknown choice {exc}") from None
-    except ValueError as exc:
+    except (TypeError, ValueError) as exc:
         raise RecordCliError(str(exc)) from None
-    report = replay(recording, settings)
+    try:
+        report = replay(recording, settings)
+    except (TypeError, ValueError, IndexError) as exc:
+        raise RecordCliError(f"{shown}: cannot replay: {exc}") from None
+    except MemoryError:
+        raise RecordCliError(f"{shown}: cannot replay: out of memory") from None
     rows = report.rows
     return {
-        "file": str(path),
+        "file": shown,
         "settings": report.settings,
         "all_identical": report.all_identical,
         "mismatches": report.mismatches,
