@@ -58,6 +58,8 @@ def contacts(
         ``partition="octree"``. ``split``, ``descend`` and ``obb_fit`` also take their
         names (any case). ``margin`` (``D >= 0``) also lists the pairs that do not touch but
         are at most ``D`` apart (``near_pairs``, ``near_distances``).
+        ``pair_budget=N`` bounds the overlapping volume pairs (and triangle pairs) of the
+        query (default 50 million).
 
     Returns
     -------
@@ -72,6 +74,9 @@ def contacts(
     ValueError
         ``leaf_size < 1``, an unknown rule name, or a posed mesh whose coordinates reach past
         :data:`core.mesh.MAX_ABS_COORDINATE`.
+    PairBudgetError
+        The trees' boxes overlap in more than ``pair_budget`` pairs: one line naming the tree
+        and the budget (:class:`core.errors.PairBudgetError`, a ValueError too).
     """
     from core.bv import ObbFit
     from core.bvh import SplitRule

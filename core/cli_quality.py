@@ -77,8 +77,8 @@ def add_quality_parser(sub, rule_names: list[str], bv_names: list[str], integer)
     q.add_argument("--json", action="store_true", help="print one JSON object")
     q.add_argument("--pair-budget", type=integer, default=None, metavar="N",
                    help="stop with an error when EPO's walk would look at more than N "
-                   "(volume, triangle) pairs (default 50,000,000; a tree whose boxes span the "
-                   "mesh needs about nodes x triangles)")  # fmt: skip
+                   "(volume, triangle) pairs (default: 1,000 a node, at least 50,000,000; a "
+                   "tree whose boxes span the mesh needs nodes x triangles)")  # fmt: skip
     q.add_argument("--progress", action="store_true",
                    help="print one line per phase on stderr (default: only when stderr is a "
                    "terminal)")  # fmt: skip

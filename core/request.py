@@ -68,7 +68,7 @@ class CollisionRequest:
     pair_budget : int
         Most overlapping volume pairs one traversal may meet, and most triangle pairs it may
         send to the exact test (default :data:`core.collide.budget.DEFAULT_PAIR_BUDGET`,
-        50 million: about 1.7 GB at the traversal's peak). A query that would pass it ends in
+        50 million: about 1.5 GB at the traversal's peak). A query that would pass it ends in
         a one-line :class:`core.errors.PairBudgetError` naming the tree, before its buffers
         grow past it; the stepper and the heat map refuse a trace of more rows.
     """

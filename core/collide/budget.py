@@ -29,11 +29,12 @@ DEFAULT_PAIR_BUDGET = 50_000_000
 
 Why 50 million: the level-by-level traversal with its trace holds about 30 bytes per
 overlapping pair at its peak (measured on the Stanford bunny's random-order tree against
-itself: 3.4 GB resident at 113 million overlaps, 200 MB of it the process), so the query stops
-at about 1.7 GB, and the triangle tests of as many leaf pairs (about 70 bytes each) stay
-within 3.5 GB: both fit the 24 GiB machine several times over, and the traversal alone fits a
-4 GiB limit. Real scenes stay far below it: the bunny against itself at the same pose, the
-densest contact among the shipped meshes, meets 2.6 million (911,703 contacts). A scene that
+itself: 3.4 GB resident at 113 million overlaps, 200 MB of it the process); with the budget
+that query stops at level 25 with 1.5 GB resident at its peak, and the triangle tests of as
+many leaf pairs (about 70 bytes each) would stay within 3.5 GB: both fit the 24 GiB machine
+several times over, and the traversal fits a 4 GiB address-space limit (a test runs it so).
+Real scenes stay far below it: the bunny against itself at the same pose, the densest contact
+among the shipped meshes, meets 2.6 million (911,703 contacts). A scene that
 needs more (millions of triangles in full contact) sets a larger budget.
 """
 

@@ -229,7 +229,8 @@ def test_depth_first_walk_finds_the_level_loops_leaf_pairs_and_counts(two_sphere
     roots = np.zeros(1, dtype=np.int32)
     walk = traverse_depth_first(code, tree_a.first, tree_a.count, tree_a.bmin, tree_a.bmax,
                                 vol_a, tree_b.first, tree_b.count, tree_b.bmin, tree_b.bmax,
-                                vol_b, rot, trans, 1e-9, int(rule), roots, roots)  # fmt: skip
+                                vol_b, rot, trans, 1e-9, int(rule), roots, roots, NO_BUDGET,
+                                start_array(None), 0)  # fmt: skip
     assert levels.counts[0] > 1
     assert np.array_equal(walk.counts, levels.counts)
     assert Counter(zip(walk.leaf_a.tolist(), walk.leaf_b.tolist())) == Counter(
