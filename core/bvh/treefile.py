@@ -53,6 +53,7 @@ import numpy as np
 
 from core.bvh.quality import sah_cost, volume_sum
 from core.bvh.tree import BuildStats, SplitRule, Tree
+from core.bvh.treefile_walk import breadth_first, cycle_from, peel, subtree_runs
 from core.container import read_array, replace_file
 from core.errors import BVHLabError, MeshFileError
 from core.io.common import MAX_FILE_BYTES, read_regular_file
@@ -509,37 +510,21 @@ def _times_child(f: _FileTree) -> np.ndarray:
 def _find_cycle(f: _FileTree, times_child: np.ndarray) -> tuple[int, int] | None:
     """A node on a cycle and the node under it that names it as a child, or None.
 
-    Peels the nodes no remaining node names as a child, level by level (vectorised, so a
-    million nodes cost a fraction of a second); what is left lies on a cycle or under one.
+    Peels the nodes no remaining node names as a child, parents first (one pass over the
+    nodes, :func:`core.bvh.treefile_walk.peel`); what is left lies on a cycle or under one.
     Going up from a node left, through parents also left, comes back to a node already met:
     that node is on a cycle. Of the cycle's nodes, the one also named by a node outside the
     cycle (where the walk from the root enters it) is returned, else the one with the
     largest box.
     """
-    left = times_child.copy()
-    frontier = np.flatnonzero(left == 0)
-    peeled = np.zeros(f.k, dtype=bool)
-    while frontier.size:
-        peeled[frontier] = True
-        kids = f.children[frontier].reshape(-1)
-        kids, times = np.unique(kids[kids >= 0], return_counts=True)
-        left[kids] -= times
-        frontier = kids[left[kids] == 0]
+    peeled, _steps = peel(f.children, times_child)
     if peeled.all():
         return None
     parent = np.full(f.k, -1, dtype=np.int64)
     inner = np.flatnonzero(~peeled & (f.children[:, 0] >= 0))
     parent[f.children[inner, 0]] = inner
     parent[f.children[inner, 1]] = inner
-    met = {}
-    node = int(np.flatnonzero(~peeled)[0])
-    while node not in met:
-        met[node] = len(met)
-        node = int(parent[node])
-    cycle = [node]
-    while int(parent[cycle[-1]]) != node:
-        cycle.append(int(parent[cycle[-1]]))
-    cycle = np.array(cycle)
+    cycle = cycle_from(parent, int(np.flatnonzero(~peeled)[0]))
     entered = cycle[times_child[cycle] > 1]
     if entered.size:
         top = int(entered.min())
@@ -597,34 +582,16 @@ def _renumber(f: _FileTree, root: int, fail) -> tuple[np.ndarray, np.ndarray]:
     adjacent and after its parent. A node met twice (a shared child, or a cycle through the
     root) or never (unreachable) is an error naming the file's id.
     """
-    file_of = np.empty(f.k, dtype=np.int64)
-    depth_of = np.empty(f.k, dtype=np.int64)
-    seen = np.zeros(f.k, dtype=bool)
-    seen[root] = True
-    file_of[0], depth_of[0] = root, 0
-    level = np.array([root], dtype=np.int64)
-    n, depth = 1, 0
-    while level.size:
-        inner = level[f.children[level, 0] >= 0]
-        nxt = f.children[inner].reshape(-1)
-        depth += 1
-        if nxt.size:
-            again = seen[nxt] | (np.bincount(nxt, minlength=f.k)[nxt] > 1)
-            if again.any():
-                node = int(nxt[again][0])
-                parents = np.flatnonzero((f.children == node).any(axis=1))
-                fail(f"node {node} is reached twice (a cycle or a shared child): it is a "
-                     f"child of nodes {', '.join(str(int(p)) for p in parents[:3])}")  # fmt: skip
-            seen[nxt] = True
-            file_of[n : n + nxt.size] = nxt
-            depth_of[n : n + nxt.size] = depth
-            n += nxt.size
-        level = nxt
+    file_of, depth_of, n, again, _steps = breadth_first(f.children, root)
+    if again >= 0:
+        parents = _parents(f, int(again))
+        fail(f"node {again} is reached twice (a cycle or a shared child): it is a child of "
+             f"nodes {', '.join(str(int(p)) for p in parents[:3])}")  # fmt: skip
     if n != f.k:
         # Every node but the root is the child of one node (checked before), so the nodes
         # the root does not reach lead up to a cycle among themselves.
-        lost = np.flatnonzero(~seen)
-        fail(f"{_cycle_text(f, *_find_cycle(f, _times_child(f)))} ({lost.size:,} nodes are "
+        lost = f.k - n
+        fail(f"{_cycle_text(f, *_find_cycle(f, _times_child(f)))} ({lost:,} nodes are "
              f"unreachable from node {root}, the one node that is nobody's child)")  # fmt: skip
     return file_of, depth_of
 
@@ -649,20 +616,11 @@ def _build(f: _FileTree, mesh: TriMesh, file_of: np.ndarray, depth: np.ndarray,
     parent[left[inner] + 1] = inner
     level_nodes, level_start = _levels(depth.astype(np.int32))
 
-    # Triangles under each node, bottom-up by levels; then each run's start top-down.
-    n_prims = count.copy()
-    for d in range(len(level_start) - 2, -1, -1):
-        nodes = level_nodes[level_start[d] : level_start[d + 1]]
-        nodes = nodes[~is_leaf[nodes]]
-        n_prims[nodes] = n_prims[left[nodes]] + n_prims[left[nodes] + 1]
+    # Triangles under each node, bottom-up; then each run's start top-down (one pass each:
+    # children come after their parent).
+    n_prims, prim_start, _steps = subtree_runs(left, is_leaf, count)
     if n_prims[0] != m:
         raise AssertionError("leaf counts were checked against the triangles")
-    prim_start = np.zeros(k, dtype=np.int64)
-    for d in range(len(level_start) - 1):
-        nodes = level_nodes[level_start[d] : level_start[d + 1]]
-        nodes = nodes[~is_leaf[nodes]]
-        prim_start[left[nodes]] = prim_start[nodes]
-        prim_start[left[nodes] + 1] = prim_start[nodes] + n_prims[left[nodes]]
 
     # Each leaf's triangles, in the file's order within the leaf, at the leaf's run.
     leaves = np.flatnonzero(is_leaf)
