@@ -537,8 +537,8 @@ def _check_keys(keys: _Keys, mesh: TriMesh) -> _FileTree:
     if fmt != FORMAT_NAME:
         keys.fail(f"not a BVH Lab tree file (its 'format' is {fmt!r}, not {FORMAT_NAME!r})")
     version = keys.raw("version")
-    if isinstance(version, np.ndarray) and version.shape == () and version.dtype.kind in "iu":
-        version = version.item()
+    if isinstance(version, np.ndarray) and version.shape == ():
+        version = version.item()  # an npz's scalar: a Python int, float, bool or str
     # Exactly the int 1: not 1.0, not true (a bool is an int in Python), not "1".
     if type(version) is not int:
         keys.fail(f"'version' must be the whole number {FORMAT_VERSION}, got "
