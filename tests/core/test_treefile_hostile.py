@@ -16,7 +16,7 @@ from core.bvh import treefile_walk
 from core.bvh.treefile import TreeFileError, read_tree
 from core.io.write import write_mesh
 from core.mesh import TriMesh
-from tests.hostile.trees import chain_keys, cases
+from tests.hostile.trees import cases, chain_keys
 
 M = 8
 CASES = list(cases(M))
@@ -60,7 +60,7 @@ def test_hostile_tree_fails_in_one_line_through_the_api(tmp_path, case):
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
-def test_hostile_tree_fails_in_one_line_on_the_command_line(tmp_path, case, repo_root):
+def test_hostile_tree_fails_in_one_line_on_the_command_line(tmp_path, case):
     mesh = write_mesh(tmp_path / "mesh.ply", *_arrays(M))
     path = case.write(tmp_path)
     done = _validate(mesh, path)

@@ -223,6 +223,10 @@ def cases(m: int = 8) -> Iterator[Case]:
                "member 'order.npy' is in the archive twice", "npz members")
     yield Case("huge-header.npz", _npz("huge-header.npz", m, members=lambda keys: _members(
         keys, huge="bounds")), "array 'bounds': its .npy header is", "npz header")
+    yield Case("encrypted.npz", _patched_directory("encrypted.npz", m, flag_bits=0x1),
+               "is encrypted", "npz members")
+    yield Case("method.npz", _patched_directory("method.npz", m, method=99),
+               "uses compression method 99", "npz members")
     yield Case("truncated.json", _json("truncated.json", m, _text(lambda t: t[: len(t) // 2])),
                "not JSON (", "truncated")
     yield Case("truncated.npz", _truncated_npz(m), "not an npz archive", "truncated")
@@ -237,7 +241,7 @@ def cases(m: int = 8) -> Iterator[Case]:
     yield Case("format.json", _json("format.json", m, _set(format="other-tree")),
                "not a BVH Lab tree file (its 'format' is 'other-tree'", "format")
     yield Case("escape.json", _json("escape.json", m, _set(format="\x1b]0;owned\x07\x1b[31m")),
-               r"its 'format' is '\x1b]0;owned\x07\x1b[31m'", "format")
+               r"its 'format' is '\x1b]0;owned\x07\x1b[31m'", "control characters")
 
 
 def _truncated_npz(m: int) -> Callable[[Path], Path]:
@@ -245,6 +249,27 @@ def _truncated_npz(m: int) -> Callable[[Path], Path]:
         path = _npz("truncated.npz", m)(folder)
         data = path.read_bytes()
         path.write_bytes(data[: len(data) // 2])
+        return path
+
+    return write
+
+
+def _patched_directory(name: str, m: int, flag_bits: int = 0,
+                       method: int | None = None) -> Callable[[Path], Path]:  # fmt: skip
+    """A good npz whose central directory says every member is encrypted (``flag_bits``)
+    or compressed with another ``method`` (99: AES, which zipfile cannot read)."""
+
+    def write(folder: Path) -> Path:
+        path = _npz(name, m)(folder)
+        data = bytearray(path.read_bytes())
+        at = data.find(b"PK\x01\x02")
+        while at >= 0:
+            flags = int.from_bytes(data[at + 8 : at + 10], "little") | flag_bits
+            data[at + 8 : at + 10] = flags.to_bytes(2, "little")
+            if method is not None:
+                data[at + 10 : at + 12] = method.to_bytes(2, "little")
+            at = data.find(b"PK\x01\x02", at + 4)
+        path.write_bytes(bytes(data))
         return path
 
     return write
