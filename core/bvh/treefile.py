@@ -594,6 +594,8 @@ def _check_keys(keys: _Keys, mesh: TriMesh) -> _FileTree:
         split = SplitRule[name.upper()]
     if keys.has("leaf_size"):
         leaf_size = keys.scalar("leaf_size", "int")
+        if not 1 <= leaf_size < 2**31:  # the builder's setting, an int32
+            keys.fail(f"'leaf_size' must be from 1 to {2**31 - 1:,}, got {leaf_size:,}")
     return _FileTree(m, k, bounds, children, start, count, order, split, leaf_size)
 
 

@@ -192,6 +192,8 @@ def cases(m: int = 8) -> Iterator[Case]:
                f"node {m - 1} is a leaf with no triangles (count -3)", "range")
     yield Case("start-large.json", _json("start-large.json", m, _row("start", m - 1, 10**15)),
                f"node {m - 1}: leaf range {10**15}+1 is outside 'order'", "range")
+    yield Case("leaf-size.json", _json("leaf-size.json", m, _set(leaf_size=10**29)),
+               "'leaf_size' must be from 1 to 2,147,483,647, got", "range")
     yield Case("order-negative.json", _json("order-negative.json", m, _row("order", 0, -5)),
                "-5 is not a triangle id", "range")
     yield Case("triangles-5000-digits.json", _json("triangles-5000-digits.json", m, _text(
