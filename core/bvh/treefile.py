@@ -245,7 +245,12 @@ def write_tree(path, tree) -> Path:
 # ---- reading: bytes to a dict of keys --------------------------------------------------------
 
 
-def _file_bytes(path: Path, max_bytes: int) -> bytes:
+def _size(n: int) -> str:
+    """``"1,048,577 bytes"``, or ``"12.5 MiB"`` from 10 MiB on."""
+    return f"{n / 2**20:,.1f} MiB" if n >= 10 * 2**20 else f"{n:,} bytes"
+
+
+def _file_bytes(path: Path, max_bytes: int, why: str = "") -> bytes:
     try:
         info = os.stat(path)
     except FileNotFoundError:
@@ -257,8 +262,8 @@ def _file_bytes(path: Path, max_bytes: int) -> bytes:
     if not stat.S_ISREG(info.st_mode):
         raise TreeFileError(path, "is not a regular file (a pipe, device or socket)")
     if info.st_size > max_bytes:
-        raise TreeFileError(path, f"too large: {info.st_size / 2**20:,.1f} MiB; the limit is "
-                                  f"{max_bytes / 2**20:,.1f} MiB")  # fmt: skip
+        raise TreeFileError(path, f"too large: {_size(info.st_size)}; the limit is "
+                                  f"{_size(max_bytes)}{why}")  # fmt: skip
     try:
         return read_regular_file(path, max_bytes)
     except MeshFileError as exc:
@@ -373,9 +378,8 @@ def _npz_keys(path: Path, data: bytes, max_bytes: int) -> dict:
                                           f"deflate only)")  # fmt: skip
         unpacked = sum(m.file_size for m in members)
         if unpacked > max_bytes:
-            raise TreeFileError(path, f"too large: its arrays unpack to "
-                                      f"{unpacked / 2**20:,.1f} MiB; the limit is "
-                                      f"{max_bytes / 2**20:,.1f} MiB")  # fmt: skip
+            raise TreeFileError(path, f"too large: its arrays unpack to {_size(unpacked)}; "
+                                      f"the limit is {_size(max_bytes)}")  # fmt: skip
         keys = {}
         for info in members:
             if not info.filename.endswith(".npy"):
@@ -552,14 +556,14 @@ def _check_keys(keys: _Keys, mesh: TriMesh) -> _FileTree:
     if m != mesh.n_faces:
         named = f"the mesh {mesh.name}" if mesh.name else "the mesh"
         keys.fail(f"the tree is over {m:,} triangles but {named} has {mesh.n_faces:,}")
-    if k > 2 * m - 1:
-        # Every leaf holds a triangle and every internal node two children.
-        keys.fail(f"'nodes' is {k:,}, but a binary tree over {m:,} triangles has at most "
-                  f"{max(2 * m - 1, 1):,}")  # fmt: skip
     bounds = keys.array("bounds", "float", (None, 6))
     if bounds.shape[0] != k:
         keys.fail(f"node count mismatch: 'nodes' is {k:,} but 'bounds' has {bounds.shape[0]:,} "
                   f"rows")  # fmt: skip
+    if k > 2 * m - 1:
+        # Every leaf holds a triangle and every internal node two children.
+        keys.fail(f"'nodes' is {k:,}, but a binary tree over {m:,} triangles has at most "
+                  f"{max(2 * m - 1, 1):,}")  # fmt: skip
     order = keys.array("order", "int", (None,))
     if order.shape[0] != m:
         keys.fail(f"'order' has {order.shape[0]:,} entries, not one per triangle ({m:,})")
@@ -877,7 +881,9 @@ def read_tree(path, mesh: TriMesh, max_bytes: int = MAX_FILE_BYTES) -> ImportedT
     path = Path(os.fspath(path))
     suffix = _suffix(path)
     limit = min(int(max_bytes), max_tree_bytes(mesh.n_faces))
-    data = _file_bytes(path, limit)
+    why = (f" (1 MiB + 2 KiB a triangle of the mesh's {mesh.n_faces:,})"
+           if limit < int(max_bytes) else "")  # fmt: skip
+    data = _file_bytes(path, limit, why)
     if suffix == ".json":
         keys = _Keys(path, _json_keys(path, data), is_json=True)
     else:

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
+from core.bvh.treefile import max_tree_bytes
 from tests.hostile import Case
 
 
@@ -72,7 +73,8 @@ def _json(name: str, m: int, change: Callable[[dict], object]) -> Callable[[Path
 
 
 def _npz(name: str, m: int, change: Callable[[dict], None] | None = None,
-         members: Callable[[dict], list] | None = None) -> Callable[[Path], Path]:  # fmt: skip
+         members: Callable[[dict], list] | None = None,
+         compressed: bool = False) -> Callable[[Path], Path]:  # fmt: skip
     """An npz file: the chain's arrays changed by ``change`` (in place), or raw members
     ``members(keys) -> [(member name, bytes)]`` written as given (names twice, headers of
     any size)."""
@@ -84,7 +86,7 @@ def _npz(name: str, m: int, change: Callable[[dict], None] | None = None,
             change(keys)
         if members is None:
             with open(path, "wb") as out:
-                np.savez(out, **keys)
+                (np.savez_compressed if compressed else np.savez)(out, **keys)
             return path
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # zipfile warns of a name written twice
@@ -147,6 +149,14 @@ def _cycle_at_the_bottom(keys: dict) -> None:
     keys["children"][last][1] = 0  # the old last leaf is nobody's child: a root alone
 
 
+def _extra_nodes(keys: dict) -> None:
+    """Two more nodes than a binary tree over the triangles can have, in every array."""
+    keys["nodes"] = np.asarray(int(keys["nodes"]) + 2)
+    for name, fill in (("bounds", 0.0), ("children", -1), ("start", 0), ("count", 0)):
+        value = keys[name]
+        keys[name] = np.concatenate([value, np.full((2, *value.shape[1:]), fill, value.dtype)])
+
+
 def _shared(keys: dict) -> None:
     """Internal node 1's leaf child also named by node 0 (node 0's leaf is lost)."""
     keys["children"][0][0] = keys["children"][1][0]
@@ -200,8 +210,11 @@ def cases(m: int = 8) -> Iterator[Case]:
         lambda t: t.replace(f'"triangles": {m}', '"triangles": ' + "7" * 5000, 1))),
         "a number of 5,000 digits in 'triangles'", "long number")
     yield Case("nodes-huge.json", _json("nodes-huge.json", m, _set(nodes=10**18)),
-               f"'nodes' is {10**18:,}, but a binary tree over {m:,} triangles has at most",
+               f"node count mismatch: 'nodes' is {10**18:,} but 'bounds' has {k:,} rows",
                "huge count")
+    yield Case("too-many-nodes.npz", _npz("too-many-nodes.npz", m, _extra_nodes),
+               f"'nodes' is {k + 2:,}, but a binary tree over {m:,} triangles has at most "
+               f"{k:,}", "huge count")
     yield Case("deep-cycle.npz", _npz("deep-cycle.npz", m, _cycle_at_the_bottom),
                "(a cycle)", "deep chain")
     yield Case("deep-cycle.json", _json("deep-cycle.json", m, _cycle_at_the_bottom),
@@ -229,6 +242,12 @@ def cases(m: int = 8) -> Iterator[Case]:
                "is encrypted", "npz members")
     yield Case("method.npz", _patched_directory("method.npz", m, method=99),
                "uses compression method 99", "npz members")
+    budget = max_tree_bytes(m)
+    yield Case("padded.json", _json("padded.json", m, lambda keys: json.dumps(keys)
+                                    + " " * budget), "too large: ", "too large")
+    yield Case("bomb.npz", _npz("bomb.npz", m, lambda keys: keys.update(
+        bounds=np.zeros((budget // 48 + 1, 6))), compressed=True),
+        "too large: its arrays unpack to", "too large")
     yield Case("truncated.json", _json("truncated.json", m, _text(lambda t: t[: len(t) // 2])),
                "not JSON (", "truncated")
     yield Case("truncated.npz", _truncated_npz(m), "not an npz archive", "truncated")
