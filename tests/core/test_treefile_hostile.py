@@ -149,3 +149,29 @@ def test_reading_runs_no_python_loop_over_levels_or_nodes(tmp_path):
     *_, steps = treefile_walk.subtree_runs(left.astype(np.int64), np.zeros(k, bool)
                                            | (np.arange(k) >= k // 2), np.ones(k, np.int64))
     assert steps == 2 * k
+
+
+@pytest.mark.parametrize("command", ["quality", "contacts"])
+def test_quality_and_contacts_refuse_a_hostile_tree_in_one_escaped_line(tmp_path, command):
+    mesh = write_mesh(tmp_path / "mesh.ply", *_arrays(M))
+    case = next(c for c in CASES if c.name == "escape.json")
+    path = case.write(tmp_path)
+    args = (["quality", str(mesh), "--tree", str(path)] if command == "quality" else
+            ["contacts", str(mesh), str(mesh), "--tree-a", str(path)])  # fmt: skip
+    done = subprocess.run([sys.executable, "-m", "core", *args], capture_output=True,
+                          text=True, timeout=30, preexec_fn=_limit_memory)  # fmt: skip
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].isprintable() and "\x1b" not in done.stderr, lines
+    assert str(path) in lines[0] and case.words in lines[0], lines[0]
+
+
+def test_a_file_name_with_control_characters_is_escaped_in_the_message(tmp_path):
+    path = tmp_path / "evil\x1b]0;title\x07\n.json"
+    path.write_text("{")
+    with pytest.raises(TreeFileError) as caught:
+        read_tree(path, _mesh(M))
+    message = str(caught.value)
+    assert message.isprintable() and "\n" not in message
+    assert "evil\\x1b]0;title\\x07\\n.json: not JSON" in message
+    assert caught.value.path == str(path)  # the path itself, for code that opens it again
