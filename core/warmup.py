@@ -179,6 +179,18 @@ def _warm_quality(a, b, pose) -> None:
         tree_quality(a, tree_a, bv)
 
 
+def _warm_tree_files(a, b, pose) -> None:
+    """Reading a tree file: its compiled walks (renumbering, triangle runs, cycle search)."""
+    from core.bvh.treefile_walk import breadth_first, cycle_from, peel, subtree_runs
+
+    children = np.array([[1, 2], [-1, -1], [-1, -1]], dtype=np.int64)
+    breadth_first(children, 0)
+    peel(children, np.bincount(children[children >= 0], minlength=3))
+    subtree_runs(np.array([1, 0, 0], dtype=np.int64), children[:, 0] < 0,
+                 np.array([0, 1, 1], dtype=np.int64))
+    cycle_from(np.array([1, 0, -1], dtype=np.int64), 0)
+
+
 @dataclass(frozen=True)
 class WarmStep:
     """One unit of the warm-up.
@@ -235,6 +247,7 @@ def _steps() -> tuple[WarmStep, ...]:
     steps += [
         WarmStep("overlap-region", "the overlap region (Yu et al. 2018)", _warm_overlap_region),
         WarmStep("quality", "the tree-quality measures", _warm_quality),
+        WarmStep("tree-files", "reading tree files", _warm_tree_files),
     ]
     return tuple(steps)
 

@@ -40,8 +40,10 @@ from __future__ import annotations
 
 import dataclasses
 import io
+import itertools
 import json
 import os
+import re
 import stat
 import time
 import zipfile
@@ -51,16 +53,40 @@ from pathlib import Path
 
 import numpy as np
 
+from core import container
 from core.bvh.quality import sah_cost, volume_sum
 from core.bvh.tree import BuildStats, SplitRule, Tree
+from core.bvh.treefile_walk import breadth_first, cycle_from, peel, subtree_runs
 from core.container import read_array, replace_file
 from core.errors import BVHLabError, MeshFileError
 from core.io.common import MAX_FILE_BYTES, read_regular_file
 from core.mesh import TriMesh
+from core.text import printable
 
 FORMAT_NAME = "bvh-lab-tree"
 FORMAT_VERSION = 1
 SUFFIXES = (".json", ".npz")
+
+# The container's reading caps, once it has them (they are not ValueErrors).
+_CONTAINER_LIMITS = tuple(e for e in (getattr(container, "ContainerLimitError", None),) if e)
+
+BYTES_PER_TRIANGLE = 2048
+"""A tree file over ``m`` triangles may be at most ``BASE_BYTES + BYTES_PER_TRIANGLE * m``
+bytes, and an ``.npz``'s arrays may unpack to at most as much: the tree holds fewer than
+``2 m`` nodes, and a node takes about 120 bytes of JSON as BVH Lab writes it (80 in an
+``.npz`` of int64 and float64), so this leaves room for any layout and indentation while a
+file cannot make the reader take memory out of proportion to the mesh."""
+
+BASE_BYTES = 2**20
+"""See :data:`BYTES_PER_TRIANGLE`."""
+
+MAX_NPY_HEADER_BYTES = 4096
+"""Most bytes of an ``.npy`` member's header in an ``.npz`` tree (NumPy writes 128)."""
+
+MAX_INT_DIGITS = 30
+"""Most digits of a whole number in a JSON tree file (an int64 has 19): longer ones are
+refused before Python converts them (its own limit, 4,300 digits, raises deep inside the
+JSON parser without naming the file)."""
 
 
 class TreeFileError(BVHLabError, ValueError):
@@ -69,7 +95,9 @@ class TreeFileError(BVHLabError, ValueError):
     def __init__(self, path, reason: str):
         self.path = str(path)
         self.reason = reason
-        super().__init__(f"{self.path}: {reason}")
+        # The file's name and its text (a key, a format name) may hold control characters:
+        # escaped, so the message stays one line and changes no terminal.
+        super().__init__(printable(f"{self.path}: {reason}"))
 
 
 @dataclass(frozen=True, eq=False)
@@ -217,7 +245,12 @@ def write_tree(path, tree) -> Path:
 # ---- reading: bytes to a dict of keys --------------------------------------------------------
 
 
-def _file_bytes(path: Path, max_bytes: int) -> bytes:
+def _size(n: int) -> str:
+    """``"1,048,577 bytes"``, or ``"12.5 MiB"`` from 10 MiB on."""
+    return f"{n / 2**20:,.1f} MiB" if n >= 10 * 2**20 else f"{n:,} bytes"
+
+
+def _file_bytes(path: Path, max_bytes: int, why: str = "") -> bytes:
     try:
         info = os.stat(path)
     except FileNotFoundError:
@@ -229,54 +262,144 @@ def _file_bytes(path: Path, max_bytes: int) -> bytes:
     if not stat.S_ISREG(info.st_mode):
         raise TreeFileError(path, "is not a regular file (a pipe, device or socket)")
     if info.st_size > max_bytes:
-        raise TreeFileError(path, f"too large: {info.st_size / 2**20:,.1f} MiB; the limit is "
-                                  f"{max_bytes / 2**20:,.1f} MiB")  # fmt: skip
+        raise TreeFileError(path, f"too large: {_size(info.st_size)}; the limit is "
+                                  f"{_size(max_bytes)}{why}")  # fmt: skip
     try:
         return read_regular_file(path, max_bytes)
     except MeshFileError as exc:
         raise TreeFileError(path, exc.reason) from None
 
 
+class _DuplicateKey(Exception):
+    """A JSON object naming one key twice (raised by :func:`_unique_keys`)."""
+
+
+class _LongInteger(Exception):
+    """A JSON number with more than :data:`MAX_INT_DIGITS` digits."""
+
+
+def _unique_keys(pairs: list) -> dict:
+    """``object_pairs_hook``: a JSON object, refused if it names a key twice (json keeps
+    the last silently, so which value the writer meant cannot be told)."""
+    keys = dict(pairs)
+    if len(keys) != len(pairs):
+        seen = set()
+        for name, _value in pairs:
+            if name in seen:
+                raise _DuplicateKey(name)
+            seen.add(name)
+    return keys
+
+
+def _whole_number(text: str) -> int:
+    """``parse_int``: a JSON integer, refused past :data:`MAX_INT_DIGITS` digits."""
+    if len(text.lstrip("-")) > MAX_INT_DIGITS:
+        raise _LongInteger(text)
+    return int(text)
+
+
+def _key_before(text: str, at: int) -> str | None:
+    """The name of the last JSON key before character ``at`` (the key a value belongs to:
+    the schema's values hold no objects)."""
+    found = None
+    for match in re.finditer(r'"((?:[^"\\\n]|\\.){0,80})"\s*:', text[:at]):
+        found = match.group(1)
+    return found
+
+
 def _json_keys(path: Path, data: bytes) -> dict:
     try:
         text = data.decode("utf-8-sig")
-        keys = json.loads(text)
     except UnicodeDecodeError:
         raise TreeFileError(path, "not JSON (not UTF-8 text)") from None
+    try:
+        keys = json.loads(text, object_pairs_hook=_unique_keys, parse_int=_whole_number)
     except json.JSONDecodeError as exc:
         raise TreeFileError(path, f"not JSON ({exc.msg} at line {exc.lineno} column "
                                   f"{exc.colno})") from None  # fmt: skip
     except RecursionError:
         raise TreeFileError(path, "not JSON this reader accepts (nested too deeply)") from None
+    except _DuplicateKey as exc:
+        raise TreeFileError(path, f"key {str(exc.args[0])[:80]!r} is given twice (which "
+                                  f"value is meant cannot be told)") from None  # fmt: skip
+    except (_LongInteger, ValueError) as exc:
+        # ValueError: Python's own limit on the digits of an int (a long number in a place
+        # parse_int does not see, e.g. an exponent).
+        match = re.search(rf"-?\d{{{MAX_INT_DIGITS + 1},}}", text)
+        at = match.start() if match else 0
+        digits = len(match.group(0).lstrip("-")) if match else 0
+        key = _key_before(text, at) if match else None
+        where = f" in {key!r}" if key is not None else ""
+        line = text.count("\n", 0, at) + 1
+        raise TreeFileError(path, f"a number of {digits:,} digits{where} (line {line}; at "
+                                  f"most {MAX_INT_DIGITS} digits)" if match else
+                                  f"not JSON this reader accepts ({exc})") from None  # fmt: skip
     if not isinstance(keys, dict):
         raise TreeFileError(path, f"not a tree file (the JSON is a {type(keys).__name__}, "
                                   f"not an object)")  # fmt: skip
     return keys
 
 
+_ZIP_METHODS = (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED)
+
+
+def _npy_header_bytes(archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> int:
+    """The length of a ``.npy`` member's header, read from its first bytes (0 if they are
+    not an ``.npy`` magic: :func:`core.container.read_array` names that)."""
+    with archive.open(info) as stream:
+        head = stream.read(12)
+    if len(head) < 10 or head[:6] != b"\x93NUMPY":
+        return 0
+    if head[6] == 1:
+        return 10 + int.from_bytes(head[8:10], "little")
+    return 12 + int.from_bytes(head[8:12], "little") if len(head) == 12 else 0
+
+
 def _npz_keys(path: Path, data: bytes, max_bytes: int) -> dict:
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
-    except zipfile.BadZipFile:
+    except (zipfile.BadZipFile, ValueError, EOFError):
         raise TreeFileError(path, "not an npz archive (not a zip file)") from None
     with archive:
         members = archive.infolist()
+        names = set()
+        for info in members:
+            name = info.filename
+            if name in names:
+                raise TreeFileError(path, f"member {name[:80]!r} is in the archive twice (which "
+                                          f"one is meant cannot be told)")  # fmt: skip
+            names.add(name)
+            if info.flag_bits & 0x1:
+                raise TreeFileError(path, f"member {name[:80]!r} is encrypted (tree files are "
+                                          f"never encrypted)")  # fmt: skip
+            if info.compress_type not in _ZIP_METHODS:
+                raise TreeFileError(path, f"member {name[:80]!r} uses compression method "
+                                          f"{info.compress_type} (an npz uses stored or "
+                                          f"deflate only)")  # fmt: skip
         unpacked = sum(m.file_size for m in members)
         if unpacked > max_bytes:
-            raise TreeFileError(path, f"too large: its arrays unpack to "
-                                      f"{unpacked / 2**20:,.1f} MiB; the limit is "
-                                      f"{max_bytes / 2**20:,.1f} MiB")  # fmt: skip
+            raise TreeFileError(path, f"too large: its arrays unpack to {_size(unpacked)}; "
+                                      f"the limit is {_size(max_bytes)}")  # fmt: skip
         keys = {}
         for info in members:
             if not info.filename.endswith(".npy"):
                 continue
             name = info.filename[: -len(".npy")]
             try:
+                header = _npy_header_bytes(archive, info)
+                if header > MAX_NPY_HEADER_BYTES:
+                    raise TreeFileError(path, f"array {name[:80]!r}: its .npy header is "
+                                              f"{header:,} bytes (at most "
+                                              f"{MAX_NPY_HEADER_BYTES:,})")  # fmt: skip
                 keys[name] = read_array(archive, info.filename)
+            except TreeFileError:
+                raise
             except (EOFError, zipfile.BadZipFile, zlib.error) as exc:
-                raise TreeFileError(path, f"array {name!r}: damaged ({exc})") from None
-            except ValueError as exc:
-                raise TreeFileError(path, f"array {name!r}: {exc}") from None
+                raise TreeFileError(path, f"array {name[:80]!r}: damaged ({exc})") from None
+            except (ValueError, SyntaxError, *_CONTAINER_LIMITS) as exc:
+                # SyntaxError: a header NumPy cannot parse as a Python literal.
+                text = str(exc).strip().splitlines()[0] if str(exc).strip() else "bad header"
+                raise TreeFileError(path, f"array {name[:80]!r}: {text}") from None
     if not keys:
         raise TreeFileError(path, "not an npz archive of a tree (it holds no .npy arrays)")
     return keys
@@ -312,10 +435,12 @@ class _Keys:
                 self.fail(f"{name!r} must be a single value, got an array of shape "
                           f"{value.shape}")  # fmt: skip
             value = value.item()
-        if kind == "int" and not (isinstance(value, int) and not isinstance(value, bool)):
-            self.fail(f"{name!r} must be a whole number, got {value!r:.40}")
+        if kind == "int" and type(value) is not int:  # a bool is an int: refused
+            self.fail(f"{name!r} must be a whole number, got {_value_text(value)}")
         if kind == "str" and not isinstance(value, str):
-            self.fail(f"{name!r} must be a string, got {value!r:.40}")
+            self.fail(f"{name!r} must be a string, got {_value_text(value)}")
+        if kind == "str" and len(value) > 200:
+            self.fail(f"{name!r} is {len(value):,} characters long (at most 200)")
         return value
 
     def array(self, name: str, kind: str, shape: tuple) -> np.ndarray:
@@ -323,11 +448,7 @@ class _Keys:
         ``shape`` (an int or None per axis)."""
         value = self.raw(name)
         if not isinstance(value, np.ndarray):
-            try:
-                value = np.array(value)
-            except (ValueError, OverflowError, TypeError):
-                self.fail(f"{name!r} must be an array of shape {_shape_text(shape)} "
-                          f"(rows of unequal length?)")  # fmt: skip
+            value = self._json_array(name, value, kind, shape)
         want = "iu" if kind == "int" else "iuf"
         if value.dtype.kind not in want:
             what = "integers" if kind == "int" else "numbers"
@@ -340,6 +461,50 @@ class _Keys:
                 self.fail(f"{name!r} holds an id too large ({int(value.max())})")
             return value.astype(np.int64)
         return value.astype(np.float64)
+
+
+    def _json_array(self, name: str, value, kind: str, shape: tuple) -> np.ndarray:
+        """A JSON value as an array, its nesting and the type of every element checked
+        first (NumPy would take ``true`` for 1 and an integer past int64 for an object).
+
+        Each check runs over the whole list at C speed (``set(map(type, ...))``): a
+        million-node tree costs a fraction of a second."""
+        if len(shape) == 2:
+            if not isinstance(value, list) or not set(map(type, value)) <= {list}:
+                self.fail(f"{name!r} must be a list of lists (shape {_shape_text(shape)})")
+            widths = set(map(len, value))
+            if len(widths) > 1:
+                self.fail(f"{name!r} must be an array of shape {_shape_text(shape)} (rows of "
+                          f"unequal length: {', '.join(map(str, sorted(widths)[:4]))})")
+            items = itertools.chain.from_iterable(value)
+        else:
+            if not isinstance(value, list):
+                self.fail(f"{name!r} must be a list (shape {_shape_text(shape)}), got "
+                          f"{_json_type_text(type(value))}")  # fmt: skip
+            items = value
+        allowed = {int} if kind == "int" else {int, float}
+        wrong = set(map(type, items)) - allowed
+        if wrong:
+            what = "whole numbers" if kind == "int" else "numbers"
+            got = ", ".join(sorted(_json_type_text(t) for t in wrong))
+            self.fail(f"{name!r} must hold {what}, got {got}")
+        try:
+            return np.array(value, dtype=np.int64 if kind == "int" else np.float64)
+        except OverflowError:
+            self.fail(f"{name!r} holds a number too large (an id past int64, or a bound past "
+                      f"the largest float)")  # fmt: skip
+
+
+def _value_text(value) -> str:
+    """A value from the file as printed in a message: its repr, cut to 40 characters."""
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _json_type_text(kind: type) -> str:
+    return {bool: "true/false", str: "strings", type(None): "null", float:
+            "numbers with fractions", list: "lists (nested too deeply)", dict: "objects",
+            int: "whole numbers"}.get(kind, kind.__name__)  # fmt: skip
 
 
 def _shape_text(shape: tuple) -> str:
@@ -375,7 +540,13 @@ def _check_keys(keys: _Keys, mesh: TriMesh) -> _FileTree:
     fmt = keys.scalar("format", "str")
     if fmt != FORMAT_NAME:
         keys.fail(f"not a BVH Lab tree file (its 'format' is {fmt!r}, not {FORMAT_NAME!r})")
-    version = keys.scalar("version", "int")
+    version = keys.raw("version")
+    if isinstance(version, np.ndarray) and version.shape == ():
+        version = version.item()  # an npz's scalar: a Python int, float, bool or str
+    # Exactly the int 1: not 1.0, not true (a bool is an int in Python), not "1".
+    if type(version) is not int:
+        keys.fail(f"'version' must be the whole number {FORMAT_VERSION}, got "
+                  f"{_value_text(version)}")  # fmt: skip
     if version != FORMAT_VERSION:
         keys.fail(f"format version {version}; this app reads version {FORMAT_VERSION}")
     m = keys.scalar("triangles", "int")
@@ -389,6 +560,10 @@ def _check_keys(keys: _Keys, mesh: TriMesh) -> _FileTree:
     if bounds.shape[0] != k:
         keys.fail(f"node count mismatch: 'nodes' is {k:,} but 'bounds' has {bounds.shape[0]:,} "
                   f"rows")  # fmt: skip
+    if k > 2 * m - 1:
+        # Every leaf holds a triangle and every internal node two children.
+        keys.fail(f"'nodes' is {k:,}, but a binary tree over {m:,} triangles has at most "
+                  f"{max(2 * m - 1, 1):,}")  # fmt: skip
     order = keys.array("order", "int", (None,))
     if order.shape[0] != m:
         keys.fail(f"'order' has {order.shape[0]:,} entries, not one per triangle ({m:,})")
@@ -423,6 +598,8 @@ def _check_keys(keys: _Keys, mesh: TriMesh) -> _FileTree:
         split = SplitRule[name.upper()]
     if keys.has("leaf_size"):
         leaf_size = keys.scalar("leaf_size", "int")
+        if not 1 <= leaf_size < 2**31:  # the builder's setting, an int32
+            keys.fail(f"'leaf_size' must be from 1 to {2**31 - 1:,}, got {leaf_size:,}")
     return _FileTree(m, k, bounds, children, start, count, order, split, leaf_size)
 
 
@@ -509,37 +686,21 @@ def _times_child(f: _FileTree) -> np.ndarray:
 def _find_cycle(f: _FileTree, times_child: np.ndarray) -> tuple[int, int] | None:
     """A node on a cycle and the node under it that names it as a child, or None.
 
-    Peels the nodes no remaining node names as a child, level by level (vectorised, so a
-    million nodes cost a fraction of a second); what is left lies on a cycle or under one.
+    Peels the nodes no remaining node names as a child, parents first (one pass over the
+    nodes, :func:`core.bvh.treefile_walk.peel`); what is left lies on a cycle or under one.
     Going up from a node left, through parents also left, comes back to a node already met:
     that node is on a cycle. Of the cycle's nodes, the one also named by a node outside the
     cycle (where the walk from the root enters it) is returned, else the one with the
     largest box.
     """
-    left = times_child.copy()
-    frontier = np.flatnonzero(left == 0)
-    peeled = np.zeros(f.k, dtype=bool)
-    while frontier.size:
-        peeled[frontier] = True
-        kids = f.children[frontier].reshape(-1)
-        kids, times = np.unique(kids[kids >= 0], return_counts=True)
-        left[kids] -= times
-        frontier = kids[left[kids] == 0]
+    peeled, _steps = peel(f.children, times_child)
     if peeled.all():
         return None
     parent = np.full(f.k, -1, dtype=np.int64)
     inner = np.flatnonzero(~peeled & (f.children[:, 0] >= 0))
     parent[f.children[inner, 0]] = inner
     parent[f.children[inner, 1]] = inner
-    met = {}
-    node = int(np.flatnonzero(~peeled)[0])
-    while node not in met:
-        met[node] = len(met)
-        node = int(parent[node])
-    cycle = [node]
-    while int(parent[cycle[-1]]) != node:
-        cycle.append(int(parent[cycle[-1]]))
-    cycle = np.array(cycle)
+    cycle = cycle_from(parent, int(np.flatnonzero(~peeled)[0]))
     entered = cycle[times_child[cycle] > 1]
     if entered.size:
         top = int(entered.min())
@@ -597,34 +758,16 @@ def _renumber(f: _FileTree, root: int, fail) -> tuple[np.ndarray, np.ndarray]:
     adjacent and after its parent. A node met twice (a shared child, or a cycle through the
     root) or never (unreachable) is an error naming the file's id.
     """
-    file_of = np.empty(f.k, dtype=np.int64)
-    depth_of = np.empty(f.k, dtype=np.int64)
-    seen = np.zeros(f.k, dtype=bool)
-    seen[root] = True
-    file_of[0], depth_of[0] = root, 0
-    level = np.array([root], dtype=np.int64)
-    n, depth = 1, 0
-    while level.size:
-        inner = level[f.children[level, 0] >= 0]
-        nxt = f.children[inner].reshape(-1)
-        depth += 1
-        if nxt.size:
-            again = seen[nxt] | (np.bincount(nxt, minlength=f.k)[nxt] > 1)
-            if again.any():
-                node = int(nxt[again][0])
-                parents = np.flatnonzero((f.children == node).any(axis=1))
-                fail(f"node {node} is reached twice (a cycle or a shared child): it is a "
-                     f"child of nodes {', '.join(str(int(p)) for p in parents[:3])}")  # fmt: skip
-            seen[nxt] = True
-            file_of[n : n + nxt.size] = nxt
-            depth_of[n : n + nxt.size] = depth
-            n += nxt.size
-        level = nxt
+    file_of, depth_of, n, again, _steps = breadth_first(f.children, root)
+    if again >= 0:
+        parents = _parents(f, int(again))
+        fail(f"node {again} is reached twice (a cycle or a shared child): it is a child of "
+             f"nodes {', '.join(str(int(p)) for p in parents[:3])}")  # fmt: skip
     if n != f.k:
         # Every node but the root is the child of one node (checked before), so the nodes
         # the root does not reach lead up to a cycle among themselves.
-        lost = np.flatnonzero(~seen)
-        fail(f"{_cycle_text(f, *_find_cycle(f, _times_child(f)))} ({lost.size:,} nodes are "
+        lost = f.k - n
+        fail(f"{_cycle_text(f, *_find_cycle(f, _times_child(f)))} ({lost:,} nodes are "
              f"unreachable from node {root}, the one node that is nobody's child)")  # fmt: skip
     return file_of, depth_of
 
@@ -649,20 +792,11 @@ def _build(f: _FileTree, mesh: TriMesh, file_of: np.ndarray, depth: np.ndarray,
     parent[left[inner] + 1] = inner
     level_nodes, level_start = _levels(depth.astype(np.int32))
 
-    # Triangles under each node, bottom-up by levels; then each run's start top-down.
-    n_prims = count.copy()
-    for d in range(len(level_start) - 2, -1, -1):
-        nodes = level_nodes[level_start[d] : level_start[d + 1]]
-        nodes = nodes[~is_leaf[nodes]]
-        n_prims[nodes] = n_prims[left[nodes]] + n_prims[left[nodes] + 1]
+    # Triangles under each node, bottom-up; then each run's start top-down (one pass each:
+    # children come after their parent).
+    n_prims, prim_start, _steps = subtree_runs(left, is_leaf, count)
     if n_prims[0] != m:
         raise AssertionError("leaf counts were checked against the triangles")
-    prim_start = np.zeros(k, dtype=np.int64)
-    for d in range(len(level_start) - 1):
-        nodes = level_nodes[level_start[d] : level_start[d + 1]]
-        nodes = nodes[~is_leaf[nodes]]
-        prim_start[left[nodes]] = prim_start[nodes]
-        prim_start[left[nodes] + 1] = prim_start[nodes] + n_prims[left[nodes]]
 
     # Each leaf's triangles, in the file's order within the leaf, at the leaf's run.
     leaves = np.flatnonzero(is_leaf)
@@ -700,6 +834,13 @@ def _build(f: _FileTree, mesh: TriMesh, file_of: np.ndarray, depth: np.ndarray,
                 stats=stats)  # fmt: skip
 
 
+def max_tree_bytes(n_triangles: int) -> int:
+    """Most bytes of a tree file over ``n_triangles`` triangles, and most its ``.npz`` arrays
+    unpack to: ``BASE_BYTES + BYTES_PER_TRIANGLE * n_triangles`` (1 MiB + 2 KiB a
+    triangle), at most :data:`core.io.common.MAX_FILE_BYTES`."""
+    return min(MAX_FILE_BYTES, BASE_BYTES + BYTES_PER_TRIANGLE * int(n_triangles))
+
+
 def read_tree(path, mesh: TriMesh, max_bytes: int = MAX_FILE_BYTES) -> ImportedTree:
     """Read a tree file (``.json`` or ``.npz``) built over ``mesh``'s faces.
 
@@ -710,7 +851,8 @@ def read_tree(path, mesh: TriMesh, max_bytes: int = MAX_FILE_BYTES) -> ImportedT
         The mesh the tree was built on (its face count must match ``triangles``).
     max_bytes : int
         Largest file read (default :data:`core.io.common.MAX_FILE_BYTES`, 2 GiB); for an
-        ``.npz`` also the most its arrays may unpack to.
+        ``.npz`` also the most its arrays may unpack to. The mesh sets a lower limit
+        (:func:`max_tree_bytes`: 1 MiB + 2 KiB a triangle).
 
     Returns
     -------
@@ -719,26 +861,33 @@ def read_tree(path, mesh: TriMesh, max_bytes: int = MAX_FILE_BYTES) -> ImportedT
     Raises
     ------
     TreeFileError
-        One line naming the file and what is wrong, with the file's node id where a node is
-        at fault: not a regular file, too large, not JSON, not an npz archive, pickled
-        arrays, a missing key, another format version, a wrong type or shape, a node count
-        that does not match, a child id out of range, a node with one child, a node reached
-        twice (a cycle or a shared child: that node and its parents), unreachable nodes, a
-        leaf range outside ``order``, ``order`` not a permutation, two leaves holding the
-        same triangle (both leaves and their ranges), a triangle in no leaf (the triangle,
-        its place in ``order`` and the leaves whose ranges end before and start after it),
-        a triangle count other than the mesh's, bounds that are NaN or infinite.
+        One line naming the file and what is wrong (control characters escaped), with the
+        file's node id where a node is at fault: not a regular file, too large, not JSON, a
+        key given twice, a number of more than 30 digits, not an npz archive, an archive
+        member twice, encrypted or compressed other than by deflate, an ``.npy`` header past
+        4 KiB, pickled arrays, a missing key, another format version (exactly the int 1), a
+        wrong type or shape (every element of a JSON list checked: no ``true``, ``null`` or
+        strings among numbers), more nodes than a binary tree over the triangles has, a node
+        count that does not match, a child id out of range, a node with one child, a node
+        reached twice (a cycle or a shared child: that node and its parents), unreachable
+        nodes, a leaf range outside ``order``, ``order`` not a permutation, two leaves
+        holding the same triangle (both leaves and their ranges), a triangle in no leaf (the
+        triangle, its place in ``order`` and the leaves whose ranges end before and start
+        after it), a triangle count other than the mesh's, bounds that are NaN or infinite.
     """
     t0 = time.perf_counter()
     if not isinstance(mesh, TriMesh):
         raise TypeError(f"mesh must be a TriMesh, got {type(mesh).__name__}")
     path = Path(os.fspath(path))
     suffix = _suffix(path)
-    data = _file_bytes(path, int(max_bytes))
+    limit = min(int(max_bytes), max_tree_bytes(mesh.n_faces))
+    why = (f" (1 MiB + 2 KiB a triangle of the mesh's {mesh.n_faces:,})"
+           if limit < int(max_bytes) else "")  # fmt: skip
+    data = _file_bytes(path, limit, why)
     if suffix == ".json":
         keys = _Keys(path, _json_keys(path, data), is_json=True)
     else:
-        keys = _Keys(path, _npz_keys(path, data, int(max_bytes)), is_json=False)
+        keys = _Keys(path, _npz_keys(path, data, limit), is_json=False)
     del data
 
     def fail(reason: str):

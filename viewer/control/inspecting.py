@@ -30,6 +30,7 @@ from core.bvh.metrics import CostConstants, tree_quality
 from core.bvh.treefile import TreeFileError, read_tree, write_tree
 from core.bvh.validate import validate_tree
 from core.errors import BVHLabError
+from viewer.control.error_log import one_line, operation, printable
 from viewer.frame_caption import frame_caption
 from viewer.model import TreeCheck, ViolationRow
 
@@ -369,12 +370,17 @@ class Inspecting:
         ``(imported, report)``, or ``(None, error words naming the file)``."""
         name = Path(path).name
         try:
-            imported = read_tree(path, rest)
-            report = validate_tree(imported.tree, rest.vertices,
-                                   file_ids=imported.file_ids)
+            with operation("Reading tree file", path):
+                imported = read_tree(path, rest)
+                report = validate_tree(imported.tree, rest.vertices,
+                                       file_ids=imported.file_ids)
         except (TreeFileError, BVHLabError, OSError, ValueError) as exc:
-            text = str(exc)
+            text = printable(str(exc))
             return None, text if name in text else f"{name}: {text}"
+        except Exception as exc:  # noqa: BLE001 - any failure is one message, never a hang
+            # Raised in the worker, an exception no one caught would end the job without its
+            # result: the window said "Reading tree file…" for good.
+            return None, one_line(exc)
         return imported, report
 
     def _use_tree_file(self, body: int, entry, path, imported, report) -> bool:
@@ -432,7 +438,10 @@ class Inspecting:
         rest = entry.rest  # the mesh read for; a sculpt replaces it (the Body stays)
 
         def work():
-            imported, report = self._read_tree_file(rest, path)
+            try:
+                imported, report = self._read_tree_file(rest, path)
+            except BaseException as exc:  # MemoryError, KeyboardInterrupt: still one answer
+                imported, report = None, one_line(exc)
             self._inspect_relay.tree_read.emit((body, entry, rest, path, imported, report,
                                                 on_done))
 
@@ -453,7 +462,11 @@ class Inspecting:
                                     "changed while it was read.")
             is_open = False
         else:
-            is_open = self._use_tree_file(body, entry, path, imported, report)
+            try:
+                is_open = self._use_tree_file(body, entry, path, imported, report)
+            except Exception as exc:  # noqa: BLE001 - one message; the scene stays as it was
+                self.model.error.emit("Cannot open tree file", one_line(exc))
+                is_open = False
         if on_done is not None:
             on_done(is_open)
 
