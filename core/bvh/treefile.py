@@ -53,11 +53,10 @@ from pathlib import Path
 
 import numpy as np
 
-from core import container
 from core.bvh.quality import sah_cost, volume_sum
 from core.bvh.tree import BuildStats, SplitRule, Tree
 from core.bvh.treefile_walk import breadth_first, cycle_from, peel, subtree_runs
-from core.container import read_array, replace_file
+from core.container import ContainerLimitError, read_array, replace_file
 from core.errors import BVHLabError, MeshFileError
 from core.io.common import MAX_FILE_BYTES, read_regular_file
 from core.mesh import TriMesh
@@ -67,8 +66,6 @@ FORMAT_NAME = "bvh-lab-tree"
 FORMAT_VERSION = 1
 SUFFIXES = (".json", ".npz")
 
-# The container's reading caps, once it has them (they are not ValueErrors).
-_CONTAINER_LIMITS = tuple(e for e in (getattr(container, "ContainerLimitError", None),) if e)
 
 BYTES_PER_TRIANGLE = 2048
 """A tree file over ``m`` triangles may be at most ``BASE_BYTES + BYTES_PER_TRIANGLE * m``
@@ -396,7 +393,7 @@ def _npz_keys(path: Path, data: bytes, max_bytes: int) -> dict:
                 raise
             except (EOFError, zipfile.BadZipFile, zlib.error) as exc:
                 raise TreeFileError(path, f"array {name[:80]!r}: damaged ({exc})") from None
-            except (ValueError, SyntaxError, *_CONTAINER_LIMITS) as exc:
+            except (ValueError, SyntaxError, ContainerLimitError) as exc:  # caps: not ValueErrors
                 # SyntaxError: a header NumPy cannot parse as a Python literal.
                 text = str(exc).strip().splitlines()[0] if str(exc).strip() else "bad header"
                 raise TreeFileError(path, f"array {name[:80]!r}: {text}") from None
