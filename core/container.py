@@ -47,6 +47,8 @@ from typing import BinaryIO
 
 import numpy as np
 
+from core.text import printable
+
 MANIFEST = "manifest.json"
 
 MAX_MEMBER_BYTES = 256 * 2**20
@@ -409,14 +411,7 @@ def _member_words(name: str) -> str:
     return printable(repr(text))
 
 
-def printable(text: str) -> str:
-    """``text`` with control characters (terminal escapes, NUL, newlines) written as escapes,
-    so a file's own text printed in a message stays one line and changes no terminal."""
-    return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii")
-                   for ch in text)  # fmt: skip
-
-
-def _count(archive: zipfile.ZipFile, n: int, member: str) -> None:
+def _charge_inflated(archive: zipfile.ZipFile, n: int, member: str) -> None:
     """Add ``n`` inflated bytes to the file's budget (an archive opened by
     :func:`open_container` has one)."""
     if isinstance(archive, CappedZipFile):
@@ -457,7 +452,7 @@ def read_capped(archive: zipfile.ZipFile, stream, member: str, cap: int,
         if not chunk:
             break
         data += chunk
-        _count(archive, len(chunk), member)
+        _charge_inflated(archive, len(chunk), member)
         if len(data) > cap:
             raise ContainerLimitError(f"too large: member {member} inflates past "
                                       f"{_mib(cap)}, at most a member")  # fmt: skip
@@ -519,7 +514,7 @@ def read_array(archive: zipfile.ZipFile, member: str) -> np.ndarray:
     words = _member_words(member)
     with archive.open(info) as stream:
         shape, fortran, dtype, header_bytes = _npy_header(stream, words)
-        _count(archive, header_bytes, words)
+        _charge_inflated(archive, header_bytes, words)
         if dtype.hasobject:
             raise ValueError("holds pickled Python objects (refused: these files hold numbers "
                              "and strings only)")

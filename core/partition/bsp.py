@@ -35,7 +35,7 @@ from core.partition.base import (
 from core.partition.limits import (
     MAX_PLANE_CANDIDATES,
     MAX_TREE_DEPTH,
-    check_int,
+    check_int_setting,
     check_real,
     check_tree_params,
 )
@@ -98,8 +98,8 @@ class BspParams:
         if not isinstance(self.plane_rule, BspPlaneRule):
             raise TypeError(f"plane_rule must be a BspPlaneRule, got "
                             f"{type(self.plane_rule).__name__}")  # fmt: skip
-        check_int(self.n_candidates, "n_candidates", 1, MAX_PLANE_CANDIDATES)
-        check_int(self.n_score_samples, "n_score_samples", 1, MAX_PLANE_CANDIDATES)
+        check_int_setting(self.n_candidates, "n_candidates", 1, MAX_PLANE_CANDIDATES)
+        check_int_setting(self.n_score_samples, "n_score_samples", 1, MAX_PLANE_CANDIDATES)
         check_real(self.straddle_weight, "straddle_weight", 0.0, 1e6)
         check_real(self.max_child_fraction, "max_child_fraction", 0.0, 1.0, low_open=True)
 

@@ -34,7 +34,7 @@ spheres take about 2 million). A build past it stops with a ValueError naming th
 change."""
 
 
-def check_int(value, name: str, low: int, high: int) -> None:
+def check_int_setting(value, name: str, low: int, high: int) -> None:
     """``value`` an int (not a bool) in ``[low, high]``; else TypeError or ValueError."""
     if isinstance(value, bool) or not isinstance(value, int):
         raise TypeError(f"{name} must be an integer, got {type(value).__name__}")
@@ -60,8 +60,8 @@ def check_flag(value, name: str) -> None:
 
 def check_tree_params(params, max_depth: int) -> None:
     """The settings every level-by-level partition shares."""
-    check_int(params.max_depth, "max_depth", 0, max_depth)
-    check_int(params.capacity, "capacity", 1, MAX_CAPACITY)
+    check_int_setting(params.max_depth, "max_depth", 0, max_depth)
+    check_int_setting(params.capacity, "capacity", 1, MAX_CAPACITY)
     check_flag(params.split_single_mesh, "split_single_mesh")
 
 

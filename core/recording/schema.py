@@ -170,21 +170,22 @@ def partition_kind(value) -> None:
     from core.partition import PARTITION_KINDS
 
     if value not in PARTITION_KINDS:
-        raise SchemaError(f"must be one of {', '.join(PARTITION_KINDS)}, got {_short(value)}")
+        raise SchemaError(f"must be one of {', '.join(PARTITION_KINDS)}, "
+                          f"got {_quoted_value(value)}")
 
 
 def bv_kind(value) -> None:
     from core.bv import BV_KINDS
 
     if value not in BV_KINDS:
-        raise SchemaError(f"must be one of {', '.join(BV_KINDS)}, got {_short(value)}")
+        raise SchemaError(f"must be one of {', '.join(BV_KINDS)}, got {_quoted_value(value)}")
 
 
 def _kind(value) -> str:
     return "null" if value is None else type(value).__name__
 
 
-def _short(value) -> str:
+def _quoted_value(value) -> str:
     shown = repr(value)
     return shown if len(shown) <= 40 else shown[:37] + "..."
 

@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 
 from core import container
-from core.container import printable
 from core.recording import RecordingFileError, open_recording, recorded_settings, replay
+from core.text import printable
 from tests.hostile.recordings import (
     HostileRecording,
     catalogue,

@@ -209,8 +209,8 @@ def test_each_body_has_its_own_colour_scale_and_bar(window):
     assert _close(expected, layer.color_of(value, cool), tol=2)
     assert layer.bar_titles() == ["A: volume + triangle tests per triangle",
                                   "B: volume + triangle tests per triangle"]
-    assert "heat map: triangles by volume + triangle tests per triangle (a colour bar each)" \
-        in window.renderer.legend_texts
+    assert (f"heat map: triangles by volume + triangle tests per triangle, frame "
+            f"{window.model.frame.index} (a colour bar each)") in window.renderer.legend_texts
     # One body hidden: one bar, its own.
     window.model.set_visible(1 - cool, False)
     window.redraw()

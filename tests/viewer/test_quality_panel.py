@@ -231,7 +231,8 @@ def test_status_bar_and_panel_count_every_violation_found_not_only_the_listed(qt
 
     listed = tuple(Violation(n, ViolationKind.CHILD_OUTSIDE, 0.5 / n,
                              f"node {n} (depth 3): child {2 * n + 1} sticks out by "
-                             f"{0.5 / n:.4g} along -z") for n in (3, 4))
+                             f"{0.5 / n:.4g} along -z", child=2 * n + 1, axis="-z")
+                   for n in (3, 4))
     # The check lists the largest violations only (1,000 by default): here 2 of 1,500.
     report = ValidationReport(listed, 4095, 0.01, n_found=1500)
     check = tree_check([report], None, {0: np.arange(4095)[::-1]})

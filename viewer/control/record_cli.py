@@ -18,10 +18,10 @@ from pathlib import Path
 from core.bv import ObbFit
 from core.bvh import SplitRule
 from core.collide import DescendRule
-from core.container import printable
 from core.pipeline import PipelineSettings, UpdateMode
 from core.recording import Recording, open_recording, recorded_settings, replay, save_recording
 from core.recording.store import MEGABYTE
+from core.text import printable
 
 FRAME_DT = 1.0 / 30.0
 """Animation time between recorded frames: the benchmark's and the soak test's 30 Hz clock."""
