@@ -131,18 +131,23 @@ def list_of(check, most: int = MAX_BODIES, kind=list):
     return check_list
 
 
-def timings(value) -> None:
-    """Phase name -> seconds (finite, >= 0)."""
+def _dict_of(value, check_item, what: str) -> None:
+    """A dict of at most :data:`MAX_TIMINGS` text keys whose values pass ``check_item``."""
     if type(value) is not dict:
         raise SchemaError(f"must be a dict, got {_kind(value)}")
     if len(value) > MAX_TIMINGS:
-        raise SchemaError(f"holds {len(value):,} phases (at most {MAX_TIMINGS})")
-    for key, seconds in value.items():
+        raise SchemaError(f"holds {len(value):,} {what} (at most {MAX_TIMINGS})")
+    for key, item in value.items():
         try:
             text(key)
-            non_negative(seconds)
-        except SchemaError as exc:
-            raise SchemaError(f"[{key[:40]!r}] {exc}") from None
+            check_item(item)
+        except SchemaError as exc:  # str(): a key that is not text is named too
+            raise SchemaError(f"[{str(key)[:40]!r}] {exc}") from None
+
+
+def timings(value) -> None:
+    """Phase name -> seconds (finite, >= 0)."""
+    _dict_of(value, non_negative, "phases")
 
 
 def _stat_value(value) -> None:
@@ -154,16 +159,7 @@ def _stat_value(value) -> None:
 
 def partition_stats(value) -> None:
     """A partition's build facts: name -> a number >= 0 or a short tuple of counts."""
-    if type(value) is not dict:
-        raise SchemaError(f"must be a dict, got {_kind(value)}")
-    if len(value) > MAX_TIMINGS:
-        raise SchemaError(f"holds {len(value):,} entries (at most {MAX_TIMINGS})")
-    for key, item in value.items():
-        try:
-            text(key)
-            _stat_value(item)
-        except SchemaError as exc:
-            raise SchemaError(f"[{key[:40]!r}] {exc}") from None
+    _dict_of(value, _stat_value, "entries")
 
 
 def partition_kind(value) -> None:
