@@ -134,6 +134,15 @@ def bar_ticks(scale: tuple[float, float], is_log: bool,
     return 5, "%.3g", None
 
 
+def _plain_black_text(prop, text_scale: float) -> None:
+    """A colour bar's text style: black, plain, :data:`BAR_FONT_PX` scaled (8 px at least)."""
+    prop.SetColor(0.0, 0.0, 0.0)
+    prop.SetFontSize(max(8, round(BAR_FONT_PX * text_scale)))
+    prop.BoldOff()
+    prop.ItalicOff()
+    prop.ShadowOff()
+
+
 @dataclass
 class HeatPicture:
     """What the heat layer draws for one frame.
@@ -309,13 +318,9 @@ class HeatLayer:
         title.GetPositionCoordinate().SetCoordinateSystemToNormalizedViewport()
         title.SetPosition(place[0] + 0.5 * place[2], place[1] + place[3] + 0.004)
         prop = title.GetTextProperty()
-        prop.SetColor(0.0, 0.0, 0.0)
-        prop.SetFontSize(max(8, round(BAR_FONT_PX * text_scale)))
+        _plain_black_text(prop, text_scale)
         prop.SetJustificationToCentered()
         prop.SetVerticalJustificationToBottom()
-        prop.BoldOff()
-        prop.ItalicOff()
-        prop.ShadowOff()
         title.VisibilityOff()
         self.plotter.renderer.AddActor(title)
         return title
@@ -330,13 +335,8 @@ class HeatLayer:
         bar.SetPosition(*place[:2])
         bar.SetPosition2(*place[2:])
         bar.UnconstrainedFontSizeOn()
-        size = max(8, round(BAR_FONT_PX * text_scale))
         for prop in (bar.GetTitleTextProperty(), bar.GetLabelTextProperty()):
-            prop.SetColor(0.0, 0.0, 0.0)
-            prop.SetFontSize(size)
-            prop.BoldOff()
-            prop.ItalicOff()
-            prop.ShadowOff()
+            _plain_black_text(prop, text_scale)
         bar.VisibilityOff()
         self.plotter.renderer.AddActor(bar)
         return bar
