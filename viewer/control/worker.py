@@ -256,12 +256,17 @@ class Lane:
         Waiting jobs replaced by newer ones (coalescing lanes only).
     last_tag : Tag or None
         The tag of the newest result delivered.
+    wait_on_shutdown : bool
+        :meth:`Workers.shutdown` waits for this lane's running job (False: a job nobody needs
+        once the window closes, such as a measurement, is cancelled and left to end alone on
+        its daemon thread).
     """
 
-    def __init__(self, workers: Workers, name: str, coalesce: bool):
+    def __init__(self, workers: Workers, name: str, coalesce: bool, wait_on_shutdown: bool):
         self.workers = workers
         self.name = name
         self.coalesce = coalesce
+        self.wait_on_shutdown = wait_on_shutdown
         self.n_dropped = 0
         self.last_tag: Tag | None = None
         self._lock = threading.Condition()
@@ -410,11 +415,11 @@ class Workers(QObject):
         self._done.connect(self._finish)
         self._progressed.connect(self._progress)
 
-    def lane(self, name: str, coalesce: bool = False) -> Lane:
-        """The lane called ``name``, created on first use (``coalesce`` is taken then)."""
+    def lane(self, name: str, coalesce: bool = False, wait_on_shutdown: bool = True) -> Lane:
+        """The lane called ``name``, created on first use (its options are taken then)."""
         lane = self._lanes.get(name)
         if lane is None:
-            lane = self._lanes[name] = Lane(self, name, coalesce)
+            lane = self._lanes[name] = Lane(self, name, coalesce, wait_on_shutdown)
         return lane
 
     @property
@@ -429,10 +434,11 @@ class Workers(QObject):
         """Cancel every job, drop the waiting ones, and (``wait``) wait for the running ones to
         stop. Later submits are refused quietly and results that arrive later are dropped."""
         self.is_shut = True
-        threads = [lane._stop() for lane in self._lanes.values()]
+        threads = [(lane, lane._stop()) for lane in self._lanes.values()]
         if wait:
-            for thread in threads:
-                if thread is not None and thread is not threading.current_thread():
+            for lane, thread in threads:
+                if (thread is not None and lane.wait_on_shutdown
+                        and thread is not threading.current_thread()):
                     thread.join()
 
     # -- crossing to the GUI thread -----------------------------------------------------------
