@@ -177,6 +177,8 @@ class Job:
         How long it ran, once it finished.
     is_refused : bool
         The submit came after the shutdown (or to a full lane): the job never runs.
+    is_inline : bool
+        It ran on the thread that submitted it.
     """
 
     def __init__(self, lane: Lane, fn, args, tag: Tag, on_result, on_error, on_progress,
@@ -187,6 +189,7 @@ class Job:
         self.started = 0.0
         self.seconds: float | None = None
         self.is_refused = False
+        self.is_inline = False
         self._fn, self._args = fn, args
         self._on_result, self._on_error, self._on_progress = on_result, on_error, on_progress
         self._cancelled = threading.Event()
@@ -278,7 +281,7 @@ class Lane:
 
     # -- submitting -------------------------------------------------------------------------
     def submit(self, fn, *args, tag: Tag, on_result, on_error=None, on_progress=None,
-               budget: Budget | None = None) -> Job:
+               budget: Budget | None = None, inline: bool | None = None) -> Job:
         """Run ``fn(control, *args)`` on this lane.
 
         Parameters
@@ -294,6 +297,9 @@ class Lane:
         on_progress : callable, optional
             ``on_progress(done, total, text, job)``, on the GUI thread.
         budget : Budget, optional
+        inline : bool, optional
+            Run at once on the calling thread, the callbacks before this returns (a job too
+            small to be worth a thread); default the ``Workers``' :attr:`~Workers.inline`.
 
         Returns
         -------
@@ -304,7 +310,8 @@ class Lane:
         if self.workers.is_shut:
             job.is_refused = job._is_done = True
             return job
-        if self.workers.inline:
+        if self.workers.inline if inline is None else inline:
+            job.is_inline = True
             self.workers._finish(job, *job._run())
             return job
         with self._lock:
@@ -445,7 +452,7 @@ class Workers(QObject):
     def _emit_progress(self, job: Job, done, total, text) -> None:
         if job._on_progress is None or self.is_shut:
             return
-        if self.inline:
+        if job.is_inline:
             job._on_progress(done, total, text, job)
         else:
             self._progressed.emit(job, done, total, text)
@@ -461,7 +468,7 @@ class Workers(QObject):
     def _finish(self, job: Job, result, error) -> None:
         """On the GUI thread: hand a finished job's result or error to its callbacks."""
         lane = job.lane
-        if not job.is_refused and not self.inline:
+        if not job.is_refused and not job.is_inline:
             with lane._lock:
                 lane._undelivered -= 1
         job._is_done = True
