@@ -263,13 +263,17 @@ class Lane:
         :meth:`Workers.shutdown` waits for this lane's running job (False: a job nobody needs
         once the window closes, such as a measurement, is cancelled and left to end alone on
         its daemon thread).
+    shutdown_timeout : float or None
+        At most this many seconds waited for (None: until the job stops).
     """
 
-    def __init__(self, workers: Workers, name: str, coalesce: bool, wait_on_shutdown: bool):
+    def __init__(self, workers: Workers, name: str, coalesce: bool, wait_on_shutdown: bool,
+                 shutdown_timeout: float | None):
         self.workers = workers
         self.name = name
         self.coalesce = coalesce
         self.wait_on_shutdown = wait_on_shutdown
+        self.shutdown_timeout = shutdown_timeout
         self.n_dropped = 0
         self.last_tag: Tag | None = None
         self._lock = threading.Condition()
@@ -307,7 +311,7 @@ class Lane:
             Its handle; ``is_refused`` when the workers were shut down (nothing runs).
         """
         job = Job(self, fn, args, tag, on_result, on_error, on_progress, budget or Budget())
-        if self.workers.is_shut:
+        if self.workers.is_shut or self._is_stopping:
             job.is_refused = job._is_done = True
             return job
         if self.workers.inline if inline is None else inline:
@@ -365,6 +369,11 @@ class Lane:
         return self._undelivered > 0
 
     @property
+    def thread(self) -> threading.Thread | None:
+        """The lane's (daemon) thread, once a job was submitted."""
+        return self._thread
+
+    @property
     def running(self) -> Job | None:
         """The job running now, if any."""
         return self._running
@@ -383,6 +392,14 @@ class Lane:
             running._cancelled.set()
             running.control.query_control.cancel()
         return running is not None or bool(dropped)
+
+    def shutdown(self, wait: bool = True) -> None:
+        """Stop this lane alone (before the others, when a job must end first): cancel its
+        jobs, wait (``wait``, at most :attr:`shutdown_timeout`) for the running one, refuse
+        later submits. A result already on its way is still delivered."""
+        thread = self._stop()
+        if wait and thread is not None and thread is not threading.current_thread():
+            thread.join(self.shutdown_timeout)
 
     def _stop(self) -> threading.Thread | None:
         self.cancel()
@@ -422,11 +439,13 @@ class Workers(QObject):
         self._done.connect(self._finish)
         self._progressed.connect(self._progress)
 
-    def lane(self, name: str, coalesce: bool = False, wait_on_shutdown: bool = True) -> Lane:
+    def lane(self, name: str, coalesce: bool = False, wait_on_shutdown: bool = True,
+             shutdown_timeout: float | None = None) -> Lane:
         """The lane called ``name``, created on first use (its options are taken then)."""
         lane = self._lanes.get(name)
         if lane is None:
-            lane = self._lanes[name] = Lane(self, name, coalesce, wait_on_shutdown)
+            lane = self._lanes[name] = Lane(self, name, coalesce, wait_on_shutdown,
+                                            shutdown_timeout)
         return lane
 
     @property
@@ -446,7 +465,7 @@ class Workers(QObject):
             for lane, thread in threads:
                 if (thread is not None and lane.wait_on_shutdown
                         and thread is not threading.current_thread()):
-                    thread.join()
+                    thread.join(lane.shutdown_timeout)
 
     # -- crossing to the GUI thread -----------------------------------------------------------
     def _emit_progress(self, job: Job, done, total, text) -> None:
