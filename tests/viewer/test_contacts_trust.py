@@ -21,7 +21,7 @@ from viewer.render.overlays import (
     kind_colors,
     triangle_kinds,
 )
-from viewer.render.scene import LEGEND
+from viewer.render.style import LEGEND
 
 
 def _controller():
@@ -387,7 +387,7 @@ def test_soak_command_exit_code_follows_the_verdict(monkeypatch, capsys):
 
 
 def test_drawing_copy_made_ahead_is_reused_by_moved_and_deformed_meshes():
-    from viewer.render.scene import display_copy, prepare_display_copy
+    from viewer.render.decimation import display_copy, prepare_display_copy
     from viewer.scenes import sphere
 
     v, f = sphere(1.0, 40)()

@@ -13,7 +13,7 @@ from tests.viewer.test_palette import _check_apart, _screenshot, _text_heights
 from viewer.qt.lecture import KEYS_LEVELS, KEYS_WITH_LESSON
 from viewer.render.lecture import LECTURE_REFERENCE_HEIGHT_PX, lecture_scale
 from viewer.render.legend import LEGEND_FONT_PX
-from viewer.render.scene import NOTE_FONT_PX
+from viewer.render.style import NOTE_FONT_PX
 
 
 def press(qtbot, window, key):
