@@ -84,7 +84,7 @@ def test_lecture_mode_hides_every_bar_scales_the_text_and_esc_brings_all_back(
 
 
 def test_closing_in_lecture_mode_saves_the_layout_from_before(qtbot, window, settings):
-    from viewer.qt.main_window import LAYOUT_VERSION
+    from viewer.qt.layout import LAYOUT_VERSION
 
     window.lecture.enter()
     QApplication.processEvents()

@@ -18,9 +18,10 @@ from __future__ import annotations
 from PyQt6.QtCore import QEvent, QObject, Qt
 from PyQt6.QtWidgets import QApplication, QDockWidget, QToolBar
 
+from viewer.qt.actions import shortcut_of
 from viewer.render.lecture import lecture_scale
 
-LECTURE_KEY = "F11"
+LECTURE_KEY = shortcut_of("view.lecture")
 
 # Key names in words: the canvas font (VTK's Arial) has no arrow glyphs (seen as blanks on the
 # 1280x800 screenshot).
