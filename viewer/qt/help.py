@@ -7,7 +7,13 @@ The keys named in the prose and the whole Keys table come from the action table
 from __future__ import annotations
 
 from PyQt6.QtCore import Qt
-from PyQt6.QtWidgets import QMessageBox
+from PyQt6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QMessageBox,
+    QTextBrowser,
+    QVBoxLayout,
+)
 
 from viewer.qt.actions import ACTIONS_BY_ID, keys_html
 
@@ -127,6 +133,35 @@ def show_help(window) -> QMessageBox:
     return _open_box(window, "How to read this view", HELP_TEXT)
 
 
-def show_keys(window) -> QMessageBox:
-    """Help > Keys: every key of the window, the table the README's key table is made from."""
-    return _open_box(window, "Keys", keys_html())
+KEYS_SIZE = (640, 720)
+"""Size of the Keys window; a smaller screen gets 90 % of its free height (the table of about
+seventy keys scrolls: in a message box it was 1,900 px tall, its OK button off a 800 px
+screen)."""
+
+
+class KeysDialog(QDialog):
+    """Help > Keys: the action table's keys, scrolling."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.setWindowTitle("Keys")
+        layout = QVBoxLayout(self)
+        self.browser = QTextBrowser()
+        self.browser.setHtml(keys_html())
+        layout.addWidget(self.browser)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok)
+        buttons.accepted.connect(self.accept)
+        layout.addWidget(buttons)
+        width, height = KEYS_SIZE
+        screen = parent.screen() if parent is not None else None
+        if screen is not None:
+            height = min(height, int(0.9 * screen.availableGeometry().height()))
+        self.resize(width, height)
+
+
+def show_keys(window) -> KeysDialog:
+    """Help > Keys: every key of the window, the table the README's key table is made from
+    (not modal)."""
+    dialog = KeysDialog(window)
+    dialog.open()
+    return dialog
