@@ -28,7 +28,9 @@ LECTURE_KEY = shortcut_of("view.lecture")
 KEYS_WITH_LESSON = "Right: next step   Left: previous step   Space: play / pause   Esc: leave"
 KEYS_STEPPER = "Right: next pair test   Left: previous   Space: play / pause   Esc: leave"
 KEYS_LEVELS = "Right: next level   Left: previous level   Space: play / pause   Esc: leave"
-KEYS_LESSON_DESK = "PageDown: next step   PageUp: previous step   F11: lecture mode"
+KEYS_LESSON_DESK = (f"{shortcut_of('lessons.next')}: next step   "
+                    f"{shortcut_of('lessons.previous')}: previous step   "
+                    f"{LECTURE_KEY}: lecture mode")
 
 _KEYS = {Qt.Key.Key_Right, Qt.Key.Key_Left, Qt.Key.Key_Space, Qt.Key.Key_Escape,
          Qt.Key.Key_F11}
