@@ -243,6 +243,9 @@ class MainWindow(QMainWindow):
         self._stepper_panel.press(key)
 
     def _sync_stepper_actions(self) -> None:
+        """The step keys are enabled only while the stepper is on, so that Left and Right
+        still nudge a selected mesh in Move mode otherwise (a disabled shortcut lets the key
+        through to the canvas)."""
         is_on = self.model.is_stepping
         self.stepper_toggle_action.setChecked(is_on)
         has_steps = is_on and self.model.steps is not None

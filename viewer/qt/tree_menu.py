@@ -1,7 +1,8 @@
 """The Tree menu and what it ties together in the window: the Quality and Outliner docks,
 the invariant check, trees read from and written to files, the selected node on the canvas.
 
-The window owns one :class:`TreeTools`; it builds the menu, keeps the status-bar line of the
+The window owns one :class:`TreeTools`; it answers the menu (rows ``tree.*`` of
+:data:`viewer.qt.actions.ACTIONS`), keeps the status-bar line of the
 last invariant check, and redraws the inspection overlays when the selection or the check
 changes.
 """
