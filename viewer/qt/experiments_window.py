@@ -405,7 +405,7 @@ class ExperimentsPanel(QWidget):
     def _show_result(self, result) -> None:
         self.figure.clear()
         if result is None:
-            self.figure.text(0.5, 0.5, "Not run yet: press Run (Ctrl+Return)", ha="center",
+            self.figure.text(0.5, 0.5, f"Not run yet: press Run ({RUN_KEY})", ha="center",
                              va="center", fontsize=11, color="#555555")
             self.reading.setText("")
         else:

@@ -42,7 +42,8 @@ TRIANGLE_PAIRS_LISTED = 12
 """Triangle pairs of a leaf pair named one by one; the rest are counted."""
 
 OFF_TEXT = ("Turn the stepper on to walk this frame's traversal one pair test at a time, in "
-            "the order the engine ran them (Ctrl+T, or Home).")
+            f"the order the engine ran them ({shortcut_of('stepper.toggle')}, or "
+            f"{shortcut_of('stepper.restart')}).")
 
 
 def position_text(view: StepView) -> str:
