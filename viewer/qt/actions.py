@@ -362,7 +362,7 @@ def keyed_rows() -> list[Action]:
     return [row for row in ACTIONS if row.shortcut and row.kind != "separator"]
 
 
-def _words(row: Action) -> str:
+def _row_words(row: Action) -> str:
     return row.words or row.plain_label
 
 
@@ -371,7 +371,7 @@ def keys_markdown() -> str:
     lines = ["| key | where | what it does |", "|---|---|---|"]
     for row in keyed_rows():
         key = row.shortcut.replace("|", "\\|")
-        lines.append(f"| {key} | {row.place} | {_words(row)} |")
+        lines.append(f"| {key} | {row.place} | {_row_words(row)} |")
     return "\n".join(lines) + "\n"
 
 
@@ -382,7 +382,7 @@ def keys_html() -> str:
         return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
     rows = "\n".join(f"<tr><td><b>{escape(row.shortcut)}</b></td><td>{escape(row.place)}</td>"
-                     f"<td>{escape(_words(row))}</td></tr>" for row in keyed_rows())
+                     f"<td>{escape(_row_words(row))}</td></tr>" for row in keyed_rows())
     return ("<h3>Keys</h3>\n<table cellspacing=\"0\" cellpadding=\"3\">\n"
             "<tr><th align=\"left\">key</th><th align=\"left\">where</th>"
             f"<th align=\"left\">what it does</th></tr>\n{rows}\n</table>")

@@ -105,7 +105,7 @@ each figure saves as PNG or SVG, its numbers as CSV.</li>
 ``ID``."""
 
 
-class _Keys(dict):
+class _KeysOfActions(dict):
     """Action id -> its key, for :data:`HELP_TEMPLATE`."""
 
     def __missing__(self, action_id: str) -> str:
@@ -114,7 +114,7 @@ class _Keys(dict):
 
 def help_html() -> str:
     """Help > How to read this view, with the keys of the action table."""
-    return HELP_TEMPLATE.format(k=_Keys())
+    return HELP_TEMPLATE.format(k=_KeysOfActions())
 
 
 HELP_TEXT = help_html()
