@@ -21,7 +21,7 @@ from viewer.render.overlays import (
     kind_colors,
     triangle_kinds,
 )
-from viewer.render.scene import LEGEND
+from viewer.render.style import LEGEND
 
 
 def _controller():
@@ -345,13 +345,14 @@ def test_file_open_reads_off_the_gui_thread_while_the_event_loop_runs(
     timer.start(5)
     window.controller.load_files_async([str(path)], replace_scene=True)
     assert window.model.loading.startswith("Reading big.obj")
-    assert window._loading_dialog is not None and window._loading_dialog.isVisible()
+    loading = window.progress_dialogs.loading
+    assert loading is not None and loading.isVisible()
     qtbot.waitUntil(lambda: len(ticks) >= 5, timeout=30_000)  # the loop runs during the load
     assert reader_threads and reader_threads[0] is not threading.main_thread()
     release.set()
     qtbot.waitUntil(lambda: window.model.scene_title == "big", timeout=60_000)
     timer.stop()
-    assert window.model.loading == "" and not window._loading_dialog.isVisible()
+    assert window.model.loading == "" and not window.progress_dialogs.loading.isVisible()
     title, text = window.last_error
     assert title == "Large mesh" and "frames per second" in text
     assert f"{files_module.MAX_TRIANGLES:,} triangles" in text
@@ -387,7 +388,7 @@ def test_soak_command_exit_code_follows_the_verdict(monkeypatch, capsys):
 
 
 def test_drawing_copy_made_ahead_is_reused_by_moved_and_deformed_meshes():
-    from viewer.render.scene import display_copy, prepare_display_copy
+    from viewer.render.decimation import display_copy, prepare_display_copy
     from viewer.scenes import sphere
 
     v, f = sphere(1.0, 40)()

@@ -58,7 +58,7 @@ def test_drift_plot_marks_rebuilds_and_scrubs_on_click(qtbot, make_window):
     recording = window.model.recording
     assert window.recording_actions["drift"].shortcut().toString() == DRIFT_KEY
     window.recording_actions["drift"].trigger()
-    dialog = window.drift_dialog
+    dialog = window.recording_menu.drift_dialog
     qtbot.waitExposed(dialog)
     series = dialog.series
     n = len(recording)

@@ -20,7 +20,7 @@ def test_drift_plot_saves_png_and_svg(qtbot, window, tmp_path):
     for _ in range(3):
         window.controller.step_time(1 / 30)
         qtbot.waitUntil(lambda: not window.controller.is_busy, timeout=60_000)
-    dialog = window.open_drift_dialog()
+    dialog = window.recording_menu.open_drift_dialog()
     shown_label = dialog.axes.get_xlabel()
     saved_labels = []
     dialog.figure.canvas.mpl_connect(  # what the saved picture holds, read as it is drawn

@@ -12,9 +12,10 @@ from PyQt6.QtWidgets import QApplication
 
 from tests.viewer.colour_vision import MACHADO_2009, delta_e, hex_rgb, simulate
 from tests.viewer.conftest import click, settle
-from viewer.render import scene as sc
+from viewer.render import style as sc
 from viewer.render.legend import LEGEND_FONT_PX
 from viewer.render.overlays import KIND_COLORS, KIND_COPLANAR, KIND_CROSSING, KIND_TOUCHING
+from viewer.render.scene import SceneRenderer
 
 MIN_DELTA_E_CVD = 18.0
 """Least CIE76 difference of two overlays on screen together, under each simulation. 20 was
@@ -170,13 +171,13 @@ def test_the_legend_font_is_fixed_and_readable(qtbot, window):
 def test_lines_are_drawn_at_least_two_pixels_wide():
     """Software OpenGL under Xvfb honours the line widths the overlays ask for."""
     for name in ("tree_a", "tree_b", "culled", "partition_cells"):
-        assert 2.0 <= sc._STYLE[name][1] <= 3.0, name
+        assert 2.0 <= sc.OVERLAY_STYLE[name][1] <= 3.0, name
     for name in ("overlap", "contact_segments", "distance"):
-        assert sc._STYLE[name][1] >= 4.0, name
+        assert sc.OVERLAY_STYLE[name][1] >= 4.0, name
     plotter = pv.Plotter(off_screen=True, window_size=[120, 120])
     plotter.set_background("white")
     line = pv.Line((-1, 0, 0), (1, 0, 0))
-    plotter.add_mesh(line, color="black", line_width=sc._STYLE["tree_a"][1], lighting=False)
+    plotter.add_mesh(line, color="black", line_width=sc.OVERLAY_STYLE["tree_a"][1], lighting=False)
     plotter.view_xy()
     image = np.asarray(plotter.screenshot(return_img=True))[..., :3].astype(int)
     plotter.close()
@@ -221,7 +222,7 @@ def test_canvas_text_follows_the_screen_scale():
     sizes = {}
     for scale in (1.0, 1.5):
         plotter = pv.Plotter(off_screen=True, window_size=[800, 600])
-        renderer = sc.SceneRenderer(plotter, text_scale=scale)
+        renderer = SceneRenderer(plotter, text_scale=scale)
         plotter.render()
         width, height = renderer.canvas_legend.box_px()
         sizes[scale] = (renderer.canvas_legend.font_px, renderer.note.GetMaximumFontSize(),

@@ -16,7 +16,7 @@ from tests.viewer.conftest import settle
 from viewer.qt.panels.quality import METRIC_WORDS, WORST_LISTED, HistogramCanvas
 from viewer.render.marks import NODE_COLOR, VIOLATION_COLOR
 from viewer.render.overlays import KIND_COLORS
-from viewer.render.scene import (
+from viewer.render.style import (
     BACKGROUND,
     BRUSH_COLOR,
     CULLED_COLOR,

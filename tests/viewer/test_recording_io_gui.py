@@ -27,16 +27,16 @@ def test_save_then_open_shows_the_same_frames_drawn_the_same(qtbot, window, tmp_
     before = [drawn_counts(window, i) for i in range(n)]
     assert any(count[0] > 0 for count in before)
     path = tmp_path / "approach.bvhrec"
-    assert window.save_recording_as(str(path))
-    assert window._job_dialog is not None  # the progress dialog with Cancel
-    assert window._job_dialog.labelText().startswith("Saving approach.bvhrec")
+    assert window.recording_menu.save_recording_as(str(path))
+    assert window.progress_dialogs.job is not None  # the progress dialog with Cancel
+    assert window.progress_dialogs.job.labelText().startswith("Saving approach.bvhrec")
     wait_job(qtbot, window)
     assert path.is_file() and path.stat().st_size > 0
     assert window.last_error is None
 
     window.controller.load_scene("bunny-teapot")  # something else in between
     settle(qtbot, window)
-    assert window.open_recording_file(str(path))
+    assert window.recording_menu.open_recording_file(str(path))
     wait_job(qtbot, window)
     assert window.last_error is None
     model = window.model
@@ -60,7 +60,7 @@ def _assert_scene_unchanged(window, title, names, n_recorded):
 def test_opening_a_damaged_file_names_it_and_leaves_the_scene(qtbot, window, tmp_path):
     record_approach(qtbot, window)
     path = tmp_path / "good.bvhrec"
-    window.save_recording_as(str(path))
+    window.recording_menu.save_recording_as(str(path))
     wait_job(qtbot, window)
     title, names = window.model.scene_title, [b.name for b in window.model.bodies]
     n = len(window.model.recording)
@@ -71,7 +71,7 @@ def test_opening_a_damaged_file_names_it_and_leaves_the_scene(qtbot, window, tmp
     garbage.write_bytes(b"this is not a recording\n" * 40)
     for bad in (truncated, garbage, tmp_path / "missing.bvhrec"):
         window.last_error = None
-        window.open_recording_file(str(bad))
+        window.recording_menu.open_recording_file(str(bad))
         wait_job(qtbot, window)
         assert window.last_error is not None, bad
         title_shown, text = window.last_error
@@ -86,7 +86,7 @@ def test_saving_an_empty_recording_says_so(qtbot, window, tmp_path):
     window.controller.clear_recording()
     window.model.is_recording = False
     settle(qtbot, window)
-    assert not window.save_recording_as(str(tmp_path / "empty.bvhrec"))
+    assert not window.recording_menu.save_recording_as(str(tmp_path / "empty.bvhrec"))
     assert "Nothing is recorded yet" in window.last_error[1]
     assert not (tmp_path / "empty.bvhrec").exists()
 
@@ -97,14 +97,14 @@ def test_cancel_in_the_progress_dialog_stops_saving_and_writes_nothing(qtbot, wi
     window.model.message.connect(messages.append)
     # Cancel pressed as soon as the dialog shows, before the first array is written.
     window.model.job_progress.connect(
-        lambda *_a: window._job_dialog.findChild(QPushButton).click())
+        lambda *_a: window.progress_dialogs.job.findChild(QPushButton).click())
     path = tmp_path / "cancelled.bvhrec"
-    assert window.save_recording_as(str(path))
+    assert window.recording_menu.save_recording_as(str(path))
     wait_job(qtbot, window)
     assert "Saving cancelled.bvhrec cancelled" in messages
     assert not path.exists()
     assert window.last_error is None
-    assert not window._job_dialog.isVisible()
+    assert not window.progress_dialogs.job.isVisible()
 
 
 GUI_CLASSES = ("truncated", "zip-bomb", "encrypted-member", "unknown-compression",

@@ -137,8 +137,9 @@ def test_big_meshes_are_drawn_decimated_from_a_subset_of_their_vertices():
     import pyvista as pv
 
     from viewer.model import Body
+    from viewer.render.decimation import DISPLAY_MAX_TRIANGLES, decimated
     from viewer.render.geometry import mesh_polydata
-    from viewer.render.scene import DISPLAY_MAX_TRIANGLES, SceneRenderer, decimated
+    from viewer.render.scene import SceneRenderer
     from viewer.scenes import sphere
 
     vertices, faces = sphere(1.0, 120)()

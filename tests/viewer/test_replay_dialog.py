@@ -23,7 +23,7 @@ def test_replay_with_obb_shows_identical_contacts_and_one_row_per_frame(qtbot, w
     record_approach(qtbot, window)
     n = N_STEPS + 1
     window.recording_actions["replay"].trigger()
-    dialog = window.replay_dialog
+    dialog = window.recording_menu.replay_dialog
     assert dialog.isVisible() and dialog.run_button.isEnabled()
     assert dialog.bv.currentData() == window.model.pipeline.bv
     dialog.bv.setCurrentIndex(dialog.bv.findData("obb"))
@@ -51,7 +51,7 @@ def test_replay_with_obb_shows_identical_contacts_and_one_row_per_frame(qtbot, w
 
 def test_a_difference_in_contacts_is_flagged_loudly(qtbot, window):
     record_approach(qtbot, window)
-    dialog = window.open_replay_dialog()
+    dialog = window.recording_menu.open_replay_dialog()
     run_replay(qtbot, dialog)
     report = dialog.report
     rows = list(report.rows)

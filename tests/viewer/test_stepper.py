@@ -15,7 +15,7 @@ from tests.viewer.conftest import settle
 from viewer.qt.panels.stepper import OFF_TEXT
 from viewer.render import stepper as render_stepper
 from viewer.render.overlays import KIND_COLORS
-from viewer.render.scene import (
+from viewer.render.style import (
     CULLED_COLOR,
     OVERLAP_COLOR,
     SEGMENT_COLOR,

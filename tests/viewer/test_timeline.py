@@ -55,8 +55,8 @@ def test_every_live_frame_is_recorded_and_the_label_says_live(qtbot, window):
     # The recorded frames are the ones drawn live: B's translation step by step.
     xs = [recording[i].poses[1].translation[0] for i in range(len(recording))]
     np.testing.assert_allclose(np.diff(xs), STEP)
-    assert window.recording_label.text() == recording.summary()
-    assert window.recording_label.text().startswith(f"recording {N_STEPS + 1} frames")
+    assert window.status_line.recording_label.text() == recording.summary()
+    assert window.status_line.recording_label.text().startswith(f"recording {N_STEPS + 1} frames")
 
 
 def test_scrubbing_to_the_first_contact_marker_draws_that_frames_contacts(qtbot, window):
@@ -202,12 +202,12 @@ def test_the_marker_tooltip_and_styles_differ_by_shape_and_colour(qtbot, window)
 
 def test_memory_limit_is_applied_and_remembered(qtbot, window, settings):
     record_approach(qtbot, window)
-    assert window.apply_recording_limits(64, 3)
+    assert window.recording_menu.apply_recording_limits(64, 3)
     assert len(window.model.recording) == 3
     assert window.model.recording.n_dropped == N_STEPS + 1 - 3
     assert float(settings.value("recording/max_megabytes")) == 64
     assert int(settings.value("recording/max_frames")) == 3
-    assert not window.apply_recording_limits(-1, 3)
+    assert not window.recording_menu.apply_recording_limits(-1, 3)
     assert "max_megabytes" in window.last_error[1]
     assert len(window.model.recording) == 3
 

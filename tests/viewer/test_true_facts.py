@@ -256,21 +256,21 @@ def test_status_bar_and_stats_show_the_last_time_and_the_running_median(window):
     window.model.timing_history.clear()  # only the three frames below, on a clock of our own
     for t, traverse in ((100.0, 2.8), (100.1, 69.5), (100.2, 2.6)):
         window.model.set_frame(_Timed(frame, traverse=traverse), now=t)
-    status = window.timing_label.text()
+    status = window.status_line.timing_label.text()
     assert "traverse 2.6 (2.8)" in status
     phases = window.docks["stats_dock"].panel.phases.text()
     assert "traverse 2.60 (2.80)" in phases and "median" in phases
     # Nothing plays: the last frame's time, not a frame rate of zero.
     assert not window.model.is_playing
-    assert window.fps_label.text().startswith("last frame ")
-    assert "FPS" not in window.fps_label.text()
+    assert window.status_line.fps_label.text().startswith("last frame ")
+    assert "FPS" not in window.status_line.fps_label.text()
 
 
 def test_self_collision_status_bar_shows_the_self_collision_time(make_window):
     window = make_window("folding-tube")
     frame = window.model.frame
     assert frame.result is None and "self" in frame.timings
-    status = window.timing_label.text()
+    status = window.status_line.timing_label.text()
     assert "self-collision" in status and "traverse" not in status
     phases = window.docks["stats_dock"].panel.phases.text()
     assert "self-collision" in phases and "traverse" not in phases

@@ -127,7 +127,8 @@ def test_a_failed_frame_is_marked_and_every_panel_names_its_frame_and_tree(
     mark = failed + "; its contacts are not drawn"
     assert window.renderer.failure_text == mark
     assert "failed: MemoryError" in window.renderer.failure.GetText(2)
-    assert window.frame_state_label.isVisible() and window.frame_state_label.text() == mark
+    state_label = window.status_line.frame_state_label
+    assert state_label.isVisible() and state_label.text() == mark
     assert window.renderer.cell_count("contact_tris") == 0
     assert window.renderer.cell_count("contact_segments") == 0
 
@@ -164,7 +165,8 @@ def test_a_failed_frame_is_marked_and_every_panel_names_its_frame_and_tree(
     settle(qtbot, window)
     frame = window.model.frame
     assert window.model.frame_failure is None and frame.index == n + 1
-    assert window.renderer.failure_text == "" and not window.frame_state_label.isVisible()
+    assert window.renderer.failure_text == ""
+    assert not window.status_line.frame_state_label.isVisible()
     assert window.renderer.cell_count("contact_tris") > 0
     qtbot.waitUntil(lambda: window.model.quality.frame is frame, timeout=120_000)
     headers = _headers(window)

@@ -11,9 +11,10 @@ from __future__ import annotations
 from PyQt6.QtCore import QObject, QTimer
 from PyQt6.QtGui import QAction, QKeySequence
 
-from viewer.qt.experiments_window import CANCEL_KEY, RUN_KEY
+from viewer.qt.actions import EXPERIMENTS, shortcut_of
+from viewer.qt.menus import make_action
 
-WINDOW_KEY = "Ctrl+Shift+E"
+WINDOW_KEY = shortcut_of("experiments.window")
 """Experiments > Experiments window."""
 
 DOCK_NAME = "experiments_dock"
@@ -29,41 +30,39 @@ smaller screen gets 90 % of its free area (the window scrolls)."""
 
 
 class ExperimentsMenu(QObject):
-    """The Experiments menu of ``window`` (a :class:`viewer.qt.main_window.MainWindow`),
-    added to ``menu_bar`` where it is built."""
+    """Answers the Experiments menu of ``window`` (a :class:`viewer.qt.main_window.MainWindow`
+    whose ``table_actions`` are made already; the entries are rows of
+    :data:`viewer.qt.actions.ACTIONS`) and makes one entry per experiment."""
 
-    def __init__(self, window, menu_bar):
+    def __init__(self, window):
         super().__init__(window)
         self.window = window
         self.model = window.model
         self.dock = window.docks[DOCK_NAME]
         self.panel = self.dock.panel
-        self.menu = menu_bar.addMenu("E&xperiments")
-        self.window_action = window._action(
-            "Experiments &window", lambda: self.open_window(), WINDOW_KEY,
-            "Show the Experiments window: rerun a classic result and get its figure")
-        self.menu.addAction(self.window_action)
-        self.menu.addSeparator()
-        self.experiment_actions: dict[str, QAction] = {}
-        for name, info in self.panel.catalogue.items():
-            action = window._action(f"{info.title}…", lambda _c=False, n=name:
-                                    self.open_window(n), None,
-                                    f"Open the Experiments window on this experiment "
-                                    f"({info.source})")
-            self.menu.addAction(action)
-            self.experiment_actions[name] = action
-        self.menu.addSeparator()
-        self.run_action = window._action("&Run the experiment", self.run, RUN_KEY,
-                                         "Run the experiment chosen in the Experiments window")
-        self.cancel_action = window._action("&Cancel the experiment", self.panel.cancel,
-                                            CANCEL_KEY, "Stop the running experiment; the "
-                                            "figure of the last run stays")
+        actions = window.table_actions
+        self.window_action = actions["experiments.window"]
+        self.experiment_actions: dict[str, QAction] = {
+            name: make_action(window, f"{info.title}…",
+                              lambda _c=False, n=name: self.open_window(n), None,
+                              f"Open the Experiments window on this experiment ({info.source})")
+            for name, info in self.panel.catalogue.items()}
+        self.run_action = actions["experiments.run"]
+        self.cancel_action = actions["experiments.cancel"]
         self.cancel_action.setEnabled(False)
-        self.menu.addAction(self.run_action)
-        self.menu.addAction(self.cancel_action)
         self._selection_key = QKeySequence()
         self.model.experiment_started.connect(lambda _n: self._set_running(True))
         self.model.experiment_finished.connect(lambda _r, _e: self._set_running(False))
+
+    @property
+    def menu(self):
+        """The Experiments menu (built from the action table with the window's other menus)."""
+        return self.window.menus[EXPERIMENTS]
+
+    def experiment_action_list(self) -> list[QAction]:
+        """One entry per experiment, in the catalogue's order (the table's
+        ``experiments.list``)."""
+        return list(self.experiment_actions.values())
 
     def open_window(self, name: str | None = None):
         """Show the Experiments window in front (on experiment ``name`` if given). Tabbed in

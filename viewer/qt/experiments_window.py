@@ -34,11 +34,12 @@ from PyQt6.QtWidgets import (
 )
 
 from viewer.control.recording import JobCancelled
+from viewer.qt.actions import shortcut_of
 from viewer.qt.figure_export import FigureSaveError, ask_figure_path, save_figure
 from viewer.qt.panels.common import wrap_label
 
-RUN_KEY = "Ctrl+Return"
-CANCEL_KEY = "Esc"
+RUN_KEY = shortcut_of("experiments.run")
+CANCEL_KEY = shortcut_of("experiments.cancel")
 
 ERROR_STYLE = "color: #B00020"
 """Red of the one-line messages (a bad size, a failed run, a file not written)."""
@@ -404,7 +405,7 @@ class ExperimentsPanel(QWidget):
     def _show_result(self, result) -> None:
         self.figure.clear()
         if result is None:
-            self.figure.text(0.5, 0.5, "Not run yet: press Run (Ctrl+Return)", ha="center",
+            self.figure.text(0.5, 0.5, f"Not run yet: press Run ({RUN_KEY})", ha="center",
                              va="center", fontsize=11, color="#555555")
             self.reading.setText("")
         else:

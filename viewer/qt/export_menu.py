@@ -29,21 +29,13 @@ from PyQt6.QtWidgets import (
     QWidget,
 )
 
+from viewer.qt.actions import EXPORT, shortcut_of
 from viewer.qt.widgets import link_format_and_suffix
 from viewer.render.movie import DEFAULT_FPS, grab_frame
 from viewer.render.webpage import scene_web_page
 
-VIDEO_KEY = "Ctrl+Shift+M"
-"""File > Export > Video of recorded frames…"""
-
-RECORD_VIDEO_KEY = "Ctrl+Shift+V"
+RECORD_VIDEO_KEY = shortcut_of("export.record_video")
 """File > Export > Record video while playing (on/off)."""
-
-WEB_PAGE_KEY = "Ctrl+Shift+W"
-"""File > Export > 3-D view as web page (HTML)…"""
-
-FRAME_DATA_KEY = "Ctrl+Shift+F"
-"""File > Export > Frame data (CSV and JSON)…"""
 
 VIDEO_FORMATS = (
     (".mp4", "MP4 video, H.264 (slides, browsers) (*.mp4)"),
@@ -186,15 +178,15 @@ class VideoDialog(QDialog):
 
 
 class ExportMenu(QObject):
-    """Adds File > Export with its four actions and answers them.
+    """Answers File > Export and its four actions (rows of :data:`viewer.qt.actions.ACTIONS`).
 
     Parameters
     ----------
     window : viewer.qt.main_window.MainWindow
-    file_menu : QMenu
+        Its ``table_actions`` are made already.
     """
 
-    def __init__(self, window, file_menu):
+    def __init__(self, window):
         super().__init__(window)
         self.window, self.model, self.controller = window, window.model, window.controller
         self.settings = window.settings
@@ -206,32 +198,11 @@ class ExportMenu(QObject):
         self._cursor_before: int | None = None
         self._is_grabbing = False  # recording a video of playing
         self._n_grabbed = 0
-        action = window._action
-        self.video_action = action(
-            "&Video of recorded frames…", self.ask_recorded_video, VIDEO_KEY,
-            "Render the timeline's recorded frames, as the view draws them now, to MP4 or GIF")
-        self.record_action = action(
-            "&Record video while playing", self.toggle_record_video, RECORD_VIDEO_KEY,
-            "On: every frame drawn while the scene or the recording plays goes into a video; "
-            "off: the video is finished")
-        self.record_action.setCheckable(True)
-        self.web_action = action(
-            "3-D view as &web page (HTML)…", self.ask_web_page, WEB_PAGE_KEY,
-            "An interactive page of the 3-D view (meshes, volumes at this level, contacts, "
-            "segments) that opens offline in any browser")
-        self.data_action = action(
-            "&Frame data (CSV and JSON)…", self.ask_frame_data, FRAME_DATA_KEY,
-            "The shown frame's traversal trace, counters and contacts as CSV tables and one "
-            "JSON file")
-        menu = file_menu.addMenu("E&xport")
-        menu.setToolTipsVisible(True)
-        for item in (self.video_action, self.record_action, None, self.web_action,
-                     self.data_action):
-            if item is None:
-                menu.addSeparator()
-            else:
-                menu.addAction(item)
-        self.menu = menu
+        actions = window.table_actions
+        self.video_action = actions["export.video"]
+        self.record_action = actions["export.record_video"]
+        self.web_action = actions["export.web_page"]
+        self.data_action = actions["export.frame_data"]
         # In the status bar's permanent part: a temporary message there gets only the room
         # the permanent labels leave, none at 1280 px wide while the timings are shown.
         self.recording_label = QLabel("")
@@ -241,6 +212,11 @@ class ExportMenu(QObject):
         self.recording_label.hide()
         window.statusBar().insertPermanentWidget(0, self.recording_label)
         self.model.view_timings_changed.connect(self._grab_if_playing)
+
+    @property
+    def menu(self):
+        """File > Export (built from the action table with the window's other menus)."""
+        return self.window.menus[EXPORT]
 
     # -- helpers ----------------------------------------------------------------------------
     def _view_size(self) -> tuple[int, int]:

@@ -18,16 +18,19 @@ from __future__ import annotations
 from PyQt6.QtCore import QEvent, QObject, Qt
 from PyQt6.QtWidgets import QApplication, QDockWidget, QToolBar
 
+from viewer.qt.actions import shortcut_of
 from viewer.render.lecture import lecture_scale
 
-LECTURE_KEY = "F11"
+LECTURE_KEY = shortcut_of("view.lecture")
 
 # Key names in words: the canvas font (VTK's Arial) has no arrow glyphs (seen as blanks on the
 # 1280x800 screenshot).
 KEYS_WITH_LESSON = "Right: next step   Left: previous step   Space: play / pause   Esc: leave"
 KEYS_STEPPER = "Right: next pair test   Left: previous   Space: play / pause   Esc: leave"
 KEYS_LEVELS = "Right: next level   Left: previous level   Space: play / pause   Esc: leave"
-KEYS_LESSON_DESK = "PageDown: next step   PageUp: previous step   F11: lecture mode"
+KEYS_LESSON_DESK = (f"{shortcut_of('lessons.next')}: next step   "
+                    f"{shortcut_of('lessons.previous')}: previous step   "
+                    f"{LECTURE_KEY}: lecture mode")
 
 _KEYS = {Qt.Key.Key_Right, Qt.Key.Key_Left, Qt.Key.Key_Space, Qt.Key.Key_Escape,
          Qt.Key.Key_F11}

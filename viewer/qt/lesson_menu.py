@@ -15,11 +15,9 @@ from PyQt6.QtWidgets import (
 )
 
 from viewer.lessons import BUILTIN_LESSONS
+from viewer.qt.actions import LESSONS
+from viewer.qt.menus import make_action
 
-OPEN_KEY = "Ctrl+Shift+L"
-SAVE_STEP_KEY = "Ctrl+Alt+L"
-NEXT_KEY = "PgDown"
-PREVIOUS_KEY = "PgUp"
 LESSON_FILTER = "Lessons (*.toml);;All files (*)"
 
 
@@ -47,43 +45,35 @@ class SaveStepDialog(QDialog):
 
 
 class LessonMenu:
-    """Builds the Lessons menu on ``window`` (a :class:`MainWindow`) and owns its actions."""
+    """Answers the Lessons menu of ``window`` (a :class:`MainWindow` whose ``table_actions`` are
+    made already; the entries are rows of :data:`viewer.qt.actions.ACTIONS`) and makes one
+    entry per built-in lesson."""
 
-    def __init__(self, window, menu_bar):
+    def __init__(self, window):
         self.window = window
         controller = window.controller
-        menu = menu_bar.addMenu("Le&ssons")
-        self.menu = menu
-        self.builtin_actions = {}
-        for name, title in BUILTIN_LESSONS.items():
-            action = window._action(title, lambda _c=False, n=name: controller.open_lesson(n),
-                                    None, f"Play the built-in lesson '{name}'")
-            menu.addAction(action)
-            self.builtin_actions[name] = action
-        menu.addSeparator()
-        self.open_action = window._action("&Open lesson file…", self.open_file, OPEN_KEY,
-                                          "Play a lesson written as a TOML file (README, "
-                                          "Lessons)")
-        menu.addAction(self.open_action)
-        self.next_action = window._action("&Next step", controller.next_step, NEXT_KEY,
-                                          "Go to the lesson's next step (Right in lecture "
-                                          "mode)")
-        self.previous_action = window._action("&Previous step", controller.previous_step,
-                                              PREVIOUS_KEY, "Go back one step (Left in "
-                                              "lecture mode)")
-        self.close_action = window._action("&Close lesson", controller.close_lesson, None,
-                                           "Leave the lesson; the scene stays as it is")
-        for action in (self.next_action, self.previous_action, self.close_action):
-            menu.addAction(action)
-        menu.addSeparator()
-        self.save_action = window._action(
-            "&Save current state as a lesson step…", self.save_step, SAVE_STEP_KEY,
-            "Append a step with this scene, its choices, level, update mode and camera, and "
-            "a caption you type, to a new or existing lesson file")
-        menu.addAction(self.save_action)
+        self.builtin_actions = {
+            name: make_action(window, title, lambda _c=False, n=name: controller.open_lesson(n),
+                              None, f"Play the built-in lesson '{name}'")
+            for name, title in BUILTIN_LESSONS.items()}
+        actions = window.table_actions
+        self.open_action = actions["lessons.open"]
+        self.next_action = actions["lessons.next"]
+        self.previous_action = actions["lessons.previous"]
+        self.close_action = actions["lessons.close"]
+        self.save_action = actions["lessons.save_step"]
         controller.lesson_signals.lesson_changed.connect(lambda _l: self.sync())
         controller.lesson_signals.step_changed.connect(lambda _i: self.sync())
         self.sync()
+
+    @property
+    def menu(self):
+        """The Lessons menu (built from the action table with the window's other menus)."""
+        return self.window.menus[LESSONS]
+
+    def builtin_action_list(self) -> list:
+        """The built-in lessons' entries, in menu order (the table's ``lessons.builtin``)."""
+        return list(self.builtin_actions.values())
 
     def sync(self) -> None:
         controller = self.window.controller

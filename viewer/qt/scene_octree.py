@@ -33,7 +33,8 @@ from viewer.render.octree_demo import (
     object_roles,
     objects_polydata,
 )
-from viewer.render.scene import BACKGROUND, set_default_view
+from viewer.render.scene import set_default_view
+from viewer.render.style import BACKGROUND
 from viewer.scene_octree_demo import SceneOctreeDemo
 
 FRAME_INTERVAL_MS = 100

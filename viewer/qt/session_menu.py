@@ -121,37 +121,26 @@ class ExportMeshDialog(QDialog):
 
 
 class SessionMenu(QObject):
-    """Adds Export mesh…, Open session…, Save session and Save session as… to ``file_menu``
-    and answers them; offers a crashed run's session (:meth:`offer_restore`).
+    """Answers File > Export mesh…, Open session…, Save session and Save session as… (their
+    entries are rows of :data:`viewer.qt.actions.ACTIONS`); offers a crashed run's session
+    (:meth:`offer_restore`).
 
     Parameters
     ----------
     window : viewer.qt.main_window.MainWindow
-    file_menu : QMenu
+        Its ``table_actions`` are made already.
     """
 
-    def __init__(self, window, file_menu):
+    def __init__(self, window):
         super().__init__(window)
         self.window, self.model, self.controller = window, window.model, window.controller
         self.restore_box: QMessageBox | None = None
         self.export_dialog: ExportMeshDialog | None = None
-        action = window._action
-        self.export_action = action("&Export mesh…", self.ask_export_mesh, "Ctrl+E")
-        self.export_action.setToolTip("Write the selected body's current triangles as OBJ, "
-                                      "PLY or STL")
-        self.open_action = action("Open &session…", self.ask_open_session, "Ctrl+Alt+O")
-        self.save_action = action("Save s&ession", self.save_session, "Ctrl+Alt+S")
-        self.save_as_action = action("Save session &as…", self.ask_save_session_as,
-                                     "Ctrl+Alt+Shift+S")
-        for item in (self.open_action, self.save_action, self.save_as_action):
-            item.setToolTip("A session keeps the scene: meshes with their sculpting, poses, "
-                            "deformers, choices and camera")
-        file_menu.addSeparator()
-        file_menu.addAction(self.export_action)
-        file_menu.addSeparator()
-        for item in (self.open_action, self.save_action, self.save_as_action):
-            file_menu.addAction(item)
-        file_menu.setToolTipsVisible(True)
+        actions = window.table_actions
+        self.export_action = actions["file.export_mesh"]
+        self.open_action = actions["file.open_session"]
+        self.save_action = actions["file.save_session"]
+        self.save_as_action = actions["file.save_session_as"]
         self.model.camera_wanted.connect(self._write_camera, Qt.ConnectionType.DirectConnection)
         self.model.camera_restored.connect(self._apply_camera)
 

@@ -24,6 +24,8 @@ from PyQt6.QtWidgets import (
     QWidget,
 )
 
+from viewer.qt.actions import shortcut_of
+
 
 @dataclass(frozen=True)
 class MarkerStyle:
@@ -204,24 +206,31 @@ class TimelinePanel(QWidget):
             layout.addWidget(b)
             return b
 
+        key = shortcut_of
         self.previous_event_button = button(
-            "Event", icons.SP_MediaSkipBackward, "Previous event marker (Ctrl+Shift+Left)",
+            "Event", icons.SP_MediaSkipBackward,
+            f"Previous event marker ({key('recording.previous_event')})",
             lambda: controller.jump_to_event(-1))
-        self.step_back_button = button("", icons.SP_MediaSeekBackward,
-                                       "One recorded frame back (Shift+Left)",
-                                       lambda: controller.step_recorded(-1))
-        self.reverse_button = button("Reverse", icons.SP_MediaPlay,
-                                     "Play the recording backwards (Shift+Space)",
-                                     self.toggle_reverse)
+        self.step_back_button = button(
+            "", icons.SP_MediaSeekBackward,
+            f"One recorded frame back ({key('recording.step_back')})",
+            lambda: controller.step_recorded(-1))
+        self.reverse_button = button(
+            "Reverse", icons.SP_MediaPlay,
+            f"Play the recording backwards ({key('recording.reverse')})", self.toggle_reverse)
         self.reverse_button.setIcon(_mirrored(self.reverse_button.icon()))
-        self.play_button = button("Play", icons.SP_MediaPlay, "Play or pause the recording "
-                                  "(Space while a recorded frame is shown)", self.toggle_play)
-        self.step_forward_button = button("", icons.SP_MediaSeekForward,
-                                          "One recorded frame forward (Shift+Right)",
-                                          lambda: controller.step_recorded(+1))
-        self.next_event_button = button("Event", icons.SP_MediaSkipForward,
-                                        "Next event marker (Ctrl+Shift+Right)",
-                                        lambda: controller.jump_to_event(+1))
+        self.play_button = button(
+            "Play", icons.SP_MediaPlay,
+            f"Play or pause the recording ({key('tools.play')} while a recorded frame is shown)",
+            self.toggle_play)
+        self.step_forward_button = button(
+            "", icons.SP_MediaSeekForward,
+            f"One recorded frame forward ({key('recording.step_forward')})",
+            lambda: controller.step_recorded(+1))
+        self.next_event_button = button(
+            "Event", icons.SP_MediaSkipForward,
+            f"Next event marker ({key('recording.next_event')})",
+            lambda: controller.jump_to_event(+1))
         self._play_icon = self.play_button.icon()
         self._reverse_icon = self.reverse_button.icon()
         self._pause_icon = self.style().standardIcon(icons.SP_MediaPause)

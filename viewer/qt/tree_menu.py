@@ -1,7 +1,8 @@
 """The Tree menu and what it ties together in the window: the Quality and Outliner docks,
 the invariant check, trees read from and written to files, the selected node on the canvas.
 
-The window owns one :class:`TreeTools`; it builds the menu, keeps the status-bar line of the
+The window owns one :class:`TreeTools`; it answers the menu (rows ``tree.*`` of
+:data:`viewer.qt.actions.ACTIONS`), keeps the status-bar line of the
 last invariant check, and redraws the inspection overlays when the selection or the check
 changes.
 """
@@ -14,17 +15,17 @@ from PyQt6.QtCore import QObject
 from PyQt6.QtGui import QAction
 from PyQt6.QtWidgets import QFileDialog, QLabel
 
+from viewer.qt.actions import TREE, shortcut_of
+from viewer.qt.menus import actions_under
+
 BODY_NAMES = ("A", "B")
 
 TREE_OPEN_FILTER = "BVH Lab trees (*.json *.npz);;All files (*)"
 TREE_SAVE_FILTERS = {"JSON tree (*.json)": ".json", "NumPy archive tree (*.npz)": ".npz"}
 
-SHORTCUTS = {
-    "quality": "Ctrl+Shift+Q",
-    "outliner": "Ctrl+Shift+U",
-    "check": "Ctrl+Shift+I",
-}
-"""The Tree menu's keys (free of every other menu's: tests/viewer/test_window.py)."""
+SHORTCUTS = {key: shortcut_of(f"tree.{key}") for key in ("quality", "outliner", "check")}
+"""The Tree menu's keys (rows of :data:`viewer.qt.actions.ACTIONS`, where a test checks that
+every key is unique)."""
 
 SETTING_VALIDATE = "tree/validate_after_refit"
 
@@ -50,50 +51,18 @@ class TreeTools(QObject):
         quality_dock.visibilityChanged.connect(self.controller.set_quality_on)
 
     # -- menu -------------------------------------------------------------------------------
-    def build_menu(self, menu_bar) -> None:
-        """The "Tree" menu, added to ``menu_bar`` where it is called (after Stepper)."""
+    def bind_actions(self) -> None:
+        """Take the Tree menu's actions (rows ``tree.*`` of the action table, made and placed
+        by :func:`viewer.qt.menus.build_menus`) and follow the docks and the setting."""
         w = self.window
-        menu = menu_bar.addMenu("T&ree")
-        self.menu = menu
-
-        def add(key, text, slot, shortcut=None, tip=""):
-            action = w._action(text, slot, shortcut, tip)
-            menu.addAction(action)
-            self.actions[key] = action
-            return action
-
-        for key, name, text in (("quality", "quality_dock", "&Quality panel"),
-                                ("outliner", "outliner_dock", "O&utliner")):
-            action = add(key, text, lambda _c=False, n=name: self.toggle_dock(n),
-                         SHORTCUTS[key], f"Show the {w.docks[name].windowTitle()} dock in "
-                         "front, or hide it when it is in front")
-            action.setCheckable(True)
-            w.docks[name].visibilityChanged.connect(action.setChecked)
-        menu.addSeparator()
-        add("check", "&Check tree invariants", self.check_invariants, SHORTCUTS["check"],
-            "Each node encloses its children and its triangles in the current pose, the "
-            "triangle ids are a permutation, the topology is consistent")
-        every = add("every_refit", "Check invariants after every &refit",
-                    self.set_validate_after_refit, None,
-                    "Debug setting: the pipeline checks every tree it refits or builds (slower)")
-        every.setCheckable(True)
+        self.actions = actions_under(w.table_actions, "tree")
+        self.menu = w.menus[TREE]
+        for key in ("quality", "outliner"):
+            w.docks[f"{key}_dock"].visibilityChanged.connect(self.actions[key].setChecked)
+        every = self.actions["every_refit"]
         every.setChecked(str(w.settings.value(SETTING_VALIDATE, "false")).lower() == "true")
         if every.isChecked():
             self.controller.set_validate_after_refit(True)
-        menu.addSeparator()
-        for body, name in enumerate(BODY_NAMES):
-            add(f"open_{body}", f"&Open tree file for body {name}…",
-                lambda _c=False, b=body: self.open_tree_file(b), None,
-                f"Read a tree of body {name} built by another engine (JSON or NPZ, see the "
-                "README), check it and use it for the collision query")
-        for body, name in enumerate(BODY_NAMES):
-            add(f"own_{body}", f"Use BVH Lab's own tree again for {name}",
-                lambda _c=False, b=body: self.controller.use_own_tree(b), None,
-                f"Forget the tree read from a file for body {name}: build BVH Lab's own")
-        for body, name in enumerate(BODY_NAMES):
-            add(f"save_{body}", f"&Save tree of body {name}…",
-                lambda _c=False, b=body: self.save_tree_file(b), None,
-                f"Write the shown tree of body {name} as JSON or as a NumPy archive (NPZ)")
         self._sync_actions()
 
     def _sync_actions(self) -> None:

@@ -10,14 +10,18 @@ from __future__ import annotations
 
 import textwrap
 import time
-import weakref
 from dataclasses import replace
 
 import numpy as np
 import pyvista as pv
-from vtkmodules.vtkRenderingCore import vtkCellPicker, vtkMapper
+from vtkmodules.vtkRenderingCore import vtkMapper
 
 from viewer.render.culling import may_cull_back_faces
+from viewer.render.decimation import (  # noqa: F401 - viewer.control.files imports them here
+    DISPLAY_MAX_TRIANGLES,
+    display_copy,
+    prepare_display_copy,
+)
 from viewer.render.geometry import mesh_polydata, ring_polydata
 from viewer.render.ghost import GhostView, build_crosscheck, build_ghost
 from viewer.render.heat import HeatLayer, build_heat
@@ -28,117 +32,28 @@ from viewer.render.lecture import (
     line_scale,
 )
 from viewer.render.legend import LEGEND_FONT_PX, CanvasLegend
-from viewer.render.marks import MARK_NAMES, NODE_COLOR, VIOLATION_COLOR, Marks, build_marks
-from viewer.render.overlays import (
-    KIND_COLORS,
-    KIND_COPLANAR,
-    KIND_CROSSING,
-    KIND_TOUCHING,
-    OVERLAY_NAMES,
-    Overlays,
-    build_overlays,
-    node_volumes,
-)
+from viewer.render.marks import MARK_NAMES, Marks, build_marks
+from viewer.render.overlays import OVERLAY_NAMES, Overlays, build_overlays, node_volumes
+from viewer.render.picking import MeshPicker, camera_axes, display_to_world, world_to_display
 from viewer.render.stepper import STEP_OVERLAY_NAMES, StepView, build_step_overlays
-from viewer.render.volumes import frame_volume_set
-from viewer.render.words import UNNAMED, KindWords
-
-# The overlay palette: Okabe & Ito (2008) and Paul Tol's (2021) colour-blind-safe schemes.
-# Chosen by searching those palettes for the set whose closest pair stays farthest apart in
-# CIE L*a*b* under the Machado et al. (2009) protanopia, deuteranopia and tritanopia
-# simulations: every two overlays that can be on screen together differ by Delta E >= 18
-# under each simulation and >= 25 in normal vision (tests/viewer/test_palette.py). Eleven
-# overlays can be on screen at once; no set from these palettes keeps all of them 20 apart
-# under all three simulations (the best reached 18.0).
-TREE_A_COLOR = "#222255"  # Tol dark blue: the boxes of A (its mesh is light blue)
-TREE_B_COLOR = "#225522"  # Tol dark green: the boxes of B (its mesh is light green)
-OVERLAP_COLOR = "#ee8866"  # Tol light orange
-CULLED_COLOR = "#808080"  # neutral grey: the same for every colour vision
-CONTACT_COLOR = "#d55e00"
-"""Fallback colour of the contact triangles (Okabe-Ito vermillion, their red); each is drawn
-in its kind's colour (``overlays.KIND_COLORS``)."""
-SEGMENT_COLOR = "#000000"
-INSPECT_COLOR = "#66ccee"
-"""Tol bright cyan: the selection, both the clicked volume (with its partners) and the mesh
-selected in Move mode."""
-SELECTION_COLOR = INSPECT_COLOR
-BRUSH_COLOR = "#ffaabb"  # Tol light pink
-PARTITION_COLOR = "#882255"  # Tol muted wine: partition cells and BSP splitting planes
-PLANE_COLOR = PARTITION_COLOR
-DISTANCE_COLOR = "#e8601c"  # Tol rainbow orange, thick, with its two end points as balls
-# The traversal stepper (viewer.render.stepper): the pair under test in A's and B's tree
-# colours, the decided pairs faint in the colours the level overlays give overlapping and
-# culled pairs, leaf pairs in Tol's light pink, the separating axis in Tol's bright cyan and
-# the gap between the two intervals in Tol's muted wine. Searched like the palette above
-# among the Tol and Okabe-Ito colours, against every colour on screen while stepping (the
-# contact kinds and the black segments included): every two differ by Delta E >= 18 under
-# each simulation (tests/viewer/test_stepper.py).
-STEP_LEAF_COLOR = "#ffaabb"
-STEP_AXIS_COLOR = "#33bbee"
-STEP_GAP_COLOR = "#882255"
-GHOST_COLOR = "#777777"
-"""Grey dashes: the volumes of a freshly built tree (the ghost beside the refitted ones)."""
-CROSSCHECK_COLOR = "#ee3377"
-"""Tol vibrant magenta: the triangles of pairs only one of two engines reports."""
-HEAT_SWATCH = "#21918c"
-"""Viridis at its middle: the legend row that points to the heat map's colour bar."""
-BACKGROUND = "#f4f6f9"
-"""One flat colour: the gradient from ``#d9e1ea`` at the top that it replaced was a
-full-window shaded quad, 11 ms of each render of the bunny pair at 1280x800 under llvmpipe
-(86.9 -> 76.1 ms, minimum of 25 renders on the loaded two-core machine)."""
-
-FAILURE_COLOR = "#d55e00"
-"""Okabe-Ito vermillion: the mark of a failed or cancelled frame under the title."""
-
-NOTE_WIDTH_CHARS = 70
-"""Line length of the canvas note (the step-mode sentence)."""
-
-NOTE_FONT_PX = 14
-"""Canvas note and title sizes at 96 DPI (scaled by the screen's logical DPI / 96); fixed,
-where VTK's corner text shrank with the view."""
-TITLE_FONT_PX = 18
-
-# name -> (colour, line width in pixels, opacity). Lines a projector shows: tree boxes 2 px
-# (they were 1 px; 2.5 px made the deep levels a dark mat of lines), the pairs and segments
-# thicker still. Software OpenGL under Xvfb (llvmpipe) draws these widths (checked on
-# screenshots, tests/viewer/test_palette.py).
-_STYLE = {
-    "tree_a": (TREE_A_COLOR, 2.0, 0.8),
-    "tree_b": (TREE_B_COLOR, 2.0, 0.8),
-    "parents": ("#607d8b", 1.5, 0.25),
-    "culled": (CULLED_COLOR, 2.0, 0.7),
-    "overlap": (OVERLAP_COLOR, 4.0, 1.0),
-    "contact_tris": (CONTACT_COLOR, 1.0, 1.0),
-    "contact_segments": (SEGMENT_COLOR, 5.0, 1.0),
-    # Drawn first and wide: the boxes it marks are drawn over its middle in their own colour,
-    # so the selection frames them instead of hiding them.
-    "inspect": (INSPECT_COLOR, 10.0, 1.0),
-    "selection": (SELECTION_COLOR, 3.0, 1.0),
-    "brush": (BRUSH_COLOR, 3.0, 1.0),
-    "partition_cells": (PARTITION_COLOR, 2.0, 0.9),
-    "partition_planes": (PLANE_COLOR, 2.5, 0.9),
-    "distance": (DISTANCE_COLOR, 6.0, 1.0),
-    "step_culled": (CULLED_COLOR, 1.5, 0.35),
-    "step_split": (OVERLAP_COLOR, 1.5, 0.4),
-    "step_leaf": (STEP_LEAF_COLOR, 2.5, 0.9),
-    "step_a": (TREE_A_COLOR, 5.0, 1.0),
-    "step_b": (TREE_B_COLOR, 5.0, 1.0),
-    "step_axis": (STEP_AXIS_COLOR, 3.0, 1.0),
-    "step_interval_a": (TREE_A_COLOR, 10.0, 1.0),
-    "step_interval_b": (TREE_B_COLOR, 10.0, 1.0),
-    "step_gap": (STEP_GAP_COLOR, 5.0, 1.0),
-    # Thick and nearly opaque: at 3 px and 0.75 the dashes were lost among the tree boxes.
-    "ghost": (GHOST_COLOR, 4.0, 0.95),
-    "crosscheck": (CROSSCHECK_COLOR, 5.0, 1.0),
-    # Tree inspection (viewer.render.marks): flagged nodes thick red, the selected node's
-    # triangles tinted and its volume thicker than any level overlay. Opacity just below 1
-    # puts them in VTK's translucent pass, after the meshes (see set_bodies): drawn opaque
-    # they sat inside the translucent meshes and came out blended with the mesh colour (the
-    # violet of a node inside sphere A was not found on a screenshot).
-    "violations": (VIOLATION_COLOR, 4.0, 0.99),
-    "node_triangles": (NODE_COLOR, 1.0, 0.6),
-    "node_highlight": (NODE_COLOR, 6.0, 0.99),
-}
+from viewer.render.style import (
+    BACKGROUND,
+    CROSSCHECK_COLOR,
+    FAILURE_COLOR,
+    GHOST_COLOR,
+    HEAT_SWATCH,
+    LEGEND,
+    NOTE_FONT_PX,
+    NOTE_WIDTH_CHARS,
+    OVERLAY_STYLE,
+    STEP_GAP_COLOR,
+    TITLE_FONT_PX,
+    frame_words,
+    ghost_words,
+    legend_entries,
+    step_legend_entries,
+)
+from viewer.render.words import KindWords
 
 ANALYSIS_NAMES = ("ghost", "crosscheck")
 """Overlays the controller computes on demand (a fresh tree, another engine's answer)."""
@@ -151,150 +66,9 @@ STEP_LABEL_CHARS = 48
 """Line length of the separation's label at the gap."""
 
 
-def _hex(rgb) -> str:
-    return "#" + "".join(f"{c:02x}" for c in rgb)
-
-
-def legend_entries(words: KindWords = UNNAMED, has_partition: bool = False,
-                   has_distance: bool = False, is_one_mesh: bool = False,
-                   extra_rows=()) -> list[list[str]]:
-    """``[text, colour]`` rows of the canvas legend, naming the volumes in the kind's
-    ``words`` ("sphere pairs overlapping at this level", "14-DOP pairs ..."); the partition
-    and closest-points rows only when those are drawn.
-
-    ``is_one_mesh``: the frame has one mesh (tested against itself): no row speaks of a
-    mesh B, and the pairs are pairs of the mesh's own volumes. ``extra_rows``: ``(text,
-    colour)`` rows added at the end (the ghost's, the cross-check's)."""
-    plural, pairs = words.plural, words.pairs
-    if is_one_mesh:
-        meshes = [[f"the mesh and its {plural}", TREE_A_COLOR]]
-    else:
-        meshes = [[f"mesh A and its {plural}", TREE_A_COLOR],
-                  [f"mesh B and its {plural}", TREE_B_COLOR]]
-    rows = [
-        *meshes,
-        [f"{pairs} overlapping at this level", OVERLAP_COLOR],
-        [f"{pairs} culled at this level", CULLED_COLOR],
-        ["contact: crossing triangles", _hex(KIND_COLORS[KIND_CROSSING])],
-        ["contact: touching triangles", _hex(KIND_COLORS[KIND_TOUCHING])],
-        ["contact: coplanar overlap", _hex(KIND_COLORS[KIND_COPLANAR])],
-        ["intersection segments", SEGMENT_COLOR],
-        [f"selected: clicked {words.noun} and partners, mesh", INSPECT_COLOR],
-        ["sculpt brush", BRUSH_COLOR],
-    ]
-    if has_partition:
-        rows.append(["partition cells and splitting planes", PARTITION_COLOR])
-    if has_distance:
-        rows.append(["closest points (minimum distance)", DISTANCE_COLOR])
-    rows.extend([str(t), str(c)] for t, c in extra_rows)
-    return rows
-
-
-def step_legend_entries(words: KindWords = UNNAMED) -> list[list[str]]:
-    """``[text, colour]`` rows of the canvas legend while the traversal stepper is on."""
-    noun = words.noun
-    return [
-        [f"A's {noun} under test; its extent on the axis", TREE_A_COLOR],
-        [f"B's {noun} under test; its extent on the axis", TREE_B_COLOR],
-        ["decided earlier: culled (apart)", CULLED_COLOR],
-        ["decided earlier: overlap, split", OVERLAP_COLOR],
-        ["decided earlier: two leaves, triangles tested", STEP_LEAF_COLOR],
-        ["separating axis (culled pair)", STEP_AXIS_COLOR],
-        ["gap between the two extents", STEP_GAP_COLOR],
-        ["contact: crossing triangles", _hex(KIND_COLORS[KIND_CROSSING])],
-        ["contact: touching triangles", _hex(KIND_COLORS[KIND_TOUCHING])],
-        ["contact: coplanar overlap", _hex(KIND_COLORS[KIND_COPLANAR])],
-        ["intersection segments", SEGMENT_COLOR],
-    ]
-
-
-LEGEND = legend_entries()
-"""The legend before the first frame (no kind named yet)."""
-
-
-def ghost_words(ghost: GhostView | None, frame) -> list[str]:
-    """The legend rows of the ghost drawn with ``frame``: what it is, which frame it was
-    built on when that is not ``frame`` ("ghost from frame 12"), and both SAH costs."""
-    if ghost is None:
-        return []
-    words = frame_words(ghost.frame).plural
-    if ghost.frame is frame:
-        return [f"ghost (grey dashes): {words} of a fresh tree", ghost.sah_text()]
-    built, shown = getattr(ghost.frame, "index", "?"), getattr(frame, "index", "?")
-    return [f"ghost from frame {built} (grey dashes): {words} of the newest fresh tree "
-            f"(shown: frame {shown})", f"frame {built}: {ghost.sah_text()}"]
-
-
-def frame_words(frame) -> KindWords:
-    """The words of the kind a frame's traversal tested, from the frame's volumes (for a
-    self-collision frame, the tree's own boxes); :data:`UNNAMED` without volumes."""
-    volumes = frame_volume_set(frame)
-    return UNNAMED if volumes is None else volumes.words
-
-
-DISPLAY_MAX_TRIANGLES = 20_000
-"""Meshes larger than this are DRAWN with a decimated copy (collision always uses every
-triangle). Software OpenGL (llvmpipe, 2 cores) measured about 0.4 us per drawn triangle: the
-two 69k-triangle bunnies cost about 60 ms per render, the same pair drawn with 20k triangles
-each about a third of that."""
-
 # Meshes are pushed back in depth so that the red contact triangles, which lie exactly on
 # them, win the depth test instead of z-fighting.
 vtkMapper.SetResolveCoincidentTopologyToPolygonOffset()
-
-
-def decimated(poly: pv.PolyData, max_triangles: int) -> tuple[pv.PolyData, np.ndarray]:
-    """A copy of a triangle mesh with at most about ``max_triangles`` triangles for drawing.
-
-    ``vtkDecimatePro`` only collapses edges onto existing vertices, so the copy's points are
-    a subset of the mesh's: a deformed mesh is shown by indexing its vertices.
-
-    Returns
-    -------
-    poly : pv.PolyData
-    vertex_ids : (k,) int64
-        Vertex of the full mesh behind each point of the copy.
-    """
-    source = poly.copy(deep=False)
-    source.point_data["source_id"] = np.arange(poly.n_points, dtype=np.int64)
-    reduced = source.decimate_pro(1.0 - max_triangles / poly.n_cells, preserve_topology=True)
-    ids = np.asarray(reduced.point_data["source_id"], dtype=np.int64)
-    out = pv.PolyData(np.array(reduced.points), faces=reduced.faces)
-    return out, ids
-
-
-# Drawing copies made ahead of time (e.g. by the file loader's worker thread: vtkDecimatePro
-# measured 28 s on a 2M-triangle sphere), keyed by the id of the mesh's faces array, which
-# TriMesh.with_vertices shares: a moved or deformed mesh reuses its copy.
-_DISPLAY_COPIES: dict[int, tuple[weakref.ref, np.ndarray, np.ndarray]] = {}
-
-
-def prepare_display_copy(mesh, max_triangles: int = DISPLAY_MAX_TRIANGLES) -> bool:
-    """Make the decimated drawing copy of a big mesh now (any thread, no rendering).
-
-    Returns
-    -------
-    bool
-        True if a copy was made (the mesh has more than ``max_triangles`` triangles).
-    """
-    if mesh.n_faces <= max_triangles:
-        return False
-    faces = mesh.faces
-    key = id(faces)
-    entry = _DISPLAY_COPIES.get(key)
-    if entry is not None and entry[0]() is faces:
-        return True
-    poly, ids = decimated(mesh_polydata(mesh.vertices, faces), max_triangles)
-    _DISPLAY_COPIES[key] = (weakref.ref(faces, lambda _r, k=key: _DISPLAY_COPIES.pop(k, None)),
-                            np.asarray(poly.faces).copy(), ids)
-    return True
-
-
-def display_copy(mesh) -> tuple[pv.PolyData, np.ndarray]:
-    """The decimated drawing copy of ``mesh`` and its vertex ids (made now if not prepared)."""
-    prepare_display_copy(mesh)
-    _ref, cells, ids = _DISPLAY_COPIES[id(mesh.faces)]
-    return pv.PolyData(np.array(mesh.vertices[ids]), faces=cells), ids
 
 
 VIEW_DIRECTION = (1.0, 0.8, 1.7)
@@ -373,9 +147,7 @@ class SceneRenderer:
             size = max(8, round(px * self.text_scale))
             corner.SetMinimumFontSize(size)
             corner.SetMaximumFontSize(size)
-        self._picker = vtkCellPicker()
-        self._picker.SetTolerance(0.0005)
-        self._picker.PickFromListOn()
+        self._picker = MeshPicker()
         self.caption_bar = CaptionBar(plotter.renderer)
         self.figure_layer = FigureLayer(plotter.renderer)
         self.presentation_scale = 1.0
@@ -396,7 +168,7 @@ class SceneRenderer:
         self.caption_bar.set_font_px(max(8, round(CAPTION_FONT_PX * text)))
         widths = line_scale(self.presentation_scale)
         for name, actor in self.actors.items():
-            actor.prop.line_width = _STYLE[name][1] * widths
+            actor.prop.line_width = OVERLAY_STYLE[name][1] * widths
 
     def show_figure(self, image, bottom_px: int = 0) -> None:
         """An experiment's figure ``(h, w, 4) uint8`` over the view, the legend and the
@@ -449,7 +221,7 @@ class SceneRenderer:
             # The segments lie on the red triangles: pull them further forward still.
             mapper.SetRelativeCoincidentTopologyLineOffsetParameters(-4.0, -16.0)
         actor = pv.Actor(mapper=mapper)
-        color, width, opacity = _STYLE[name]
+        color, width, opacity = OVERLAY_STYLE[name]
         actor.prop.color = color
         actor.prop.line_width = width
         actor.prop.opacity = opacity
@@ -486,7 +258,7 @@ class SceneRenderer:
             self.plotter.remove_actor(f"body:{key}", render=False)
         self.mesh_polys, self.mesh_actors, self._mesh_keys, self._drawn_meshes = [], [], [], []
         self._display_ids, self.display_notes, self._rest_meshes = [], [], []
-        self._picker.InitializePickList()
+        self._picker.clear()
         for body in bodies:
             mesh = body.rest
             poly = mesh_polydata(mesh.vertices, mesh.faces)
@@ -506,7 +278,7 @@ class SceneRenderer:
             # Only the near wall of a closed mesh: half the shading of both walls (bunny pair
             # at 1280x800: 86.9 -> 56.7 ms per render, see viewer.render.culling).
             actor.prop.SetBackfaceCulling(may_cull_back_faces(mesh))
-            self._picker.AddPickList(actor)
+            self._picker.add(actor)
             self.mesh_polys.append(poly)
             self.mesh_actors.append(actor)
             self._mesh_keys.append(body.key)
@@ -760,63 +532,21 @@ class SceneRenderer:
             return int(self.heat.polys[name].n_cells)
         return int(self.polys[name].n_cells)
 
-    # -- picking and coordinates ------------------------------------------------------------
+    # -- picking and coordinates (viewer.render.picking) -----------------------------------
     def pick(self, x: float, y: float):
-        """The mesh triangle under a display point.
-
-        Parameters
-        ----------
-        x, y : float
-            VTK display coordinates (pixels, origin bottom-left).
-
-        Returns
-        -------
-        tuple (body index, triangle id, (3,) float64 world point) or None
-        """
-        if not self.mesh_actors:
-            return None
-        if not self._picker.Pick(x, y, 0.0, self.plotter.renderer):
-            return None
-        actor = self._picker.GetActor()
-        point = np.array(self._picker.GetPickPosition())
-        for i, candidate in enumerate(self.mesh_actors):
-            if candidate is actor or candidate == actor:
-                tri_id = int(self._picker.GetCellId())
-                if self._display_ids[i] is not None:
-                    tri_id = self._nearest_triangle(i, point)
-                return i, tri_id, point
-        return None
-
-    def _nearest_triangle(self, index: int, world_point: np.ndarray) -> int:
-        """Triangle of the full mesh whose centroid is nearest a picked point (decimated
-        display copies have their own cell ids)."""
-        matrix = np.asarray(self.mesh_actors[index].user_matrix)
-        local = np.linalg.solve(matrix, np.append(world_point, 1.0))[:3]
-        mesh = self._drawn_meshes[index]
-        centroids = mesh.vertices[mesh.faces].mean(axis=1)
-        return int(np.argmin(((centroids - local) ** 2).sum(axis=1)))
+        """The mesh triangle under display point ``x, y`` (VTK pixels, origin bottom-left):
+        ``(body index, triangle id, (3,) float64 world point)`` or None."""
+        return self._picker.pick(self.plotter.renderer, x, y, self.mesh_actors,
+                                 self._display_ids, self._drawn_meshes)
 
     def world_to_display(self, point: np.ndarray) -> np.ndarray:
         """``(3,) float64`` display x, y and depth of a world point."""
-        ren = self.plotter.renderer
-        ren.SetWorldPoint(float(point[0]), float(point[1]), float(point[2]), 1.0)
-        ren.WorldToDisplay()
-        return np.array(ren.GetDisplayPoint(), dtype=np.float64)
+        return world_to_display(self.plotter.renderer, point)
 
     def display_to_world(self, x: float, y: float, depth: float) -> np.ndarray:
         """``(3,) float64`` world point at display ``x, y`` and display depth ``depth``."""
-        ren = self.plotter.renderer
-        ren.SetDisplayPoint(float(x), float(y), float(depth))
-        ren.DisplayToWorld()
-        w = np.array(ren.GetWorldPoint(), dtype=np.float64)
-        return w[:3] / w[3]
+        return display_to_world(self.plotter.renderer, x, y, depth)
 
     def camera_axes(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Camera right, up and viewing direction, unit ``(3,) float64`` each."""
-        cam = self.plotter.camera
-        forward = np.asarray(cam.direction, dtype=np.float64)
-        up = np.asarray(cam.up, dtype=np.float64)
-        right = np.cross(forward, up)
-        right /= np.linalg.norm(right)
-        up = np.cross(right, forward)
-        return right, up / np.linalg.norm(up), forward
+        return camera_axes(self.plotter.camera)

@@ -6,15 +6,10 @@ from __future__ import annotations
 import numpy as np
 import pyvista as pv
 
+from viewer.render.decimation import DISPLAY_MAX_TRIANGLES, decimated
 from viewer.render.geometry import mesh_polydata
-from viewer.render.scene import (
-    BACKGROUND,
-    DISPLAY_MAX_TRIANGLES,
-    TREE_A_COLOR,
-    TREE_B_COLOR,
-    decimated,
-    set_default_view,
-)
+from viewer.render.scene import set_default_view
+from viewer.render.style import BACKGROUND, TREE_A_COLOR, TREE_B_COLOR
 from viewer.render.volumes import as_volume_set, volumes_groups_polydata
 
 THUMBNAIL_SIZE = (360, 280)

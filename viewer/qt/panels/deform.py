@@ -18,6 +18,7 @@ from PyQt6.QtWidgets import (
 )
 
 from viewer.control.deformers import deformer_description, deformer_fields, deformer_names
+from viewer.qt.actions import shortcut_of
 from viewer.qt.panels.common import narrow_combo, wrap_label
 from viewer.qt.widgets import FloatSlider, add_choices
 
@@ -69,7 +70,7 @@ class DeformPanel(QWidget):
         self.radius.value_changed.connect(lambda v: self.model.set_brush(radius=v))
         self.strength = FloatSlider(0.05, 2.0, model.brush_strength)
         self.strength.value_changed.connect(lambda v: self.model.set_brush(strength=v))
-        self.undo = QPushButton("Undo stroke (Ctrl+Z)")
+        self.undo = QPushButton(f"Undo stroke ({shortcut_of('edit.undo')})")
         self.undo.clicked.connect(lambda: self.controller.undo_stroke())
         self.reset = QPushButton("Reset to rest shape")
         self.reset.clicked.connect(self._on_reset)

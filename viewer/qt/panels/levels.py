@@ -18,9 +18,10 @@ from PyQt6.QtWidgets import (
     QWidget,
 )
 
+from viewer.qt.actions import shortcut_of
 from viewer.qt.panels.common import wrap_label
 from viewer.qt.widgets import FloatSlider
-from viewer.render.scene import frame_words
+from viewer.render.style import frame_words
 from viewer.render.words import node_label, shown_node_id
 
 MAX_CULLED_LINES = 8
@@ -42,10 +43,10 @@ HEAT_CHOICES = (
 LOG_TIP = ("Colour by the logarithm: counts that span several powers of ten stay apart (zero "
            "stays the lowest colour)")
 
-HEAT_KEY = "H"
+HEAT_KEY = shortcut_of("view.heat")
 """Shortcut that steps through the heat map choices."""
 
-GHOST_KEY = "G"
+GHOST_KEY = shortcut_of("view.ghost")
 """Shortcut of the ghost toggle."""
 
 MAX_INSPECT_LEVELS = 8

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from viewer.render.scene import DISPLAY_MAX_TRIANGLES
+from viewer.render.decimation import DISPLAY_MAX_TRIANGLES
 
 
 def body_notes(body, display) -> list[str]:

@@ -21,6 +21,7 @@ from PyQt6.QtWidgets import (
     QWidget,
 )
 
+from viewer.qt.actions import shortcut_of
 from viewer.qt.panels.common import wrap_label
 from viewer.qt.panels.stepper import COUNTER_WORDS
 from viewer.render.stepper import StepView
@@ -108,7 +109,8 @@ class PseudocodePanel(QWidget):
         self.variables = wrap_label(QLabel(""))
         self.variables.setToolTip("The traversal's variables after the current pair test")
         self.off_label = wrap_label(QLabel(
-            "The stepper is off: turn it on in the Stepper dock (Ctrl+T) to follow the "
+            "The stepper is off: turn it on in the Stepper dock "
+            f"({shortcut_of('stepper.toggle')}) to follow the "
             "traversal line by line."))
         title, lines = controller.traversal_pseudocode()
         self.traversal_title = wrap_label(QLabel(f"<b>{title}</b>"))

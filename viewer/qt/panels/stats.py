@@ -19,7 +19,7 @@ from PyQt6.QtWidgets import (
 from viewer.qt.panels.common import header_label, show_header, wrap_label
 from viewer.qt.panels.mesh_notes import body_notes
 from viewer.render.overlays import KIND_LABELS, shown_result
-from viewer.render.scene import frame_words
+from viewer.render.style import frame_words
 from viewer.timing import PHASE_WORDS, last_and_median, shown_phases
 
 COST_HEADERS = ("term", "count", "unit cost (ns)", "predicted (ms)", "share")

@@ -18,24 +18,16 @@ from PyQt6.QtWidgets import (
     QWidget,
 )
 
+from viewer.qt.actions import STEPPER, rows_in, shortcut_of
 from viewer.qt.panels.common import wrap_label
 from viewer.render.stepper import CODE_CULLED, CODE_LEAF_PAIR, CODE_SPLIT, StepView
 
-STEP_BUTTONS = (
-    # key in the dock, text, shortcut, tooltip
-    ("restart", "Restart", "Home", "Back to the root pair, the first test (Home)"),
-    ("back", "◀ Back", "Left", "One pair test back (Left arrow)"),
-    ("forward", "Forward ▶", "Right", "One pair test forward (Right arrow)"),
-    ("overlap", "Next overlap", "O", "Run forward to the next pair whose volumes overlap (O)"),
-    ("leaf", "Next leaf pair", "P",
-     "Run forward to the next overlapping pair of two leaves, whose triangles are tested (P)"),
-    ("contact", "Next contact", "T",
-     "Run forward to the next leaf pair with triangles in contact (T)"),
-    ("level_end", "End of level", "E", "Run forward to the last pair of this level (E)"),
-)
-"""The stepper's buttons; :class:`viewer.qt.main_window.MainWindow` gives each its key."""
+STEP_BUTTONS = tuple((row.args[0], row.label, row.shortcut, row.help)
+                     for row in rows_in(STEPPER) if row.handler == "step_key")
+"""The stepper's buttons: (key in the dock, text, shortcut, tooltip), the Stepper menu's
+step rows of :data:`viewer.qt.actions.ACTIONS` (the window gives each its key)."""
 
-TOGGLE_KEY = "Ctrl+T"
+TOGGLE_KEY = shortcut_of("stepper.toggle")
 """Turns the stepper on or off (View > Step the traversal)."""
 
 COUNTER_WORDS = (
@@ -50,7 +42,8 @@ TRIANGLE_PAIRS_LISTED = 12
 """Triangle pairs of a leaf pair named one by one; the rest are counted."""
 
 OFF_TEXT = ("Turn the stepper on to walk this frame's traversal one pair test at a time, in "
-            "the order the engine ran them (Ctrl+T, or Home).")
+            f"the order the engine ran them ({shortcut_of('stepper.toggle')}, or "
+            f"{shortcut_of('stepper.restart')}).")
 
 
 def position_text(view: StepView) -> str:

@@ -1,0 +1,94 @@
+"""The main window's layout: its default size, the dock column on the right, the timeline
+under the canvas, and the check that a remembered layout leaves the canvas room."""
+
+from __future__ import annotations
+
+from PyQt6.QtCore import Qt, QTimer
+from PyQt6.QtWidgets import QDockWidget, QTabBar
+
+DEFAULT_DOCK_ORDER = ("levels_dock", "scene_dock", "deform_dock", "pipeline_dock", "stats_dock",
+                      "stepper_dock", "pseudocode_dock", "quality_dock", "outliner_dock",
+                      "experiments_dock")
+"""The docks of the default layout, one tab each in a single column on the right, in tab
+order; the first is raised. One column of tabs leaves the 3-D view about two thirds of a
+1280 px wide screen (two columns left it 540 px)."""
+
+DOCK_WIDTH_PX = 400
+"""Default width of the dock column (logical pixels): the widest panel (the Pipeline dock's
+volume choice) fits without clipping, and at 1280x800 the canvas keeps about 860 px."""
+
+MIN_CANVAS_SHARE = 0.6
+"""A remembered layout that leaves the canvas less than this share of the window width is
+not restored: the default layout is used instead."""
+
+LAYOUT_VERSION = 5
+"""Version of the saved dock layout (``QMainWindow.saveState``); a state saved by an older
+layout (two dock columns, no timeline under the canvas, no Quality and Outliner docks, or no
+Experiments dock) is ignored."""
+
+DEFAULT_WINDOW_SIZE = (1500, 950)
+"""Default window size on a large screen; smaller screens get their available size."""
+
+WINDOW_FRAME_PX = 40
+"""Height a window manager's title bar and borders add around the window (Qt does not know
+it before the window is shown); kept free on a screen smaller than the default size."""
+
+
+def default_window_size(screen) -> tuple[int, int]:
+    """``(width, height)`` of a new window: :data:`DEFAULT_WINDOW_SIZE` or, on a smaller
+    screen, its available size less the window frame (a 1280x800 screen: 1280x760)."""
+    width, height = DEFAULT_WINDOW_SIZE
+    if screen is None:
+        return width, height
+    available = screen.availableGeometry()
+    return (min(width, available.width()),
+            min(height, available.height() - WINDOW_FRAME_PX))
+
+
+def make_timeline_dock(timeline) -> QDockWidget:
+    """The dock of the timeline panel, allowed under or over the canvas only."""
+    dock = QDockWidget("Timeline")
+    dock.setObjectName("timeline_dock")
+    dock.setWidget(timeline)
+    dock.setAllowedAreas(Qt.DockWidgetArea.BottomDockWidgetArea
+                         | Qt.DockWidgetArea.TopDockWidgetArea)
+    return dock
+
+
+def apply_default_layout(window) -> None:
+    """Every dock of ``window`` shown, docked and tabbed in one column on the right (Levels
+    raised), the timeline under the canvas."""
+    area = Qt.DockWidgetArea.RightDockWidgetArea
+    docks = [window.docks[name] for name in DEFAULT_DOCK_ORDER]
+    for dock in docks:
+        dock.setFloating(False)
+        window.addDockWidget(area, dock)
+        dock.show()
+    for dock in docks[1:]:
+        window.tabifyDockWidget(docks[0], dock)
+    docks[0].raise_()
+    window.timeline_dock.setFloating(False)
+    window.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, window.timeline_dock)
+    window.timeline_dock.show()
+    window.resizeDocks([docks[0]], [DOCK_WIDTH_PX], Qt.Orientation.Horizontal)
+    QTimer.singleShot(0, lambda: show_whole_tab_titles(window))
+
+
+def show_whole_tab_titles(window) -> None:
+    """Dock tabs keep their whole titles and scroll when they do not fit: with eight docks in
+    one column Qt cut them to "S…" and "Pse…" (seen at 1280 and 1920 wide)."""
+    for bar in window.findChildren(QTabBar):
+        bar.setElideMode(Qt.TextElideMode.ElideNone)
+        bar.setUsesScrollButtons(True)
+
+
+def canvas_share(window) -> float:
+    """Share of the window width the 3-D view has (0 before the window is laid out)."""
+    return window.plotter.width() / max(1, window.width())
+
+
+def is_layout_usable(window) -> bool:
+    """Whether the laid-out window shows a dock and leaves the canvas at least
+    :data:`MIN_CANVAS_SHARE` of its width."""
+    is_any_shown = any(d.isVisible() for d in window.docks.values())
+    return is_any_shown and canvas_share(window) >= MIN_CANVAS_SHARE

@@ -1,0 +1,192 @@
+"""The look of the canvas: the overlay palette, line widths and opacities, text sizes, and the
+legend's rows (which name the volumes in the words of the kind a frame tested).
+
+Plain data and pure functions: no plotter, no Qt.
+"""
+
+from __future__ import annotations
+
+from viewer.render.ghost import GhostView
+from viewer.render.marks import NODE_COLOR, VIOLATION_COLOR
+from viewer.render.overlays import KIND_COLORS, KIND_COPLANAR, KIND_CROSSING, KIND_TOUCHING
+from viewer.render.volumes import frame_volume_set
+from viewer.render.words import UNNAMED, KindWords
+
+# The overlay palette: Okabe & Ito (2008) and Paul Tol's (2021) colour-blind-safe schemes.
+# Chosen by searching those palettes for the set whose closest pair stays farthest apart in
+# CIE L*a*b* under the Machado et al. (2009) protanopia, deuteranopia and tritanopia
+# simulations: every two overlays that can be on screen together differ by Delta E >= 18
+# under each simulation and >= 25 in normal vision (tests/viewer/test_palette.py). Eleven
+# overlays can be on screen at once; no set from these palettes keeps all of them 20 apart
+# under all three simulations (the best reached 18.0).
+TREE_A_COLOR = "#222255"  # Tol dark blue: the boxes of A (its mesh is light blue)
+TREE_B_COLOR = "#225522"  # Tol dark green: the boxes of B (its mesh is light green)
+OVERLAP_COLOR = "#ee8866"  # Tol light orange
+CULLED_COLOR = "#808080"  # neutral grey: the same for every colour vision
+CONTACT_COLOR = "#d55e00"
+"""Fallback colour of the contact triangles (Okabe-Ito vermillion, their red); each is drawn
+in its kind's colour (``overlays.KIND_COLORS``)."""
+SEGMENT_COLOR = "#000000"
+INSPECT_COLOR = "#66ccee"
+"""Tol bright cyan: the selection, both the clicked volume (with its partners) and the mesh
+selected in Move mode."""
+SELECTION_COLOR = INSPECT_COLOR
+BRUSH_COLOR = "#ffaabb"  # Tol light pink
+PARTITION_COLOR = "#882255"  # Tol muted wine: partition cells and BSP splitting planes
+PLANE_COLOR = PARTITION_COLOR
+DISTANCE_COLOR = "#e8601c"  # Tol rainbow orange, thick, with its two end points as balls
+# The traversal stepper (viewer.render.stepper): the pair under test in A's and B's tree
+# colours, the decided pairs faint in the colours the level overlays give overlapping and
+# culled pairs, leaf pairs in Tol's light pink, the separating axis in Tol's bright cyan and
+# the gap between the two intervals in Tol's muted wine. Searched like the palette above
+# among the Tol and Okabe-Ito colours, against every colour on screen while stepping (the
+# contact kinds and the black segments included): every two differ by Delta E >= 18 under
+# each simulation (tests/viewer/test_stepper.py).
+STEP_LEAF_COLOR = "#ffaabb"
+STEP_AXIS_COLOR = "#33bbee"
+STEP_GAP_COLOR = "#882255"
+GHOST_COLOR = "#777777"
+"""Grey dashes: the volumes of a freshly built tree (the ghost beside the refitted ones)."""
+CROSSCHECK_COLOR = "#ee3377"
+"""Tol vibrant magenta: the triangles of pairs only one of two engines reports."""
+HEAT_SWATCH = "#21918c"
+"""Viridis at its middle: the legend row that points to the heat map's colour bar."""
+BACKGROUND = "#f4f6f9"
+"""One flat colour: the gradient from ``#d9e1ea`` at the top that it replaced was a
+full-window shaded quad, 11 ms of each render of the bunny pair at 1280x800 under llvmpipe
+(86.9 -> 76.1 ms, minimum of 25 renders on the loaded two-core machine)."""
+
+FAILURE_COLOR = "#d55e00"
+"""Okabe-Ito vermillion: the mark of a failed or cancelled frame under the title."""
+
+NOTE_WIDTH_CHARS = 70
+"""Line length of the canvas note (the step-mode sentence)."""
+
+NOTE_FONT_PX = 14
+"""Canvas note and title sizes at 96 DPI (scaled by the screen's logical DPI / 96); fixed,
+where VTK's corner text shrank with the view."""
+TITLE_FONT_PX = 18
+
+# name -> (colour, line width in pixels, opacity). Lines a projector shows: tree boxes 2 px
+# (they were 1 px; 2.5 px made the deep levels a dark mat of lines), the pairs and segments
+# thicker still. Software OpenGL under Xvfb (llvmpipe) draws these widths (checked on
+# screenshots, tests/viewer/test_palette.py).
+OVERLAY_STYLE = {
+    "tree_a": (TREE_A_COLOR, 2.0, 0.8),
+    "tree_b": (TREE_B_COLOR, 2.0, 0.8),
+    "parents": ("#607d8b", 1.5, 0.25),
+    "culled": (CULLED_COLOR, 2.0, 0.7),
+    "overlap": (OVERLAP_COLOR, 4.0, 1.0),
+    "contact_tris": (CONTACT_COLOR, 1.0, 1.0),
+    "contact_segments": (SEGMENT_COLOR, 5.0, 1.0),
+    # Drawn first and wide: the boxes it marks are drawn over its middle in their own colour,
+    # so the selection frames them instead of hiding them.
+    "inspect": (INSPECT_COLOR, 10.0, 1.0),
+    "selection": (SELECTION_COLOR, 3.0, 1.0),
+    "brush": (BRUSH_COLOR, 3.0, 1.0),
+    "partition_cells": (PARTITION_COLOR, 2.0, 0.9),
+    "partition_planes": (PLANE_COLOR, 2.5, 0.9),
+    "distance": (DISTANCE_COLOR, 6.0, 1.0),
+    "step_culled": (CULLED_COLOR, 1.5, 0.35),
+    "step_split": (OVERLAP_COLOR, 1.5, 0.4),
+    "step_leaf": (STEP_LEAF_COLOR, 2.5, 0.9),
+    "step_a": (TREE_A_COLOR, 5.0, 1.0),
+    "step_b": (TREE_B_COLOR, 5.0, 1.0),
+    "step_axis": (STEP_AXIS_COLOR, 3.0, 1.0),
+    "step_interval_a": (TREE_A_COLOR, 10.0, 1.0),
+    "step_interval_b": (TREE_B_COLOR, 10.0, 1.0),
+    "step_gap": (STEP_GAP_COLOR, 5.0, 1.0),
+    # Thick and nearly opaque: at 3 px and 0.75 the dashes were lost among the tree boxes.
+    "ghost": (GHOST_COLOR, 4.0, 0.95),
+    "crosscheck": (CROSSCHECK_COLOR, 5.0, 1.0),
+    # Tree inspection (viewer.render.marks): flagged nodes thick red, the selected node's
+    # triangles tinted and its volume thicker than any level overlay. Opacity just below 1
+    # puts them in VTK's translucent pass, after the meshes (see set_bodies): drawn opaque
+    # they sat inside the translucent meshes and came out blended with the mesh colour (the
+    # violet of a node inside sphere A was not found on a screenshot).
+    "violations": (VIOLATION_COLOR, 4.0, 0.99),
+    "node_triangles": (NODE_COLOR, 1.0, 0.6),
+    "node_highlight": (NODE_COLOR, 6.0, 0.99),
+}
+
+
+def _hex(rgb) -> str:
+    return "#" + "".join(f"{c:02x}" for c in rgb)
+
+
+def legend_entries(words: KindWords = UNNAMED, has_partition: bool = False,
+                   has_distance: bool = False, is_one_mesh: bool = False,
+                   extra_rows=()) -> list[list[str]]:
+    """``[text, colour]`` rows of the canvas legend, naming the volumes in the kind's
+    ``words`` ("sphere pairs overlapping at this level", "14-DOP pairs ..."); the partition
+    and closest-points rows only when those are drawn.
+
+    ``is_one_mesh``: the frame has one mesh (tested against itself): no row speaks of a
+    mesh B, and the pairs are pairs of the mesh's own volumes. ``extra_rows``: ``(text,
+    colour)`` rows added at the end (the ghost's, the cross-check's)."""
+    plural, pairs = words.plural, words.pairs
+    if is_one_mesh:
+        meshes = [[f"the mesh and its {plural}", TREE_A_COLOR]]
+    else:
+        meshes = [[f"mesh A and its {plural}", TREE_A_COLOR],
+                  [f"mesh B and its {plural}", TREE_B_COLOR]]
+    rows = [
+        *meshes,
+        [f"{pairs} overlapping at this level", OVERLAP_COLOR],
+        [f"{pairs} culled at this level", CULLED_COLOR],
+        ["contact: crossing triangles", _hex(KIND_COLORS[KIND_CROSSING])],
+        ["contact: touching triangles", _hex(KIND_COLORS[KIND_TOUCHING])],
+        ["contact: coplanar overlap", _hex(KIND_COLORS[KIND_COPLANAR])],
+        ["intersection segments", SEGMENT_COLOR],
+        [f"selected: clicked {words.noun} and partners, mesh", INSPECT_COLOR],
+        ["sculpt brush", BRUSH_COLOR],
+    ]
+    if has_partition:
+        rows.append(["partition cells and splitting planes", PARTITION_COLOR])
+    if has_distance:
+        rows.append(["closest points (minimum distance)", DISTANCE_COLOR])
+    rows.extend([str(t), str(c)] for t, c in extra_rows)
+    return rows
+
+
+def step_legend_entries(words: KindWords = UNNAMED) -> list[list[str]]:
+    """``[text, colour]`` rows of the canvas legend while the traversal stepper is on."""
+    noun = words.noun
+    return [
+        [f"A's {noun} under test; its extent on the axis", TREE_A_COLOR],
+        [f"B's {noun} under test; its extent on the axis", TREE_B_COLOR],
+        ["decided earlier: culled (apart)", CULLED_COLOR],
+        ["decided earlier: overlap, split", OVERLAP_COLOR],
+        ["decided earlier: two leaves, triangles tested", STEP_LEAF_COLOR],
+        ["separating axis (culled pair)", STEP_AXIS_COLOR],
+        ["gap between the two extents", STEP_GAP_COLOR],
+        ["contact: crossing triangles", _hex(KIND_COLORS[KIND_CROSSING])],
+        ["contact: touching triangles", _hex(KIND_COLORS[KIND_TOUCHING])],
+        ["contact: coplanar overlap", _hex(KIND_COLORS[KIND_COPLANAR])],
+        ["intersection segments", SEGMENT_COLOR],
+    ]
+
+
+LEGEND = legend_entries()
+"""The legend before the first frame (no kind named yet)."""
+
+
+def ghost_words(ghost: GhostView | None, frame) -> list[str]:
+    """The legend rows of the ghost drawn with ``frame``: what it is, which frame it was
+    built on when that is not ``frame`` ("ghost from frame 12"), and both SAH costs."""
+    if ghost is None:
+        return []
+    words = frame_words(ghost.frame).plural
+    if ghost.frame is frame:
+        return [f"ghost (grey dashes): {words} of a fresh tree", ghost.sah_text()]
+    built, shown = getattr(ghost.frame, "index", "?"), getattr(frame, "index", "?")
+    return [f"ghost from frame {built} (grey dashes): {words} of the newest fresh tree "
+            f"(shown: frame {shown})", f"frame {built}: {ghost.sah_text()}"]
+
+
+def frame_words(frame) -> KindWords:
+    """The words of the kind a frame's traversal tested, from the frame's volumes (for a
+    self-collision frame, the tree's own boxes); :data:`UNNAMED` without volumes."""
+    volumes = frame_volume_set(frame)
+    return UNNAMED if volumes is None else volumes.words
+
