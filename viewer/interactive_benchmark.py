@@ -224,6 +224,23 @@ def _build_window(scene: str, settings, state_dir):
     return build_window(**kwargs)
 
 
+def _let_background_work_finish(window, timeout_s: float) -> None:
+    """Switch the analyses off and wait (events running) until no frame or ghost is being
+    computed, so that closing the window finds no job in flight: in the app of issue 24, a
+    ghost finishing after the shutdown asked for the next one and aborted the process."""
+    from PyQt6.QtWidgets import QApplication
+
+    model, controller = window.model, window.controller
+    if getattr(model.display, "show_ghost", False):
+        model.set_display(show_ghost=False)
+    deadline = time.perf_counter() + timeout_s
+    while time.perf_counter() < deadline and (
+            getattr(controller, "is_busy", False)
+            or getattr(controller, "is_ghost_building", False)):
+        QApplication.processEvents()
+        time.sleep(0.01)
+
+
 def run_interactive(scene: str, n_frames: int = DEFAULT_FRAMES, size=DEFAULT_SIZE,
                     n_warmup: int = N_WARMUP, every_analysis: bool = False,
                     benchmark_frames: int | None = None, stall_s: float = STALL_S) -> dict:
@@ -320,6 +337,7 @@ def run_interactive(scene: str, n_frames: int = DEFAULT_FRAMES, size=DEFAULT_SIZ
         heartbeat.stop()
         model.set_playing(False)
         shown = (window.width(), window.height())
+        _let_background_work_finish(window, stall_s)
         with contextlib.suppress(TypeError):
             model.frame_ready.disconnect(on_frame)
         window.close()
@@ -347,7 +365,7 @@ def format_interactive_line(report: dict) -> str:
                               benchmark_ms=report["benchmark_core_ms"])
 
 
-def parse_size(text: str) -> tuple[int, int]:
+def parse_window_size(text: str) -> tuple[int, int]:
     """``"WxH"`` -> ``(w, h)``; InteractiveBenchmarkError naming ``--size``."""
     try:
         width, height = (int(part) for part in str(text).lower().split("x"))
@@ -364,7 +382,7 @@ def main_interactive(scene: str, size_text: str | None = None, n_frames: int | N
     """Run and print the line; 0 measured, 1 could not run (one line on stderr), 2 a bad
     option."""
     try:
-        size = parse_size(size_text) if size_text is not None else DEFAULT_SIZE
+        size = parse_window_size(size_text) if size_text is not None else DEFAULT_SIZE
     except InteractiveBenchmarkError as exc:
         print(f"error: {exc}", file=sys.stderr, flush=True)
         return 2
