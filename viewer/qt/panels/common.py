@@ -72,6 +72,7 @@ class WhenShown(QObject):
 
     A dock tabbed behind another, closed, or in a hidden window is not refreshed on each
     frame while playing: it keeps the newest arguments and refreshes once when it is shown
+    (its dock's ``visibilityChanged``, connected by ``viewer.qt.docks``, or a show event)
     or when playing stops. Paused, every call refreshes at once (a single step, a click on
     a level: what a reader checks right after, even on a hidden panel). On the 278k-triangle
     benchmark the Stats and Outliner docks, behind the Levels tab, took 7 and 11 ms of the
@@ -97,8 +98,13 @@ class WhenShown(QObject):
         panel.installEventFilter(self)
         model.playing_changed.connect(self._on_playing)
 
+    def is_seen(self) -> bool:
+        """Some of the panel is on screen. A dock tabbed behind another stays "visible" to
+        Qt (``isVisible``) with nothing of it on screen: its visible region is empty."""
+        return self.panel.isVisible() and not self.panel.visibleRegion().isEmpty()
+
     def __call__(self, *args) -> None:
-        if self.model.is_playing and not self.panel.isVisible():
+        if self.model.is_playing and not self.is_seen():
             self._waiting = args
             self.n_deferred += 1
             return
@@ -118,6 +124,11 @@ class WhenShown(QObject):
         """Run the refresh skipped while hidden, if any."""
         if self._waiting is not None:
             self._run(self._waiting)
+
+    def on_dock_visibility(self, is_visible: bool) -> None:
+        """``QDockWidget.visibilityChanged``: its tab was raised (or it was shown)."""
+        if is_visible:
+            self.catch_up()
 
     def _on_playing(self, is_playing: bool) -> None:
         if not is_playing:
