@@ -101,10 +101,10 @@ test: system-test $(TEST_STAMP) warmup
 # play scenes in the real window: on the caller's display, or under xvfb-run when there is none.
 bench: $(BENCH_STAMP) warmup
 	$(PY) -m benchmarks
-	$(PY) -m benchmarks.interactive
 	$(PY) -m benchmarks.w2_kinds --sizes 100k,500k
 	$(PY) -m benchmarks.bv_refit --sizes 100k,500k
 	$(PY) -m benchmarks.yu2018
+	$(PY) -m benchmarks.interactive
 	$(PY) -m core.collide.exact --pairs 1000000
 	QT_QPA_PLATFORM=offscreen $(PY) -m viewer --soak 10000
 
