@@ -79,3 +79,24 @@ def test_stats_tables_keep_their_items_from_frame_to_frame(window, qtbot):
                for c in range(table.columnCount())]
         assert len(now) == len(items[id(table)])
         assert all(a is b for a, b in zip(now, items[id(table)]))  # the same objects
+
+
+def test_quality_worst_nodes_keep_their_items_when_measured_again(window, qtbot):
+    dock = window.docks["quality_dock"]
+    dock.show()
+    dock.raise_()
+    qtbot.waitUntil(lambda: window.model.quality is not None
+                    and window.model.quality.frame is window.model.frame, timeout=120_000)
+    panel = dock.panel
+    table = panel.worst
+    before = [table.item(r, c) for r in range(table.rowCount())
+              for c in range(table.columnCount())]
+    assert before and all(item is not None for item in before)
+    panel.traversal_cost.setValue(2.5)  # the same tree measured again
+    qtbot.waitUntil(lambda: window.model.quality.quality.constants.traversal == 2.5,
+                    timeout=60_000)
+    QApplication.processEvents()
+    after = [table.item(r, c) for r in range(table.rowCount())
+             for c in range(table.columnCount())]
+    assert len(after) == len(before)
+    assert {id(item) for item in after} == {id(item) for item in before}  # the same objects
