@@ -97,12 +97,14 @@ test: system-test $(TEST_STAMP) warmup
 
 # The performance table, close proximity per bounding-volume kind, then the long robustness runs that do not fit the test budget:
 # 1e6 triangle pairs against the exact rational test, and a 10,000-frame soak of the viewer's
-# frame loop (memory, VTK object counts and frame time must stay flat).
+# frame loop (memory, VTK object counts and frame time must stay flat). The interactive targets
+# play scenes in the real window: on the caller's display, or under xvfb-run when there is none.
 bench: $(BENCH_STAMP) warmup
 	$(PY) -m benchmarks
 	$(PY) -m benchmarks.w2_kinds --sizes 100k,500k
 	$(PY) -m benchmarks.bv_refit --sizes 100k,500k
 	$(PY) -m benchmarks.yu2018
+	$(PY) -m benchmarks.interactive
 	$(PY) -m core.collide.exact --pairs 1000000
 	QT_QPA_PLATFORM=offscreen $(PY) -m viewer --soak 10000
 

@@ -1,4 +1,5 @@
-"""``python -m viewer [MESH ...]`` opens the window; ``--benchmark SCENE --frames N`` measures;
+"""``python -m viewer [MESH ...]`` opens the window; ``--benchmark SCENE --frames N`` measures
+off-screen, ``--benchmark SCENE --interactive`` in the window;
 ``--scene S --frames N --record FILE`` records and ``--replay FILE`` replays off-screen;
 ``--lesson NAME`` opens a lesson, ``--lesson NAME --export FILE.mp4`` renders it to a video."""
 
@@ -21,16 +22,24 @@ def _parser() -> argparse.ArgumentParser:
     from core.bv import BV_KINDS, ObbFit
     from core.bvh import SplitRule
     from viewer.choices import descend_choices
+    from viewer.interactive_benchmark import BENCHMARK_SCENES
     from viewer.scenes import SCENES
 
     parser = _OneLineParser(
         prog="bvh-lab", description="See collision detection work, level by level.")
     parser.add_argument("meshes", nargs="*", help="mesh files (OBJ, STL, PLY, OFF, VTK, VTP)")
     parser.add_argument("--scene", choices=list(SCENES), help="built-in scene to open")
-    parser.add_argument("--benchmark", metavar="SCENE", choices=list(SCENES),
+    parser.add_argument("--benchmark", metavar="SCENE",
+                        choices=[*SCENES, *BENCHMARK_SCENES],
                         help="run SCENE off-screen and print median ms per phase and FPS")
-    parser.add_argument("--frames", type=int, default=60,
-                        help="benchmark or --record frames (default 60)")
+    parser.add_argument("--interactive", action="store_true",
+                        help="with --benchmark: play SCENE in the real window (under the "
+                             "display given, e.g. xvfb-run) and print one line: fps, longest "
+                             "GUI block, core ms in the window and in the off-screen benchmark")
+    parser.add_argument("--every-analysis", action="store_true",
+                        help="with --interactive: switch on every optional analysis first")
+    parser.add_argument("--frames", type=int,
+                        help="benchmark or --record frames (default 60; --interactive 300)")
     parser.add_argument("--update", choices=("refit", "rebuild", "auto"),
                         help="tree update mode (benchmark default refit; --replay: recorded)")
     parser.add_argument("--bv", choices=list(BV_KINDS),
@@ -77,6 +86,19 @@ def main(argv=None) -> int:
         args = _parser().parse_args(argv)
     except SystemExit as exit_:  # a bad option (one line already printed) or --help
         return int(exit_.code or 0)
+    if (args.interactive or args.every_analysis) and not args.benchmark:
+        print("error: --interactive and --every-analysis need --benchmark SCENE",
+              file=sys.stderr, flush=True)
+        return 2
+    if args.interactive:
+        from viewer.interactive_benchmark import main_interactive
+
+        return main_interactive(args.benchmark, args.size, args.frames, args.every_analysis)
+    if args.every_analysis:
+        print("error: --every-analysis needs --interactive", file=sys.stderr, flush=True)
+        return 2
+    if args.frames is None:
+        args.frames = 60
     if args.record is not None or args.replay is not None:
         return _record_or_replay(args)
     if args.benchmark and args.size is not None and args.lesson is None:
@@ -115,10 +137,13 @@ def _benchmark(args) -> int:
     except LessonVideoError as exc:
         print(f"error: {exc}", file=sys.stderr, flush=True)
         return 2
-    report = run_benchmark(args.benchmark, args.frames, update=args.update or "refit",
-                           window_size=size, is_full_resolution=args.full_resolution,
-                           bv=args.bv or "aabb", obb_fit=(args.obb_fit or "surface").upper(),
-                           split=(args.split or "midpoint").upper())
+    from viewer.interactive_benchmark import benchmark_scene
+
+    with benchmark_scene(args.benchmark):
+        report = run_benchmark(args.benchmark, args.frames, update=args.update or "refit",
+                               window_size=size, is_full_resolution=args.full_resolution,
+                               bv=args.bv or "aabb", obb_fit=(args.obb_fit or "surface").upper(),
+                               split=(args.split or "midpoint").upper())
     print(format_frame_phase_table(report))
     return 0
 

@@ -11,7 +11,7 @@ from PyQt6.QtCore import Qt
 from PyQt6.QtWidgets import QComboBox, QDockWidget, QFrame, QScrollArea, QWidget
 
 from viewer.qt.experiments_window import ExperimentsPanel
-from viewer.qt.panels.common import narrow_combo
+from viewer.qt.panels.common import WhenShown, narrow_combo
 from viewer.qt.panels.deform import DeformPanel
 from viewer.qt.panels.levels import LevelsPanel
 from viewer.qt.panels.outliner import OutlinerPanel
@@ -38,6 +38,10 @@ def _dock(title: str, object_name: str, widget: QWidget) -> QDockWidget:
     for combo in widget.findChildren(QComboBox):
         narrow_combo(combo)
     dock.setWidget(scroll)
+    # A panel that skipped its per-frame refresh while its tab was behind another catches
+    # up when the tab is raised (the panel itself gets no show event then).
+    for refresh in widget.findChildren(WhenShown):
+        dock.visibilityChanged.connect(refresh.on_dock_visibility)
     dock.panel = widget
     return dock
 

@@ -27,6 +27,10 @@ LEGEND_MARGIN_PX = 8
 
 LEGEND_PADDING_PX = 6
 
+MAX_MEASURED_TEXTS = 256
+"""Text sizes a legend remembers (then it starts again): its rows, and the heat map's row
+once per frame number."""
+
 
 def _hex_to_rgb8(color: str) -> tuple[int, int, int]:
     color = color.lstrip("#")
@@ -76,6 +80,11 @@ class CanvasLegend:
         actor.SetScalarVisibility(True)
         self.entries: list[tuple[str, str]] = []
         self._placed_for = None  # (view size, entries) the box was last sized for
+        # One swatch per colour and one measurement per (text, points), kept: the heat map's
+        # row names its frame, so the entries change every frame while playing, and building
+        # a swatch per entry and measuring every text again took 7 ms of each frame.
+        self._swatches: dict[str, pv.PolyData] = {}
+        self._text_sizes: dict[tuple[str, int], tuple[int, int]] = {}
         renderer.AddActor(actor)
         # Placed before every render: the view may have been resized since the last one.
         # A weak reference: the renderer must not keep the legend (and itself) alive.
@@ -88,12 +97,18 @@ class CanvasLegend:
         entries = [(str(t), str(c)) for t, c in entries]
         if entries == self.entries:
             return
+        previous = self.entries if len(self.entries) == len(entries) else []
         self.entries = entries
         actor = self.actor
         actor.SetNumberOfEntries(len(entries))
         for i, (text, color) in enumerate(entries):
+            if i < len(previous) and previous[i] == (text, color):
+                continue  # the same row: only the rows that changed are written
+            swatch = self._swatches.get(color)
+            if swatch is None:
+                swatch = self._swatches[color] = _swatch(color)
             # A negative colour keeps the text black; the swatch's scalars give its colour.
-            actor.SetEntry(i, _swatch(color), text, (-1.0, -1.0, -1.0))
+            actor.SetEntry(i, swatch, text, (-1.0, -1.0, -1.0))
         actor.Modified()
         self._placed_for = None
 
@@ -116,9 +131,15 @@ class CanvasLegend:
         size = [0, 0]
 
         def measure(text: str, points: int) -> tuple[int, int]:
+            known = self._text_sizes.get((text, points))
+            if known is not None:
+                return known
             probe.SetInput(text)
             probe.GetTextProperty().SetFontSize(points)
             probe.GetSize(self.renderer, size)
+            if len(self._text_sizes) >= MAX_MEASURED_TEXTS:
+                self._text_sizes.clear()  # a frame number per frame: forget the old ones
+            self._text_sizes[(text, points)] = (size[0], size[1])
             return size[0], size[1]
 
         # The actor fits the font to the entry widest at 12 pt and gives the swatch column

@@ -1,14 +1,15 @@
-"""Helpers the dock panels share: a label that wraps, a combo box that fits a narrow dock."""
+"""Helpers the dock panels share: a label that wraps, a combo box that fits a narrow dock, a
+per-frame refresh that waits while its dock cannot be seen, a table cell written in place."""
 
 from __future__ import annotations
 
-from PyQt6.QtCore import Qt
-from PyQt6.QtWidgets import QComboBox, QLabel
+from PyQt6.QtCore import QEvent, QObject, Qt
+from PyQt6.QtWidgets import QComboBox, QLabel, QTableWidget, QTableWidgetItem
 
 from viewer.frame_caption import frame_caption, tree_words
 
-__all__ = ["frame_caption", "header_label", "header_text", "narrow_combo", "show_header",
-           "tree_words", "wrap_label"]
+__all__ = ["WhenShown", "frame_caption", "header_label", "header_text", "narrow_combo",
+           "set_cell", "show_header", "tree_words", "wrap_label"]
 
 COMBO_MIN_CHARS = 14
 """Characters a combo box shows when the dock is narrow; its popup still shows the whole
@@ -64,3 +65,92 @@ def show_header(label: QLabel, model, frame, bodies=None) -> None:
     label.setText(header_text(model, frame, bodies))
     is_stale = frame is not None and getattr(model, "frame_failure", None) is not None
     label.setStyleSheet(STALE_HEADER_STYLE if is_stale else HEADER_STYLE)
+
+
+class WhenShown(QObject):
+    """A panel's refresh that, while the animation plays, runs only if the panel can be seen.
+
+    A dock tabbed behind another, closed, or in a hidden window is not refreshed on each
+    frame while playing: it keeps the newest arguments and refreshes once when it is shown
+    (its dock's ``visibilityChanged``, connected by ``viewer.qt.docks``, or a show event)
+    or when playing stops. Paused, every call refreshes at once (a single step, a click on
+    a level: what a reader checks right after, even on a hidden panel). On the 278k-triangle
+    benchmark the Stats and Outliner docks, behind the Levels tab, took 7 and 11 ms of the
+    GUI thread per frame.
+
+    Parameters
+    ----------
+    panel : QWidget
+        The widget whose visibility decides (its dock's scroll area makes it hidden with
+        the dock).
+    model : viewer.model.ViewerModel
+        ``is_playing`` and ``playing_changed``.
+    refresh : callable
+        The panel's refresh; called with the arguments of the newest call.
+    """
+
+    def __init__(self, panel, model, refresh):
+        super().__init__(panel)
+        self.panel, self.model, self.refresh = panel, model, refresh
+        self.n_refreshes = 0
+        self.n_deferred = 0
+        self._waiting: tuple | None = None
+        panel.installEventFilter(self)
+        model.playing_changed.connect(self._on_playing)
+
+    def is_seen(self) -> bool:
+        """Some of the panel is on screen. A dock tabbed behind another stays "visible" to
+        Qt (``isVisible``) with nothing of it on screen: its visible region is empty."""
+        return self.panel.isVisible() and not self.panel.visibleRegion().isEmpty()
+
+    def __call__(self, *args) -> None:
+        if self.model.is_playing and not self.is_seen():
+            self._waiting = args
+            self.n_deferred += 1
+            return
+        self._run(args)
+
+    @property
+    def is_waiting(self) -> bool:
+        """A refresh was skipped while hidden and has not run yet."""
+        return self._waiting is not None
+
+    def _run(self, args) -> None:
+        self._waiting = None
+        self.n_refreshes += 1
+        self.refresh(*args)
+
+    def catch_up(self) -> None:
+        """Run the refresh skipped while hidden, if any."""
+        if self._waiting is not None:
+            self._run(self._waiting)
+
+    def on_dock_visibility(self, is_visible: bool) -> None:
+        """``QDockWidget.visibilityChanged``: its tab was raised (or it was shown)."""
+        if is_visible:
+            self.catch_up()
+
+    def _on_playing(self, is_playing: bool) -> None:
+        if not is_playing:
+            self.catch_up()
+
+    def eventFilter(self, watched, event) -> bool:  # noqa: N802 - Qt API
+        if watched is self.panel and event.type() == QEvent.Type.Show:
+            self.catch_up()
+        return False
+
+
+def set_cell(table: QTableWidget, row: int, col: int, text: str,
+             alignment=None) -> QTableWidgetItem:
+    """Write ``text`` into the cell, reusing its item: a table refreshed every frame changes
+    the text of the same items instead of allocating a new item per cell (and the view keeps
+    its selection and scroll position)."""
+    item = table.item(row, col)
+    if item is None:
+        item = QTableWidgetItem(text)
+        if alignment is not None:
+            item.setTextAlignment(alignment)
+        table.setItem(row, col, item)
+    elif item.text() != text:
+        item.setText(text)
+    return item

@@ -19,7 +19,7 @@ from PyQt6.QtWidgets import (
 )
 
 from viewer.qt.actions import shortcut_of
-from viewer.qt.panels.common import wrap_label
+from viewer.qt.panels.common import WhenShown, wrap_label
 from viewer.qt.widgets import FloatSlider
 from viewer.render.style import frame_words
 from viewer.render.words import node_label, shown_node_id
@@ -248,7 +248,8 @@ class LevelsPanel(QWidget):
         layout.addWidget(step_box)
         layout.addWidget(inspect_box)
         layout.addStretch(1)
-        model.frame_ready.connect(lambda _f: self.refresh())
+        self.frame_refresh = WhenShown(self, model, lambda _f: self.refresh())
+        model.frame_ready.connect(self.frame_refresh)
         model.level_changed.connect(lambda _l: self.refresh())
         model.display_changed.connect(lambda _d: self.refresh())
         model.analysis_changed.connect(self._refresh_heat)

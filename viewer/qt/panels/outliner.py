@@ -22,7 +22,13 @@ from PyQt6.QtWidgets import (
     QWidget,
 )
 
-from viewer.qt.panels.common import header_label, show_header, tree_words, wrap_label
+from viewer.qt.panels.common import (
+    WhenShown,
+    header_label,
+    show_header,
+    tree_words,
+    wrap_label,
+)
 from viewer.render.words import node_label, shown_node_id
 
 PARTNERS_LISTED = 4
@@ -296,7 +302,8 @@ class OutlinerPanel(QWidget):
         layout.addWidget(self.view, 1)
         self._is_syncing = False
         self.view.selectionModel().currentRowChanged.connect(self._on_current)
-        model.frame_ready.connect(self.refresh)
+        self.frame_refresh = WhenShown(self, model, self.refresh)
+        model.frame_ready.connect(self.frame_refresh)
         model.node_selected.connect(self.reveal)
         model.quality_changed.connect(self._on_quality)
         model.tree_sources_changed.connect(lambda: self.refresh(self.model.frame))

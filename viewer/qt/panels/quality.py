@@ -88,9 +88,15 @@ class NumberItem(QTableWidgetItem):
 
     def __init__(self, value: float, text: str):
         super().__init__(text)
+        self.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        self.set_number(value, text)
+
+    def set_number(self, value: float, text: str) -> None:
+        """Show ``text``, sort by ``value`` (a refresh rewrites the same item in place)."""
         self.value = float(value)
         self.setData(Qt.ItemDataRole.UserRole, self.value)
-        self.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if self.text() != text:
+            self.setText(text)
 
     def __lt__(self, other):
         a, b = self.value, getattr(other, "value", math.nan)
@@ -361,9 +367,13 @@ class QualityPanel(QWidget):
                     (float(nodes.volume[node]), _measure_text(nodes.volume[node])),
                 )
                 for col, (value, text) in enumerate(values):
-                    item = NumberItem(value, text)
+                    item = self.worst.item(row, col)
+                    if isinstance(item, NumberItem):
+                        item.set_number(value, text)  # in place: no new item per cell
+                    else:
+                        item = NumberItem(value, text)
+                        self.worst.setItem(row, col, item)
                     item.setData(NODE_ROLE, node)
-                    self.worst.setItem(row, col, item)
         finally:
             metric = self.metric.currentData()
             if metric != self._sorted_metric:

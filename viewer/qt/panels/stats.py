@@ -11,16 +11,18 @@ from PyQt6.QtWidgets import (
     QHeaderView,
     QLabel,
     QTableWidget,
-    QTableWidgetItem,
     QVBoxLayout,
     QWidget,
 )
 
-from viewer.qt.panels.common import header_label, show_header, wrap_label
+from viewer.qt.panels.common import WhenShown, header_label, set_cell, show_header, wrap_label
 from viewer.qt.panels.mesh_notes import body_notes
 from viewer.render.overlays import KIND_LABELS, shown_result
 from viewer.render.style import frame_words
 from viewer.timing import PHASE_WORDS, last_and_median, shown_phases
+
+RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
+"""Numbers are right-aligned."""
 
 COST_HEADERS = ("term", "count", "unit cost (ns)", "predicted (ms)", "share")
 
@@ -76,13 +78,16 @@ class StatsPanel(QWidget):
         layout.addWidget(self.cost_title)
         layout.addWidget(self.cost_table)
         layout.addWidget(self.cost_total)
-        model.frame_ready.connect(self.refresh)
+        self.frame_refresh = WhenShown(self, model, self.refresh)
+        model.frame_ready.connect(self.frame_refresh)
         model.scene_changed.connect(self._refresh_meshes)
         model.body_changed.connect(lambda _i: self._refresh_meshes())
         model.display_changed.connect(lambda _d: self._refresh_meshes())
         model.view_timings_changed.connect(lambda _t: self._refresh_phases(self.model.frame))
         model.level_changed.connect(lambda _l: self._highlight_level())
-        model.cost_model_changed.connect(self.show_cost)
+        # The controller measures the cost model anew after every frame.
+        self.cost_refresh = WhenShown(self, model, self.show_cost)
+        model.cost_model_changed.connect(self.cost_refresh)
         model.frame_failed.connect(lambda _f: show_header(self.header, self.model,
                                                           self.model.frame))
         self.show_cost(model.cost_view)
@@ -106,10 +111,7 @@ class StatsPanel(QWidget):
             self.table.setRowCount(trace.n_levels)
             for d in range(trace.n_levels):
                 for col, value in enumerate((d, tested[d], overlap[d], leaves[d])):
-                    item = QTableWidgetItem(f"{int(value):,}")
-                    item.setTextAlignment(Qt.AlignmentFlag.AlignRight
-                                          | Qt.AlignmentFlag.AlignVCenter)
-                    self.table.setItem(d, col, item)
+                    set_cell(self.table, d, col, f"{int(value):,}", RIGHT)
             self._highlight_level()
         c = result.counters
         self.totals.setText(
@@ -182,11 +184,7 @@ class StatsPanel(QWidget):
             cells = (cost_term_words(term.name), f"{int(term.count):,}",
                      f"{term.unit_ns:.1f}", f"{term.ms:.3f}", f"{100.0 * term.share:.1f} %")
             for col, text in enumerate(cells):
-                item = QTableWidgetItem(text)
-                if col:
-                    item.setTextAlignment(Qt.AlignmentFlag.AlignRight
-                                          | Qt.AlignmentFlag.AlignVCenter)
-                self.cost_table.setItem(row, col, item)
+                set_cell(self.cost_table, row, col, text, RIGHT if col else None)
         header = self.cost_table.horizontalHeader().height()
         rows = sum(self.cost_table.rowHeight(r) for r in range(len(terms)))
         self.cost_table.setFixedHeight(header + rows + 2 * self.cost_table.frameWidth())

@@ -1,0 +1,52 @@
+"""The canvas legend rewrites only the rows that change (the heat map's row names its frame,
+so while playing the entries change every frame): one swatch per colour, the other rows'
+entries as they were, and the box placed from remembered text sizes."""
+
+from __future__ import annotations
+
+import pyvista as pv
+
+from viewer.render import legend as legend_module
+from viewer.render.legend import CanvasLegend
+
+ROWS = [("boxes of A", "#0072B2"), ("boxes of B", "#009E73"), ("crossing", "#D55E00"),
+        ("heat map: work, frame 1", "#000000")]
+
+
+def _legend(monkeypatch):
+    made = []
+
+    def counting_swatch(color):
+        made.append(color)
+        return original(color)
+
+    original = legend_module._swatch
+    monkeypatch.setattr(legend_module, "_swatch", counting_swatch)
+    plotter = pv.Plotter(off_screen=True, window_size=[400, 300])
+    return plotter, CanvasLegend(plotter.renderer), made
+
+
+def test_a_changed_row_text_makes_no_new_swatch_and_keeps_the_other_rows(monkeypatch):
+    plotter, legend, made = _legend(monkeypatch)
+    legend.set_entries(ROWS)
+    assert len(made) == len(ROWS)
+    first = [legend.actor.GetEntrySymbol(i) for i in range(len(ROWS))]
+    for frame in range(2, 6):
+        legend.set_entries([*ROWS[:3], (f"heat map: work, frame {frame}", "#000000")])
+    assert len(made) == len(ROWS)  # no swatch built again
+    assert legend.texts()[3] == "heat map: work, frame 5"
+    assert [legend.actor.GetEntrySymbol(i) for i in range(3)] == first[:3]
+    legend.set_entries([*ROWS, ("ghost", "#009E73")])  # a new row of a known colour
+    assert len(made) == len(ROWS) and legend.actor.GetNumberOfEntries() == 5
+    plotter.close()
+
+
+def test_the_box_is_placed_from_remembered_text_sizes(monkeypatch):
+    plotter, legend, _made = _legend(monkeypatch)
+    legend.set_entries(ROWS)
+    width, height = legend.box_px()
+    assert width > 0 and height > 0
+    n_known = len(legend._text_sizes)
+    assert legend.box_px() == (width, height)
+    assert len(legend._text_sizes) == n_known  # nothing measured again
+    plotter.close()

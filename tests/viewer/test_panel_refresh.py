@@ -1,0 +1,102 @@
+"""Docks that cannot be seen are not refreshed on each frame while playing (they catch up
+when shown or paused), and the per-frame tables rewrite their items in place."""
+
+from __future__ import annotations
+
+from PyQt6.QtWidgets import QApplication
+
+from tests.viewer.conftest import settle
+
+
+def _panel(window, name):
+    return window.docks[name].panel
+
+
+def _frames(window, n):
+    """``n`` frames delivered as the controller delivers them (the animation timer stays
+    off: the model says it plays, so the panels behave as while playing)."""
+    for _ in range(n):
+        window.model.frame_ready.emit(window.model.frame)
+
+
+def test_a_hidden_dock_is_not_refreshed_while_playing_and_catches_up_when_shown(window, qtbot):
+    window.docks["levels_dock"].raise_()
+    QApplication.processEvents()
+    for name in ("stats_dock", "outliner_dock"):
+        panel = _panel(window, name)
+        spy = panel.frame_refresh
+        assert not spy.is_seen()  # behind the Levels tab
+        before = spy.n_refreshes
+        window.model.is_playing = True  # no signal: no animation timer, no frame of its own
+        _frames(window, 3)
+        assert spy.n_refreshes == before and spy.is_waiting
+        window.docks[name].raise_()
+        qtbot.waitUntil(lambda s=spy: s.is_seen())
+        assert spy.n_refreshes == before + 1 and not spy.is_waiting  # once, the newest frame
+        _frames(window, 2)  # shown: every frame
+        assert spy.n_refreshes == before + 3
+        window.model.is_playing = False
+        window.docks["levels_dock"].raise_()
+        QApplication.processEvents()
+
+
+def test_paused_a_hidden_dock_is_refreshed_at_once(window):
+    window.docks["levels_dock"].raise_()
+    QApplication.processEvents()
+    panel = _panel(window, "stats_dock")
+    assert not panel.frame_refresh.is_seen() and not window.model.is_playing
+    before = panel.frame_refresh.n_refreshes
+    _frames(window, 2)
+    assert panel.frame_refresh.n_refreshes == before + 2
+
+
+def test_pausing_refreshes_the_docks_skipped_while_playing(window):
+    window.docks["levels_dock"].raise_()
+    QApplication.processEvents()
+    panel = _panel(window, "stats_dock")
+    window.model.set_playing(True)
+    window.model.frame_ready.emit(window.model.frame)
+    assert panel.frame_refresh.is_waiting
+    before = panel.frame_refresh.n_refreshes
+    window.model.set_playing(False)
+    assert panel.frame_refresh.n_refreshes == before + 1 and not panel.frame_refresh.is_waiting
+
+
+def test_stats_tables_keep_their_items_from_frame_to_frame(window, qtbot):
+    window.docks["stats_dock"].raise_()
+    panel = _panel(window, "stats_dock")
+    qtbot.waitUntil(panel.frame_refresh.is_seen)
+    window.controller.step_time(1 / 30)
+    settle(qtbot, window)
+    tables = [t for t in (panel.table, panel.cost_table) if t.rowCount()]
+    assert panel.table in tables
+    items = {id(t): [t.item(r, c) for r in range(t.rowCount()) for c in range(t.columnCount())]
+             for t in tables}
+    window.controller.step_time(1 / 30)
+    settle(qtbot, window)
+    for table in tables:
+        now = [table.item(r, c) for r in range(table.rowCount())
+               for c in range(table.columnCount())]
+        assert len(now) == len(items[id(table)])
+        assert all(a is b for a, b in zip(now, items[id(table)]))  # the same objects
+
+
+def test_quality_worst_nodes_keep_their_items_when_measured_again(window, qtbot):
+    dock = window.docks["quality_dock"]
+    dock.show()
+    dock.raise_()
+    qtbot.waitUntil(lambda: window.model.quality is not None
+                    and window.model.quality.frame is window.model.frame, timeout=120_000)
+    panel = dock.panel
+    table = panel.worst
+    before = [table.item(r, c) for r in range(table.rowCount())
+              for c in range(table.columnCount())]
+    assert before and all(item is not None for item in before)
+    panel.traversal_cost.setValue(2.5)  # the same tree measured again
+    qtbot.waitUntil(lambda: window.model.quality.quality.constants.traversal == 2.5,
+                    timeout=60_000)
+    QApplication.processEvents()
+    after = [table.item(r, c) for r in range(table.rowCount())
+             for c in range(table.columnCount())]
+    assert len(after) == len(before)
+    assert {id(item) for item in after} == {id(item) for item in before}  # the same objects
