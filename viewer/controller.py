@@ -51,6 +51,7 @@ class Controller(QObject, SceneLoading, FileLoading, BodyPosing, Sculpting, Fram
         self.workers = Workers(parent=self, on_unhandled=lambda error, job: model.error.emit(
             f"{job.tag.what.capitalize()} failed", f"{type(error).__name__}: {error}"))
         self._init_frame_running(is_threaded)
+        self._init_scene_loading()
         self._init_kernel_compiling(is_threaded)
         self._init_file_loading()
         self._init_sculpting()

@@ -188,7 +188,7 @@ class LessonPlaying:
         if state.source is not None and (state.source != self._lesson_source
                                          or not model.bodies):
             kind, what = state.source
-            is_loaded = (self.load_scene(what) if kind == "scene"
+            is_loaded = (self.load_scene(what, wait=True) if kind == "scene"
                          else self.load_files([str(p) for p in what], replace_scene=True))
             if not is_loaded:
                 return False

@@ -261,13 +261,16 @@ class SceneRenderer:
         self._picker.clear()
         for body in bodies:
             mesh = body.rest
-            poly = mesh_polydata(mesh.vertices, mesh.faces)
             ids = None
             if not is_full_resolution and mesh.n_faces > DISPLAY_MAX_TRIANGLES:
+                # The full mesh's PolyData is not made for a decimated body (it was, and
+                # thrown away: part of the seconds a 278k-triangle scene blocked the window).
                 poly, ids = display_copy(mesh)
                 self.display_notes.append(
                     f"{body.name}: drawn with {poly.n_cells:,} of {mesh.n_faces:,} triangles"
                     " (display only; collision uses all)")
+            else:
+                poly = mesh_polydata(mesh.vertices, mesh.faces)
             self._display_ids.append(ids)
             actor = self.plotter.add_mesh(
                 poly, color=body.color, name=f"body:{body.key}", opacity=opacity,
