@@ -26,6 +26,7 @@ from viewer.control.scenes import SceneLoading
 from viewer.control.sculpt import Sculpting
 from viewer.control.session import SessionKeeping
 from viewer.control.stepping import Stepping
+from viewer.control.worker import Workers
 from viewer.model import ViewerModel
 
 
@@ -45,6 +46,9 @@ class Controller(QObject, SceneLoading, FileLoading, BodyPosing, Sculpting, Fram
     def __init__(self, model: ViewerModel, is_threaded: bool = True, parent=None):
         super().__init__(parent)
         self.model = model
+        # The one worker mechanism: every job's lane (frames, side results, analyses).
+        self.workers = Workers(on_unhandled=lambda exc, job: model.error.emit(
+            job.tag.what, f"{type(exc).__name__}: {exc}"), parent=self)
         self._init_frame_running(is_threaded)
         self._init_kernel_compiling(is_threaded)
         self._init_file_loading()
@@ -75,3 +79,4 @@ class Controller(QObject, SceneLoading, FileLoading, BodyPosing, Sculpting, Fram
         self._shutdown_experiments()
         self._shutdown_cost_model()
         self._shutdown_kernel_compiling()
+        self.workers.shutdown(wait=True)
