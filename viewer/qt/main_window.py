@@ -47,6 +47,7 @@ from viewer.render import SceneRenderer, inspect_node
 from viewer.render.lecture import figure_image
 from viewer.render.scene import set_default_view
 from viewer.scenes import DEFAULT_SCENE, SCENES
+from viewer.side_results import shown_side
 from viewer.timing import SHORT_WORDS, last_and_median, shown_phases
 
 DRIFT_KEY = "Ctrl+Shift+D"
@@ -764,7 +765,9 @@ class MainWindow(QMainWindow):
                                                self.model.inspect, self.step_note(), hidden,
                                                step, heat=heat, heat_note=heat_note,
                                                ghost=self.controller.ghost_view(),
-                                               crosscheck=self.controller.crosscheck_view())
+                                               crosscheck=self.controller.crosscheck_view(),
+                                               side=shown_side(frame, self.model.side,
+                                                               self.model.side_by_frame))
         self.renderer.update_marks(frame, self.model.selected_node,
                                    self.tree_tools.violation_nodes(),
                                    self.controller.tree_file_ids(frame), hidden)

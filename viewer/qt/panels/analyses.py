@@ -1,0 +1,103 @@
+"""The Pipeline dock's optional analyses: one check box each, with its last measured cost.
+
+Minimum distance and the inside test (when A and B are apart), self-collision, the heat map
+and the ghost (a fresh tree beside the refitted one). Each box writes the one model field
+that holds the choice (``PipelineChoice.distance``, ``.containment``, ``.self_collision``;
+``Display.heat_map``, ``.show_ghost``), and reads "minimum distance — 1,588 ms (frame 37)":
+the last time it took, and the frame it was measured on. The cross-check runs only when asked
+for (its dialog), so it is a line with its cost, not a choice.
+"""
+
+from __future__ import annotations
+
+from PyQt6.QtWidgets import QCheckBox, QGroupBox, QLabel, QVBoxLayout
+
+from viewer.qt.panels.common import wrap_label
+
+BESIDE = "beside the frame"
+"""Where the distance and the inside test run: on their own lane, never inside the frame."""
+
+ANALYSES = (
+    ("distance", "minimum distance (when A and B are apart)",
+     "The closest points of A and B and their distance, drawn as an orange line. Computed "
+     f"{BESIDE}, on the finished frame, one at a time for the newest frame: it never slows "
+     "the frames down; a result older than the frame shown says \"from frame N\"."),
+    ("containment", "inside test (when A and B are apart)",
+     "Whether A is inside B, B inside A, or they are apart (a ray count through the closed "
+     f"surfaces). Computed {BESIDE}, like the minimum distance."),
+    ("self", "self-collision (each mesh against itself)",
+     "Test every mesh's triangles against its own (the one result of a one-mesh scene). Runs "
+     "inside the frame: its time is the frame's 'self-collision' phase."),
+    ("heat", "heat map (work per triangle)",
+     "Colour the meshes by the work the traversal did on them this frame (the Levels dock "
+     "offers the other heat maps). Counted from the frame's trace when it is drawn."),
+    ("ghost", "ghost: a fresh tree beside the refitted one",
+     "Build a new tree on the frame's vertices and draw its volumes beside the refitted ones, "
+     "to see how loose the refit has become. Built beside the frames, one at a time for the "
+     "newest frame, and drawn as of the frame it was built on."),
+)
+"""(cost key, words, tooltip) of each optional analysis, in the dock's order."""
+
+NOT_MEASURED = "not measured yet"
+
+
+class AnalysesBox(QGroupBox):
+    """The optional analyses' check boxes and costs (the Pipeline dock's last section)."""
+
+    def __init__(self, model, parent=None):
+        super().__init__("Optional analyses (last measured cost)", parent)
+        self.model = model
+        self.checks: dict[str, QCheckBox] = {}
+        layout = QVBoxLayout(self)
+        for key, _words, tip in ANALYSES:
+            check = QCheckBox()
+            check.setObjectName(f"analysis_{key}")
+            check.setToolTip(tip)
+            check.toggled.connect(lambda on, key=key: self._write(key, on))
+            self.checks[key] = check
+            layout.addWidget(check)
+        self.cross_check = wrap_label(QLabel())
+        self.cross_check.setToolTip("Another engine's verdict on the shown frame's contacts: "
+                                    "run from its dialog, never with every frame.")
+        layout.addWidget(self.cross_check)
+        self._heat_mode = "work"  # the heat map the box turns back on
+        for signal in (model.pipeline_changed, model.display_changed):
+            signal.connect(lambda _v: self.refresh())
+        model.scene_changed.connect(self.refresh)
+        model.analysis_costs_changed.connect(self.refresh)
+        self.refresh()
+
+    def _write(self, key: str, on: bool) -> None:
+        if key == "distance":
+            self.model.set_pipeline(distance=on)
+        elif key == "containment":
+            self.model.set_pipeline(containment=on)
+        elif key == "self":
+            self.model.set_pipeline(self_collision=on)
+        elif key == "heat":
+            self.model.set_display(heat_map=self._heat_mode if on else "off")
+        elif key == "ghost":
+            self.model.set_display(show_ghost=on)
+
+    def _is_on(self, key: str) -> bool:
+        pipeline, display = self.model.pipeline, self.model.display
+        return {"distance": pipeline.distance, "containment": pipeline.containment,
+                "self": pipeline.self_collision, "heat": display.heat_map != "off",
+                "ghost": display.show_ghost}[key]
+
+    def cost_text(self, key: str) -> str:
+        """``"1,588 ms (frame 37)"``, or :data:`NOT_MEASURED`."""
+        cost = self.model.analysis_costs.get(key)
+        return cost.text() if cost is not None else NOT_MEASURED
+
+    def refresh(self) -> None:
+        if self.model.display.heat_map != "off":
+            self._heat_mode = self.model.display.heat_map
+        for key, words, _tip in ANALYSES:
+            check = self.checks[key]
+            check.blockSignals(True)
+            check.setChecked(self._is_on(key))
+            check.setText(f"{words} — {self.cost_text(key)}")
+            check.blockSignals(False)
+        self.cross_check.setText(f"cross-check with another engine (on demand, from its "
+                                 f"dialog) — {self.cost_text('cross-check')}")
