@@ -51,9 +51,10 @@ def _fit_words(frame, update: str) -> tuple[str, str]:
     kind = getattr(request, "bv", None)
     noun = volume_noun(kind, plural=True)
     if kind == "obb":
-        fit = getattr(getattr(request, "obb_fit", None), "name", "").lower() or "its"
-        how = f"update '{update}' refits OBBs by {fit.upper() if fit == 'pca' else fit} fit"
-        return f"fitting {noun}", f"{how}; choose AABB or refit for speed"
+        fit = getattr(getattr(request, "obb_fit", None), "name", "")
+        of = f" of the {fit.lower().replace('_', ' ')}" if fit else ""
+        return (f"fitting {noun}", f"update '{update}' refits OBBs by PCA{of} every frame; "
+                "choose AABB or refit for speed")
     return (f"fitting {noun}", f"the {noun} are fitted anew to the moved triangles every frame; "
             "choose AABB (the tree's own boxes, no fit) for speed")
 
