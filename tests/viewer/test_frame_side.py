@@ -54,10 +54,12 @@ def test_dock_choices_write_the_model_and_reach_the_request(qtbot):
     assert model.display.heat_map == "work"
     # The cost of each: the last measured, with its frame.
     cost = model.analysis_costs["containment"]
-    assert checks["containment"].text() == (
-        f"inside test (when A and B are apart) — {cost.text()}")
+    assert panel.analyses.row_text("containment") == (
+        f"inside test (when apart) — {cost.text()}")
     assert cost.text().endswith(f"(frame {cost.frame_index})")
-    assert "not measured yet" in checks["ghost"].text()
+    assert panel.analyses.costs["containment"].text() == (
+        f"— {cost.text()}; beside the frame")
+    assert "not measured yet" in panel.analyses.row_text("ghost")
     controller.shutdown()
 
 

@@ -18,25 +18,26 @@ BESIDE = "beside the frame"
 """Where the distance and the inside test run: on their own lane, never inside the frame."""
 
 ANALYSES = (
-    ("distance", "minimum distance (when A and B are apart)",
+    ("distance", "minimum distance (when apart)", BESIDE,
      "The closest points of A and B and their distance, drawn as an orange line. Computed "
      f"{BESIDE}, on the finished frame, one at a time for the newest frame: it never slows "
      "the frames down; a result older than the frame shown says \"from frame N\"."),
-    ("containment", "inside test (when A and B are apart)",
+    ("containment", "inside test (when apart)", BESIDE,
      "Whether A is inside B, B inside A, or they are apart (a ray count through the closed "
      f"surfaces). Computed {BESIDE}, like the minimum distance."),
-    ("self", "self-collision (each mesh against itself)",
+    ("self", "self-collision (each mesh against itself)", "inside the frame",
      "Test every mesh's triangles against its own (the one result of a one-mesh scene). Runs "
      "inside the frame: its time is the frame's 'self-collision' phase."),
-    ("heat", "heat map (work per triangle)",
+    ("heat", "heat map", "counted when the frame is drawn",
      "Colour the meshes by the work the traversal did on them this frame (the Levels dock "
      "offers the other heat maps). Counted from the frame's trace when it is drawn."),
-    ("ghost", "ghost: a fresh tree beside the refitted one",
+    ("ghost", "ghost: a fresh tree beside the refitted one", BESIDE,
      "Build a new tree on the frame's vertices and draw its volumes beside the refitted ones, "
      "to see how loose the refit has become. Built beside the frames, one at a time for the "
      "newest frame, and drawn as of the frame it was built on."),
 )
-"""(cost key, words, tooltip) of each optional analysis, in the dock's order."""
+"""(cost key, words, where it runs, tooltip) of each optional analysis, in the dock's
+order."""
 
 NOT_MEASURED = "not measured yet"
 
@@ -48,14 +49,20 @@ class AnalysesBox(QGroupBox):
         super().__init__("Optional analyses (last measured cost)", parent)
         self.model = model
         self.checks: dict[str, QCheckBox] = {}
+        self.costs: dict[str, QLabel] = {}  # under each box: its cost and where it runs
         layout = QVBoxLayout(self)
-        for key, _words, tip in ANALYSES:
-            check = QCheckBox()
+        for key, words, _where, tip in ANALYSES:
+            check = QCheckBox(words)
             check.setObjectName(f"analysis_{key}")
             check.setToolTip(tip)
             check.toggled.connect(lambda on, key=key: self._write(key, on))
             self.checks[key] = check
+            cost = wrap_label(QLabel())
+            cost.setToolTip(tip)
+            cost.setStyleSheet("QLabel { color: #555555; margin-left: 22px; }")
+            self.costs[key] = cost
             layout.addWidget(check)
+            layout.addWidget(cost)
         self.cross_check = wrap_label(QLabel())
         self.cross_check.setToolTip("Another engine's verdict on the shown frame's contacts: "
                                     "run from its dialog, never with every frame.")
@@ -90,14 +97,18 @@ class AnalysesBox(QGroupBox):
         cost = self.model.analysis_costs.get(key)
         return cost.text() if cost is not None else NOT_MEASURED
 
+    def row_text(self, key: str) -> str:
+        """A row in one line: ``"minimum distance (when apart) — 1,588 ms (frame 37)"``."""
+        return f"{self.checks[key].text()} — {self.cost_text(key)}"
+
     def refresh(self) -> None:
         if self.model.display.heat_map != "off":
             self._heat_mode = self.model.display.heat_map
-        for key, words, _tip in ANALYSES:
+        for key, _words, where, _tip in ANALYSES:
             check = self.checks[key]
             check.blockSignals(True)
             check.setChecked(self._is_on(key))
-            check.setText(f"{words} — {self.cost_text(key)}")
             check.blockSignals(False)
+            self.costs[key].setText(f"— {self.cost_text(key)}; {where}")
         self.cross_check.setText(f"cross-check with another engine (on demand, from its "
                                  f"dialog) — {self.cost_text('cross-check')}")
