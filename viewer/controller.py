@@ -46,9 +46,10 @@ class Controller(QObject, SceneLoading, FileLoading, BodyPosing, Sculpting, Fram
     def __init__(self, model: ViewerModel, is_threaded: bool = True, parent=None):
         super().__init__(parent)
         self.model = model
-        # The one worker mechanism: every job's lane (frames, side results, analyses).
-        self.workers = Workers(on_unhandled=lambda exc, job: model.error.emit(
-            job.tag.what, f"{type(exc).__name__}: {exc}"), parent=self)
+        # Every long job runs on a lane of these workers; a job's error with no handler of its
+        # own is shown as a message naming the job.
+        self.workers = Workers(parent=self, on_unhandled=lambda error, job: model.error.emit(
+            f"{job.tag.what.capitalize()} failed", f"{type(error).__name__}: {error}"))
         self._init_frame_running(is_threaded)
         self._init_kernel_compiling(is_threaded)
         self._init_file_loading()
@@ -79,4 +80,4 @@ class Controller(QObject, SceneLoading, FileLoading, BodyPosing, Sculpting, Fram
         self._shutdown_experiments()
         self._shutdown_cost_model()
         self._shutdown_kernel_compiling()
-        self.workers.shutdown(wait=True)
+        self.workers.shutdown()

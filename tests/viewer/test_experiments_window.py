@@ -193,7 +193,7 @@ def test_closing_the_window_cancels_a_running_experiment(qtbot, window):
     panel = _open_on(window, "pcp")
     panel._fill_sizes("default")
     assert panel.run()
-    thread = window.controller._experiment_thread
+    thread = window.controller._experiment_lane.thread
     progress = window.controller._experiment_progress
     assert thread is not None and thread.daemon  # never holds the process open
     window.close()

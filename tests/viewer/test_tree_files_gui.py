@@ -171,17 +171,17 @@ def test_a_tree_read_for_a_scene_that_changed_meanwhile_is_not_used(qtbot, windo
     saved = tmp_path / "a.json"
     assert window.tree_tools.save_tree_file(0, str(saved))
     window.controller.is_threaded = False  # run the read at once, then change the scene
-    relay = window.controller._inspect_relay
+    # Hold the read's result instead of using it (as if it arrived after the change below).
+    on_tree_read = window.controller._on_tree_read
     held = []
-    relay.tree_read.disconnect()
-    relay.tree_read.connect(held.append)
+    window.controller._on_tree_read = held.append
     assert window.controller.open_tree_file_async(0, str(saved))
     window.controller.is_threaded = True
     window.controller.load_scene("linked-tori")
     settle(qtbot, window)
     done = []
     job = held[0][:-1] + (done.append,)
-    window.controller._on_tree_read(job)
+    on_tree_read(job)
     assert done == [False]
     assert window.model.tree_sources == {}
     # The same body sculpted while its tree was read (a new rest mesh, same Body): not used.
@@ -192,7 +192,7 @@ def test_a_tree_read_for_a_scene_that_changed_meanwhile_is_not_used(qtbot, windo
     window.controller.is_threaded = True
     rest = window.model.bodies[0].rest
     window.model.set_rest(0, rest.with_vertices(rest.vertices * 1.01))
-    window.controller._on_tree_read(held[1][:-1] + (done.append,))
+    on_tree_read(held[1][:-1] + (done.append,))
     assert done == [False, False]
     assert window.model.tree_sources == {}
 

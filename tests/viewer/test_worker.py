@@ -251,3 +251,37 @@ def test_tag_says_when_a_result_is_late_or_stale():
     assert not tag.is_stale(Tag("distance", 6, 1, ("aabb",)))
     assert tag.is_stale(Tag("distance", 6, 2, ("aabb",)))
     assert tag.is_stale(Tag("distance", 6, 1, ("obb",)))
+
+
+def test_a_lane_stopped_alone_lets_its_running_job_finish_and_refuses_later_ones(qtbot,
+                                                                                   workers):
+    seen = Collect()
+    started, release = threading.Event(), threading.Event()
+    finished = []
+
+    def job(_control):  # takes no cancel, like a save that must complete
+        started.set()
+        release.wait()
+        finished.append(True)
+        return "saved"
+
+    lane = workers.lane("autosave")
+    lane.submit(job, tag=Tag("autosave"), on_result=seen.on_result)
+    assert started.wait(WAIT / 1000)
+    release.set()
+    lane.shutdown(wait=True)
+    assert finished == [True]  # waited for
+    assert lane.submit(lambda _c: 1, tag=Tag("autosave"), on_result=seen.on_result).is_refused
+    qtbot.waitUntil(lambda: bool(seen.results), timeout=WAIT)  # still delivered
+    assert seen.results == [("saved", Tag("autosave"))]
+    other = workers.lane("files")
+    other.submit(lambda _c: "other", tag=Tag("file"), on_result=seen.on_result)
+    qtbot.waitUntil(lambda: len(seen.results) == 2, timeout=WAIT)  # the others go on
+
+
+def test_a_job_may_run_inline_on_a_threaded_lane(qtbot, workers):
+    seen = Collect()
+    handle = workers.lane("inspect").submit(lambda _c: 5, tag=Tag("invariant check"),
+                                            on_result=seen.on_result, inline=True)
+    assert handle.is_inline and seen.results == [(5, Tag("invariant check"))]
+    assert not workers.lane("inspect").is_busy

@@ -18,12 +18,15 @@ These modules are the viewer's only callers of the core besides the two dialog c
   CSV and JSON, encoded and written off the GUI thread;
 * :mod:`~viewer.control.lessons` -- a lesson's steps applied to the model, its experiment
   figures run off the GUI thread, the current state saved as a step;
-* :mod:`~viewer.control.experiments` -- the Experiments window's runs, in a worker thread with
+* :mod:`~viewer.control.experiments` -- the Experiments window's runs, on a worker lane with
   progress and cancel;
 * :mod:`~viewer.control.costs` -- the cost model of the shown frame, unit costs measured once
   per kind;
-* :mod:`~viewer.control.deformers` -- the deformer registry as the Deform dock lists it.
+* :mod:`~viewer.control.deformers` -- the deformer registry as the Deform dock lists it;
+* :mod:`~viewer.control.worker` -- the one way work runs off the GUI thread: lanes of jobs
+  with progress, cancel, a budget, and results tagged with the frame they were computed on.
 
 Each job is a mixin holding its own state; a job that needs another's calls its methods
-(``request_frame``, ``_forget_strokes``) rather than touching its attributes.
+(``request_frame``, ``_forget_strokes``) rather than touching its attributes. The controller
+owns one :class:`~viewer.control.worker.Workers`; each job takes its lane(s) from it.
 """

@@ -10,22 +10,15 @@ the same table: it carries its own counts, timings and kind.
 
 from __future__ import annotations
 
-import threading
-
-from PyQt6.QtCore import QObject, pyqtSignal
-
 from core.bv import TREE_BOX_KIND, get_kind
 from core.costmodel import frame_counts, measure_unit_costs, predict
+from viewer.control.worker import Tag
 from viewer.model import CostView
 
 MEASURED_PHASES = ("update", "fit", "traverse", "tritri")
 """The frame's phases the model's three terms stand for: updating the volumes (refit, and
 fitting a kind other than the tree's own boxes), the volume tests of the traversal, the
 triangle tests. Deforming, distance and inside tests are not in the model."""
-
-
-class _CostRelay(QObject):
-    measured = pyqtSignal(object, object, object)  # (kind, traced), UnitCosts or None, error
 
 
 def frame_kind(frame) -> tuple[str, str]:
@@ -71,8 +64,8 @@ class CostModelling:
         self._unit_costs: dict[tuple[str, bool], object] = {}
         self._unit_cost_errors: dict[tuple[str, bool], str] = {}
         self._measuring_kind: tuple[str, bool] | None = None
-        self._cost_relay = _CostRelay()
-        self._cost_relay.measured.connect(self._on_unit_costs)
+        # A measurement is never waited for when the window closes.
+        self._cost_lane = self.workers.lane("unit-costs", wait_on_shutdown=False)
         self._is_cost_shut = False
         self.model.frame_ready.connect(lambda _f: self.refresh_cost_view())
 
@@ -119,16 +112,12 @@ class CostModelling:
             return  # one at a time; the next frame of another kind asks again
         self._measuring_kind = key
         kind, traced = key
-        relay = self._cost_relay
-
-        def work():
-            try:
-                relay.measured.emit(key, measure_unit_costs(kind, is_traced=traced), None)
-            except Exception as exc:  # noqa: BLE001 - shown as a line in the Stats dock
-                relay.measured.emit(key, None, exc)
-
-        # A daemon thread: a measurement is never waited for when the window closes.
-        threading.Thread(target=work, name=f"unit-costs-{kind}", daemon=True).start()
+        self._cost_lane.submit(
+            lambda _control: measure_unit_costs(kind, is_traced=traced),
+            tag=Tag("unit costs", inputs=key),
+            on_result=lambda costs, job: self._on_unit_costs(job.tag.inputs, costs, None),
+            # shown as a line in the Stats dock
+            on_error=lambda error, job: self._on_unit_costs(job.tag.inputs, None, error))
 
     def _on_unit_costs(self, key, costs, error) -> None:
         self._measuring_kind = None

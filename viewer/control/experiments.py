@@ -1,7 +1,7 @@
 """Experiments (``core.experiments``) run from the Experiments window, off the GUI thread.
 
-One run at a time, in a daemon thread: a run is seconds to minutes of core work and closing the
-window must not wait for it (a pool's worker is joined at interpreter exit). The run reports
+One run at a time, on a worker lane (a daemon thread): a run is seconds to minutes of core
+work and closing the window waits at most :data:`SHUTDOWN_WAIT_S` for it. The run reports
 through a ``core.experiments.Progress`` whose callback relays ``(done, total, what)`` to the
 model's ``experiment_progress``; Cancel calls ``Progress.cancel()``, after which the run's next
 report raises ``Cancelled`` and the run ends with :class:`~viewer.control.recording.JobCancelled`
@@ -14,12 +14,9 @@ from __future__ import annotations
 import inspect
 import re
 import sys
-import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-
-from PyQt6.QtCore import QObject, pyqtSignal
 
 from core.container import replace_file
 from core.deform import DEFORMERS
@@ -36,6 +33,7 @@ from core.experiments import (
 )
 from core.pose import Pose
 from viewer.control.recording import JobCancelled
+from viewer.control.worker import Tag
 
 PROGRESS_INTERVAL_S = 0.05
 """Least time between two progress signals: a run may report thousands of steps a second and
@@ -101,13 +99,6 @@ def _in_sentence(title: str) -> str:
     return title[:1].lower() + title[1:]
 
 
-class _ExperimentRelay(QObject):
-    """Carries a run's progress and end to the GUI thread (queued signals)."""
-
-    progress = pyqtSignal(int, int, int, str)  # run id, done, total, what
-    done = pyqtSignal(int, object, object)  # run id, ExperimentResult or None, error or None
-
-
 class ExperimentRunning:
     """The controller's experiments job: ``experiment_catalogue``, ``run_experiment_named``,
     ``cancel_experiment``, ``is_experiment_running``, ``current_experiment_scene``,
@@ -115,12 +106,10 @@ class ExperimentRunning:
     Uses the host's ``model``."""
 
     def _init_experiments(self) -> None:
-        self._experiment_relay = _ExperimentRelay()
-        self._experiment_relay.progress.connect(self._on_experiment_progress)
-        self._experiment_relay.done.connect(self._on_experiment_done)
+        self._experiment_lane = self.workers.lane("experiments",
+                                                  shutdown_timeout=SHUTDOWN_WAIT_S)
         self._experiment_run_id = 0
         self._experiment_progress: Progress | None = None
-        self._experiment_thread: threading.Thread | None = None
 
     @staticmethod
     def experiment_catalogue() -> list[ExperimentInfo]:
@@ -173,31 +162,33 @@ class ExperimentRunning:
         options = ExperimentOptions(sizes=None if sizes is None else tuple(sizes), scene=scene)
         self._experiment_run_id += 1
         run_id = self._experiment_run_id
-        relay = self._experiment_relay
         last_sent = [0.0]
+        control = [None]  # the job's control, once the run starts
 
         def report(done, total, what):
             now = time.perf_counter()
             if now - last_sent[0] >= PROGRESS_INTERVAL_S or done >= total:
                 last_sent[0] = now
-                relay.progress.emit(run_id, int(done), int(total), str(what))
+                control[0].progress(done, total, str(what))
 
         progress = Progress(report)
         self._experiment_progress = progress
 
-        def work():
+        def work(job_control):
+            control[0] = job_control
             try:
-                result, error = run_experiment(name, options, progress), None
+                return run_experiment(name, options, progress)
             except Cancelled:
-                result, error = None, JobCancelled()
-            except Exception as exc:  # noqa: BLE001 - any failure becomes a red line
-                result, error = None, exc
-            relay.done.emit(run_id, result, error)
+                raise JobCancelled(f"the {name} experiment was cancelled") from None
 
         self.model.set_experiment_running(name)
-        thread = threading.Thread(target=work, name=f"experiment-{name}", daemon=True)
-        self._experiment_thread = thread
-        thread.start()
+        self._experiment_lane.submit(
+            work, tag=Tag("experiment", inputs=(run_id, name)),
+            on_result=lambda result, _job: self._on_experiment_done(run_id, result, None),
+            # any failure becomes a red line
+            on_error=lambda error, _job: self._on_experiment_done(run_id, None, error),
+            on_progress=lambda done, total, what, _job: self._on_experiment_progress(
+                run_id, done, total or 0, what))
         return True
 
     def cancel_experiment(self) -> None:
@@ -213,7 +204,6 @@ class ExperimentRunning:
         if run_id != self._experiment_run_id:
             return
         self._experiment_progress = None
-        self._experiment_thread = None
         self.model.finish_experiment(result, error)
 
     # -- figure and files -------------------------------------------------------------------
@@ -243,7 +233,5 @@ class ExperimentRunning:
         return {key: Path(path) for key, path in write_outputs(result, folder).items()}
 
     def _shutdown_experiments(self) -> None:
+        # The controller's workers then wait at most SHUTDOWN_WAIT_S for the run to stop.
         self.cancel_experiment()
-        thread = self._experiment_thread
-        if thread is not None:
-            thread.join(SHUTDOWN_WAIT_S)

@@ -2,7 +2,7 @@
 trace, counters and contacts as CSV and JSON.
 
 The window renders (VTK must run on the GUI thread) and hands each picture or page to this
-job; encoding and file writing run in one worker thread, so the window stays responsive. One
+job; encoding and file writing run on one worker lane, so the window stays responsive. One
 export runs at a time; ``cancel_export`` stops it at its next frame or file and leaves no
 partial file (the movie writer and :func:`core.container.replace_file` write under a
 temporary name and rename at the end).
@@ -11,13 +11,10 @@ temporary name and rename at the end).
 from __future__ import annotations
 
 import queue
-import threading
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from PyQt6.QtCore import QObject, pyqtSignal
-
 from core.container import replace_file
+from viewer.control.worker import Tag
 from viewer.frame_data import frame_files
 from viewer.render.movie import MovieCancelled, MovieError, MovieWriter
 
@@ -31,13 +28,6 @@ class ExportCancelled(Exception):
     """The user pressed Cancel: nothing was written."""
 
 
-class _ExportRelay(QObject):
-    """Carries the export worker's progress and result to the GUI thread (queued signals)."""
-
-    progress = pyqtSignal(int, int)  # done, total (0: unknown)
-    done = pyqtSignal(object, object)  # result, error
-
-
 class FrameExporting:
     """The controller's export job: ``start_movie``, ``add_movie_frame``, ``finish_movie``,
     ``export_frame_data``, ``save_web_page``, ``cancel_export``. Uses the host's ``model``.
@@ -48,9 +38,8 @@ class FrameExporting:
     """
 
     def _init_exporting(self) -> None:
-        self._export_executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="export")
-        self._export_cancel = threading.Event()
-        self._export_relay: _ExportRelay | None = None
+        self._export_lane = self.workers.lane("export")
+        self._export_job = None  # the export running, until its result is handled
         self._export_words = ""
         self._movie_frames: queue.Queue | None = None
 
@@ -58,47 +47,44 @@ class FrameExporting:
     @property
     def is_exporting(self) -> bool:
         """An export (video, web page or frame data) is running."""
-        return self._export_relay is not None
+        return self._export_job is not None
 
     def cancel_export(self) -> None:
         """Stop the running export at its next frame or file; nothing is written."""
-        self._export_cancel.set()
+        if self._export_job is not None:
+            self._export_job.cancel()
         if self._movie_frames is not None:
             self._movie_frames.put(_END)  # the encoder may be waiting for a frame
 
     def _start_export(self, title: str, words: str, work, on_progress, on_done) -> bool:
-        """Run ``work(progress, is_cancelled)`` in the export thread; its result or error
+        """Run ``work(progress, is_cancelled)`` on the export lane; its result or error
         goes to ``on_done`` on the GUI thread (and an error to ``model.error`` as
         ``title``). False when another export runs."""
-        if self._export_relay is not None:
+        if self._export_job is not None:
             self.model.message.emit(f"Wait: {self._export_words} is still running")
             return False
-        self._export_cancel.clear()
         self._export_words = words
-        relay = _ExportRelay()
-        if on_progress is not None:
-            relay.progress.connect(on_progress)
-        relay.done.connect(lambda result, error: self._finish_export(title, words, result,
-                                                                    error, on_done))
-        self._export_relay = relay
-        cancel = self._export_cancel
 
-        def run():
+        def run(control):
             try:
-                result, error = work(lambda done, total: relay.progress.emit(int(done),
-                                                                             int(total)),
-                                     cancel.is_set), None
+                return work(lambda done, total: control.progress(done, total),
+                            control.is_cancelled)
             except (ExportCancelled, MovieCancelled):
-                result, error = None, ExportCancelled(f"{words} cancelled")
-            except Exception as exc:  # noqa: BLE001 - any failure becomes a message
-                result, error = None, exc
-            relay.done.emit(result, error)
+                raise ExportCancelled(f"{words} cancelled") from None
 
-        self._export_executor.submit(run)
+        self._export_job = self._export_lane.submit(
+            run, tag=Tag("export", inputs=(words,)),
+            on_result=lambda result, _job: self._finish_export(title, words, result, None,
+                                                               on_done),
+            # any failure becomes a message
+            on_error=lambda error, _job: self._finish_export(title, words, None, error,
+                                                             on_done),
+            on_progress=None if on_progress is None else (
+                lambda done, total, _text, _job: on_progress(done, total or 0)))
         return True
 
     def _finish_export(self, title, words, result, error, on_done) -> None:
-        self._export_relay = None
+        self._export_job = None
         self._movie_frames = None
         if isinstance(error, ExportCancelled):
             self.model.message.emit(f"{words}: cancelled, nothing written")
@@ -111,7 +97,7 @@ class FrameExporting:
     def start_movie(self, path, fps: float, size=None, n_frames: int = 0, on_progress=None,
                     on_done=None) -> bool:
         """Open a movie at ``path`` (``.mp4`` or ``.gif``) and encode every frame given to
-        :meth:`add_movie_frame` in the export thread until :meth:`finish_movie`.
+        :meth:`add_movie_frame` on the export lane until :meth:`finish_movie`.
 
         Parameters
         ----------
@@ -163,7 +149,8 @@ class FrameExporting:
     def add_movie_frame(self, image) -> bool:
         """Queue one picture ``(h, w, 3) uint8`` for the movie; False when no movie is
         being written (none started, cancelled, or failed)."""
-        if self._movie_frames is None or self._export_cancel.is_set():
+        if self._movie_frames is None or (self._export_job is not None
+                                          and self._export_job.is_cancelled):
             return False
         self._movie_frames.put(image)
         return True
@@ -259,8 +246,8 @@ class FrameExporting:
         return True
 
     def _shutdown_exporting(self) -> None:
+        # The encoder wakes to see the cancel; the controller's workers wait for it.
         self.cancel_export()
-        self._export_executor.shutdown(wait=True, cancel_futures=True)
 
 
 def _write_file(path: Path, data: bytes) -> None:

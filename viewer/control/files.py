@@ -7,16 +7,16 @@ stays exactly as it was.
 from __future__ import annotations
 
 import itertools
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
-from PyQt6.QtCore import QObject, pyqtSignal
 
 from core.containment import edge_stats
 from core.errors import BVHLabError, MeshError
 from core.io import load_mesh
 from core.mesh import TriMesh
+from viewer.control.error_log import one_line
+from viewer.control.worker import Tag
 from viewer.model import Body
 from viewer.render.scene import DISPLAY_MAX_TRIANGLES, prepare_display_copy
 from viewer.scenes import default_color
@@ -76,14 +76,6 @@ def mesh_notes(mesh: TriMesh) -> list[str]:
     return notes
 
 
-class _FileRelay(QObject):
-    """Carries the read meshes, and what the reader is doing, from its thread to the GUI
-    thread (queued signals)."""
-
-    loaded = pyqtSignal(object, object, object, bool)  # paths, meshes, error, replace_scene
-    progress = pyqtSignal(str)  # what the file loader is doing
-
-
 class FileLoading:
     """The controller's file job: ``load_files`` (inline) and ``load_files_async`` (File >
     Open).
@@ -93,10 +85,7 @@ class FileLoading:
     """
 
     def _init_file_loading(self) -> None:
-        self._file_relay = _FileRelay()
-        self._file_relay.loaded.connect(self._on_loaded)
-        self._file_relay.progress.connect(self.model.set_loading)
-        self._loader = ThreadPoolExecutor(max_workers=1, thread_name_prefix="load")
+        self._file_lane = self.workers.lane("files")
         self.last_load_note = ""
 
     @staticmethod
@@ -147,7 +136,7 @@ class FileLoading:
         return self._apply_loaded(list(paths), meshes, error, replace_scene)
 
     def load_files_async(self, paths, replace_scene: bool = True) -> None:
-        """Read mesh files in a worker thread, then replace or extend the scene on the GUI
+        """Read mesh files on a worker lane, then replace or extend the scene on the GUI
         thread. ``model.loading_changed`` carries a progress text while the files are read
         (and "" when done); the first frame, which builds the trees, already runs off the GUI
         thread."""
@@ -155,16 +144,22 @@ class FileLoading:
         names = ", ".join(Path(p).name for p in paths)
         self.model.set_loading(f"Reading {names}…")
 
-        def work():
+        def work(control):
             meshes, error = self.read_files(paths)
             if error is None and any(m.n_faces > DISPLAY_MAX_TRIANGLES for m in meshes):
-                self._file_relay.progress.emit(f"Reading {names}: done. Making a lighter copy "
-                                               "for drawing…")
+                control.progress(0, None, f"Reading {names}: done. Making a lighter copy for "
+                                 "drawing…")
                 for mesh in meshes:
                     prepare_display_copy(mesh)
-            self._file_relay.loaded.emit(paths, meshes, error, replace_scene)
+            return meshes, error
 
-        self._loader.submit(work)
+        self._file_lane.submit(
+            work, tag=Tag("mesh files", inputs=tuple(str(p) for p in paths)),
+            on_result=lambda read, _job: self._on_loaded(paths, *read, replace_scene),
+            # an unexpected failure is one message too, and the progress text goes
+            on_error=lambda error, _job: self._on_loaded(paths, [], one_line(error),
+                                                         replace_scene),
+            on_progress=lambda _done, _total, text, _job: self.model.set_loading(text))
 
     def _on_loaded(self, paths, meshes, error, replace_scene) -> None:
         self.model.set_loading("")
@@ -213,4 +208,4 @@ class FileLoading:
         return True
 
     def _shutdown_file_loading(self) -> None:
-        self._loader.shutdown(wait=True, cancel_futures=True)
+        """Nothing of its own: the reading stops with the controller's workers."""

@@ -1,7 +1,7 @@
 """Tree inspection: quality metrics, invariant checks, and trees read from or written to files.
 
 * **Quality** (``core.bvh.metrics.tree_quality``) of one body's tree, in the kind the shown
-  frame's traversal tested, with the user's cost constants. It runs in a worker thread (EPO
+  frame's traversal tested, with the user's cost constants. It runs on a worker lane (EPO
   clips every triangle against the volumes near it: seconds on 100k triangles) while
   ``model.quality_status`` says so. It is recomputed when the shown frame, the body or the
   constants change; while playing at most once every :data:`QUALITY_INTERVAL_S` and at most
@@ -18,12 +18,11 @@
 from __future__ import annotations
 
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from PyQt6.QtCore import QObject, QTimer, pyqtSignal
+from PyQt6.QtCore import QTimer
 
 from core.bv import TREE_BOX_KIND
 from core.bvh.metrics import CostConstants, tree_quality
@@ -31,6 +30,7 @@ from core.bvh.treefile import TreeFileError, read_tree, write_tree
 from core.bvh.validate import validate_tree
 from core.errors import BVHLabError
 from viewer.control.error_log import one_line, operation, printable
+from viewer.control.worker import Tag
 from viewer.frame_caption import frame_caption
 from viewer.model import TreeCheck, ViolationRow
 
@@ -77,16 +77,6 @@ class QualityResult:
     kind_label: str
     note: str
     seconds: float
-
-
-class _InspectRelay(QObject):
-    """Carries worker-thread results to the GUI thread (queued signals)."""
-
-    quality_done = pyqtSignal(object, object, object)  # request key, QualityResult, error
-    check_done = pyqtSignal(object, object)  # TreeCheck or None, error
-    tree_read = pyqtSignal(object)  # (body, entry, rest, path, ImportedTree or None,
-    #                                   report or error, on_done)
-    tree_written = pyqtSignal(object)  # (body, tree, path, error or None, on_done)
 
 
 def _kind_of(frame) -> tuple[str, str]:
@@ -172,12 +162,8 @@ class Inspecting:
     """
 
     def _init_inspecting(self) -> None:
-        self._inspect_executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="inspect")
-        self._inspect_relay = _InspectRelay()
-        self._inspect_relay.quality_done.connect(self._on_quality_done)
-        self._inspect_relay.check_done.connect(self._on_check_done)
-        self._inspect_relay.tree_read.connect(self._on_tree_read)
-        self._inspect_relay.tree_written.connect(self._on_tree_written)
+        # Quality, invariant checks and tree files take turns on one lane, in order.
+        self._inspect_lane = self.workers.lane("inspect")
         self._quality_running = None  # key of the computation in flight
         self._quality_started = -1e9
         self._quality_seconds = 0.0  # how long the last measurement took
@@ -245,17 +231,15 @@ class Inspecting:
         self.model.set_quality_status(f"Measuring the tree of {BODY_NAMES[body]} "
                                       f"({n:,} nodes)…")
 
-        def work():
-            try:
-                result, error = _measure(frame, body, constants), None
-            except Exception as exc:  # noqa: BLE001 - shown as a line, never a crash
-                result, error = None, exc
-            self._inspect_relay.quality_done.emit(key, result, error)
-
-        if self.is_threaded:
-            self._inspect_executor.submit(work)
-        else:
-            work()
+        # The tag carries the request's key: a result of an older frame, body, constants or
+        # scene is told apart from the current one when it arrives.
+        self._inspect_lane.submit(
+            lambda _control: _measure(frame, body, constants),
+            tag=Tag("quality", getattr(frame, "index", None), self._scene_generation, key),
+            on_result=lambda result, job: self._on_quality_done(job.tag.inputs, result, None),
+            # shown as a line, never a crash
+            on_error=lambda error, job: self._on_quality_done(job.tag.inputs, None, error),
+            inline=not self.is_threaded)
 
     def _on_quality_done(self, key, result, error) -> None:
         self._quality_running = None
@@ -294,20 +278,22 @@ class Inspecting:
         file_ids = self.tree_file_ids(frame)
         trees = list(zip(frame.trees[:2], frame.meshes[:2]))
 
-        def work():
-            try:
-                reports = [validate_tree(tree, mesh.vertices, file_ids=file_ids.get(body))
-                           for body, (tree, mesh) in enumerate(trees)]
-                self._inspect_relay.check_done.emit(tree_check(reports, frame, file_ids), None)
-            except Exception as exc:  # noqa: BLE001 - shown as a message, never a crash
-                self._inspect_relay.check_done.emit(None, exc)
+        def work(_control):
+            reports = [validate_tree(tree, mesh.vertices, file_ids=file_ids.get(body))
+                       for body, (tree, mesh) in enumerate(trees)]
+            return tree_check(reports, frame, file_ids)
 
         n_nodes = sum(tree.n_nodes for tree, _mesh in trees)
-        if self.is_threaded and n_nodes > THREADED_CHECK_NODES:
+        is_threaded = self.is_threaded and n_nodes > THREADED_CHECK_NODES
+        if is_threaded:
             self.model.message.emit(f"Checking {n_nodes:,} nodes…")
-            self._inspect_executor.submit(work)
-        else:
-            work()
+        self._inspect_lane.submit(
+            work, tag=Tag("invariant check", getattr(frame, "index", None),
+                          self._scene_generation),
+            on_result=lambda check, _job: self._on_check_done(check, None),
+            # shown as a message, never a crash
+            on_error=lambda error, _job: self._on_check_done(None, error),
+            inline=not is_threaded)
         return True
 
     def _on_check_done(self, check, error) -> None:
@@ -437,18 +423,19 @@ class Inspecting:
 
         rest = entry.rest  # the mesh read for; a sculpt replaces it (the Body stays)
 
-        def work():
+        def work(_control):
             try:
                 imported, report = self._read_tree_file(rest, path)
             except BaseException as exc:  # MemoryError, KeyboardInterrupt: still one answer
                 imported, report = None, one_line(exc)
-            self._inspect_relay.tree_read.emit((body, entry, rest, path, imported, report,
-                                                on_done))
+            return body, entry, rest, path, imported, report, on_done
 
-        if self.is_threaded:
-            self._inspect_executor.submit(work)
-        else:
-            work()
+        self._inspect_lane.submit(
+            work, tag=Tag("tree file", None, self._scene_generation, (body, str(path))),
+            on_result=lambda read, _job: self._on_tree_read(read),
+            on_error=lambda error, _job: self._on_tree_read(
+                (body, entry, rest, path, None, one_line(error), on_done)),
+            inline=not self.is_threaded)
         return True
 
     def _on_tree_read(self, job) -> None:
@@ -540,14 +527,13 @@ class Inspecting:
             return False
         self.model.set_loading(f"Writing the tree of {BODY_NAMES[body]} to {Path(path).name}…")
 
-        def work():
-            error = self._write_tree_file(tree, path)
-            self._inspect_relay.tree_written.emit((body, tree, path, error, on_done))
-
-        if self.is_threaded:
-            self._inspect_executor.submit(work)
-        else:
-            work()
+        self._inspect_lane.submit(
+            lambda _control: (body, tree, path, self._write_tree_file(tree, path), on_done),
+            tag=Tag("tree file", None, self._scene_generation, (body, str(path))),
+            on_result=lambda written, _job: self._on_tree_written(written),
+            on_error=lambda error, _job: self._on_tree_written(
+                (body, tree, path, one_line(error), on_done)),
+            inline=not self.is_threaded)
         return True
 
     def _on_tree_written(self, job) -> None:
@@ -558,6 +544,6 @@ class Inspecting:
             on_done(is_saved)
 
     def _shutdown_inspecting(self) -> None:
+        # The inspect lane stops with the controller's workers.
         self._quality_timer.stop()
-        self._inspect_executor.shutdown(wait=True, cancel_futures=True)
 

@@ -21,10 +21,7 @@ import signal
 import subprocess
 import sys
 import tempfile
-import threading
 import time
-
-from PyQt6.QtCore import QObject, pyqtSignal
 
 from core import interpreted
 from core.warmup import (
@@ -35,6 +32,7 @@ from core.warmup import (
     step_keys,
 )
 from viewer.choices import NO_PARTITION, PARTITION_LABELS
+from viewer.control.worker import Tag
 from viewer.model import KernelStatus
 
 #: Priority the background compile gives up (nice): the window and the frames come first.
@@ -75,13 +73,6 @@ def steps_for_choice(choice) -> list[tuple[tuple[str, ...], str]]:
     return needs
 
 
-class _KernelRelay(QObject):
-    """Carries the compile's progress from the reading thread to the GUI thread."""
-
-    progress = pyqtSignal(int, int, str, str)  # n done, of m, step key, words
-    finished = pyqtSignal(str)  # why it failed, "" when it completed
-
-
 class KernelCompiling:
     """The controller's background-compile job. Uses the host's ``model`` and
     ``request_frame``."""
@@ -89,9 +80,9 @@ class KernelCompiling:
     def _init_kernel_compiling(self, is_threaded: bool) -> None:
         self._compile_process: subprocess.Popen | None = None
         self._compile_started = 0.0
-        self._kernel_relay = _KernelRelay()
-        self._kernel_relay.progress.connect(self._on_compile_progress)
-        self._kernel_relay.finished.connect(self._on_compile_finished)
+        # The compile's output is read on a lane of its own (it lasts minutes); closing the
+        # app stops the process, which ends the reading, and nothing waits for it.
+        self._compile_lane = self.workers.lane("kernel-compile", wait_on_shutdown=False)
         # Only the app's window compiles in the background; the benchmark and scripts (not
         # threaded) wait for the kernels as before, so what they time is machine code.
         if is_threaded and not is_cache_complete():
@@ -120,15 +111,21 @@ class KernelCompiling:
         self._compile_process = process
         self._compile_started = time.perf_counter()
         self.model.set_kernels(KernelStatus(n_steps=len(step_keys()), is_compiling=True))
-        threading.Thread(target=self._read_compile, args=(process, errors),
-                         name="kernel-compile", daemon=True).start()
+        self._compile_lane.submit(
+            self._read_compile, process, errors, tag=Tag("kernel compile"),
+            on_result=lambda error, _job: self._on_compile_finished(error),
+            on_error=lambda exc, _job: self._on_compile_finished(f"{type(exc).__name__}: {exc}"),
+            on_progress=lambda _n, _m, line, _job: self._on_compile_progress(
+                *parse_progress(line)))
 
-    def _read_compile(self, process: subprocess.Popen, errors) -> None:
-        """Reading thread: one signal per progress line, then one when the process ends."""
+    @staticmethod
+    def _read_compile(control, process: subprocess.Popen, errors) -> str:
+        """The compile's progress lines as the job's progress (each carries its whole line);
+        returns why it failed, "" when it completed."""
         for line in process.stdout:
             parsed = parse_progress(line)
             if parsed is not None:
-                self._kernel_relay.progress.emit(*parsed)
+                control.progress(parsed[0], parsed[1], line)
         status = process.wait()
         error = ""
         if status != 0:
@@ -136,7 +133,7 @@ class KernelCompiling:
             lines = [x.strip() for x in errors.read().splitlines() if x.strip()]
             error = lines[-1] if lines else f"the compile ended with exit status {status}"
         errors.close()
-        self._kernel_relay.finished.emit(error)
+        return error
 
     def _on_compile_progress(self, n: int, m: int, key: str, words: str) -> None:
         interpreted.note_cache_grew()

@@ -2,19 +2,17 @@
 
 The recording (``core.recording.Recording``) is a ring bounded in megabytes and frames; the
 model holds it as an opaque object and shows ``model.frame``, which is the recorded frame at
-``model.cursor`` while the timeline is scrubbed. Saving, opening and replaying run in a worker
-thread; the model's ``job_progress`` / ``job_finished`` signals drive the window's progress
+``model.cursor`` while the timeline is scrubbed. Saving, opening and replaying run on a worker
+lane; the model's ``job_progress`` / ``job_finished`` signals drive the window's progress
 dialog and its Cancel button calls :meth:`FrameRecording.cancel_job`.
 """
 
 from __future__ import annotations
 
-import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from PyQt6.QtCore import QObject, QTimer, pyqtSignal
+from PyQt6.QtCore import QTimer
 
 from core.bvh import SplitRule
 from core.collide import DescendRule
@@ -29,6 +27,7 @@ from core.recording import (
     save_recording,
 )
 from viewer.control.files import mesh_notes, new_body_key
+from viewer.control.worker import JobCancelled, Tag
 from viewer.model import Body
 from viewer.scenes import default_color
 
@@ -52,15 +51,7 @@ DEFAULT_MAX_FRAMES = 3000
 UPDATE_WORDS = {UpdateMode.REFIT: "refit", UpdateMode.REBUILD: "rebuild", UpdateMode.AUTO: "auto"}
 
 
-class JobCancelled(Exception):
-    """A background job (save, open, replay) stopped because the user pressed Cancel."""
-
-
-class _JobRelay(QObject):
-    """Carries a background job's progress and result to the GUI thread (queued signals)."""
-
-    progress = pyqtSignal(int, int)  # done, total
-    done = pyqtSignal(object, object)  # result, error
+__all__ = ["FrameRecording", "JobCancelled"]  # JobCancelled: a background job's Cancel
 
 
 class FrameRecording:
@@ -77,10 +68,11 @@ class FrameRecording:
         self.recording = Recording(*self.recording_limits)
         self._pending_events: list = []
         self._n_frames_before_events = 0  # frames still to come before the marked one
-        self._job_executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="recording")
-        self._job_cancel = threading.Event()
+        # Save, open, replay (and the session and lesson jobs): one at a time, with the
+        # window's progress dialog.
+        self._job_lane = self.workers.lane("recording")
         self._job_words = ""
-        self._job_relay = None
+        self._job = None  # the job running, until its result is handled
         self._playback_timer = QTimer(self)
         self._playback_timer.setInterval(PLAYBACK_TICK_MS)
         self._playback_timer.timeout.connect(self._playback_tick)
@@ -266,49 +258,43 @@ class FrameRecording:
     # -- background jobs --------------------------------------------------------------------
     @property
     def is_job_running(self) -> bool:
-        return self._job_relay is not None
+        return self._job is not None
 
     def cancel_job(self) -> None:
         """Cancel pressed: the job stops at its next check (a long frame shown in the same
         dialog, at its traversal's next level)."""
-        self._job_cancel.set()
+        if self._job is not None:
+            self._job.cancel()
         self.cancel_frame()
 
     def _start_job(self, words: str, work, on_done) -> bool:
         """Run ``work(progress, cancel)`` in the job thread, then ``on_done(result, error)``
         on the GUI thread. False if another job is running."""
-        if self._job_relay is not None:
+        if self._job is not None:
             self.model.message.emit(f"Wait: {self._job_words} is still running")
             return False
-        self._job_cancel.clear()
         self._job_words = words
-        relay = _JobRelay()
-        relay.progress.connect(lambda done, total: self.model.job_progress.emit(words, done,
-                                                                                total))
-        relay.done.connect(lambda result, error: self._finish_job(words, result, error,
-                                                                 on_done))
-        self._job_relay = relay
         self.model.job_progress.emit(words, 0, 0)
 
-        def cancelled() -> bool:
-            return self._job_cancel.is_set()
-
-        def run():
+        def run(control):
             try:
-                result = work(lambda done, total: relay.progress.emit(int(done), int(total)),
-                              cancelled)
-                error = None  # Cancel pressed after the last check: the work is done, keep it
+                # Cancel pressed after the last check: the work is done, and kept.
+                return work(lambda done, total: control.progress(done, total),
+                            control.is_cancelled)
             except RecordingCancelled:
-                result, error = None, JobCancelled()
-            except Exception as exc:  # noqa: BLE001 - any failure becomes a message
-                result, error = None, exc
-            relay.done.emit(result, error)
+                raise JobCancelled(f"{words} was cancelled") from None
 
-        self._job_executor.submit(run)
+        self._job = self._job_lane.submit(
+            run, tag=Tag(words),
+            on_result=lambda result, _job: self._finish_job(words, result, None, on_done),
+            # any failure becomes a message
+            on_error=lambda error, _job: self._finish_job(words, None, error, on_done),
+            on_progress=lambda done, total, _text, _job: self.model.job_progress.emit(
+                words, done, total or 0))
         return True
 
     def _finish_job(self, words, result, error, on_done) -> None:
-        self._job_relay = None
+        self._job = None
         self.model.job_finished.emit(words)
         on_done(result, error)
 
@@ -420,6 +406,5 @@ class FrameRecording:
             recording, settings, progress=progress, cancel=cancel), on_report)
 
     def _shutdown_recording(self) -> None:
+        # The job is cancelled and waited for with the controller's workers.
         self._playback_timer.stop()
-        self._job_cancel.set()
-        self._job_executor.shutdown(wait=True, cancel_futures=True)

@@ -2,7 +2,7 @@
 
 A session (:mod:`core.session`) is the whole scene as the user left it. Saving reads the
 model on the GUI thread (meshes are read-only arrays, so the snapshot shares them) and
-writes in a worker thread; opening reads and checks the file in a worker thread and changes
+writes on a worker lane; opening reads and checks the file on a worker lane and changes
 the scene only when every part of it is valid, so a bad file leaves the scene as it was.
 
 The autosave writes the session to the state directory (:mod:`viewer.control.autosave`)
@@ -15,13 +15,11 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
-from PyQt6.QtCore import QObject, QTimer, pyqtSignal
+from PyQt6.QtCore import QTimer
 
 from core.deform import DEFORMERS
 from core.errors import MeshFileError
@@ -39,6 +37,7 @@ from core.session import (
 from viewer.control.autosave import AutosaveState, CrashedSession
 from viewer.control.files import mesh_notes, new_body_key
 from viewer.control.recording import JobCancelled
+from viewer.control.worker import Tag
 from viewer.model import Body, CameraView, Display, Mode, PipelineChoice, UpdateChoice
 from viewer.scenes import SCENES
 
@@ -55,12 +54,6 @@ AUTOSAVE_MIN_GAP_S = 1.0
 
 COORDINATES = ("world", "local")
 """Export mesh: in world coordinates (as drawn, the pose applied) or the body's own."""
-
-
-class _AutosaveRelay(QObject):
-    """Carries "an autosave finished" from its thread to the GUI thread."""
-
-    done = pyqtSignal(object)  # error or None
 
 
 def _plain_fields(value) -> dict:
@@ -156,17 +149,14 @@ class SessionKeeping:
         self.autosave_state: AutosaveState | None = None
         self.n_autosaves = 0
         self.last_autosave_error: str | None = None
-        self._autosave_executor = ThreadPoolExecutor(max_workers=1,
-                                                     thread_name_prefix="autosave")
-        self._autosave_relay = _AutosaveRelay()
-        self._autosave_relay.done.connect(self._on_autosaved)
+        # One autosave at a time, on a lane of its own (it never waits behind a long save).
+        self._autosave_lane = self.workers.lane("autosave")
         self._autosave_timer = QTimer(self)
         self._autosave_timer.setSingleShot(True)
         self._autosave_timer.timeout.connect(self._autosave_now)
         self._first_unsaved = None  # perf_counter of the first change not yet saved
         self._last_autosave = -1e9
         self._is_autosaving = False
-        self._autosave_lock = threading.Lock()
         model = self.model
         for signal in (model.scene_changed, model.body_changed, model.pipeline_changed,
                        model.display_changed, model.scene_param_changed, model.level_changed,
@@ -362,16 +352,10 @@ class SessionKeeping:
         self._is_autosaving = True
         path = state.autosave_path
 
-        def work():
-            with self._autosave_lock:
-                try:
-                    save_session(session, path)
-                    error = None
-                except Exception as exc:  # noqa: BLE001 - reported, never raised in a thread
-                    error = exc
-            self._autosave_relay.done.emit(error)
-
-        self._autosave_executor.submit(work)
+        self._autosave_lane.submit(
+            lambda _control: save_session(session, path), tag=Tag("autosave"),
+            on_result=lambda _result, _job: self._on_autosaved(None),
+            on_error=lambda error, _job: self._on_autosaved(error))  # reported, never raised
 
     def _on_autosaved(self, error) -> None:
         self._is_autosaving = False
@@ -392,6 +376,6 @@ class SessionKeeping:
     def _shutdown_session(self) -> None:
         """A clean quit: no further autosave, the one running finishes, the lock goes."""
         self._autosave_timer.stop()
-        self._autosave_executor.shutdown(wait=True, cancel_futures=True)
+        self._autosave_lane.shutdown(wait=True)  # the save takes no cancel: it completes
         if self.autosave_state is not None:
             self.autosave_state.release()

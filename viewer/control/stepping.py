@@ -2,18 +2,15 @@
 
 The steps come from ``core.collide.steps.traversal_steps`` on ``model.frame`` (a live frame or
 a recorded one: both are just the frame shown). They are computed when the stepper is turned
-on or a new frame arrives while it is on; a traversal with many pair tests is prepared in a
-worker thread (the 500k-triangle frames trace millions of pairs) while the dock says so. The
+on or a new frame arrives while it is on; a traversal with many pair tests is prepared on a
+worker lane (the 500k-triangle frames trace millions of pairs) while the dock says so. The
 job turns the current step into a plain :class:`viewer.render.stepper.StepView` for the dock,
 the pseudo-code panel and the canvas, which import no core.
 """
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
-
 import numpy as np
-from PyQt6.QtCore import QObject, pyqtSignal
 
 from core.collide import pseudocode
 from core.collide.steps import (
@@ -24,10 +21,11 @@ from core.collide.steps import (
     separation,
     traversal_steps,
 )
+from viewer.control.worker import Tag
 from viewer.render.stepper import StepView
 
 THREADED_STEPS_ROWS = 200_000
-"""Traces with more pair tests than this are turned into steps in a worker thread."""
+"""Traces with more pair tests than this are turned into steps on a worker lane."""
 
 WAITING_LISTED = 50
 """Pairs of the queue the dock lists; the rest are counted."""
@@ -43,12 +41,6 @@ STOP_WORDS = {
 
 _CODES = {StepOutcome.CULLED: CODE_CULLED, StepOutcome.SPLIT: CODE_SPLIT,
           StepOutcome.LEAF_PAIR: CODE_LEAF_PAIR}
-
-
-class _StepsRelay(QObject):
-    """Carries steps prepared in the worker thread to the GUI thread (queued signal)."""
-
-    done = pyqtSignal(object, object, str)  # frame, steps or None, why not
 
 
 def _prepare(frame, file_ids=None):
@@ -83,9 +75,9 @@ class Stepping:
     """
 
     def _init_stepping(self) -> None:
-        self._steps_executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="steps")
-        self._steps_relay = _StepsRelay()
-        self._steps_relay.done.connect(self._on_steps_ready)
+        # Coalescing: only the newest frame's steps are wanted; one waiting for an older
+        # frame is dropped, and one that finishes late is not shown (_on_steps_ready).
+        self._steps_lane = self.workers.lane("steps", coalesce=True)
         self._steps_frame = None  # the frame the model's steps (or note) belong to
         self._step_view_cache = None  # ((steps id, position), StepView)
         self.model.frame_ready.connect(self._on_frame_for_stepper)
@@ -113,8 +105,12 @@ class Stepping:
             return
         self.model.set_steps(None, "")  # "" with no steps: being prepared
         self.model.message.emit(f"Preparing {_trace_rows(frame):,} pair tests for the stepper…")
-        self._steps_executor.submit(
-            lambda: self._steps_relay.done.emit(frame, *_prepare(frame, file_ids)))
+        self._steps_lane.submit(
+            lambda _control: _prepare(frame, file_ids),
+            tag=Tag("steps", getattr(frame, "index", None)),
+            on_result=lambda prepared, _job: self._on_steps_ready(frame, *prepared),
+            on_error=lambda error, _job: self._on_steps_ready(
+                frame, None, f"The stepper cannot walk this frame: {error}."))
 
     def _on_steps_ready(self, frame, steps, note: str) -> None:
         if frame is self._steps_frame and self.model.is_stepping:
@@ -202,7 +198,7 @@ class Stepping:
         return pseudocode.TRAVERSAL.title, traversal_lines()
 
     def _shutdown_stepping(self) -> None:
-        self._steps_executor.shutdown(wait=True, cancel_futures=True)
+        """Nothing of its own: the steps' lane stops with the controller's workers."""
 
 
 def _separation_view(steps, step):

@@ -177,6 +177,8 @@ class Job:
         How long it ran, once it finished.
     is_refused : bool
         The submit came after the shutdown (or to a full lane): the job never runs.
+    is_inline : bool
+        It ran on the thread that submitted it.
     """
 
     def __init__(self, lane: Lane, fn, args, tag: Tag, on_result, on_error, on_progress,
@@ -187,6 +189,7 @@ class Job:
         self.started = 0.0
         self.seconds: float | None = None
         self.is_refused = False
+        self.is_inline = False
         self._fn, self._args = fn, args
         self._on_result, self._on_error, self._on_progress = on_result, on_error, on_progress
         self._cancelled = threading.Event()
@@ -256,12 +259,21 @@ class Lane:
         Waiting jobs replaced by newer ones (coalescing lanes only).
     last_tag : Tag or None
         The tag of the newest result delivered.
+    wait_on_shutdown : bool
+        :meth:`Workers.shutdown` waits for this lane's running job (False: a job nobody needs
+        once the window closes, such as a measurement, is cancelled and left to end alone on
+        its daemon thread).
+    shutdown_timeout : float or None
+        At most this many seconds waited for (None: until the job stops).
     """
 
-    def __init__(self, workers: Workers, name: str, coalesce: bool):
+    def __init__(self, workers: Workers, name: str, coalesce: bool, wait_on_shutdown: bool,
+                 shutdown_timeout: float | None):
         self.workers = workers
         self.name = name
         self.coalesce = coalesce
+        self.wait_on_shutdown = wait_on_shutdown
+        self.shutdown_timeout = shutdown_timeout
         self.n_dropped = 0
         self.last_tag: Tag | None = None
         self._lock = threading.Condition()
@@ -273,7 +285,7 @@ class Lane:
 
     # -- submitting -------------------------------------------------------------------------
     def submit(self, fn, *args, tag: Tag, on_result, on_error=None, on_progress=None,
-               budget: Budget | None = None) -> Job:
+               budget: Budget | None = None, inline: bool | None = None) -> Job:
         """Run ``fn(control, *args)`` on this lane.
 
         Parameters
@@ -289,6 +301,9 @@ class Lane:
         on_progress : callable, optional
             ``on_progress(done, total, text, job)``, on the GUI thread.
         budget : Budget, optional
+        inline : bool, optional
+            Run at once on the calling thread, the callbacks before this returns (a job too
+            small to be worth a thread); default the ``Workers``' :attr:`~Workers.inline`.
 
         Returns
         -------
@@ -296,10 +311,11 @@ class Lane:
             Its handle; ``is_refused`` when the workers were shut down (nothing runs).
         """
         job = Job(self, fn, args, tag, on_result, on_error, on_progress, budget or Budget())
-        if self.workers.is_shut:
+        if self.workers.is_shut or self._is_stopping:
             job.is_refused = job._is_done = True
             return job
-        if self.workers.inline:
+        if self.workers.inline if inline is None else inline:
+            job.is_inline = True
             self.workers._finish(job, *job._run())
             return job
         with self._lock:
@@ -353,6 +369,11 @@ class Lane:
         return self._undelivered > 0
 
     @property
+    def thread(self) -> threading.Thread | None:
+        """The lane's (daemon) thread, once a job was submitted."""
+        return self._thread
+
+    @property
     def running(self) -> Job | None:
         """The job running now, if any."""
         return self._running
@@ -371,6 +392,14 @@ class Lane:
             running._cancelled.set()
             running.control.query_control.cancel()
         return running is not None or bool(dropped)
+
+    def shutdown(self, wait: bool = True) -> None:
+        """Stop this lane alone (before the others, when a job must end first): cancel its
+        jobs, wait (``wait``, at most :attr:`shutdown_timeout`) for the running one, refuse
+        later submits. A result already on its way is still delivered."""
+        thread = self._stop()
+        if wait and thread is not None and thread is not threading.current_thread():
+            thread.join(self.shutdown_timeout)
 
     def _stop(self) -> threading.Thread | None:
         self.cancel()
@@ -410,11 +439,13 @@ class Workers(QObject):
         self._done.connect(self._finish)
         self._progressed.connect(self._progress)
 
-    def lane(self, name: str, coalesce: bool = False) -> Lane:
-        """The lane called ``name``, created on first use (``coalesce`` is taken then)."""
+    def lane(self, name: str, coalesce: bool = False, wait_on_shutdown: bool = True,
+             shutdown_timeout: float | None = None) -> Lane:
+        """The lane called ``name``, created on first use (its options are taken then)."""
         lane = self._lanes.get(name)
         if lane is None:
-            lane = self._lanes[name] = Lane(self, name, coalesce)
+            lane = self._lanes[name] = Lane(self, name, coalesce, wait_on_shutdown,
+                                            shutdown_timeout)
         return lane
 
     @property
@@ -429,17 +460,18 @@ class Workers(QObject):
         """Cancel every job, drop the waiting ones, and (``wait``) wait for the running ones to
         stop. Later submits are refused quietly and results that arrive later are dropped."""
         self.is_shut = True
-        threads = [lane._stop() for lane in self._lanes.values()]
+        threads = [(lane, lane._stop()) for lane in self._lanes.values()]
         if wait:
-            for thread in threads:
-                if thread is not None and thread is not threading.current_thread():
-                    thread.join()
+            for lane, thread in threads:
+                if (thread is not None and lane.wait_on_shutdown
+                        and thread is not threading.current_thread()):
+                    thread.join(lane.shutdown_timeout)
 
     # -- crossing to the GUI thread -----------------------------------------------------------
     def _emit_progress(self, job: Job, done, total, text) -> None:
         if job._on_progress is None or self.is_shut:
             return
-        if self.inline:
+        if job.is_inline:
             job._on_progress(done, total, text, job)
         else:
             self._progressed.emit(job, done, total, text)
@@ -455,7 +487,7 @@ class Workers(QObject):
     def _finish(self, job: Job, result, error) -> None:
         """On the GUI thread: hand a finished job's result or error to its callbacks."""
         lane = job.lane
-        if not job.is_refused and not self.inline:
+        if not job.is_refused and not job.is_inline:
             with lane._lock:
                 lane._undelivered -= 1
         job._is_done = True
