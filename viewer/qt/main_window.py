@@ -1175,6 +1175,12 @@ class MainWindow(QMainWindow):
         s.sync()
 
     def closeEvent(self, event):  # noqa: N802 - Qt API
+        if getattr(self, "_is_closed", False):
+            # Closed again (a test's teardown closes every window it made): the controller is
+            # shut down and the canvas' objects are gone already.
+            super().closeEvent(event)
+            return
+        self._is_closed = True
         self.lecture.leave()  # the docks it hid are saved as they were before it
         self.save_settings()
         self.model.set_playing(False)
