@@ -208,3 +208,26 @@ def test_a_side_choice_never_runs_inside_the_frame(key):
     controller.load_scene("concentric-spheres")
     assert getattr(controller.pipe.settings, key) is False
     controller.shutdown()
+
+
+def test_a_saved_recording_carries_the_side_results_with_their_frame(qtbot, tmp_path):
+    from core.recording import open_recording, save_recording
+
+    model, controller = _controller(is_threaded=True)
+    controller.load_scene("concentric-spheres")
+    qtbot.waitUntil(lambda: not controller.is_busy and model.side is not None, timeout=60_000)
+    recorded = controller.recording[len(controller.recording) - 1]
+    assert recorded.distance is None  # the frame ran without it: it ran beside
+    copy = frames.recording_with_side_results(controller.recording, model.side_by_frame)
+    saved = copy[len(copy) - 1]
+    assert saved.index == recorded.index == model.side.frame_index
+    assert saved.distance is model.side.distance
+    assert saved.containment.text == "A is inside B"
+    assert saved.timings["distance"] == model.side.seconds["distance"]
+    path = tmp_path / "apart.bvhrec"
+    save_recording(copy, path)  # the recording schema accepts it
+    opened = open_recording(path)
+    back = opened[len(opened) - 1]
+    assert back.index == recorded.index
+    assert back.distance.distance == pytest.approx(saved.distance.distance)
+    controller.shutdown()

@@ -32,6 +32,7 @@ from core.distance import min_distance
 from core.errors import BVHLabError
 from core.pipeline import BodyInput, FramePipeline, PipelineSettings, UpdateMode
 from core.pose import Pose
+from core.recording import Recording
 from core.request import DISTANCE_BV
 from core.warmup import FIRST_FRAME_STEPS, is_cache_complete, warm_in_process, warm_up
 from viewer.choices import NO_PARTITION
@@ -100,6 +101,40 @@ def side_results(control, frame, is_distance: bool, is_containment: bool):
         containment = pair_containment(meshes[0], meshes[1], poses[0], poses[1], frame.result)
         seconds["containment"] = time.perf_counter() - start
     return distance, containment, seconds
+
+
+RECORDING_COPY_MEGABYTES = 1e9
+"""The memory cap of a recording copied to be saved with its side results: it shares the
+recorded frames' arrays, so it holds all of them (the recording's own caps already apply)."""
+
+
+def recording_with_side_results(recording: Recording, side_by_frame: dict) -> Recording:
+    """``recording`` as it is saved: a frame that ran without its distance and inside test (they
+    ran beside it) carries the side result kept for its frame number, so the file has them with
+    the frame they were computed on. ``recording`` itself when no frame needs one; else a copy
+    that shares the frames' arrays.
+
+    Parameters
+    ----------
+    recording : core.recording.Recording
+    side_by_frame : dict[int, SideResult]
+        The side results kept for this scene's frames (``ViewerModel.side_by_frame``).
+    """
+    def side_of(frame):
+        if frame.distance is not None or frame.containment is not None:
+            return None
+        return side_by_frame.get(int(frame.index))
+
+    n = len(recording)
+    if not any(side_of(recording[i]) is not None for i in range(n)):
+        return recording
+    copy = Recording(RECORDING_COPY_MEGABYTES, max(1, n))
+    for i in range(n):
+        frame = recording[i]
+        side = side_of(frame)
+        copy.append(frame if side is None else merged_frame(frame, side), recording.body_keys(i),
+                    recording.update_mode(i), user_events=recording.user_events(i))
+    return copy
 
 
 def needs_side(frame, inputs: tuple) -> bool:
@@ -200,6 +235,8 @@ class FrameRunning:
         """A new scene: drop the frame in flight and build every tree afresh."""
         self._discard_frames_in_flight()
         self.pipe = FramePipeline(self._settings())
+        # Frame numbers start again: a side result kept by number would name another frame.
+        self.model.set_side(None)
 
     # -- frames -----------------------------------------------------------------------------
     def _inputs(self) -> list[BodyInput]:
