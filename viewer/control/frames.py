@@ -329,7 +329,9 @@ class FrameRunning:
         """Put why ``frame`` passed the frame budget in the model (Stats dock) and the status
         bar; the words come from its own phase times."""
         words = slow_frame_words(frame, self.pipe.settings.update.value)
-        if words and words != self.model.slow_frame:
+        reason = words.split("): ", 1)[-1]
+        if words and reason != self.model.slow_frame.split("): ", 1)[-1]:
+            # Once per reason: every slow frame's own words are in the Stats dock.
             self.model.message.emit(words)
         self.model.set_slow_frame(words)
 
