@@ -231,3 +231,22 @@ def test_a_saved_recording_carries_the_side_results_with_their_frame(qtbot, tmp_
     assert back.index == recorded.index
     assert back.distance.distance == pytest.approx(saved.distance.distance)
     controller.shutdown()
+
+
+def test_a_heat_map_over_the_frame_budget_is_counted_beside_the_frames(qtbot):
+    model, controller = _controller(is_threaded=True)
+    controller.load_scene("two-spheres")
+    qtbot.waitUntil(lambda: not controller.is_busy and model.frame is not None, timeout=60_000)
+    model.set_analysis_cost("heat", 5_000.0, 0)  # it took 5 s last time: not when drawing
+    first = model.frame
+    heat, note = controller.heat_for(first)
+    assert heat is None and note.startswith(f"of frame {first.index}: counting beside")
+    qtbot.waitUntil(lambda: controller.heat_for(first)[0] is not None, timeout=60_000)
+    assert model.analysis_costs["heat"].frame_index == first.index
+    model.set_analysis_cost("heat", 5_000.0, first.index)
+    controller.translate_body(1, (0.01, 0.0, 0.0))
+    qtbot.waitUntil(lambda: not controller.is_busy and model.frame is not first,
+                    timeout=60_000)
+    heat, note = controller.heat_for(model.frame)  # the older frame's meanwhile, marked
+    assert heat is not None and note.startswith(f"from frame {first.index}")
+    controller.shutdown()

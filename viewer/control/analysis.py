@@ -22,6 +22,7 @@ from core.bvh.quality import sah_cost
 from core.collide.heat import HeatUnavailable, frame_heat
 from core.crosscheck import INSTALL_HINT, available_engine, cross_check_frame, engine_title
 from core.frame_volumes import fitted_volumes
+from viewer.control.frame_budget import FRAME_BUDGET_S
 from viewer.control.worker import Tag
 from viewer.render.ghost import GhostView
 
@@ -34,6 +35,22 @@ def _ghost_job(control, frame) -> GhostView:
 def _cross_check_job(control, frame, engine: str):
     del control
     return cross_check_frame(frame, engine)
+
+
+def _counted_heat(control, frame):
+    """``(FrameHeat or None, why none)`` of ``frame``."""
+    del control
+    try:
+        return frame_heat(frame), ""
+    except HeatUnavailable as exc:
+        return None, str(exc)
+
+
+def _same_trees(a, b) -> bool:
+    """Frames whose trees have the same nodes and triangles: one's heat colours the other."""
+    return (len(a.trees) == len(b.trees) and len(a.meshes) == len(b.meshes)
+            and all(x.n_nodes == y.n_nodes for x, y in zip(a.trees, b.trees))
+            and all(x.faces.shape == y.faces.shape for x, y in zip(a.meshes, b.meshes)))
 
 
 def _same_frame(a, b) -> bool:
@@ -65,6 +82,8 @@ class FrameAnalysis:
 
     def _init_analysis(self) -> None:
         self._heat_cache = (None, None, "")  # frame, FrameHeat or None, why none
+        self._heat_lane = self.workers.lane("heat", coalesce=True)
+        self._heat_asked = None  # the newest frame whose heat the lane was asked for
         self._ghost: GhostView | None = None
         self._ghost_generation = 0  # scenes seen: a ghost of an older scene is dropped
         self._ghost_lane = self.workers.lane("ghost", coalesce=True)
@@ -78,21 +97,49 @@ class FrameAnalysis:
 
     # -- heat -------------------------------------------------------------------------------
     def heat_for(self, frame):
-        """``(FrameHeat or None, note)`` of ``frame``: note says why there is none."""
+        """``(FrameHeat or None, note)`` of ``frame``: note says why there is none, or that the
+        heat shown is an older frame's.
+
+        Counted on the GUI thread when the frame is drawn while that fits the frame budget
+        (its last cost, :data:`viewer.control.frame_budget.FRAME_BUDGET_S`); past it, on the
+        coalescing heat lane for the newest frame, and meanwhile the newest counted heat of the
+        same trees is shown with "from frame N"."""
         cached_frame, heat, note = self._heat_cache
         if frame is None:
             return None, ""
-        if cached_frame is not frame:
+        if cached_frame is frame:
+            return heat, note
+        cost = self.model.analysis_costs.get("heat")
+        if not self.is_threaded or cost is None or cost.ms <= 1e3 * FRAME_BUDGET_S:
             start = time.perf_counter()
-            try:
-                heat, note = frame_heat(frame), ""
-            except HeatUnavailable as exc:
-                heat, note = None, str(exc)
+            heat, note = _counted_heat(None, frame)
             self._heat_cache = (frame, heat, note)
             if heat is not None:
                 self.model.set_analysis_cost("heat", 1e3 * (time.perf_counter() - start),
                                              frame.index)
-        return heat, note
+            return heat, note
+        self._request_heat(frame)
+        if heat is not None and cached_frame is not None and _same_trees(cached_frame, frame):
+            return heat, (f"from frame {cached_frame.index} (counted beside the frames: "
+                          f"{cost.text()} is over the frame budget)")
+        return None, f"of frame {frame.index}: counting beside the frames ({cost.text()})"
+
+    def _request_heat(self, frame) -> None:
+        if self._heat_asked is frame:
+            return
+        self._heat_asked = frame
+        self._heat_lane.submit(_counted_heat, frame, tag=Tag("heat map", frame.index),
+                               on_result=lambda result, job: self._on_heat_done(frame, result,
+                                                                                job))
+
+    def _on_heat_done(self, frame, result, job) -> None:
+        heat, note = result
+        if self.model.frame is None or not _same_trees(frame, self.model.frame):
+            return  # of other trees than the ones shown now (another scene, a rebuild)
+        self._heat_cache = (frame, heat, note)
+        if job.seconds is not None and heat is not None:
+            self.model.set_analysis_cost("heat", 1e3 * job.seconds, frame.index)
+        self.model.analysis_changed.emit()
 
     # -- ghost ------------------------------------------------------------------------------
     def ghost_view(self) -> GhostView | None:
@@ -140,7 +187,9 @@ class FrameAnalysis:
                                 on_error=self._on_ghost_failed)
 
     def _forget_ghost(self) -> None:
-        """A new scene (or swapped bodies): the last ghost was of other meshes."""
+        """A new scene (or swapped bodies): the last ghost (and heat) was of other meshes."""
+        self._heat_cache = (None, None, "")
+        self._heat_asked = None
         self._ghost = None
         self._ghost_asked = None
         self._ghost_generation += 1
@@ -219,3 +268,4 @@ class FrameAnalysis:
     def _shutdown_analysis(self) -> None:
         self._ghost_lane.cancel()
         self._check_lane.cancel()
+        self._heat_lane.cancel()
