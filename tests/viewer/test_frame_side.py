@@ -250,3 +250,21 @@ def test_a_heat_map_over_the_frame_budget_is_counted_beside_the_frames(qtbot):
     heat, note = controller.heat_for(model.frame)  # the older frame's meanwhile, marked
     assert heat is not None and note.startswith(f"from frame {first.index}")
     controller.shutdown()
+
+
+def test_the_next_refit_leaves_the_side_jobs_snapshot_as_it_was():
+    # The side lane reads a delivered frame's meshes and trees while the next frame refits:
+    # a refit makes new arrays and never writes the ones a delivered frame holds.
+    model, controller = _controller()
+    controller.load_scene("spot-twist-torus")
+    model.set_playing(False)
+    frame = model.frame
+    before = [(t.bmin.copy(), t.bmax.copy()) for t in frame.trees]
+    vertices = [m.vertices.copy() for m in frame.meshes]
+    controller.step_time(0.25)
+    assert model.frame is not frame and model.frame.trees[0] is not frame.trees[0]
+    for (bmin, bmax), tree in zip(before, frame.trees):
+        assert (tree.bmin == bmin).all() and (tree.bmax == bmax).all()
+    for old, mesh in zip(vertices, frame.meshes):
+        assert (mesh.vertices == old).all()
+    controller.shutdown()
