@@ -1,7 +1,8 @@
 """Run one frame through several bounding-volume kinds and tabulate the cost (headless).
 
-The compare view (``viewer.qt.compare``) shows these rows; tests check them against the
-core. Same trees (topology) for every kind, so the differences are the volumes' alone: their
+The compare view (``viewer.qt.compare``) shows these rows, computed on a worker lane
+(:class:`KindComparison`) so the window keeps painting; tests check them against the core.
+Same trees (topology) for every kind, so the differences are the volumes' alone: their
 tightness (total volume of the nodes at one depth), the volume pairs the traversal tested,
 the triangle pairs it sent to the exact test, and the time to fit, refit and query.
 """
@@ -17,6 +18,7 @@ from core.bv import ObbFit, fit_from_triangles, get_kind, refit_volumes
 from core.collide import DescendRule
 from core.collide.bvquery import collide_bv
 from core.frame_volumes import volume_set  # noqa: F401 - the compare view draws each kind
+from viewer.control.worker import Tag, Workers
 
 DEFAULT_KINDS = ("aabb", "aabb15", "obb", "sphere", "kdop14", "rss")
 """Kinds ticked when the compare view opens: one of each family, and the axis-aligned boxes
@@ -86,7 +88,7 @@ def total_volume(kind, rows: np.ndarray, node_ids: np.ndarray) -> float:
 
 
 def compare_kinds(frame, kinds, level: int, descend: str = "LARGER_VOLUME",
-                  obb_fit: str = "SURFACE") -> list[CompareRow]:
+                  obb_fit: str = "SURFACE", control=None) -> list[CompareRow]:
     """Run the frame's two posed meshes through each kind.
 
     Parameters
@@ -101,6 +103,8 @@ def compare_kinds(frame, kinds, level: int, descend: str = "LARGER_VOLUME",
         Name of a ``DescendRule``.
     obb_fit : str
         Name of the ``ObbFit`` member the ``"obb"`` kind is fitted with.
+    control : viewer.control.worker.JobControl, optional
+        Checked before each kind (cancel), and told each kind done (progress).
 
     Returns
     -------
@@ -109,7 +113,10 @@ def compare_kinds(frame, kinds, level: int, descend: str = "LARGER_VOLUME",
     """
     meshes, trees, poses = frame.meshes[:2], frame.trees[:2], frame.poses[:2]
     rows_out = []
-    for name in kinds:
+    for n_done, name in enumerate(kinds):
+        if control is not None:
+            control.check()
+            control.progress(n_done, len(kinds), name)
         kind = get_kind(name)
         t0 = time.perf_counter()
         rows = [fit_from_triangles(t, m, kind, ObbFit[obb_fit]) for t, m in zip(trees, meshes)]
@@ -136,3 +143,48 @@ def compare_kinds(frame, kinds, level: int, descend: str = "LARGER_VOLUME",
             1e3 * (t3 - t2), kind.refit_exact, 1e3 * traverse_s,
         ))  # fmt: skip
     return rows_out
+
+
+class KindComparison:
+    """The compare dialog's controller: :func:`compare_kinds` on a worker lane of its own.
+
+    One run at a time; a run asked for while one goes waits, and a newer one replaces it.
+    Each run is tagged with its frame and the scene's generation: :meth:`forget` (a new
+    scene) cancels the run and makes a result still on its way stale.
+
+    Parameters
+    ----------
+    parent : QObject, optional
+        Owner of the workers (the dialog).
+    """
+
+    def __init__(self, parent=None):
+        self.workers = Workers(parent=parent)
+        self._lane = self.workers.lane("compare", coalesce=True)
+        self.generation = 0
+
+    @property
+    def is_running(self) -> bool:
+        return self._lane.is_busy
+
+    def run(self, frame, kinds, level: int, descend: str, obb_fit: str, on_rows, on_error):
+        """Start :func:`compare_kinds`; ``on_rows(rows, job)`` or ``on_error(error, job)``
+        follows on the GUI thread (``job.tag``: the frame's index and the generation)."""
+        kinds = tuple(kinds)
+        return self._lane.submit(
+            lambda control: compare_kinds(frame, kinds, level, descend, obb_fit, control),
+            tag=Tag("compare", int(frame.index), self.generation,
+                    (kinds, int(level), descend, obb_fit)),
+            on_result=on_rows, on_error=on_error)
+
+    def is_current(self, job) -> bool:
+        """Whether ``job``'s result belongs to the scene shown now."""
+        return job.tag.generation == self.generation
+
+    def forget(self) -> None:
+        """A new scene: cancel the run; a result of the old scene is not shown."""
+        self.generation += 1
+        self._lane.cancel()
+
+    def shutdown(self) -> None:
+        self.workers.shutdown()

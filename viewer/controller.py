@@ -67,12 +67,12 @@ class Controller(QObject, SceneLoading, FileLoading, BodyPosing, Sculpting, Fram
         model.scene_param_changed.connect(self._on_scene_param)
 
     def shutdown(self) -> None:
-        """Stop the clock and wait for the frame and file threads (the window is closing)."""
+        """Stop the clock and every job (the window is closing): what each job must still do
+        (timers, the compile process, the autosave running), then one stop of the workers,
+        which cancels the rest, waits for them and refuses later submits."""
         self._stop_animation()
         self._shutdown_recording()
         self._shutdown_frame_running()
-        self._shutdown_file_loading()
-        self._shutdown_stepping()
         self._shutdown_session()
         self._shutdown_analysis()
         self._shutdown_inspecting()

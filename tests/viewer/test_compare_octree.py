@@ -21,6 +21,7 @@ def test_compare_table_has_one_row_per_kind_with_the_core_counters(qtbot, window
         box.setChecked(key in ("aabb", "obb", "kdop18", "rss"))
     dialog.level.setValue(3)
     dialog.run()
+    qtbot.waitUntil(lambda: not dialog.is_running, timeout=60_000)  # runs off the GUI thread
     table = dialog.table
     assert table.rowCount() == 4
     frame = window.model.frame
@@ -113,6 +114,7 @@ def test_octree_demo_window_draws_visited_nodes_and_tested_objects(qtbot, demo):
                                   ROLE_COLORS[ROLE_FOCUS])
     before = frame.t
     window.advance(0.5)
+    qtbot.waitUntil(lambda: not window.is_computing, timeout=60_000)  # off the GUI thread
     assert window.frame.t == pytest.approx(before + 0.5)
     window.close()
 

@@ -54,6 +54,7 @@ def test_changing_scene_clears_inspector_selection_step_mode_and_compare(qtbot, 
     levels.step_check.setChecked(True)
     dialog = window.open_compare()
     dialog.run()
+    qtbot.waitUntil(lambda: not dialog.is_running, timeout=60_000)  # runs off the GUI thread
     assert dialog.table.rowCount() > 0 and dialog.picture_labels
 
     _click_scene(qtbot, window, "linked-tori")

@@ -269,8 +269,10 @@ def test_compare_puts_sat_lite_beside_the_15_axis_test(qtbot, window):
     assert dialog.checks["aabb"].isChecked() and dialog.checks["aabb15"].isChecked()
     dialog.level.setValue(3)
     dialog.run()
+    qtbot.waitUntil(lambda: not dialog.is_running, timeout=60_000)  # runs off the GUI thread
     assert len(dialog.picture_labels) == 4
     dialog.sat_button.click()
+    qtbot.waitUntil(lambda: not dialog.is_running, timeout=60_000)  # runs off the GUI thread
     assert [dialog.table.item(r, 0).text() for r in range(dialog.table.rowCount())] == [
         "AABB (SAT lite)", "AABB (15 axes)"]
     # Only the two new pictures are shown (the six-kind run drew four before).
@@ -297,5 +299,6 @@ def test_compare_puts_sat_lite_beside_the_15_axis_test(qtbot, window):
     for key, box in dialog.checks.items():
         box.setChecked(key == "aabb")
     dialog.run()
+    qtbot.waitUntil(lambda: not dialog.is_running, timeout=60_000)  # runs off the GUI thread
     assert dialog.note.text() == ""
     dialog.close()

@@ -206,6 +206,3 @@ class FileLoading:
                 f"decimated. The limit is {MAX_TRIANGLES:,} triangles per mesh.")
         self.request_frame()
         return True
-
-    def _shutdown_file_loading(self) -> None:
-        """Nothing of its own: the reading stops with the controller's workers."""

@@ -197,9 +197,6 @@ class Stepping:
         """The tandem traversal's pseudo-code: its heading and its numbered lines."""
         return pseudocode.TRAVERSAL.title, traversal_lines()
 
-    def _shutdown_stepping(self) -> None:
-        """Nothing of its own: the steps' lane stops with the controller's workers."""
-
 
 def _separation_view(steps, step):
     """The core's :class:`~core.collide.steps.Separation` (plain arrays and numbers, drawn as

@@ -13,7 +13,6 @@ from PyQt6.QtCore import Qt
 from PyQt6.QtGui import QImage, QPixmap
 from PyQt6.QtWidgets import (
     QAbstractItemView,
-    QApplication,
     QCheckBox,
     QDialog,
     QGridLayout,
@@ -28,7 +27,7 @@ from PyQt6.QtWidgets import (
 )
 
 from viewer.choices import bv_choices, obb_fit_choices
-from viewer.compare import DEFAULT_KINDS, SAT_KINDS, compare_kinds, volume_set
+from viewer.compare import DEFAULT_KINDS, SAT_KINDS, KindComparison, volume_set
 from viewer.render.thumbnails import volumes_image
 
 MAX_PICTURES = 4
@@ -75,6 +74,7 @@ class CompareDialog(QDialog):
         self.model = model
         self.rows = []
         self.images = []
+        self.comparison = KindComparison(self)  # runs the kinds off the GUI thread
         self.setWindowTitle("Compare bounding volumes")
         self.checks: dict[str, QCheckBox] = {}
         ticks = QGridLayout()
@@ -122,8 +122,14 @@ class CompareDialog(QDialog):
         self.resize(1500, 820)
         model.scene_changed.connect(self.clear)
 
+    @property
+    def is_running(self) -> bool:
+        """A comparison runs (or waits); its rows replace the table when it ends."""
+        return self.comparison.is_running
+
     def clear(self) -> None:
         """Forget the results of the last run: they describe another scene's frame."""
+        self.comparison.forget()
         self.rows = []
         self.table.setRowCount(0)
         self.note.setText("")
@@ -150,10 +156,22 @@ class CompareDialog(QDialog):
             self.status.setText("Tick at least one kind.")
             return
         level = int(self.level.value())
-        self.status.setText("Running…")
-        QApplication.processEvents()
-        self.rows = compare_kinds(frame, kinds, level, self.model.pipeline.descend,
-                                  self.model.pipeline.obb_fit)
+        self.status.setText(f"Running on frame {frame.index}…")
+        self.comparison.run(frame, kinds, level, self.model.pipeline.descend,
+                            self.model.pipeline.obb_fit,
+                            lambda rows, job: self._show_rows(frame, kinds, level, rows, job),
+                            self._show_error)
+
+    def _show_error(self, error, job) -> None:
+        if self.comparison.is_current(job):
+            self.status.setText(f"Frame {job.tag.frame_index}: the comparison failed: "
+                                f"{type(error).__name__}: {error}")
+
+    def _show_rows(self, frame, kinds, level: int, rows, job) -> None:
+        """A run's rows, on the GUI thread; those of a scene no longer shown are dropped."""
+        if not self.comparison.is_current(job):
+            return
+        self.rows = rows
         self._fill_table()
         self.note.setText(sat_note(self.rows))
         self._fill_pictures(frame, kinds[:MAX_PICTURES], level)
@@ -162,7 +180,9 @@ class CompareDialog(QDialog):
         self.status.setText(
             f"Frame {frame.index}, depth {level}: fewest volume tests with {best.label} "
             f"({best.n_bv_tests:,}); tightest at this depth: {tight.label}. Times in ms on "
-            "this machine; refit marked * is looser than a fresh fit (merges child volumes).")
+            "this machine; refit marked * is looser than a fresh fit (merges child volumes)."
+            + ("" if self.model.frame is frame else
+               f" The view has moved on: these rows are from frame {frame.index}."))
 
     def row_label(self, row) -> str:
         """The kind's label; the OBB's says which fit made it ("OBB, fit: surface ...")."""

@@ -25,6 +25,7 @@ from PyQt6.QtWidgets import (
 )
 from pyvistaqt import QtInteractor
 
+from viewer.control.worker import Tag, Workers
 from viewer.render.octree_demo import (
     ROLE_COLORS,
     ROLE_LABELS,
@@ -37,7 +38,8 @@ from viewer.scene_octree_demo import SceneOctreeDemo
 
 FRAME_INTERVAL_MS = 100
 """Animation tick. One frame's two octree queries take about 0.1 s (pure Python in the
-core), so faster ticks would only queue."""
+core), so faster ticks would only queue. They run on a worker lane, newest tick first: a tick
+that arrives while a frame is computed replaces the one waiting."""
 
 NODE_COLOR = "#1f4fa8"
 ALL_NODES_COLOR = "#9e9e9e"
@@ -112,18 +114,38 @@ class SceneOctreeWindow(QMainWindow):
         self.timer.setInterval(FRAME_INTERVAL_MS)
         self.timer.timeout.connect(lambda: self.advance(FRAME_INTERVAL_MS / 1000.0))
         self._clock = None
-        self.advance(0.0)
+        self.workers = Workers(parent=self)
+        self._frames = self.workers.lane("octree frames", coalesce=True)
+        self.advance(0.0, inline=True)  # the window opens with its first frame
         set_default_view(self.plotter)
         self.plotter.render()
 
     # -- frames -------------------------------------------------------------------------------
-    def advance(self, dt: float) -> None:
-        """Move the objects by ``dt`` seconds and run the octree query."""
+    @property
+    def is_computing(self) -> bool:
+        """A frame is being computed (or waits); it is drawn when it comes."""
+        return self._frames.is_busy
+
+    def advance(self, dt: float, inline: bool = False) -> None:
+        """Move the objects by ``dt`` seconds and run the octree query on the worker lane
+        (``inline``: at once, on this thread)."""
         self.t += dt
         self.demo.focus = int(self.focus.value())
-        start = time.perf_counter()
-        self.frame = self.demo.step(self.t)
-        self.query_ms = 1e3 * (time.perf_counter() - start)
+        t = self.t
+
+        def step(_control):
+            start = time.perf_counter()
+            return self.demo.step(t), 1e3 * (time.perf_counter() - start)
+
+        self._frames.submit(step, tag=Tag("octree frame", inputs=(t,)),
+                            on_result=lambda done, _job: self._show_frame(*done),
+                            inline=inline or None)
+
+    def _show_frame(self, frame, query_ms: float) -> None:
+        focus = int(self.focus.value())
+        # The object selected while the frame was computed is the one shown.
+        self.frame = frame if frame.focus == focus else replace(frame, focus=focus)
+        self.query_ms = query_ms
         self.redraw()
 
     def _on_focus(self, value: int) -> None:
@@ -186,5 +208,6 @@ class SceneOctreeWindow(QMainWindow):
 
     def closeEvent(self, event):  # noqa: N802 - Qt API
         self.timer.stop()
+        self._frames.cancel()  # a frame still coming finds no plotter and is not drawn
         self.plotter.close()
         super().closeEvent(event)
