@@ -7,7 +7,7 @@ boxes: 952 ms a frame — update 'auto' refits OBBs by PCA; choose AABB or refit
 
 from __future__ import annotations
 
-from viewer.kinds import volume_noun
+from viewer.kinds import has_fit_choice, volume_noun
 
 FRAME_BUDGET_S = 0.1
 """A frame whose core time passes this (seconds) is called slow, and the view says why. Also
@@ -50,7 +50,7 @@ def _fit_words(frame, update: str) -> tuple[str, str]:
     request = getattr(frame, "request", None)
     kind = getattr(request, "bv", None)
     noun = volume_noun(kind, plural=True)
-    if kind == "obb":
+    if has_fit_choice(kind or ""):  # the oriented boxes: their axes are chosen by a fit
         fit = getattr(getattr(request, "obb_fit", None), "name", "")
         of = f" of the {fit.lower().replace('_', ' ')}" if fit else ""
         return (f"fitting {noun}", f"update '{update}' refits OBBs by PCA{of} every frame; "

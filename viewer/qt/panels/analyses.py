@@ -10,28 +10,29 @@ for (its dialog), so it is a line with its cost, not a choice.
 
 from __future__ import annotations
 
-from PyQt6.QtWidgets import QCheckBox, QGroupBox, QLabel, QVBoxLayout
-
-from viewer.qt.panels.common import wrap_label
+from PyQt6.QtCore import Qt
+from PyQt6.QtWidgets import QCheckBox, QGridLayout, QGroupBox, QLabel
 
 BESIDE = "beside the frame"
 """Where the distance and the inside test run: on their own lane, never inside the frame."""
 
 ANALYSES = (
-    ("distance", "minimum distance (when apart)", BESIDE,
-     "The closest points of A and B and their distance, drawn as an orange line. Computed "
+    ("distance", "minimum distance (apart)", BESIDE,
+     "When A and B do not touch: the closest points of A and B and their distance, drawn "
+     "as an orange line. Computed "
      f"{BESIDE}, on the finished frame, one at a time for the newest frame: it never slows "
      "the frames down; a result older than the frame shown says \"from frame N\"."),
-    ("containment", "inside test (when apart)", BESIDE,
-     "Whether A is inside B, B inside A, or they are apart (a ray count through the closed "
+    ("containment", "inside test (apart)", BESIDE,
+     "When A and B do not touch: whether A is inside B, B inside A, or they are apart (a ray "
+     "count through the closed "
      f"surfaces). Computed {BESIDE}, like the minimum distance."),
-    ("self", "self-collision (each mesh against itself)", "inside the frame",
+    ("self", "self-collision", "inside the frame",
      "Test every mesh's triangles against its own (the one result of a one-mesh scene). Runs "
      "inside the frame: its time is the frame's 'self-collision' phase."),
     ("heat", "heat map", "counted when the frame is drawn",
      "Colour the meshes by the work the traversal did on them this frame (the Levels dock "
      "offers the other heat maps). Counted from the frame's trace when it is drawn."),
-    ("ghost", "ghost: a fresh tree beside the refitted one", BESIDE,
+    ("ghost", "ghost (fresh tree)", BESIDE,
      "Build a new tree on the frame's vertices and draw its volumes beside the refitted ones, "
      "to see how loose the refit has become. Built beside the frames, one at a time for the "
      "newest frame, and drawn as of the frame it was built on."),
@@ -40,33 +41,38 @@ ANALYSES = (
 order."""
 
 NOT_MEASURED = "not measured yet"
+"""A cost's words before the analysis ever ran."""
 
 
 class AnalysesBox(QGroupBox):
     """The optional analyses' check boxes and costs (the Pipeline dock's last section)."""
 
     def __init__(self, model, parent=None):
-        super().__init__("Optional analyses (last measured cost)", parent)
+        super().__init__("Optional analyses (last measured cost, frame)", parent)
         self.model = model
         self.checks: dict[str, QCheckBox] = {}
-        self.costs: dict[str, QLabel] = {}  # under each box: its cost and where it runs
-        layout = QVBoxLayout(self)
-        for key, words, _where, tip in ANALYSES:
+        self.costs: dict[str, QLabel] = {}  # beside each box: its last cost and frame
+        grid = QGridLayout(self)
+        grid.setVerticalSpacing(2)
+        for row, (key, words, where, tip) in enumerate(ANALYSES):
             check = QCheckBox(words)
             check.setObjectName(f"analysis_{key}")
-            check.setToolTip(tip)
+            check.setToolTip(f"{tip} ({where})")
             check.toggled.connect(lambda on, key=key: self._write(key, on))
-            self.checks[key] = check
-            cost = wrap_label(QLabel())
-            cost.setToolTip(tip)
-            cost.setStyleSheet("QLabel { color: #555555; margin-left: 22px; }")
-            self.costs[key] = cost
-            layout.addWidget(check)
-            layout.addWidget(cost)
-        self.cross_check = wrap_label(QLabel())
+            cost = QLabel()
+            cost.setToolTip(f"{tip} ({where})")
+            cost.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+            self.checks[key], self.costs[key] = check, cost
+            grid.addWidget(check, row, 0)
+            grid.addWidget(cost, row, 1)
+        self.cross_check = QLabel()
         self.cross_check.setToolTip("Another engine's verdict on the shown frame's contacts: "
                                     "run from its dialog, never with every frame.")
-        layout.addWidget(self.cross_check)
+        self.cross_check_cost = QLabel()
+        self.cross_check_cost.setAlignment(Qt.AlignmentFlag.AlignRight
+                                           | Qt.AlignmentFlag.AlignVCenter)
+        grid.addWidget(self.cross_check, len(ANALYSES), 0)
+        grid.addWidget(self.cross_check_cost, len(ANALYSES), 1)
         self._heat_mode = "work"  # the heat map the box turns back on
         for signal in (model.pipeline_changed, model.display_changed):
             signal.connect(lambda _v: self.refresh())
@@ -104,11 +110,11 @@ class AnalysesBox(QGroupBox):
     def refresh(self) -> None:
         if self.model.display.heat_map != "off":
             self._heat_mode = self.model.display.heat_map
-        for key, _words, where, _tip in ANALYSES:
+        for key, _words, _where, _tip in ANALYSES:
             check = self.checks[key]
             check.blockSignals(True)
             check.setChecked(self._is_on(key))
             check.blockSignals(False)
-            self.costs[key].setText(f"— {self.cost_text(key)}; {where}")
-        self.cross_check.setText(f"cross-check with another engine (on demand, from its "
-                                 f"dialog) — {self.cost_text('cross-check')}")
+            self.costs[key].setText(self.cost_text(key))
+        self.cross_check.setText("cross-check (on demand)")
+        self.cross_check_cost.setText(self.cost_text("cross-check"))
