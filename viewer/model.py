@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 from PyQt6.QtCore import QObject, pyqtSignal
 
+from viewer.side_results import MAX_KEPT_SIDE_RESULTS
 from viewer.timing import TimingHistory
 
 DEFAULT_LEVEL = 5
@@ -144,6 +145,15 @@ class PipelineChoice:
     margin : float
         Near-contact distance ``D >= 0``: pairs that do not touch but are at most ``D`` apart
         are reported with their distance; 0 means exact contact only.
+    distance : bool
+        Measure the minimum distance of A and B when they do not touch (beside the frame, on
+        its own lane: :mod:`viewer.side_results`).
+    containment : bool
+        Test whether one of A and B is inside the other when they do not touch (beside the
+        frame, like ``distance``).
+    self_collision : bool
+        Test every body against itself (inside the frame: a one-mesh scene's only result).
+        The one place this choice is held; ``ViewerModel.is_self_collision`` reads it.
     """
 
     update: UpdateChoice = UpdateChoice.REFIT
@@ -154,6 +164,9 @@ class PipelineChoice:
     partition: str = "none"
     obb_fit: str = "SURFACE"
     margin: float = 0.0
+    distance: bool = True
+    containment: bool = True
+    self_collision: bool = False
 
 
 @dataclass(frozen=True)
@@ -304,6 +317,27 @@ class FrameFailure:
 
 
 @dataclass(frozen=True)
+class AnalysisCost:
+    """The last measured cost of one optional analysis, as the Pipeline dock shows it.
+
+    Attributes
+    ----------
+    ms : float
+        Milliseconds it took.
+    frame_index : int or None
+        The frame it was measured on (None: not a frame's).
+    """
+
+    ms: float
+    frame_index: int | None = None
+
+    def text(self) -> str:
+        """``"1,588 ms (frame 37)"``."""
+        ms = f"{self.ms:,.0f} ms" if self.ms >= 10 else f"{self.ms:.1f} ms"
+        return ms if self.frame_index is None else f"{ms} (frame {self.frame_index})"
+
+
+@dataclass(frozen=True)
 class ViewTimings:
     """Seconds spent in the viewer for the last frame: overlay update and render."""
 
@@ -416,6 +450,9 @@ class ViewerModel(QObject):
     experiment_finished = pyqtSignal(object, object)  # result (opaque) or None, error or None
     cost_model_changed = pyqtSignal(object)  # CostView or None
     kernels_changed = pyqtSignal(object)  # KernelStatus of the background compile
+    side_changed = pyqtSignal(object)  # the newest SideResult (distance, inside test) or None
+    analysis_costs_changed = pyqtSignal()  # an optional analysis was measured anew
+    slow_frame_changed = pyqtSignal(str)  # why the shown frame was slow, "" when it was not
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -443,7 +480,6 @@ class ViewerModel(QObject):
         self.inspect: dict | None = None
         self.fps: float = 0.0
         self.loading: str = ""  # what is being read in the background, or ""
-        self.is_self_collision: bool = False  # the scene tests its first body against itself
         self.timing_history = TimingHistory()  # phase times of the last second, for medians
         # The recording (a core ``Recording``, opaque here: the controller owns and fills it)
         # and the position shown from it. ``frame`` is what every view draws: the live frame
@@ -483,6 +519,27 @@ class ViewerModel(QObject):
         self.cost_view: CostView | None = None
         # The background compile of the kernels (a first start), idle by default.
         self.kernels = KernelStatus()
+        # The newest distance and inside test computed beside the frames of this scene
+        # (viewer.side_results.SideResult), and the recent ones by frame number, so that a
+        # recorded frame finds its own (at most side_results.MAX_KEPT_SIDE_RESULTS).
+        self.side = None
+        self.side_by_frame: dict[int, object] = {}
+        # The last measured cost of each optional analysis ("distance", "containment",
+        # "self", "heat", "ghost", "cross-check") for the Pipeline dock.
+        self.analysis_costs: dict[str, AnalysisCost] = {}
+        self.slow_frame: str = ""
+
+    # -- choices held in the pipeline -------------------------------------------------------
+    @property
+    def is_self_collision(self) -> bool:
+        """The scene tests its first body against itself: ``pipeline.self_collision``, the one
+        place it is held (the Pipeline dock's check box writes it too)."""
+        return self.pipeline.self_collision
+
+    @is_self_collision.setter
+    def is_self_collision(self, value: bool) -> None:
+        # Set while a scene is replaced, which asks for its frame itself: no signal here.
+        self.pipeline = replace(self.pipeline, self_collision=bool(value))
 
     # -- scene ------------------------------------------------------------------------------
     def set_scene(self, bodies: list[Body], key: str | None, title: str, description: str,
@@ -522,8 +579,13 @@ class ViewerModel(QObject):
         self.quality = None
         self.validation = None
         self.tree_sources = {}
+        had_side = self.side is not None
+        self.side, self.side_by_frame = None, {}
+        self.slow_frame = ""
         self.timing_history.clear()
         self.scene_changed.emit()
+        if had_side:
+            self.side_changed.emit(None)
         self.selection_changed.emit(-1)
         self.inspect_changed.emit(None)
         if was_stepping:
@@ -628,6 +690,40 @@ class ViewerModel(QObject):
             self.frame_ready.emit(frame)
         if had_failure:
             self.frame_failed.emit(None)
+
+    def set_side(self, side) -> None:
+        """The newest distance and inside test computed beside the frames
+        (:class:`viewer.side_results.SideResult`, or None to forget them)."""
+        self.side = side
+        if side is None:
+            self.side_by_frame = {}
+        else:
+            self.side_by_frame[side.frame_index] = side
+            while len(self.side_by_frame) > MAX_KEPT_SIDE_RESULTS:
+                del self.side_by_frame[next(iter(self.side_by_frame))]
+        self.side_changed.emit(side)
+
+    def replace_live_frame(self, frame) -> None:
+        """The live frame again, with more of its results (its side results merged in): shown
+        anew if it is on screen. Its phase times are not counted a second time."""
+        is_shown = self.cursor is None and self.frame is self.live_frame
+        old = self.live_frame.timings if self.live_frame is not None else {}
+        self._live_history.add({k: v for k, v in frame.timings.items() if k not in old})
+        self.live_frame = frame
+        if is_shown:
+            self.frame = frame
+            self.frame_ready.emit(frame)
+
+    def set_analysis_cost(self, key: str, ms: float, frame_index: int | None) -> None:
+        """The last measured cost of the optional analysis ``key`` (Pipeline dock)."""
+        self.analysis_costs[key] = AnalysisCost(float(ms), frame_index)
+        self.analysis_costs_changed.emit()
+
+    def set_slow_frame(self, words: str) -> None:
+        """Why the shown frame took longer than the frame budget ("" when it did not)."""
+        if words != self.slow_frame:
+            self.slow_frame = words
+            self.slow_frame_changed.emit(words)
 
     def set_frame_failure(self, failure: FrameFailure | None) -> None:
         """A live frame failed or was cancelled (None: the mark is taken away); the frame

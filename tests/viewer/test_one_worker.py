@@ -5,7 +5,8 @@ The relays and executors this replaced (each checked gone by the test below):
 costs.py _CostRelay + thread, kernels.py _KernelRelay + thread, inspecting.py _InspectRelay +
 executor, recording.py _JobRelay + executor, files.py _FileRelay + loader, experiments.py
 _ExperimentRelay + thread, session.py _AutosaveRelay + executor, exporting.py _ExportRelay +
-executor, stepping.py _StepsRelay + executor.
+executor, stepping.py _StepsRelay + executor, frames.py _FrameRelay + executor, analysis.py
+_AnalysisRelay + executor.
 """
 
 from __future__ import annotations
@@ -18,10 +19,6 @@ VIEWER = Path(__file__).resolve().parents[2] / "viewer"
 ALLOWED = {
     "control/worker.py",  # the mechanism itself
     "qt/error_guard.py",  # carries a caught error's line to the GUI thread: not a job
-    # The frame job and the side analyses (ghost, cross-check) move onto the worker in the
-    # frame helper's branch of issue 25; until that is merged they keep their own.
-    "control/frames.py",
-    "control/analysis.py",
 }
 
 THREAD_MAKERS = {"ThreadPoolExecutor", "ProcessPoolExecutor", "Thread", "QThread",

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import gc
 import weakref
+from types import SimpleNamespace
 
 import numpy as np
 import pyvista as pv
 from PyQt6.QtCore import QPointF, Qt
 
 from tests.viewer.conftest import click, drag, qt_point, red_mask, settle
+from viewer.control.worker import Tag
 from viewer.model import Mode, UpdateChoice
 from viewer.render.geometry import LINES_PER_BOX
 
@@ -341,7 +343,8 @@ def test_a_frame_finishing_during_shutdown_starts_no_other(qtbot, make_window):
     controller = window.controller
     controller._shutdown_frame_running()
     controller._is_busy, controller._is_pending = True, True  # one ran, one was asked for
-    controller._on_done(None, controller._generation - 1, None, 0.0)  # the late delivery
+    late = SimpleNamespace(tag=Tag("frame", 0, controller._generation - 1))
+    controller._on_frame_done(None, late)  # the late delivery
     assert not controller.is_frame_running
     controller.request_frame()  # after shutdown a request is ignored, not an error
     assert not controller.is_frame_running

@@ -4,29 +4,60 @@ refitted one (the ghost), and another engine's verdict on its contacts (the cros
 The heat map is numpy counting over the frame's own trace (:mod:`core.collide.heat`), done
 on the GUI thread when a frame is drawn and kept for that frame; a recorded frame is coloured
 by its own trace. The ghost (a tree build and a volume fit) and the cross-check (another
-engine and exact arithmetic) run in a worker thread; when one is ready the model's
+engine and exact arithmetic) run on lanes of the worker; when one is ready the model's
 ``analysis_changed`` asks the window to redraw.
+
+The ghost's lane coalesces: one build at a time, and the one waiting is always the newest
+frame's, so while a deformer plays every build finishes and is shown as of its frame
+(``GhostView.frame``) instead of being overtaken. Each cost (heat map, ghost, cross-check)
+goes to the model with the frame it was measured on, for the Pipeline dock.
 """
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
-
-from PyQt6.QtCore import QObject, pyqtSignal
+import time
 
 from core.bvh.build import build_tree
 from core.bvh.quality import sah_cost
 from core.collide.heat import HeatUnavailable, frame_heat
 from core.crosscheck import INSTALL_HINT, available_engine, cross_check_frame, engine_title
 from core.frame_volumes import fitted_volumes
+from viewer.control.frame_budget import FRAME_BUDGET_S
+from viewer.control.worker import Tag
 from viewer.render.ghost import GhostView
 
 
-class _AnalysisRelay(QObject):
-    """Carries worker results to the GUI thread (queued signals)."""
+def _ghost_job(control, frame) -> GhostView:
+    del control  # a build is not cancelled midway; the lane drops the waiting one instead
+    return fresh_ghost(frame)
 
-    ghost_done = pyqtSignal(object, object, object)  # GhostView or None, error, scene count
-    check_done = pyqtSignal(object, object, object)  # frame, CrossCheck or None, error
+
+def _cross_check_job(control, frame, engine: str):
+    del control
+    return cross_check_frame(frame, engine)
+
+
+def _counted_heat(control, frame):
+    """``(FrameHeat or None, why none)`` of ``frame``."""
+    del control
+    try:
+        return frame_heat(frame), ""
+    except HeatUnavailable as exc:
+        return None, str(exc)
+
+
+def _same_trees(a, b) -> bool:
+    """Frames whose trees have the same nodes and triangles: one's heat colours the other."""
+    return (len(a.trees) == len(b.trees) and len(a.meshes) == len(b.meshes)
+            and all(x.n_nodes == y.n_nodes for x, y in zip(a.trees, b.trees))
+            and all(x.faces.shape == y.faces.shape for x, y in zip(a.meshes, b.meshes)))
+
+
+def _same_frame(a, b) -> bool:
+    """The same frame of this scene: the very object, or the one its side results were merged
+    into (same number, same meshes)."""
+    return a is not None and b is not None and (a is b or (a.index == b.index
+                                                           and a.meshes is b.meshes))
 
 
 def fresh_ghost(frame) -> GhostView:
@@ -51,34 +82,64 @@ class FrameAnalysis:
 
     def _init_analysis(self) -> None:
         self._heat_cache = (None, None, "")  # frame, FrameHeat or None, why none
+        self._heat_lane = self.workers.lane("heat", coalesce=True)
+        self._heat_asked = None  # the newest frame whose heat the lane was asked for
         self._ghost: GhostView | None = None
-        self._ghost_building = None  # frame whose fresh tree is being built
-        self._ghost_pending = False
         self._ghost_generation = 0  # scenes seen: a ghost of an older scene is dropped
+        self._ghost_lane = self.workers.lane("ghost", coalesce=True)
+        self._ghost_asked = None  # the newest frame a ghost was asked for
         self._crosscheck = None  # (frame, CrossCheck)
-        self._is_checking = False
-        self._analysis_executor = ThreadPoolExecutor(max_workers=1,
-                                                     thread_name_prefix="analysis")
-        self._analysis_relay = _AnalysisRelay()
-        self._analysis_relay.ghost_done.connect(self._on_ghost_done)
-        self._analysis_relay.check_done.connect(self._on_cross_check_done)
+        self._check_lane = self.workers.lane("cross-check")
+        self._check_callback = None
         self.model.frame_ready.connect(lambda _f: self._request_ghost())
         self.model.display_changed.connect(lambda _d: self._request_ghost())
         self.model.scene_changed.connect(self._forget_ghost)
 
     # -- heat -------------------------------------------------------------------------------
     def heat_for(self, frame):
-        """``(FrameHeat or None, note)`` of ``frame``: note says why there is none."""
+        """``(FrameHeat or None, note)`` of ``frame``: note says why there is none, or that the
+        heat shown is an older frame's.
+
+        Counted on the GUI thread when the frame is drawn while that fits the frame budget
+        (its last cost, :data:`viewer.control.frame_budget.FRAME_BUDGET_S`); past it, on the
+        coalescing heat lane for the newest frame, and meanwhile the newest counted heat of the
+        same trees is shown with "from frame N"."""
         cached_frame, heat, note = self._heat_cache
         if frame is None:
             return None, ""
-        if cached_frame is not frame:
-            try:
-                heat, note = frame_heat(frame), ""
-            except HeatUnavailable as exc:
-                heat, note = None, str(exc)
+        if cached_frame is frame:
+            return heat, note
+        cost = self.model.analysis_costs.get("heat")
+        if not self.is_threaded or cost is None or cost.ms <= 1e3 * FRAME_BUDGET_S:
+            start = time.perf_counter()
+            heat, note = _counted_heat(None, frame)
             self._heat_cache = (frame, heat, note)
-        return heat, note
+            if heat is not None:
+                self.model.set_analysis_cost("heat", 1e3 * (time.perf_counter() - start),
+                                             frame.index)
+            return heat, note
+        self._request_heat(frame)
+        if heat is not None and cached_frame is not None and _same_trees(cached_frame, frame):
+            return heat, (f"from frame {cached_frame.index} (counted beside the frames: "
+                          f"{cost.text()} is over the frame budget)")
+        return None, f"of frame {frame.index}: counting beside the frames ({cost.text()})"
+
+    def _request_heat(self, frame) -> None:
+        if self._heat_asked is frame:
+            return
+        self._heat_asked = frame
+        self._heat_lane.submit(_counted_heat, frame, tag=Tag("heat map", frame.index),
+                               on_result=lambda result, job: self._on_heat_done(frame, result,
+                                                                                job))
+
+    def _on_heat_done(self, frame, result, job) -> None:
+        heat, note = result
+        if self.model.frame is None or not _same_trees(frame, self.model.frame):
+            return  # of other trees than the ones shown now (another scene, a rebuild)
+        self._heat_cache = (frame, heat, note)
+        if job.seconds is not None and heat is not None:
+            self.model.set_analysis_cost("heat", 1e3 * job.seconds, frame.index)
+        self.model.analysis_changed.emit()
 
     # -- ghost ------------------------------------------------------------------------------
     def ghost_view(self) -> GhostView | None:
@@ -91,6 +152,10 @@ class FrameAnalysis:
         sculpted or swapped body) is never returned.
         """
         ghost, frame = self._ghost, self.model.frame
+        if ghost is not None and (ghost.frame.request is not None and frame is not None
+                                  and frame.request is not None
+                                  and ghost.frame.request.bv != frame.request.bv):
+            return None  # another kind of volume than the frame shown
         if ghost is None or frame is None or ghost.frame is frame:
             return ghost if frame is not None else None
         if len(ghost.frame.meshes) < 2 or len(frame.meshes) < 2 or any(
@@ -101,43 +166,47 @@ class FrameAnalysis:
 
     @property
     def is_ghost_building(self) -> bool:
-        return self._ghost_building is not None
+        return self._ghost_lane.is_busy
+
+    def _ghost_inputs(self) -> tuple:
+        """The settings a ghost is fitted with: a ghost of another kind is not shown."""
+        choice = self.model.pipeline
+        return choice.bv, choice.obb_fit, choice.split
 
     def _request_ghost(self) -> None:
+        """Build the shown frame's ghost on the ghost lane (coalescing: one build at a time,
+        the one waiting replaced by the newest frame's)."""
         frame = self.model.frame
         if (not self.model.display.show_ghost or frame is None or len(frame.trees) < 2
-                or (self._ghost is not None and self._ghost.frame is frame)):
+                or _same_frame(self._ghost.frame if self._ghost is not None else None, frame)
+                or _same_frame(self._ghost_asked, frame)):
             return
-        if self._ghost_building is not None:
-            # One build at a time: while frames stream in, the newest is built next.
-            self._ghost_pending = self._ghost_building is not frame
-            return
-        self._ghost_building = frame
-        generation = self._ghost_generation
-
-        def run():
-            try:
-                self._analysis_relay.ghost_done.emit(fresh_ghost(frame), None, generation)
-            except Exception as exc:  # noqa: BLE001 - any failure becomes a message
-                self._analysis_relay.ghost_done.emit(None, exc, generation)
-
-        self._analysis_executor.submit(run)
+        self._ghost_asked = frame
+        tag = Tag("ghost", frame.index, self._ghost_generation, self._ghost_inputs())
+        self._ghost_lane.submit(_ghost_job, frame, tag=tag, on_result=self._on_ghost_done,
+                                on_error=self._on_ghost_failed)
 
     def _forget_ghost(self) -> None:
-        """A new scene (or swapped bodies): the last ghost was of other meshes."""
+        """A new scene (or swapped bodies): the last ghost (and heat) was of other meshes."""
+        self._heat_cache = (None, None, "")
+        self._heat_asked = None
         self._ghost = None
+        self._ghost_asked = None
         self._ghost_generation += 1
 
-    def _on_ghost_done(self, ghost, error, generation=None) -> None:
-        self._ghost_building = None
-        if error is not None:
+    def _on_ghost_done(self, ghost, job) -> None:
+        tag = job.tag
+        if tag.generation != self._ghost_generation or tag.inputs != self._ghost_inputs():
+            return  # of another scene or kind: never shown
+        if job.seconds is not None:
+            self.model.set_analysis_cost("ghost", 1e3 * job.seconds, tag.frame_index)
+        self._ghost = ghost
+        self.model.analysis_changed.emit()
+
+    def _on_ghost_failed(self, error, job) -> None:
+        self._ghost_asked = None
+        if job.tag.generation == self._ghost_generation:
             self.model.error.emit("Ghost tree", f"{type(error).__name__}: {error}")
-        elif generation is None or generation == self._ghost_generation:
-            self._ghost = ghost
-            self.model.analysis_changed.emit()
-        if self._ghost_pending:
-            self._ghost_pending = False
-            self._request_ghost()
 
     # -- cross-check ------------------------------------------------------------------------
     @staticmethod
@@ -151,7 +220,7 @@ class FrameAnalysis:
 
     @property
     def is_cross_checking(self) -> bool:
-        return self._is_checking
+        return self._check_lane.is_busy
 
     def cross_check_frame(self, on_done, engine: str | None = None) -> bool:
         """Compare the contacts the SHOWN frame reported (its pairs, found with its own trees,
@@ -170,25 +239,20 @@ class FrameAnalysis:
         if frame is None or len(frame.meshes) < 2 or frame.result is None:
             self.model.error.emit("Cross-check", "the cross-check needs two meshes")
             return False
-        if self._is_checking:
+        if self._check_lane.is_busy:
             self.model.message.emit("Wait: a cross-check is still running")
             return False
-        self._is_checking = True
         self._check_callback = on_done
-
-        def run():
-            try:
-                check = cross_check_frame(frame, engine)
-                self._analysis_relay.check_done.emit(frame, check, None)
-            except Exception as exc:  # noqa: BLE001 - any failure becomes a message
-                self._analysis_relay.check_done.emit(frame, None, exc)
-
-        self._analysis_executor.submit(run)
+        self._check_lane.submit(
+            _cross_check_job, frame, engine, tag=Tag("cross-check", frame.index),
+            on_result=lambda check, job: self._on_cross_check_done(frame, check, None, job),
+            on_error=lambda error, job: self._on_cross_check_done(frame, None, error, job))
         return True
 
-    def _on_cross_check_done(self, frame, check, error) -> None:
-        self._is_checking = False
+    def _on_cross_check_done(self, frame, check, error, job=None) -> None:
         if check is not None:
+            if job is not None and job.seconds is not None:
+                self.model.set_analysis_cost("cross-check", 1e3 * job.seconds, frame.index)
             self._crosscheck = (frame, check)
             self.model.analysis_changed.emit()
         callback, self._check_callback = self._check_callback, None
@@ -202,4 +266,6 @@ class FrameAnalysis:
         return self._crosscheck[1]
 
     def _shutdown_analysis(self) -> None:
-        self._analysis_executor.shutdown(wait=True, cancel_futures=True)
+        self._ghost_lane.cancel()
+        self._check_lane.cancel()
+        self._heat_lane.cancel()

@@ -1,30 +1,46 @@
-"""Frames: ``FramePipeline.step`` in a worker thread, finished frames handed to the model.
+"""Frames: ``FramePipeline.step`` on the worker's frame lane, finished frames handed to the
+model; the distance and inside test beside them on their own lane.
 
 The numba kernels release the GIL, so Qt keeps painting while a frame runs. At most one frame
 is in flight: requests that arrive meanwhile collapse into one "run again with the latest
 state" flag, so stale frames are dropped rather than queued and the display never lags behind
-a backlog.
+a backlog. Frames are pipelined: when another frame is wanted, it starts before the finished
+one is delivered and drawn, so the core computes frame N+1 while frame N is drawn.
+
+The frame holds only what the frame needs: the core runs it with ``distance=False`` and
+``containment=False``. When A and B do not touch and the Pipeline dock asks for them, the
+minimum distance and the inside test run on the finished frame's own meshes, trees and poses
+(a snapshot: the next frame's refit makes new arrays and never writes these) on a coalescing
+lane: one at a time, always the newest frame, whatever they cost (1,588 ms + 1,006 ms a frame
+on nefertiti × ogre did not slow the frames down). The model keeps the newest
+(:class:`viewer.side_results.SideResult`); one of another scene or other choices is dropped.
 """
 
 from __future__ import annotations
 
+import functools
 import time
-from concurrent.futures import CancelledError, ThreadPoolExecutor
-
-from PyQt6.QtCore import QObject, pyqtSignal
+from concurrent.futures import CancelledError
 
 from core import interpreted
 from core.bv import ObbFit
 from core.bvh import SplitRule
 from core.collide import DescendRule
+from core.containment import pair_containment
 from core.deform import DEFORMERS
+from core.distance import min_distance
 from core.errors import BVHLabError
 from core.pipeline import BodyInput, FramePipeline, PipelineSettings, UpdateMode
 from core.pose import Pose
+from core.recording import Recording
+from core.request import DISTANCE_BV
 from core.warmup import FIRST_FRAME_STEPS, is_cache_complete, warm_in_process, warm_up
 from viewer.choices import NO_PARTITION
+from viewer.control.frame_budget import slow_frame_words
 from viewer.control.frame_watch import FrameWatch
+from viewer.control.worker import Tag
 from viewer.model import FrameFailure, UpdateChoice
+from viewer.side_results import SideResult, merged_frame
 
 FPS_SMOOTHING = 0.2
 """Weight of the newest frame in the exponential average of the frame rate."""
@@ -54,10 +70,78 @@ def _ensure_kernels() -> None:
     _kernels_ready = True
 
 
-class _FrameRelay(QObject):
-    """Carries a finished frame from the worker thread to the GUI thread (queued signal)."""
+def _run_frame(control, pipe, inputs, t, query_control):
+    """The frame job: one ``FramePipeline.step`` (on the frame lane's thread)."""
+    del control  # the frame's cancel is the FrameWatch's query control
+    _ensure_kernels()
+    return pipe.step(inputs, t, query_control)
 
-    done = pyqtSignal(object, int, object, float)  # frame, generation, error, wall seconds
+
+def side_results(control, frame, is_distance: bool, is_containment: bool):
+    """The side job: the minimum distance and the inside test of ``frame``'s bodies A and B,
+    on the frame's own meshes, trees and poses.
+
+    Returns
+    -------
+    (DistanceResult or None, PairContainment or None, dict[str, float])
+        The results chosen, and the seconds each took (``"distance"``, ``"containment"``).
+    """
+    meshes, trees, poses = frame.meshes, frame.trees, frame.poses
+    distance = containment = None
+    seconds = {}
+    if is_distance:
+        start = time.perf_counter()
+        distance = min_distance(meshes[0], trees[0], meshes[1], trees[1], poses[0], poses[1],
+                                bv=DISTANCE_BV)  # fmt: skip
+        seconds["distance"] = time.perf_counter() - start
+    if control is not None:
+        control.check()
+    if is_containment:
+        start = time.perf_counter()
+        containment = pair_containment(meshes[0], meshes[1], poses[0], poses[1], frame.result)
+        seconds["containment"] = time.perf_counter() - start
+    return distance, containment, seconds
+
+
+RECORDING_COPY_MEGABYTES = 1e9
+"""The memory cap of a recording copied to be saved with its side results: it shares the
+recorded frames' arrays, so it holds all of them (the recording's own caps already apply)."""
+
+
+def recording_with_side_results(recording: Recording, side_by_frame: dict) -> Recording:
+    """``recording`` as it is saved: a frame that ran without its distance and inside test (they
+    ran beside it) carries the side result kept for its frame number, so the file has them with
+    the frame they were computed on. ``recording`` itself when no frame needs one; else a copy
+    that shares the frames' arrays.
+
+    Parameters
+    ----------
+    recording : core.recording.Recording
+    side_by_frame : dict[int, SideResult]
+        The side results kept for this scene's frames (``ViewerModel.side_by_frame``).
+    """
+    def side_of(frame):
+        if frame.distance is not None or frame.containment is not None:
+            return None
+        return side_by_frame.get(int(frame.index))
+
+    n = len(recording)
+    if not any(side_of(recording[i]) is not None for i in range(n)):
+        return recording
+    copy = Recording(RECORDING_COPY_MEGABYTES, max(1, n))
+    for i in range(n):
+        frame = recording[i]
+        side = side_of(frame)
+        copy.append(frame if side is None else merged_frame(frame, side), recording.body_keys(i),
+                    recording.update_mode(i), user_events=recording.user_events(i))
+    return copy
+
+
+def needs_side(frame, inputs: tuple) -> bool:
+    """Whether ``frame`` gets a distance or inside test beside it: one is chosen
+    (``inputs``), the frame has bodies A and B, and they do not touch."""
+    return (any(inputs) and frame is not None and len(frame.meshes) >= 2
+            and frame.result is not None and not frame.result.in_contact)
 
 
 def failure_text(error: BaseException) -> str:
@@ -71,31 +155,35 @@ def failure_text(error: BaseException) -> str:
 
 
 class FrameRunning:
-    """The controller's frame job: ``request_frame`` (threaded, coalescing) and ``step_sync``.
+    """The controller's frame job: ``request_frame`` (threaded, coalescing, pipelined) and
+    ``step_sync``; and the side results (distance, inside test) of the frames delivered.
 
-    Holds the pipeline (``pipe``) and the frame counters (``n_frames``, ``n_dropped``). Uses
-    the host's ``model``.
+    Holds the pipeline (``pipe``) and the frame counters (``n_frames``, ``n_dropped``,
+    ``n_side_dropped``). Uses the host's ``model`` and ``workers``
+    (:class:`viewer.control.worker.Workers`).
     """
 
     def _init_frame_running(self, is_threaded: bool) -> None:
         self.is_threaded = is_threaded
         self.pipe = FramePipeline(self._settings())
-        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="frame")
+        self._frame_lane = self.workers.lane("frame")
+        self._side_lane = self.workers.lane("side", coalesce=True)
         self._is_frames_shut = False
-        self._relay = _FrameRelay()
-        self._relay.done.connect(self._on_done)
         self._generation = 0
         self._is_busy = False
         self._is_pending = False
         self._last_done = None
         self.n_dropped = 0
         self.n_frames = 0
+        self.n_side_dropped = 0  # side results of another scene or other choices
         self._frame_watch = FrameWatch(self.model, lambda: self.pipe.settings.pair_budget)
         self.model.body_changed.connect(lambda _i: self.request_frame())
-        self.model.pipeline_changed.connect(lambda _p: self.request_frame())
+        self.model.pipeline_changed.connect(self._on_pipeline_for_frames)
 
     # -- settings ---------------------------------------------------------------------------
     def _settings(self) -> PipelineSettings:
+        """The core's settings for the next frame: only what the frame needs (the distance
+        and the inside test run beside it, :meth:`_start_side`)."""
         choice = self.model.pipeline
         update = {
             UpdateChoice.REFIT: UpdateMode.REFIT,
@@ -112,11 +200,22 @@ class FrameRunning:
             obb_fit=ObbFit[choice.obb_fit],
             margin=float(choice.margin),
             self_collision=self.model.is_self_collision,
-            containment=True,
+            containment=False,
             partition=None if choice.partition == NO_PARTITION else choice.partition,
-            distance=True,
+            distance=False,
             validate_after_refit=bool(self.model.validate_after_refit),
         )
+
+    def side_inputs(self) -> tuple[bool, bool]:
+        """``(distance chosen, inside test chosen)``: what a side result is computed with."""
+        choice = self.model.pipeline
+        return bool(choice.distance), bool(choice.containment)
+
+    def _on_pipeline_for_frames(self, _choice) -> None:
+        side = self.model.side
+        if side is not None and side.inputs != self.side_inputs():
+            self.model.set_side(None)  # computed with other choices: never shown again
+        self.request_frame()
 
     @staticmethod
     def split_rules() -> list[str]:
@@ -128,13 +227,16 @@ class FrameRunning:
 
     # -- which frames count -----------------------------------------------------------------
     def _discard_frames_in_flight(self) -> None:
-        """The bodies changed identity (added, swapped): a frame still running is dropped."""
+        """The bodies changed identity (added, swapped): a frame still running is dropped,
+        and so is a side result still running."""
         self._generation += 1
 
     def _new_pipeline(self) -> None:
         """A new scene: drop the frame in flight and build every tree afresh."""
         self._discard_frames_in_flight()
         self.pipe = FramePipeline(self._settings())
+        # Frame numbers start again: a side result kept by number would name another frame.
+        self.model.set_side(None)
 
     # -- frames -----------------------------------------------------------------------------
     def _inputs(self) -> list[BodyInput]:
@@ -166,38 +268,37 @@ class FrameRunning:
         self._is_busy = True
         self._is_pending = False
         self.pipe.settings = self._settings()
-        inputs, t, generation = self._inputs(), self.model.t, self._generation
-        self._executor.submit(self._run, inputs, t, generation, self._frame_watch.start())
-
-    def _run(self, inputs, t, generation, control) -> None:
-        start = time.perf_counter()
-        try:
-            _ensure_kernels()
-            frame = self.pipe.step(inputs, t, control)
-            error = None
-        except Exception as exc:  # noqa: BLE001 - any failure becomes a message, not a crash
-            # Without its traceback the error keeps no frame of the failed query alive, so
-            # the memory of its arrays goes back now.
-            frame, error = None, exc.with_traceback(None)
-        self._relay.done.emit(frame, generation, error, time.perf_counter() - start)
+        tag = Tag("frame", self.pipe.next_index, self._generation)
+        self._frame_lane.submit(_run_frame, self.pipe, self._inputs(), self.model.t,
+                                self._frame_watch.start(), tag=tag,
+                                on_result=self._on_frame_done, on_error=self._on_frame_failed)
 
     def cancel_frame(self) -> bool:
         """Stop the frame in flight at its traversal's next level; whether one was running."""
         return self._frame_watch.cancel()
 
-    def _on_done(self, frame, generation, error, _seconds) -> None:
-        self._is_busy = False
-        self._frame_watch.stop()
-        if error is not None:
-            self.model.set_playing(False)
-            text = failure_text(error)
-            if generation == self._generation:
-                self._mark_failed(error, text)
-            self.model.error.emit("Frame failed", text)
-        elif generation == self._generation:
-            self._deliver(frame)
+    def _start_pending(self) -> None:
         if self._is_pending and self.model.bodies and not self._is_frames_shut:
             self._start()
+
+    def _on_frame_done(self, frame, job) -> None:
+        self._is_busy = False
+        self._frame_watch.stop()
+        # Pipelined: the next frame the clock (or an edit) asked for starts before this one
+        # is drawn, so the core works while the GUI thread draws.
+        self._start_pending()
+        if job.tag.generation == self._generation:
+            self._deliver(frame)
+
+    def _on_frame_failed(self, error, job) -> None:
+        self._is_busy = False
+        self._frame_watch.stop()
+        self.model.set_playing(False)
+        text = failure_text(error)
+        if job.tag.generation == self._generation:
+            self._mark_failed(error, text)
+        self.model.error.emit("Frame failed", text)
+        self._start_pending()
 
     def _mark_failed(self, error: BaseException, text: str) -> None:
         """Mark the failed (or cancelled) frame on screen: the view keeps the last good frame
@@ -218,19 +319,83 @@ class FrameRunning:
         self._last_done = now
         self.n_frames += 1
         self._record_frame(frame)
+        if "self" in frame.timings:
+            self.model.set_analysis_cost("self", 1e3 * frame.timings["self"], frame.index)
+        self._say_if_slow(frame)
         self.model.set_frame(frame)
+        self._start_side(frame)
+
+    def _say_if_slow(self, frame) -> None:
+        """Put why ``frame`` passed the frame budget in the model (Stats dock) and the status
+        bar; the words come from its own phase times."""
+        words = slow_frame_words(frame, self.pipe.settings.update.value)
+        reason = words.split("): ", 1)[-1]
+        if words and reason != self.model.slow_frame.split("): ", 1)[-1]:
+            # Once per reason: every slow frame's own words are in the Stats dock.
+            self.model.message.emit(words)
+        self.model.set_slow_frame(words)
+
+    # -- beside the frame: distance and inside test -----------------------------------------
+    def _start_side(self, frame) -> None:
+        """Run the chosen distance and inside test of ``frame`` on the side lane (coalescing:
+        the one waiting is replaced by the newest frame's)."""
+        inputs = self.side_inputs()
+        if self._is_frames_shut or not needs_side(frame, inputs):
+            return
+        if frame.distance is not None or frame.containment is not None:
+            return  # computed already (step_sync merged them in)
+        tag = Tag("distance and inside test", frame.index, self._generation, inputs)
+        self._side_lane.submit(side_results, frame, *inputs, tag=tag,
+                               on_result=functools.partial(self._on_side_done, frame),
+                               on_error=self._on_side_failed)
+
+    def _side_result(self, frame, result, tag: Tag) -> SideResult | None:
+        """The side result of ``frame``, or None (counted) when it was computed for another
+        scene or with other choices than the current ones."""
+        if tag.generation != self._generation or tag.inputs != self.side_inputs():
+            self.n_side_dropped += 1
+            return None
+        distance, containment, seconds = result
+        return SideResult(int(frame.index), tag.generation, tag.inputs, distance, containment,
+                          dict(seconds))
+
+    def _on_side_done(self, frame, result, job) -> None:
+        side = self._side_result(frame, result, job.tag)
+        if side is None:
+            return
+        for key, seconds in side.seconds.items():
+            self.model.set_analysis_cost(key, 1e3 * seconds, side.frame_index)
+        self.model.set_side(side)
+        if self.model.live_frame is frame and not self.model.is_playing:
+            # Still the newest frame: it reads as if it had computed them itself.
+            self.model.replace_live_frame(merged_frame(frame, side))
+
+    def _on_side_failed(self, error, job) -> None:
+        if job.tag.generation == self._generation:
+            self.model.error.emit("Minimum distance / inside test", failure_text(error))
 
     def step_sync(self):
-        """Run one frame inline and deliver it; returns the Frame."""
+        """Run one frame inline and deliver it, its side results merged in; returns the
+        Frame."""
         self.pipe.settings = self._settings()
         _ensure_kernels()
         frame = self.pipe.step(self._inputs(), self.model.t)
+        inputs = self.side_inputs()
+        if needs_side(frame, inputs):
+            tag = Tag("distance and inside test", frame.index, self._generation, inputs)
+            side = self._side_result(frame, side_results(None, frame, *inputs), tag)
+            if side is not None:  # always: the same scene and choices, nothing ran between
+                for key, seconds in side.seconds.items():
+                    self.model.set_analysis_cost(key, 1e3 * seconds, side.frame_index)
+                self.model.set_side(side)
+                frame = merged_frame(frame, side)
         self._deliver(frame)
         return frame
 
     @property
     def is_busy(self) -> bool:
-        return self._is_busy or self._is_pending
+        """A frame is running or wanted, or the side results of the last one are running."""
+        return self._is_busy or self._is_pending or self._side_lane.is_busy
 
     @property
     def is_frame_running(self) -> bool:
@@ -243,4 +408,5 @@ class FrameRunning:
         # "cannot schedule new futures after shutdown" in a slot, and PyQt aborted the app,
         # so the next start offered to restore a crashed session.
         self._is_frames_shut = True
-        self._executor.shutdown(wait=True, cancel_futures=True)
+        self._frame_lane.cancel()
+        self._side_lane.cancel()

@@ -27,6 +27,7 @@ from core.recording import (
     save_recording,
 )
 from viewer.control.files import mesh_notes, new_body_key
+from viewer.control.frames import recording_with_side_results
 from viewer.control.worker import JobCancelled, Tag
 from viewer.model import Body
 from viewer.scenes import default_color
@@ -307,7 +308,9 @@ class FrameRecording:
             return False
         self.stop_playback()
         path = Path(path)
-        recording = self.recording
+        # The distance and inside test ran beside the frames: saved with the frame they were
+        # computed on.
+        recording = recording_with_side_results(self.recording, self.model.side_by_frame)
 
         def done(_result, error):
             if isinstance(error, JobCancelled):

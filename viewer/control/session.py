@@ -289,9 +289,10 @@ class SessionKeeping:
         model = self.model
         model.set_playing(False)
         self.stop_playback()
-        model.is_self_collision = session.is_self_collision
         model.set_pipeline(**{f.name: getattr(pipeline, f.name)
                               for f in dataclasses.fields(pipeline)})
+        # After the pipeline: a session saved before the pipeline held it names it here only.
+        model.is_self_collision = session.is_self_collision
         model.set_display(**{f.name: getattr(display, f.name)
                              for f in dataclasses.fields(display)})
         self._replace_scene(bodies, key, session.scene_title, session.scene_description,

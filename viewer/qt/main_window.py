@@ -47,6 +47,7 @@ from viewer.qt.window_dialogs import ProgressDialogs
 from viewer.render import SceneRenderer, inspect_node
 from viewer.render.scene import set_default_view
 from viewer.scenes import SCENES
+from viewer.side_results import shown_side
 
 DRIFT_KEY = shortcut_of("recording.drift")
 """Recording > Drift and frame time…"""
@@ -416,7 +417,9 @@ class MainWindow(QMainWindow):
                                                self.model.inspect, self.step_note(), hidden,
                                                step, heat=heat, heat_note=heat_note,
                                                ghost=self.controller.ghost_view(),
-                                               crosscheck=self.controller.crosscheck_view())
+                                               crosscheck=self.controller.crosscheck_view(),
+                                               side=shown_side(frame, self.model.side,
+                                                               self.model.side_by_frame))
         self.renderer.update_marks(frame, self.model.selected_node,
                                    self.tree_tools.violation_nodes(),
                                    self.controller.tree_file_ids(frame), hidden)
@@ -589,6 +592,12 @@ class MainWindow(QMainWindow):
         window_settings.save_settings(self)
 
     def closeEvent(self, event):  # noqa: N802 - Qt API
+        if getattr(self, "_is_closed", False):
+            # Closed again (a test's teardown closes every window it made): the controller is
+            # shut down and the canvas' objects are gone already.
+            super().closeEvent(event)
+            return
+        self._is_closed = True
         self.lecture.leave()  # the docks it hid are saved as they were before it
         self.save_settings()
         self.model.set_playing(False)

@@ -39,6 +39,7 @@ from viewer.render.volumes import (
     volumes_groups_polydata,
 )
 from viewer.render.words import UNNAMED, KindWords
+from viewer.side_results import ShownSide, shown_side
 
 # Mirrors of ``core.collide.tritri.ContactKind`` (the render layer does not call the core; a
 # test checks the values are the same).
@@ -224,8 +225,9 @@ def _pair_volumes(frame, trees, pairs: np.ndarray, poses, hidden=frozenset()) ->
                                        if i not in hidden])
 
 
-def _add_extras(frame, poses, out: Overlays, level: int | None) -> None:
-    """Partition cells and planes, and the closest points, of a frame.
+def _add_extras(frame, poses, out: Overlays, level: int | None, side: ShownSide) -> None:
+    """Partition cells and planes, and the closest points, of a frame (``side``: its distance,
+    the frame's own or one computed beside it, see :func:`viewer.side_results.shown_side`).
 
     BSP planes are drawn down to depth ``level`` (all when None), so the level slider
     reveals the splits one depth at a time; only planes of nodes holding both meshes.
@@ -251,10 +253,11 @@ def _add_extras(frame, poses, out: Overlays, level: int | None) -> None:
         if planes.n_planes:
             depth = "all depths" if level is None else f"depth <= {level}"
             out.notes.append(f"  splitting planes drawn: {keep.shape[0]} ({depth})")
-    dist = getattr(frame, "distance", None)
+    dist = side.distance
     if dist is not None:
         out.polys["distance"] = distance_polydata(dist.point_a, dist.point_b)
-        out.notes.append(f"minimum distance {dist.distance:.4g} (orange line)")
+        late = f", {side.late}" if side.late else ""
+        out.notes.append(f"minimum distance {dist.distance:.4g} (orange line{late})")
         out.notes.append(f"  closest: triangle {int(dist.pair[0])} of A, {int(dist.pair[1])} of "
                          f"B; {dist.counters.n_bv_tests:,} RSS pairs bounded")
 
@@ -301,7 +304,8 @@ def level_sentence(trace, level: int, descend: str = "LARGER_VOLUME") -> str:
 
 
 def build_overlays(frame, display, level: int | None, inspect: dict | None = None,
-                   hidden=frozenset(), contact_ids: np.ndarray | None = None) -> Overlays:
+                   hidden=frozenset(), contact_ids: np.ndarray | None = None,
+                   side: ShownSide | None = None) -> Overlays:
     """Overlay geometry of ``frame`` at traversal level ``level``.
 
     Parameters
@@ -319,6 +323,9 @@ def build_overlays(frame, display, level: int | None, inspect: dict | None = Non
     contact_ids : (c,) int64 or None
         Only these rows of the frame's contacts are drawn (the traversal stepper's contacts
         found so far); None draws them all.
+    side : ShownSide or None
+        The distance and inside test to show (computed beside the frame, perhaps on an older
+        one: then the note says "from frame N"); None: the frame's own.
 
     Returns
     -------
@@ -327,9 +334,12 @@ def build_overlays(frame, display, level: int | None, inspect: dict | None = Non
     out = Overlays(polys={name: pv.PolyData() for name in OVERLAY_NAMES})
     if frame is None:
         return out
-    containment = getattr(frame, "containment", None)
+    if side is None:
+        side = shown_side(frame, None)
+    containment = side.containment
     if containment is not None:
-        out.notes.append(f"no contact: {containment.text}")
+        late = f" ({side.late})" if side.late else ""
+        out.notes.append(f"no contact: {containment.text}{late}")
     is_self = len(frame.trees) == 1 and shown_result(frame) is not None
     if len(frame.trees) < 2 and not is_self:
         return out
@@ -424,7 +434,7 @@ def build_overlays(frame, display, level: int | None, inspect: dict | None = Non
         groups = [(body, [node], poses[body]), (1 - body, partners, poses[1 - body])]
         out.polys["inspect"] = node_volumes(
             frame, trees, [g for g in groups if g[0] not in hidden])
-    _add_extras(frame, poses, out, level)
+    _add_extras(frame, poses, out, level, side)
     return out
 
 

@@ -365,7 +365,7 @@ class SceneRenderer:
     def update_frame(self, frame, display, level, inspect=None, extra_note: str = "",
                      hidden=frozenset(), step: StepView | None = None, heat=None,
                      heat_note: str = "", ghost: GhostView | None = None,
-                     crosscheck=None) -> float:
+                     crosscheck=None, side=None) -> float:
         """Copy a frame's deformed meshes and overlays into the actors.
 
         Parameters
@@ -389,6 +389,8 @@ class SceneRenderer:
             A fresh tree of the frame's vertices, drawn when ``display.show_ghost``.
         crosscheck : core.crosscheck.CrossCheck or None
             Another engine's verdict on the frame: the pairs the engines disagree on.
+        side : viewer.side_results.ShownSide or None
+            The distance and inside test computed beside the frames (None: the frame's own).
 
         Returns
         -------
@@ -410,7 +412,7 @@ class SceneRenderer:
         if not getattr(display, "show_ghost", False) or frame is None:
             ghost = None
         overlays = build_overlays(frame, display, level, inspect, hidden,
-                                  None if step is None else step.contact_ids)
+                                  None if step is None else step.contact_ids, side)
         step_overlays = self._update_step(frame, step)
         poses = [] if frame is None else [
             p.as_matrix() if hasattr(p, "as_matrix") else np.asarray(p, np.float64)

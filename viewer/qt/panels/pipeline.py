@@ -1,5 +1,6 @@
 """The Pipeline dock: tree update (refit / rebuild / auto), drift, split and descend rules,
-near-contact margin and bounding-volume kind."""
+near-contact margin, bounding-volume kind, and the optional analyses with their cost
+(:mod:`viewer.qt.panels.analyses`)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from PyQt6.QtWidgets import QDoubleSpinBox, QFormLayout, QLabel, QWidget
 
 from viewer.choices import descend_choices, split_choices
 from viewer.model import UpdateChoice
+from viewer.qt.panels.analyses import AnalysesBox
 from viewer.qt.panels.common import wrap_label
 from viewer.qt.volume_choice import VolumeChoice
 from viewer.qt.widgets import pipeline_combo
@@ -69,6 +71,8 @@ class PipelinePanel(QWidget):
         self.volume_choice = VolumeChoice(model)
         form.addRow(self.volume_choice)
         form.addRow(self.drift)
+        self.analyses = AnalysesBox(model)
+        form.addRow(self.analyses)
         model.pipeline_changed.connect(lambda _p: self.refresh())
         model.frame_ready.connect(self._on_frame)
         model.kernels_changed.connect(lambda _k: self._show_compile_note())

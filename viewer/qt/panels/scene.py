@@ -24,6 +24,7 @@ from viewer.qt.panels.common import wrap_label
 from viewer.qt.panels.mesh_notes import body_notes
 from viewer.qt.widgets import FloatSlider, StopSlider
 from viewer.scenes import SCENES
+from viewer.side_results import shown_side
 
 #: The list entry that opens the many-objects demo (Zhou et al. 2009) in its own window: its
 #: sixty moving bodies are not a two-body scene of this window.
@@ -187,15 +188,20 @@ class ScenePanel(QWidget):
             self.measured.setText("measured gap: computing…")
             return
         c = frame.result.counters
-        distance = getattr(frame, "distance", None)
-        if c.n_contacts or distance is None:
+        side = shown_side(frame, self.model.side, self.model.side_by_frame)
+        distance = side.distance
+        if c.n_contacts:
             head = (f"the surfaces touch: <b>{c.n_contacts:,} contacts</b> (the meshes were "
                     "moved or reshaped)")
+        elif distance is None:
+            head = ("measured gap: computing…" if self.model.pipeline.distance else
+                    "measured gap: minimum distance is off (Pipeline dock)")
         else:
             # Four significant digits with trailing zeros: successive logarithmic stops
             # (26% apart) always read differently.
+            late = f" ({side.late})" if side.late else ""
             head = (f"measured gap (minimum distance between the surfaces): "
-                    f"<b>{distance.distance:#.4g}</b>")
+                    f"<b>{distance.distance:#.4g}</b>{late}")
         self.measured.setText(
             f"{head}<br>this gap costs <b>{c.n_bv_tests:,} volume tests</b> "
             f"({c.n_bv_overlaps:,} overlapping) and {c.n_tri_tests:,} triangle tests")

@@ -19,6 +19,7 @@ from viewer.qt.panels.common import WhenShown, header_label, set_cell, show_head
 from viewer.qt.panels.mesh_notes import body_notes
 from viewer.render.overlays import KIND_LABELS, shown_result
 from viewer.render.style import frame_words
+from viewer.side_results import ShownSide, shown_side
 from viewer.timing import PHASE_WORDS, last_and_median, shown_phases
 
 RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
@@ -54,6 +55,11 @@ class StatsPanel(QWidget):
         self.trees = wrap_label(QLabel())
         self.relation = wrap_label(QLabel())  # contact kinds, or containment when apart
         self.meshes = wrap_label(QLabel())  # hidden bodies and each mesh's notes
+        # Why the live frame passed the frame budget, in words (hidden when it did not).
+        self.slow = wrap_label(QLabel())
+        self.slow.setObjectName("slow_frame")
+        self.slow.setStyleSheet("QLabel { background: #fff3c4; padding: 4px; }")
+        self.slow.hide()
         self.cost_title = wrap_label(QLabel())
         self.cost_title.setToolTip(COST_TOOLTIP)
         self.cost_table = QTableWidget(0, len(COST_HEADERS))
@@ -69,6 +75,7 @@ class StatsPanel(QWidget):
         self.cost_total = wrap_label(QLabel())
         layout = QVBoxLayout(self)
         layout.addWidget(self.header)
+        layout.addWidget(self.slow)
         layout.addWidget(self.table, 1)
         layout.addWidget(self.relation)
         layout.addWidget(self.totals)
@@ -95,7 +102,10 @@ class StatsPanel(QWidget):
     def refresh(self, frame) -> None:
         show_header(self.header, self.model, frame)
         result = shown_result(frame)
-        self.relation.setText(relation_text(frame, result))
+        self.relation.setText(relation_text(
+            frame, result, shown_side(frame, self.model.side, self.model.side_by_frame)))
+        self.slow.setText(self.model.slow_frame if frame is self.model.live_frame else "")
+        self.slow.setVisible(bool(self.slow.text()))
         self._refresh_meshes()
         if frame is None or result is None:
             self.table.setRowCount(0)
@@ -226,12 +236,14 @@ def cost_term_words(name: str) -> str:
     return COST_TERM_WORDS.get(key, name)
 
 
-def relation_text(frame, result) -> str:
+def relation_text(frame, result, side: ShownSide | None = None) -> str:
     """Stats line about how the tested meshes meet: contacts per kind, or, with no contact,
-    containment ("A is inside B", "apart", "undefined: B is open (N boundary edges)")."""
+    containment ("A is inside B", "apart", "undefined: B is open (N boundary edges)"), from
+    ``side`` when given (computed beside the frames: "(from frame N)" when of an older one)."""
     if frame is None or result is None:
         return ""
-    text = _contact_relation(frame, result)
+    text = _contact_relation(frame, result, side if side is not None else shown_side(frame,
+                                                                                      None))
     near = getattr(result, "near_pairs", None)
     if getattr(result, "margin", 0.0) > 0.0 and near is not None:
         text += (f"<br>{len(near):,} near pairs (not touching, at most {result.margin:g} "
@@ -241,7 +253,7 @@ def relation_text(frame, result) -> str:
     return text
 
 
-def _contact_relation(frame, result) -> str:
+def _contact_relation(frame, result, side: ShownSide) -> str:
     is_self = frame.result is None
     who = "Self-collision" if is_self else "A and B"
     if result.n_contacts:
@@ -249,7 +261,8 @@ def _contact_relation(frame, result) -> str:
         parts = [f"{int(np.count_nonzero(kinds == k)):,} {label}"
                  for k, label in KIND_LABELS.items() if np.any(kinds == k)]
         return f"<b>{who}</b>: {result.n_contacts:,} contact pairs ({', '.join(parts)})"
-    containment = getattr(frame, "containment", None)
+    containment = side.containment
     if containment is not None:
-        return f"<b>No contact</b>: {containment.text}"
+        late = f" ({side.late})" if side.late else ""
+        return f"<b>No contact</b>: {containment.text}{late}"
     return f"<b>{who}</b>: no contact"
