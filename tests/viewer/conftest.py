@@ -15,10 +15,17 @@ def settings(tmp_path):
     return QSettings(str(tmp_path / "bvh-lab.ini"), QSettings.Format.IniFormat)
 
 
+def wait_scene(qtbot, window, timeout=60_000):
+    """Wait until a built-in scene asked for (prepared on a worker lane) is in the model."""
+    qtbot.waitUntil(lambda: not window.controller.is_scene_loading, timeout=timeout)
+
+
 def settle(qtbot, window, timeout=60_000):
-    """Wait until the controller has no frame running or pending and a frame was drawn."""
+    """Wait until the scene asked for is loaded, the controller has no frame running or
+    pending, a frame was computed and its redraw done."""
     qtbot.waitUntil(
-        lambda: not window.controller.is_busy and window.model.frame is not None,
+        lambda: (not window.controller.is_scene_loading and not window.controller.is_busy
+                 and window.model.frame is not None and not window.is_redraw_pending),
         timeout=timeout,
     )
     QApplication.processEvents()
@@ -35,6 +42,7 @@ def make_window(qtbot, settings):
         window.resize(1100, 750)
         window.show()
         qtbot.waitExposed(window)
+        wait_scene(qtbot, window)  # the scene's own play state comes with it
         window.model.set_playing(False)
         settle(qtbot, window)
         window.reset_camera()

@@ -18,7 +18,7 @@ from PyQt6.QtWidgets import QApplication, QDialogButtonBox, QLabel
 from core.io import load_mesh
 from core.pose import Pose
 from core.session import open_session, peek_session
-from tests.viewer.conftest import settle
+from tests.viewer.conftest import settle, wait_scene
 from viewer.control.autosave import AutosaveState
 from viewer.control.deformers import deformer_fields
 from viewer.control.session import current_vertices
@@ -148,6 +148,7 @@ def test_save_change_open_brings_everything_back(qtbot, make_window, tmp_path):
     assert window.last_error is None and path.is_file()
 
     window.controller.load_scene("bunny-teapot")  # everything changes
+    wait_scene(qtbot, window)
     model.set_pipeline(bv="sphere", split="MIDPOINT", margin=0.0)
     model.set_display(show_culled=False)
     model.set_mode(Mode.CAMERA)
@@ -324,6 +325,9 @@ window = build_window(scene="two-spheres",
 window.show()
 
 def act():
+    if window.controller.is_scene_loading:  # the scene is prepared on a worker lane
+        QTimer.singleShot(100, act)
+        return
     c, body = window.controller, window.model.bodies[0]
     corner = Pose.from_matrix(body.pose).apply(np.asarray(body.rest.vertices[0]))
     c.begin_stroke(0)

@@ -7,7 +7,7 @@ import numpy as np
 from PyQt6.QtCore import QPoint, QPointF, Qt
 from PyQt6.QtWidgets import QApplication
 
-from tests.viewer.conftest import click, drag, qt_point, settle
+from tests.viewer.conftest import click, drag, qt_point, settle, wait_scene
 from viewer.model import Mode
 from viewer.qt.timeline import MARKER_STYLES, frame_label_text
 from viewer.render.overlays import inspect_node
@@ -175,6 +175,7 @@ def test_a_new_scene_clears_the_recording(qtbot, window):
     record_approach(qtbot, window)
     window.controller.scrub_to(2)
     window.controller.load_scene("two-spheres")
+    wait_scene(qtbot, window)
     assert window.model.cursor is None
     settle(qtbot, window)
     assert len(window.model.recording) <= 1  # at most the new scene's first frame

@@ -110,15 +110,29 @@ def build_ghost(ghost: GhostView | None, level: int | None, poses, hidden=frozen
     return poly
 
 
+def _ghost_node_ids(ghost: GhostView, level: int | None, hidden) -> list:
+    """``[(body, ids (k,) int)]``: every node of each shown body's fresh tree drawn at tree
+    depth ``level`` (None: all), before the cap."""
+    return [(body, np.asarray(tree.level_nodes) if level is None else
+             np.asarray(tree.nodes_at_depth(min(level, tree.max_depth))))
+            for body, tree in enumerate(ghost.trees[:2]) if body not in hidden]
+
+
+def ghost_box_counts(ghost: GhostView | None, level: int | None, hidden=frozenset(),
+                     cap: int = 20_000) -> tuple[int, int]:
+    """``(drawn, total)`` ghost boxes at ``level``: each body draws at most ``cap`` of its
+    fresh tree's boxes (the Display settings' box cap), so ``drawn < total`` says the ghost
+    on screen is not the whole tree."""
+    if ghost is None:
+        return 0, 0
+    sizes = [len(ids) for _body, ids in _ghost_node_ids(ghost, level, hidden)]
+    return sum(min(n, int(cap)) for n in sizes), sum(sizes)
+
+
 def _build_ghost(ghost: GhostView, level: int | None, poses, hidden, cap: int) -> pv.PolyData:
     volumes = as_volume_set(ghost.volumes)
-    groups = []
-    for body, tree in enumerate(ghost.trees[:2]):
-        if body in hidden:
-            continue
-        ids = (np.asarray(tree.level_nodes) if level is None else
-               np.asarray(tree.nodes_at_depth(min(level, tree.max_depth))))[:cap]
-        groups.append((body, ids, poses[body]))
+    groups = [(body, ids[:cap], poses[body])
+              for body, ids in _ghost_node_ids(ghost, level, hidden)]
     if volumes is None:
         poly = boxes_groups_polydata([(ghost.trees[b].bmin[ids], ghost.trees[b].bmax[ids], pose)
                                       for b, ids, pose in groups])  # fmt: skip

@@ -23,7 +23,7 @@ from viewer.render.decimation import (  # noqa: F401 - viewer.control.files impo
     prepare_display_copy,
 )
 from viewer.render.geometry import mesh_polydata, ring_polydata
-from viewer.render.ghost import GhostView, build_crosscheck, build_ghost
+from viewer.render.ghost import GhostView, build_crosscheck, build_ghost, ghost_box_counts
 from viewer.render.heat import HeatLayer, build_heat
 from viewer.render.lecture import (
     CAPTION_FONT_PX,
@@ -424,7 +424,8 @@ class SceneRenderer:
         # An older frame's ghost (the newest build finished; while a deformer plays on a big
         # mesh every build ends after the frame moved on) stands where its frame's meshes
         # stood, and says which frame it is.
-        ghost_notes = ghost_words(ghost, frame)
+        ghost_notes = ghost_words(ghost, frame, ghost_box_counts(
+            ghost, level, hidden_ab, int(display.box_cap)))
         self._set_poly("ghost", build_ghost(ghost, level, None if ghost is None else [
             p.as_matrix() if hasattr(p, "as_matrix") else np.asarray(p, np.float64)
             for p in ghost.frame.poses], hidden_ab, int(display.box_cap)))

@@ -171,17 +171,25 @@ LEGEND = legend_entries()
 """The legend before the first frame (no kind named yet)."""
 
 
-def ghost_words(ghost: GhostView | None, frame) -> list[str]:
+def ghost_words(ghost: GhostView | None, frame,
+                counts: tuple[int, int] | None = None) -> list[str]:
     """The legend rows of the ghost drawn with ``frame``: what it is, which frame it was
-    built on when that is not ``frame`` ("ghost from frame 12"), and both SAH costs."""
+    built on when that is not ``frame`` ("ghost from frame 12"), both SAH costs, and
+    "drawing N of M ghost boxes" when the box cap left some out (``counts``: ``(drawn,
+    total)`` of :func:`viewer.render.ghost.ghost_box_counts`)."""
     if ghost is None:
         return []
     words = frame_words(ghost.frame).plural
     if ghost.frame is frame:
-        return [f"ghost (grey dashes): {words} of a fresh tree", ghost.sah_text()]
-    built, shown = getattr(ghost.frame, "index", "?"), getattr(frame, "index", "?")
-    return [f"ghost from frame {built} (grey dashes): {words} of the newest fresh tree "
-            f"(shown: frame {shown})", f"frame {built}: {ghost.sah_text()}"]
+        rows = [f"ghost (grey dashes): {words} of a fresh tree", ghost.sah_text()]
+    else:
+        built, shown = getattr(ghost.frame, "index", "?"), getattr(frame, "index", "?")
+        rows = [f"ghost from frame {built} (grey dashes): {words} of the newest fresh tree "
+                f"(shown: frame {shown})", f"frame {built}: {ghost.sah_text()}"]
+    if counts is not None and counts[0] < counts[1]:
+        rows.append(f"drawing {counts[0]:,} of {counts[1]:,} ghost boxes (the box cap; pick a "
+                    "level to see the rest)")
+    return rows
 
 
 def frame_words(frame) -> KindWords:
