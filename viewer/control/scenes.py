@@ -29,7 +29,7 @@ def mesh_for_body_spec(spec: BodySpec) -> TriMesh:
     return mesh
 
 
-def prepare_scene_meshes(control, spec: SceneSpec) -> list[TriMesh]:
+def prepare_scene_meshes(control, spec: SceneSpec) -> list[tuple[TriMesh, list[str]]]:
     """The rest meshes of a scene's bodies with everything drawing them needs made ahead of
     time (a worker lane's job; no Qt, no rendering): the decimated drawing copy of a big mesh
     and whether its back faces may be culled, both cached by the mesh's faces.
@@ -45,8 +45,10 @@ def prepare_scene_meshes(control, spec: SceneSpec) -> list[TriMesh]:
 
     Returns
     -------
-    list of TriMesh
-        One per body of ``spec``, in order.
+    list of (TriMesh, list of str)
+        One per body of ``spec``, in order: the rest mesh and its notes
+        (:func:`viewer.control.files.mesh_notes`, whose edge counts take a while on big
+        meshes too).
     """
     meshes = []
     for i, body_spec in enumerate(spec.bodies):
@@ -59,20 +61,21 @@ def prepare_scene_meshes(control, spec: SceneSpec) -> list[TriMesh]:
                              f"{body_spec.name} ({mesh.n_faces:,} triangles) for drawing…")
             prepare_display_copy(mesh)
         may_cull_back_faces(mesh)
-        meshes.append(mesh)
+        meshes.append((mesh, mesh_notes(mesh)))
     return meshes
 
 
 def _scene_bodies(spec: SceneSpec, meshes) -> list[Body]:
+    """The bodies of ``spec`` from :func:`prepare_scene_meshes`' ``(mesh, notes)``."""
     bodies = []
-    for i, (body_spec, mesh) in enumerate(zip(spec.bodies, meshes)):
+    for i, (body_spec, (mesh, notes)) in enumerate(zip(spec.bodies, meshes)):
         params = {}
         if body_spec.deformer is not None:
             params = {f.name: f.default for f in deformer_fields(body_spec.deformer)}
             params.update(body_spec.deformer_params)
         bodies.append(Body(new_body_key(body_spec.name), body_spec.name, mesh, mesh,
                            np.array(body_spec.pose, dtype=np.float64), default_color(i),
-                           True, body_spec.deformer, params, mesh_notes(mesh)))
+                           True, body_spec.deformer, params, notes))
     return bodies
 
 

@@ -131,7 +131,7 @@ class MainWindow(QMainWindow):
         model.frame_ready.connect(self._on_frame)
         model.level_changed.connect(lambda _l: self._refresh_inspect_and_redraw())
         model.display_changed.connect(self._on_display)
-        model.inspect_changed.connect(lambda _i: self.request_redraw())
+        model.inspect_changed.connect(lambda _i: self._redraw_for_result())
         model.mode_changed.connect(self._on_mode)
         model.message.connect(lambda text: self.statusBar().showMessage(text, 5000))
         model.error.connect(self.show_error)
@@ -149,8 +149,8 @@ class MainWindow(QMainWindow):
         model.side_changed.connect(lambda _side: self._on_side_result())
         model.frame_failed.connect(self._on_frame_failed)
         signals = controller.lesson_signals
-        signals.step_changed.connect(lambda _i: self.request_redraw())
-        signals.lesson_changed.connect(lambda _l: self.request_redraw())
+        signals.step_changed.connect(lambda _i: self._redraw_for_result())
+        signals.lesson_changed.connect(lambda _l: self._redraw_for_result())
         signals.figure_changed.connect(lambda _r: self.update_figure())
         self._restored_layout = window_settings.restore_settings(self)
 
@@ -343,7 +343,7 @@ class MainWindow(QMainWindow):
         self._has_frame = True
         if self.model.inspect is not None:
             self._refresh_inspect()
-        self.request_redraw()
+        self._redraw_for_result()
 
     def failure_text(self) -> str:
         """The failed frame's mark ("frame 38 failed: <reason> - showing frame 37; its
@@ -356,7 +356,7 @@ class MainWindow(QMainWindow):
 
     def _on_frame_failed(self, _failure) -> None:
         self.status_line.show_failure(self.failure_text())
-        self.request_redraw()
+        self._redraw_for_result()
 
     def _refresh_inspect(self) -> None:
         info = self.model.inspect
@@ -408,6 +408,16 @@ class MainWindow(QMainWindow):
         turn (a frame and the ghost or side result that finished with it) is one render."""
         if not self._redraw_timer.isActive():
             self._redraw_timer.start()
+
+    def _redraw_for_result(self) -> None:
+        """While playing, results come in streams (a frame, then the ghost or side result
+        finishing with it): coalesced by :meth:`request_redraw`. Paused, a result comes from
+        one change (a click, a step, a scrub) and is drawn at once, so what the user changed
+        is on screen when the handler returns."""
+        if self.model.is_playing:
+            self.request_redraw()
+        else:
+            self.redraw()
 
     @property
     def is_redraw_pending(self) -> bool:

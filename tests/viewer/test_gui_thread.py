@@ -1,0 +1,105 @@
+"""What keeps the GUI thread free: one render per event-loop turn however many results ask
+for one, built-in scenes prepared on a worker lane (the newest asked for wins), and the
+ghost saying when the box cap leaves boxes out."""
+
+from __future__ import annotations
+
+import threading
+
+from PyQt6.QtWidgets import QApplication
+
+from tests.viewer.conftest import settle, wait_scene
+from viewer.control import scenes
+
+
+def test_a_frame_and_an_analysis_arriving_together_render_once(qtbot, window):
+    model = window.model
+    # Playing (the state only: no clock, so no other frame comes): results stream in.
+    model.is_playing = True
+    before = window.plotter.n_renders
+    # A frame, the ghost and a side result finishing in the same turn of the event loop.
+    model.frame_ready.emit(model.frame)
+    model.analysis_changed.emit()
+    model.side_changed.emit(model.side)
+    qtbot.waitUntil(lambda: not window.is_redraw_pending, timeout=10_000)
+    QApplication.processEvents()
+    assert window.plotter.n_renders == before + 1
+    model.is_playing = False
+
+
+def test_a_direct_redraw_draws_a_pending_request(qtbot, window):
+    before = window.plotter.n_renders
+    window.request_redraw()
+    window.request_redraw()
+    window.redraw()  # a screenshot's or a user change's redraw: the request is drawn by it
+    assert not window.is_redraw_pending
+    QApplication.processEvents()
+    assert window.plotter.n_renders == before + 1
+
+
+def test_scenes_load_off_the_gui_thread_and_the_newest_wins(qtbot, window, monkeypatch):
+    model, controller = window.model, window.controller
+    prepare = scenes.prepare_scene_meshes
+    gate = threading.Event()
+    runs = []  # (scene title, thread) of each preparation that started
+
+    def held(control, spec):
+        runs.append((spec.title, threading.current_thread()))
+        if len(runs) == 1:
+            gate.wait(60)  # the first scene is still being prepared when the next is asked
+        return prepare(control, spec)
+
+    monkeypatch.setattr(scenes, "prepare_scene_meshes", held)
+    shown = []
+    model.scene_changed.connect(lambda: shown.append(model.scene_key))
+    assert controller.load_scene("linked-tori")
+    qtbot.waitUntil(lambda: len(runs) == 1, timeout=10_000)
+    # The old scene stays until the new one is ready.
+    assert model.scene_key == "two-spheres" and controller.is_scene_loading
+    assert controller.load_scene("concentric-spheres")
+    gate.set()
+    wait_scene(qtbot, window)
+    settle(qtbot, window)
+    assert model.scene_key == "concentric-spheres"
+    assert shown == ["concentric-spheres"]  # the older request never replaced the scene
+    assert runs and all(thread is not threading.main_thread() for _title, thread in runs)
+    assert window.model.frame is not None and len(window.model.frame.meshes) == 2
+
+
+def test_a_file_opened_meanwhile_wins_over_a_pending_scene(qtbot, window, monkeypatch,
+                                                           tmp_path):
+    model, controller = window.model, window.controller
+    prepare = scenes.prepare_scene_meshes
+    gate = threading.Event()
+
+    def held(control, spec):
+        gate.wait(60)
+        return prepare(control, spec)
+
+    monkeypatch.setattr(scenes, "prepare_scene_meshes", held)
+    path = tmp_path / "tetra.obj"
+    path.write_text("v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 3 2\nf 1 2 4\nf 2 3 4\nf 1 4 3\n")
+    assert controller.load_scene("linked-tori")
+    assert controller.load_files([str(path), str(path)])
+    gate.set()
+    wait_scene(qtbot, window)
+    settle(qtbot, window)
+    assert model.scene_key is None and model.scene_title == "tetra, tetra"
+
+
+def test_the_ghost_says_how_many_boxes_the_cap_left_out(qtbot, window):
+    model = window.model
+    model.set_level(None)  # every level: the trees' whole node lists
+    model.set_display(box_cap=3)
+    window.ghost_action.trigger()  # G
+    qtbot.waitUntil(lambda: window.controller.ghost_view() is not None, timeout=60_000)
+    settle(qtbot, window)
+    window.redraw()
+    ghost = window.controller.ghost_view()
+    total = sum(len(tree.level_nodes) for tree in ghost.trees[:2])
+    assert total > 6
+    assert (f"drawing 6 of {total:,} ghost boxes (the box cap; pick a level to see the rest)"
+            in window.renderer.legend_texts)
+    model.set_display(box_cap=100_000)
+    window.redraw()
+    assert not any(text.startswith("drawing") for text in window.renderer.legend_texts)
