@@ -103,3 +103,18 @@ def test_the_ghost_says_how_many_boxes_the_cap_left_out(qtbot, window):
     model.set_display(box_cap=100_000)
     window.redraw()
     assert not any(text.startswith("drawing") for text in window.renderer.legend_texts)
+
+
+def test_a_histogram_is_drawn_again_only_when_its_counts_change(qtbot):
+    import numpy as np
+
+    from viewer.qt.panels.quality import HistogramCanvas
+
+    chart = HistogramCanvas("depths", "depth", "nodes")
+    qtbot.addWidget(chart)
+    chart.show_counts(np.array([1, 2, 4]))
+    n = chart.n_draws
+    chart.show_counts(np.array([1, 2, 4]))  # a refit: the same tree shape
+    assert chart.n_draws == n
+    chart.show_counts(np.array([1, 2, 4, 8]))
+    assert chart.n_draws == n + 1 and list(chart.counts) == [1, 2, 4, 8]
