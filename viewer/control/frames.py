@@ -410,3 +410,7 @@ class FrameRunning:
         self._is_frames_shut = True
         self._frame_lane.cancel()
         self._side_lane.cancel()
+        # The lane drops the cancelled frame's result after the shutdown, so its done handler,
+        # which stops the watch, never runs: stop it here, or its timer keeps asking the
+        # closed window's job dialog to show the frame's progress (and keeps the window alive).
+        self._frame_watch.stop()
