@@ -39,8 +39,8 @@ from viewer.choices import NO_PARTITION
 from viewer.control.frame_budget import slow_frame_words
 from viewer.control.frame_watch import FrameWatch
 from viewer.control.worker import Tag
-from viewer.model import FrameFailure, UpdateChoice
 from viewer.side_results import SideResult, merged_frame
+from viewer.state.pipeline import FrameFailure, UpdateChoice
 
 FPS_SMOOTHING = 0.2
 """Weight of the newest frame in the exponential average of the frame rate."""

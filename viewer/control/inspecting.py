@@ -32,7 +32,7 @@ from core.errors import BVHLabError
 from viewer.control.error_log import one_line, operation, printable
 from viewer.control.worker import Tag
 from viewer.frame_caption import frame_caption
-from viewer.model import TreeCheck, ViolationRow
+from viewer.state.checks import TreeCheck, ViolationRow
 
 QUALITY_INTERVAL_S = 1.0
 """Least time between the starts of two quality computations while playing."""

@@ -33,7 +33,7 @@ from core.warmup import (
 )
 from viewer.choices import NO_PARTITION, PARTITION_LABELS
 from viewer.control.worker import Tag
-from viewer.model import KernelStatus
+from viewer.state.status import KernelStatus
 
 #: Priority the background compile gives up (nice): the window and the frames come first.
 COMPILE_NICENESS = 5

@@ -9,8 +9,8 @@ from core.io import load_mesh
 from core.mesh import TriMesh
 from viewer.control.deformers import deformer_fields
 from viewer.control.files import fit_vertices, mesh_notes, new_body_key
-from viewer.model import Body
 from viewer.scenes import ASSETS_DIR, SCENES, BodySpec, SceneSpec, default_color
+from viewer.state.bodies import Body
 
 
 def mesh_for_body_spec(spec: BodySpec) -> TriMesh:

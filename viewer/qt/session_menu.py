@@ -25,9 +25,9 @@ from PyQt6.QtWidgets import (
     QWidget,
 )
 
-from viewer.model import CameraView
 from viewer.qt.widgets import link_format_and_suffix
 from viewer.render.camera import apply_camera, read_camera
+from viewer.state.display import CameraView
 
 SESSION_FILTER = "BVH Lab sessions (*.bvhsession);;All files (*)"
 EXPORT_FORMATS = (
