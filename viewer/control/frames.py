@@ -302,8 +302,8 @@ class FrameRunning:
 
     def _mark_failed(self, error: BaseException, text: str) -> None:
         """Mark the failed (or cancelled) frame on screen: the view keeps the last good frame
-        and says so (:class:`viewer.model.FrameFailure`). A failed step leaves the pipeline's
-        frame counter as it was, so ``next_index`` is the failed frame's number."""
+        and says so (:class:`viewer.state.pipeline.FrameFailure`). A failed step leaves the
+        pipeline's frame counter as it was, so ``next_index`` is the failed frame's number."""
         is_cancelled = (isinstance(error, CancelledError)
                         or type(error).__name__.endswith("Cancelled"))
         reason = "" if is_cancelled else text

@@ -127,7 +127,7 @@ def violation_parts(violation, file_ids=None) -> tuple[str, str]:
 
 def tree_check(reports, frame, file_ids: dict, is_every_refit: bool = False,
                caption: str = "") -> TreeCheck:  # fmt: skip
-    """A :class:`viewer.model.TreeCheck` of per-body ``ValidationReport`` s (None entries
+    """A :class:`viewer.state.checks.TreeCheck` of per-body ``ValidationReport`` s (None entries
     skipped), naming nodes of trees read from files by the file's ids. ``caption``: which
     trees were checked; default, the frame's number and trees of the bodies checked."""
     violations, summaries, bad_nodes, n_found = [], [], {}, {}

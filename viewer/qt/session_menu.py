@@ -43,7 +43,7 @@ class ExportMeshDialog(QDialog):
 
     Parameters
     ----------
-    bodies : list of viewer.model.Body
+    bodies : list of viewer.state.bodies.Body
     selected : int
         The body chosen at first (the selected one; -1: the first).
     start_dir : str
