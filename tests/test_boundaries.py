@@ -10,7 +10,8 @@ static import graph cannot see or cannot name:
   packages such as numba or trimesh);
 * ``viewer.model`` is plain state with Qt signals: it loads ``PyQt6.QtCore`` and never
   ``PyQt6.QtWidgets`` (import-linter sees an external package only as a whole, so it cannot
-  tell the two apart).
+  tell the two apart);
+* ``viewer.state`` (the plain state types the render layer reads) loads no Qt and no core.
 """
 
 from __future__ import annotations
@@ -80,3 +81,15 @@ def test_viewer_model_loads_qt_core_and_no_widgets():
     report = _import_in_fresh_interpreter(["viewer.model"], (*MODEL_FORBIDDEN, "PyQt6.QtCore"))
     assert report["failed"] == {}
     assert report["loaded"] == ["PyQt6.QtCore"]
+
+
+def test_viewer_state_loads_no_qt():
+    """The plain state types (which the render layer imports) load no Qt at all."""
+    modules = sorted(
+        ".".join(p.relative_to(REPO_ROOT).with_suffix("").parts).removesuffix(".__init__")
+        for p in (REPO_ROOT / "viewer" / "state").glob("*.py")
+    )
+    assert "viewer.state.display" in modules
+    report = _import_in_fresh_interpreter(modules, (*MODEL_FORBIDDEN, "PyQt6", "core"))
+    assert report["failed"] == {}
+    assert report["loaded"] == []

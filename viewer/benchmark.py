@@ -12,7 +12,7 @@ import statistics
 import time
 
 from viewer.kinds import has_fit_choice
-from viewer.model import DEFAULT_LEVEL
+from viewer.state.display import DEFAULT_LEVEL
 
 CORE_PHASES = ("deform", "update", "fit", "traverse", "tritri")
 """Core phases; ``fit`` (volumes of a kind other than the tree's AABBs) is 0 for ``aabb``."""
@@ -43,9 +43,10 @@ def run_benchmark(scene: str, n_frames: int = 60, n_warmup: int = 10, update: st
     app = QCoreApplication.instance() or QCoreApplication([])  # noqa: F841
 
     from viewer.controller import Controller
-    from viewer.model import UpdateChoice, ViewerModel
+    from viewer.model import ViewerModel
     from viewer.render import SceneRenderer
     from viewer.render.scene import set_default_view
+    from viewer.state.pipeline import UpdateChoice
 
     model = ViewerModel()
     controller = Controller(model, is_threaded=False)

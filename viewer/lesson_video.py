@@ -97,11 +97,12 @@ def _render(lesson: Lesson, writer, size, fps: float, say) -> int:
 
     from viewer.control.lessons import FRAME_DT, experiment_result, has_experiment
     from viewer.controller import Controller
-    from viewer.model import CameraView, ViewerModel
+    from viewer.model import ViewerModel
     from viewer.render import SceneRenderer
     from viewer.render.camera import apply_camera, read_camera
     from viewer.render.lecture import figure_image, lecture_scale
     from viewer.render.scene import set_default_view
+    from viewer.state.display import CameraView
 
     # Without a display VTK renders off-screen all the same, after a warning on stderr
     # ("bad X server connection") that would read like a failure among the progress lines.

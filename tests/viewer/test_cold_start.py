@@ -17,7 +17,8 @@ from PyQt6.QtWidgets import QLabel
 from core import interpreted
 from tests.viewer.conftest import settle
 from viewer.control.kernels import steps_for_choice
-from viewer.model import KernelStatus, PipelineChoice
+from viewer.state.pipeline import PipelineChoice
+from viewer.state.status import KernelStatus
 
 ROOT = Path(__file__).resolve().parents[2]
 LINE = re.compile(r"^first frame after (\d+\.\d) s$")

@@ -10,7 +10,7 @@ from core.collide.tritri import ContactKind
 from core.mesh import TriMesh
 from core.pipeline import BodyInput, FramePipeline
 from viewer.controller import Controller
-from viewer.model import Display, ViewerModel
+from viewer.model import ViewerModel
 from viewer.qt.panels.stats import relation_text
 from viewer.render.overlays import (
     KIND_COLORS,
@@ -22,6 +22,7 @@ from viewer.render.overlays import (
     triangle_kinds,
 )
 from viewer.render.style import LEGEND
+from viewer.state.display import Display
 
 
 def _controller():

@@ -11,8 +11,8 @@ from PyQt6.QtWidgets import QApplication
 from core.bvh.build import build_tree
 from core.bvh.quality import sah_cost
 from tests.viewer.conftest import settle
-from viewer.model import UpdateChoice
 from viewer.qt.main_window import CROSSCHECK_KEY, DRIFT_KEY
+from viewer.state.pipeline import UpdateChoice
 
 
 def _deform_frames(qtbot, window, n: int) -> None:

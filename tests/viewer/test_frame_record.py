@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 
 from tests.viewer.conftest import settle
-from viewer.model import Display
 from viewer.render.overlays import build_overlays
+from viewer.state.display import Display
 
 LEVEL = 3
 
@@ -26,7 +26,7 @@ REDRAW = """
 import json, pickle, sys
 import numpy as np
 import pyvista as pv
-from viewer.model import Display
+from viewer.state.display import Display
 from viewer.render.overlays import build_overlays
 
 with open(sys.argv[1], "rb") as f:

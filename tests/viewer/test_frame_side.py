@@ -15,11 +15,12 @@ from viewer.control import frames
 from viewer.control.frame_budget import slow_frame_words
 from viewer.control.worker import Tag
 from viewer.controller import Controller
-from viewer.model import Display, ViewerModel
+from viewer.model import ViewerModel
 from viewer.qt.panels.pipeline import PipelinePanel
 from viewer.qt.panels.stats import relation_text
 from viewer.render.overlays import build_overlays
 from viewer.side_results import shown_side
+from viewer.state.display import Display
 
 
 def _controller(is_threaded=False):

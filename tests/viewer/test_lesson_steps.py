@@ -8,7 +8,8 @@ import pytest
 from viewer.control.lessons import step_state
 from viewer.controller import Controller
 from viewer.lessons import BUILTIN_LESSONS
-from viewer.model import CameraView, ViewerModel
+from viewer.model import ViewerModel
+from viewer.state.display import CameraView
 
 
 @pytest.fixture

@@ -139,8 +139,8 @@ def test_a_reopened_frame_redraws_as_the_recorded_one(tmp_path):
     from core.pose import Pose
     from core.recording import Recording, open_recording, save_recording
     from tests.core.meshgen import sphere_mesh
-    from viewer.model import Display
     from viewer.render.overlays import build_overlays
+    from viewer.state.display import Display
 
     pipe = FramePipeline(PipelineSettings(bv="obb", trace=True, self_collision=True))
     frame = pipe.step([BodyInput("a", sphere_mesh(12)),

@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from viewer.model import Display
 from viewer.render.geometry import (
     LINES_PER_BOX,
     box_corners,
@@ -16,6 +15,7 @@ from viewer.render.geometry import (
 )
 from viewer.render.overlays import build_overlays, inspect_node, level_sentence, trace_pairs
 from viewer.scenes import pose_matrix
+from viewer.state.display import Display
 
 
 def test_box_corners_are_the_eight_combinations_of_min_and_max():
@@ -136,11 +136,11 @@ def test_level_sentence_gives_the_trace_numbers(sphere_frame):
 def test_big_meshes_are_drawn_decimated_from_a_subset_of_their_vertices():
     import pyvista as pv
 
-    from viewer.model import Body
     from viewer.render.decimation import DISPLAY_MAX_TRIANGLES, decimated
     from viewer.render.geometry import mesh_polydata
     from viewer.render.scene import SceneRenderer
     from viewer.scenes import sphere
+    from viewer.state.bodies import Body
 
     vertices, faces = sphere(1.0, 120)()
     assert len(faces) > DISPLAY_MAX_TRIANGLES

@@ -22,7 +22,7 @@ from tests.viewer.conftest import settle, wait_scene
 from viewer.control.autosave import AutosaveState
 from viewer.control.deformers import deformer_fields
 from viewer.control.session import current_vertices
-from viewer.model import Mode
+from viewer.state.display import Mode
 
 
 def wait_job(qtbot, window) -> None:

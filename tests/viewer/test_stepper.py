@@ -265,7 +265,7 @@ def test_only_the_contacts_found_so_far_are_drawn_while_stepping(window):
 
 
 def test_arrow_keys_nudge_a_mesh_when_the_stepper_is_off(window):
-    from viewer.model import Mode
+    from viewer.state.display import Mode
 
     window.model.set_mode(Mode.MOVE)
     window.model.set_selected(1)

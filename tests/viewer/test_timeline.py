@@ -8,9 +8,9 @@ from PyQt6.QtCore import QPoint, QPointF, Qt
 from PyQt6.QtWidgets import QApplication
 
 from tests.viewer.conftest import click, drag, qt_point, settle, wait_scene
-from viewer.model import Mode
 from viewer.qt.timeline import MARKER_STYLES, frame_label_text
 from viewer.render.overlays import inspect_node
+from viewer.state.display import Mode
 
 APART = 2.0
 """Sphere B moved this far to the right of its scene pose: the unit spheres no longer meet."""

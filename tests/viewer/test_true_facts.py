@@ -213,8 +213,8 @@ def test_load_notes_stay_in_the_scene_and_stats_docks(qtbot, window, tmp_path):
 
 
 def test_a_decimated_drawing_is_noted_until_full_resolution_is_ticked(window):
-    from viewer.model import Display
     from viewer.qt.panels.mesh_notes import body_notes
+    from viewer.state.display import Display
 
     body = window.model.bodies[0]
 

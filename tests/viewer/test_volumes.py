@@ -8,9 +8,9 @@ import pytest
 from core.bv.kdop import faces as kdop_faces
 from core.bv.sphere import POLYLINES_PER_VOLUME as POLYLINES_PER_SPHERE
 from core.bv.ssv import POLYLINES_PER_VOLUME as POLYLINES_PER_SWEPT
-from viewer.model import Display
 from viewer.render.overlays import build_overlays
 from viewer.render.volumes import planes_polydata
+from viewer.state.display import Display
 
 LEVEL = 4
 

@@ -12,8 +12,9 @@ from PyQt6.QtCore import QPointF, Qt
 
 from tests.viewer.conftest import click, drag, qt_point, red_mask, settle
 from viewer.control.worker import Tag
-from viewer.model import Mode, UpdateChoice
 from viewer.render.geometry import LINES_PER_BOX
+from viewer.state.display import Mode
+from viewer.state.pipeline import UpdateChoice
 
 
 def _screenshot(window) -> np.ndarray:

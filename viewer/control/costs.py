@@ -13,7 +13,7 @@ from __future__ import annotations
 from core.bv import TREE_BOX_KIND, get_kind
 from core.costmodel import frame_counts, measure_unit_costs, predict
 from viewer.control.worker import Tag
-from viewer.model import CostView
+from viewer.state.status import CostView
 
 MEASURED_PHASES = ("update", "fit", "traverse", "tritri")
 """The frame's phases the model's three terms stand for: updating the volumes (refit, and

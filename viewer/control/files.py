@@ -17,9 +17,9 @@ from core.io import load_mesh
 from core.mesh import TriMesh
 from viewer.control.error_log import one_line
 from viewer.control.worker import Tag
-from viewer.model import Body
 from viewer.render.scene import DISPLAY_MAX_TRIANGLES, prepare_display_copy
 from viewer.scenes import default_color
+from viewer.state.bodies import Body
 
 MAX_TRIANGLES = 5_000_000
 """Largest mesh File > Open accepts. A tree of 5M triangles holds 10M nodes (about 1 GB of

@@ -39,8 +39,8 @@ from viewer.choices import NO_PARTITION
 from viewer.control.frame_budget import slow_frame_words
 from viewer.control.frame_watch import FrameWatch
 from viewer.control.worker import Tag
-from viewer.model import FrameFailure, UpdateChoice
 from viewer.side_results import SideResult, merged_frame
+from viewer.state.pipeline import FrameFailure, UpdateChoice
 
 FPS_SMOOTHING = 0.2
 """Weight of the newest frame in the exponential average of the frame rate."""
@@ -302,8 +302,8 @@ class FrameRunning:
 
     def _mark_failed(self, error: BaseException, text: str) -> None:
         """Mark the failed (or cancelled) frame on screen: the view keeps the last good frame
-        and says so (:class:`viewer.model.FrameFailure`). A failed step leaves the pipeline's
-        frame counter as it was, so ``next_index`` is the failed frame's number."""
+        and says so (:class:`viewer.state.pipeline.FrameFailure`). A failed step leaves the
+        pipeline's frame counter as it was, so ``next_index`` is the failed frame's number."""
         is_cancelled = (isinstance(error, CancelledError)
                         or type(error).__name__.endswith("Cancelled"))
         reason = "" if is_cancelled else text

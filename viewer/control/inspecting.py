@@ -32,7 +32,7 @@ from core.errors import BVHLabError
 from viewer.control.error_log import one_line, operation, printable
 from viewer.control.worker import Tag
 from viewer.frame_caption import frame_caption
-from viewer.model import TreeCheck, ViolationRow
+from viewer.state.checks import TreeCheck, ViolationRow
 
 QUALITY_INTERVAL_S = 1.0
 """Least time between the starts of two quality computations while playing."""
@@ -127,7 +127,7 @@ def violation_parts(violation, file_ids=None) -> tuple[str, str]:
 
 def tree_check(reports, frame, file_ids: dict, is_every_refit: bool = False,
                caption: str = "") -> TreeCheck:  # fmt: skip
-    """A :class:`viewer.model.TreeCheck` of per-body ``ValidationReport`` s (None entries
+    """A :class:`viewer.state.checks.TreeCheck` of per-body ``ValidationReport`` s (None entries
     skipped), naming nodes of trees read from files by the file's ids. ``caption``: which
     trees were checked; default, the frame's number and trees of the bodies checked."""
     violations, summaries, bad_nodes, n_found = [], [], {}, {}

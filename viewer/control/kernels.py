@@ -33,12 +33,12 @@ from core.warmup import (
 )
 from viewer.choices import NO_PARTITION, PARTITION_LABELS
 from viewer.control.worker import Tag
-from viewer.model import KernelStatus
+from viewer.state.status import KernelStatus
 
 #: Priority the background compile gives up (nice): the window and the frames come first.
 COMPILE_NICENESS = 5
 
-#: Which warm-up step compiles a choice's kernels, per :class:`viewer.model.PipelineChoice`
+#: Which warm-up step compiles a choice's kernels, per :class:`viewer.state.pipeline.PipelineChoice`
 #: field; the first frame's own step (``frame``) covers the defaults.
 DEFAULT_CHOICES = {"split": "MIDPOINT", "descend": "LARGER_VOLUME", "bv": "aabb"}
 
@@ -48,7 +48,7 @@ def steps_for_choice(choice) -> list[tuple[tuple[str, ...], str]]:
 
     Parameters
     ----------
-    choice : viewer.model.PipelineChoice
+    choice : viewer.state.pipeline.PipelineChoice
 
     Returns
     -------

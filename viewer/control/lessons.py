@@ -22,8 +22,9 @@ from viewer.lessons import Lesson, LessonError, LessonStep, load_lesson, parse_l
 from viewer.lessons.schema import read_lesson_text
 from viewer.lessons.views import named_camera
 from viewer.lessons.writing import lesson_with_step, step_text
-from viewer.model import CameraView, UpdateChoice
 from viewer.scenes import SCENES
+from viewer.state.display import CameraView
+from viewer.state.pipeline import UpdateChoice
 
 FRAME_DT = 1.0 / 30.0
 """Animation time of one played frame (the window's 30 Hz clock)."""

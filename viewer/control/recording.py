@@ -29,8 +29,8 @@ from core.recording import (
 from viewer.control.files import mesh_notes, new_body_key
 from viewer.control.frames import recording_with_side_results
 from viewer.control.worker import JobCancelled, Tag
-from viewer.model import Body
 from viewer.scenes import default_color
+from viewer.state.bodies import Body
 
 PLAYBACK_FPS = 30.0
 """Recorded frames shown per second at speed 1x. Frames are recorded as fast as the pipeline

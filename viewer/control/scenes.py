@@ -10,10 +10,10 @@ from core.mesh import TriMesh
 from viewer.control.deformers import deformer_fields
 from viewer.control.files import fit_vertices, mesh_notes, new_body_key
 from viewer.control.worker import Tag
-from viewer.model import Body
 from viewer.render.culling import may_cull_back_faces
 from viewer.render.decimation import DISPLAY_MAX_TRIANGLES, prepare_display_copy
 from viewer.scenes import ASSETS_DIR, SCENES, BodySpec, SceneSpec, default_color
+from viewer.state.bodies import Body
 
 
 def mesh_for_body_spec(spec: BodySpec) -> TriMesh:

@@ -38,8 +38,10 @@ from viewer.control.autosave import AutosaveState, CrashedSession
 from viewer.control.files import mesh_notes, new_body_key
 from viewer.control.recording import JobCancelled
 from viewer.control.worker import Tag
-from viewer.model import Body, CameraView, Display, Mode, PipelineChoice, UpdateChoice
 from viewer.scenes import SCENES
+from viewer.state.bodies import Body
+from viewer.state.display import CameraView, Display, Mode
+from viewer.state.pipeline import PipelineChoice, UpdateChoice
 
 AUTOSAVE_QUIET_MS = 3000
 """The autosave waits this long after the last change: a sculpt stroke or a drag sends

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from PyQt6.QtCore import QEvent, QObject, Qt
 
-from viewer.model import Mode
+from viewer.state.display import Mode
 
 CLICK_SLOP_PX = 4
 """A press and release closer than this (pixels) is a click, not a drag."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from PyQt6.QtWidgets import QProgressBar
 
-from viewer.model import KernelStatus
+from viewer.state.status import KernelStatus
 
 #: How long the one-off messages stay in the status bar (ms).
 MESSAGE_MS = 8000

@@ -15,7 +15,6 @@ from PyQt6.QtGui import QAction, QActionGroup
 from PyQt6.QtWidgets import QFileDialog, QMainWindow, QMessageBox
 
 from viewer.control.error_log import ErrorLog
-from viewer.model import Mode, ViewTimings
 from viewer.qt import help as window_help
 from viewer.qt import layout, window_settings
 from viewer.qt.actions import shortcut_of
@@ -48,6 +47,8 @@ from viewer.render import SceneRenderer, inspect_node
 from viewer.render.scene import set_default_view
 from viewer.scenes import SCENES
 from viewer.side_results import shown_side
+from viewer.state.display import Mode
+from viewer.state.status import ViewTimings
 
 DRIFT_KEY = shortcut_of("recording.drift")
 """Recording > Drift and frame time…"""

@@ -29,7 +29,7 @@ from PyQt6.QtWidgets import (
 )
 
 from viewer.choices import bv_choices, descend_choices, split_choices
-from viewer.model import UpdateChoice
+from viewer.state.pipeline import UpdateChoice
 
 COLUMNS = ("frame", "volume tests (recorded → replayed)", "change", "triangle tests "
            "(recorded → replayed)", "time ms (recorded → replayed)", "contacts")

@@ -25,9 +25,9 @@ from PyQt6.QtWidgets import (
     QWidget,
 )
 
-from viewer.model import CameraView
 from viewer.qt.widgets import link_format_and_suffix
 from viewer.render.camera import apply_camera, read_camera
+from viewer.state.display import CameraView
 
 SESSION_FILTER = "BVH Lab sessions (*.bvhsession);;All files (*)"
 EXPORT_FORMATS = (
@@ -43,7 +43,7 @@ class ExportMeshDialog(QDialog):
 
     Parameters
     ----------
-    bodies : list of viewer.model.Body
+    bodies : list of viewer.state.bodies.Body
     selected : int
         The body chosen at first (the selected one; -1: the first).
     start_dir : str

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from viewer.choices import bv_choices, obb_fit_choices, partition_choices, split_choices
 from viewer.controller import Controller
-from viewer.model import UpdateChoice
 from viewer.qt.layout import LAYOUT_VERSION
 from viewer.scenes import DEFAULT_SCENE, SCENES
+from viewer.state.pipeline import UpdateChoice
 
 DEFAULT_RECORDING_MB = 512.0
 """Default memory cap of the recording (MB); the Memory limit dialog changes it."""

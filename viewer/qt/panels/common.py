@@ -135,7 +135,9 @@ class WhenShown(QObject):
             self.catch_up()
 
     def eventFilter(self, watched, event) -> bool:  # noqa: N802 - Qt API
-        if watched is self.panel and event.type() == QEvent.Type.Show:
+        # The event's type first: while the garbage collector takes a panel and its filter
+        # apart, the filter's attributes may be gone when the dying panel's last events come.
+        if event.type() == QEvent.Type.Show and watched is self.panel:
             self.catch_up()
         return False
 

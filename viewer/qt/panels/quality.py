@@ -447,7 +447,7 @@ class QualityPanel(QWidget):
             self.controller.check_invariants()
 
     def show_validation(self, check) -> None:
-        """List a :class:`viewer.model.TreeCheck` (None: not checked)."""
+        """List a :class:`viewer.state.checks.TreeCheck` (None: not checked)."""
         self._show_headers()
         self.violations.blockSignals(True)
         try:

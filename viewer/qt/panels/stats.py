@@ -172,7 +172,7 @@ class StatsPanel(QWidget):
             f"{n} frame{'' if n == 1 else 's'} of the last second): " + ", ".join(parts))
 
     def show_cost(self, view) -> None:
-        """The cost model of ``view`` (a :class:`viewer.model.CostView`; None: no frame)."""
+        """The cost model of ``view`` (a :class:`viewer.state.status.CostView`; None: no frame)."""
         prediction = None if view is None else view.prediction
         if view is None:
             self.cost_title.setText("")
