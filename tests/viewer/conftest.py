@@ -18,7 +18,7 @@ def settings(tmp_path):
 def settle(qtbot, window, timeout=60_000):
     """Wait until the controller has no frame running or pending and a frame was drawn."""
     qtbot.waitUntil(
-        lambda: not window.controller.is_busy and window.model.frame is not None,
+        lambda: not window.controller.frames.is_busy and window.model.frame is not None,
         timeout=timeout,
     )
     QApplication.processEvents()

@@ -18,8 +18,10 @@ class Animation:
     parent.
     """
 
-    def _init_animation(self) -> None:
-        self._play_timer = QTimer(self)
+    def __init__(self, model, request_frame, parent) -> None:
+        self.model = model
+        self._request_frame = request_frame
+        self._play_timer = QTimer(parent)
         self._play_timer.setInterval(PLAY_INTERVAL_MS)
         self._play_timer.timeout.connect(self._tick)
         self._play_clock = None
@@ -36,12 +38,12 @@ class Animation:
         now = time.perf_counter()
         self.model.set_time(self.model.t + (now - self._play_clock))
         self._play_clock = now
-        self.request_frame()
+        self._request_frame()
 
     def step_time(self, dt: float) -> None:
         """Advance the animation clock by ``dt`` seconds (may be negative) and run a frame."""
         self.model.set_time(max(0.0, self.model.t + dt))
-        self.request_frame()
+        self._request_frame()
 
-    def _stop_animation(self) -> None:
+    def shutdown(self) -> None:
         self._play_timer.stop()

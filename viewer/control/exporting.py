@@ -37,8 +37,9 @@ class FrameExporting:
     (its text is also shown through ``model.error`` naming the file).
     """
 
-    def _init_exporting(self) -> None:
-        self._export_lane = self.workers.lane("export")
+    def __init__(self, model, workers) -> None:
+        self.model = model
+        self._export_lane = workers.lane("export")
         self._export_job = None  # the export running, until its result is handled
         self._export_words = ""
         self._movie_frames: queue.Queue | None = None
@@ -245,7 +246,7 @@ class FrameExporting:
             return False
         return True
 
-    def _shutdown_exporting(self) -> None:
+    def shutdown(self) -> None:
         # The encoder wakes to see the cancel; the controller's workers wait for it.
         self.cancel_export()
 

@@ -84,8 +84,11 @@ class FileLoading:
     and ``_replace_scene`` (scenes).
     """
 
-    def _init_file_loading(self) -> None:
-        self._file_lane = self.workers.lane("files")
+    def __init__(self, model, workers, frames, replace_scene) -> None:
+        self.model = model
+        self._frames = frames
+        self._replace_scene = replace_scene  # the scene job's
+        self._file_lane = workers.lane("files")
         self.last_load_note = ""
 
     @staticmethod
@@ -183,7 +186,7 @@ class FileLoading:
             self._replace_scene(bodies, None, names, "Meshes opened from files.", None)
             self.model.set_playing(False)
         else:
-            self._discard_frames_in_flight()
+            self._frames.discard_frames_in_flight()
             for body in bodies:
                 self.model.add_body(body)
         n_tris = sum(b.rest.n_faces for b in bodies)
@@ -204,5 +207,5 @@ class FileLoading:
                 f"Above {WARN_TRIANGLES:,} triangles the first tree build takes seconds and "
                 "the frame rate drops well below 15 frames per second; big meshes are drawn "
                 f"decimated. The limit is {MAX_TRIANGLES:,} triangles per mesh.")
-        self.request_frame()
+        self._frames.request_frame()
         return True

@@ -33,6 +33,12 @@ class SceneLoading:
     ``_discard_frames_in_flight`` (frames), ``_forget_strokes`` (sculpt).
     """
 
+    def __init__(self, model, frames, forget_strokes) -> None:
+        self.model = model
+        self._frames = frames
+        self._forget_strokes = forget_strokes  # the sculpt job's
+        model.scene_param_changed.connect(self._on_scene_param)
+
     def load_scene(self, key: str) -> bool:
         """Replace the scene by built-in scene ``key``. On failure the scene stays as it was.
 
@@ -57,18 +63,18 @@ class SceneLoading:
             self.model.error.emit("Cannot load scene", f"Scene '{spec.title}': {exc}")
             return False
         self.model.is_self_collision = spec.self_collision
-        self._replace_scene(bodies, key, spec.title, spec.description, spec.param)
+        self.replace_scene(bodies, key, spec.title, spec.description, spec.param)
         if spec.param is not None:
             self._on_scene_param(spec.param.default)
         self.model.set_playing(spec.playing)
-        self.request_frame()
+        self._frames.request_frame()
         return True
 
-    def _replace_scene(self, bodies, key, title, description, param,
+    def replace_scene(self, bodies, key, title, description, param,
                        param_value: float | None = None) -> None:
         """Put ``bodies`` in the model as a new scene at time 0, with fresh trees and no undo
         history (frames still running belong to the old scene and are dropped)."""
-        self._new_pipeline()
+        self._frames.new_pipeline()
         self._forget_strokes()
         self.model.set_time(0.0)
         self.model.set_scene(bodies, key, title, description, param, param_value)
@@ -81,10 +87,10 @@ class SceneLoading:
         bodies[1], bodies[index] = bodies[index], bodies[1]
         for i, body in enumerate(bodies[:2]):
             body.color = default_color(i)
-        self._discard_frames_in_flight()
+        self._frames.discard_frames_in_flight()
         self.model.set_scene(bodies, self.model.scene_key, self.model.scene_title,
                              self.model.scene_description, self.model.scene_param)
-        self.request_frame()
+        self._frames.request_frame()
 
     def _on_scene_param(self, value: float) -> None:
         param = self.model.scene_param

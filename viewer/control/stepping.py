@@ -74,10 +74,13 @@ class Stepping:
     tree file's nodes by the file's ids); listens to ``model.frame_ready``.
     """
 
-    def _init_stepping(self) -> None:
+    def __init__(self, model, workers, is_threaded: bool, tree_file_ids) -> None:
+        self.model = model
+        self.is_threaded = is_threaded
+        self._tree_file_ids = tree_file_ids  # the inspection job's
         # Coalescing: only the newest frame's steps are wanted; one waiting for an older
         # frame is dropped, and one that finishes late is not shown (_on_steps_ready).
-        self._steps_lane = self.workers.lane("steps", coalesce=True)
+        self._steps_lane = workers.lane("steps", coalesce=True)
         self._steps_frame = None  # the frame the model's steps (or note) belong to
         self._step_view_cache = None  # ((steps id, position), StepView)
         self.model.frame_ready.connect(self._on_frame_for_stepper)
@@ -98,7 +101,7 @@ class Stepping:
 
     def _load_steps(self, frame) -> None:
         self._steps_frame = frame
-        file_ids = self.tree_file_ids(frame)  # read here: the model is the GUI thread's
+        file_ids = self._tree_file_ids(frame)  # read here: the model is the GUI thread's
         if frame is None or not self.is_threaded or _trace_rows(frame) <= THREADED_STEPS_ROWS:
             steps, note = _prepare(frame, file_ids)
             self.model.set_steps(steps, note)
