@@ -78,7 +78,16 @@ def fresh_ghost(frame) -> GhostView:
 
 class FrameAnalysis:
     """The controller's on-demand views of a frame: ``heat_for``, ``ghost_view``,
-    ``cross_check_frame`` and ``crosscheck_view``. Uses the host's ``model``."""
+    ``cross_check_frame`` and ``crosscheck_view``.
+
+    Parameters
+    ----------
+    model : viewer.model.ViewerModel
+    workers : viewer.control.worker.Workers
+        The controller's workers; the job takes its lane(s) from them.
+    is_threaded : bool
+        False: everything runs inline (the benchmark, scripts).
+    """
 
     def __init__(self, model, workers, is_threaded: bool) -> None:
         self.model = model

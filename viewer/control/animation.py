@@ -14,8 +14,14 @@ class Animation:
     """The controller's animation job: play/pause (``model.playing_changed``) and
     ``step_time``.
 
-    Uses the host's ``model`` and ``request_frame`` (frames); the host is the timer's QObject
-    parent.
+
+    Parameters
+    ----------
+    model : viewer.model.ViewerModel
+    request_frame : callable
+        The frame job's ``request_frame``.
+    parent : QObject
+        The timer's parent (the controller).
     """
 
     def __init__(self, model, request_frame, parent) -> None:

@@ -56,8 +56,14 @@ def is_traced(frame) -> bool:
 
 
 class CostModelling:
-    """The controller's cost-model job: ``unit_costs_of`` and ``refresh_cost_view``. Uses the
-    host's ``model``."""
+    """The controller's cost-model job: ``unit_costs_of`` and ``refresh_cost_view``.
+
+    Parameters
+    ----------
+    model : viewer.model.ViewerModel
+    workers : viewer.control.worker.Workers
+        The controller's workers; the job takes its lane(s) from them.
+    """
 
     def __init__(self, model, workers) -> None:
         self.model = model

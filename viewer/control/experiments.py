@@ -103,7 +103,12 @@ class ExperimentRunning:
     """The controller's experiments job: ``experiment_catalogue``, ``run_experiment_named``,
     ``cancel_experiment``, ``is_experiment_running``, ``current_experiment_scene``,
     ``experiment_figure``, ``save_experiment_data`` and ``save_experiment_outputs``.
-    Uses the host's ``model``."""
+    Parameters
+    ----------
+    model : viewer.model.ViewerModel
+    workers : viewer.control.worker.Workers
+        The controller's workers; the job takes its lane(s) from them.
+    """
 
     def __init__(self, model, workers) -> None:
         self.model = model

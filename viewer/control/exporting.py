@@ -30,7 +30,7 @@ class ExportCancelled(Exception):
 
 class FrameExporting:
     """The controller's export job: ``start_movie``, ``add_movie_frame``, ``finish_movie``,
-    ``export_frame_data``, ``save_web_page``, ``cancel_export``. Uses the host's ``model``.
+    ``export_frame_data``, ``save_web_page``, ``cancel_export``.
 
     Every export takes ``on_progress(done, total)`` and ``on_done(result, error)`` callbacks,
     called on the GUI thread; ``error`` is None, an :class:`ExportCancelled`, or the exception

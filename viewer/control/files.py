@@ -80,8 +80,16 @@ class FileLoading:
     """The controller's file job: ``load_files`` (inline) and ``load_files_async`` (File >
     Open).
 
-    Uses the host's ``model``, ``request_frame`` and ``_discard_frames_in_flight`` (frames)
-    and ``_replace_scene`` (scenes).
+
+    Parameters
+    ----------
+    model : viewer.model.ViewerModel
+    workers : viewer.control.worker.Workers
+        The controller's workers; the job takes its lane(s) from them.
+    frames : viewer.control.frames.FrameRunning
+        Asked for a frame, and to drop the one in flight when bodies are added.
+    replace_scene : callable
+        The scene job's ``replace_scene``.
     """
 
     def __init__(self, model, workers, frames, replace_scene) -> None:

@@ -159,8 +159,18 @@ class FrameRunning:
     ``step_sync``; and the side results (distance, inside test) of the frames delivered.
 
     Holds the pipeline (``pipe``) and the frame counters (``n_frames``, ``n_dropped``,
-    ``n_side_dropped``). Uses the host's ``model`` and ``workers``
-    (:class:`viewer.control.worker.Workers`).
+    ``n_side_dropped``).
+
+    Parameters
+    ----------
+    model : viewer.model.ViewerModel
+    workers : viewer.control.worker.Workers
+        The controller's workers; the job takes its lane(s) from them.
+    is_threaded : bool
+        False: everything runs inline (the benchmark, scripts).
+    record : callable
+        ``record(frame)``, called for every frame delivered (the recording job's
+        ``record_frame``).
     """
 
     def __init__(self, model, workers, is_threaded: bool, record) -> None:

@@ -158,7 +158,14 @@ class Inspecting:
     ``use_own_tree``, ``save_tree_file`` (and ``save_tree_file_async``) and
     ``tree_file_ids``.
 
-    Uses the host's ``model``, ``pipe``, ``is_threaded`` and ``request_frame``.
+
+    Parameters
+    ----------
+    model : viewer.model.ViewerModel
+    workers : viewer.control.worker.Workers
+        The controller's workers; the job takes its lane(s) from them.
+    frames : viewer.control.frames.FrameRunning
+        Its pipeline (trees pinned from files), ``is_threaded`` and ``request_frame``.
     """
 
     def __init__(self, model, workers, frames) -> None:

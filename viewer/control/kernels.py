@@ -74,8 +74,18 @@ def steps_for_choice(choice) -> list[tuple[tuple[str, ...], str]]:
 
 
 class KernelCompiling:
-    """The controller's background-compile job. Uses the host's ``model`` and
-    ``request_frame``."""
+    """The controller's background-compile job.
+
+    Parameters
+    ----------
+    model : viewer.model.ViewerModel
+    workers : viewer.control.worker.Workers
+        The controller's workers; the job takes its lane(s) from them.
+    is_threaded : bool
+        False: everything runs inline (the benchmark, scripts).
+    request_frame : callable
+        The frame job's ``request_frame`` (once the kernels are compiled).
+    """
 
     def __init__(self, model, workers, is_threaded: bool, request_frame) -> None:
         self.model = model

@@ -93,10 +93,16 @@ class LessonPlaying:
     """The controller's lesson job: ``open_lesson``, ``close_lesson``, ``go_to_step``,
     ``next_step``, ``previous_step``, ``save_lesson_step`` and ``run_experiment_figure``.
 
-    Uses the host's ``model``, ``load_scene`` (scenes), ``load_files`` (files),
-    ``request_frame`` / ``step_sync`` / ``is_busy`` (frames), ``step_time`` (animation),
-    ``start_stepper`` / ``step_to`` / ``stop_stepper`` (stepping) and ``_start_job``
-    (recording).
+
+    Parameters
+    ----------
+    model : viewer.model.ViewerModel
+    frames, scenes, files, animation, stepper
+        The jobs a step's actions use: ``request_frame`` / ``step_sync`` / ``is_busy``,
+        ``load_scene``, ``load_files``, ``step_time``, ``start_stepper`` / ``step_to`` /
+        ``stop_stepper``.
+    start_job : callable
+        The recording job's ``start_job`` (an experiment figure runs as its job).
     """
 
     def __init__(self, model, frames, scenes, files, animation, stepper,

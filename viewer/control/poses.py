@@ -11,9 +11,14 @@ from core.pose import Pose
 class BodyPosing:
     """The controller's pose job: translate and rotate a body, and where and how big it is.
 
-    Uses the host's ``model``; ``model.set_pose`` asks for the next frame. A move while a
-    recorded frame is shown goes live first, and the end of a drag marks the recording
-    (``_go_live_before_editing``, ``mark_grabbed``: recording).
+    ``model.set_pose`` asks for the next frame. A move while a recorded frame is shown goes
+    live first, and the end of a drag marks the recording.
+
+    Parameters
+    ----------
+    model : viewer.model.ViewerModel
+    recording : viewer.control.recording.FrameRecording
+        Its ``go_live_before_editing`` and ``mark_grabbed``.
     """
 
     def __init__(self, model, recording) -> None:

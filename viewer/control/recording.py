@@ -59,9 +59,19 @@ class FrameRecording:
     """The controller's recording job: ``scrub_to``, ``step_recorded``, ``play_recording``,
     ``go_live``, ``save_recording``, ``open_recording``, ``replay_with``.
 
-    Uses the host's ``model``, ``pipe`` and ``_settings`` / ``_new_pipeline`` (frames),
-    ``_forget_strokes`` (sculpt) and ``request_frame``; the host is the timers' QObject
-    parent. ``record_frame`` is called by the frame job for every live frame delivered.
+    ``record_frame`` is called by the frame job for every live frame delivered.
+
+    Parameters
+    ----------
+    model : viewer.model.ViewerModel
+    workers : viewer.control.worker.Workers
+        The controller's workers; the job takes its lane(s) from them.
+    frames : viewer.control.frames.FrameRunning
+        Its pipeline, ``next_settings``, ``new_pipeline``, ``request_frame``, ``cancel_frame``.
+    forget_strokes : callable
+        The sculpt job's ``forget_strokes`` (an opened recording is a new scene).
+    parent : QObject
+        The playback timer's parent (the controller).
     """
 
     def __init__(self, model, workers, frames, forget_strokes, parent) -> None:

@@ -29,8 +29,14 @@ def mesh_for_body_spec(spec: BodySpec) -> TriMesh:
 class SceneLoading:
     """The controller's scene job: ``load_scene``, ``swap_to_b`` and the scene's parameter.
 
-    Uses the host's ``model``, ``request_frame`` and ``_new_pipeline`` /
-    ``_discard_frames_in_flight`` (frames), ``_forget_strokes`` (sculpt).
+
+    Parameters
+    ----------
+    model : viewer.model.ViewerModel
+    frames : viewer.control.frames.FrameRunning
+        Its ``request_frame``, ``new_pipeline`` and ``discard_frames_in_flight``.
+    forget_strokes : callable
+        The sculpt job's ``forget_strokes``.
     """
 
     def __init__(self, model, frames, forget_strokes) -> None:

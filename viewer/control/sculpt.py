@@ -12,9 +12,16 @@ class Sculpting:
     """The controller's sculpt job: ``begin_stroke``, ``sculpt``, ``undo_stroke``,
     ``reset_rest``.
 
-    Uses the host's ``model`` and ``body_size`` (poses); ``model.set_rest`` asks for the next
-    frame. A stroke while a recorded frame is shown goes live first, and its end marks the
-    recording (``_go_live_before_editing``, ``mark_sculpted``: recording).
+    ``model.set_rest`` asks for the next frame. A stroke while a recorded frame is shown goes
+    live first, and its end marks the recording.
+
+    Parameters
+    ----------
+    model : viewer.model.ViewerModel
+    recording : viewer.control.recording.FrameRecording
+        Its ``go_live_before_editing`` and ``mark_sculpted``.
+    body_size : callable
+        The pose job's ``body_size`` (the brush scales by it).
     """
 
     def __init__(self, model, recording, body_size) -> None:

@@ -139,9 +139,21 @@ class SessionKeeping:
     """The controller's session job: ``export_mesh``, ``save_session``, ``open_session``,
     ``session_snapshot`` and the autosave (``start_autosave``).
 
-    Uses the host's ``model``, ``_start_job`` (recording: one background job at a time with
-    progress and Cancel), ``_replace_scene`` (scenes), ``_histories`` (sculpt) and
-    ``request_frame``; the host is the timers' QObject parent.
+
+    Parameters
+    ----------
+    model : viewer.model.ViewerModel
+    workers : viewer.control.worker.Workers
+        The controller's workers; the job takes its lane(s) from them.
+    recording : viewer.control.recording.FrameRecording
+        Its ``start_job`` (one background job at a time with progress and Cancel) and
+        ``stop_playback``.
+    sculpting : viewer.control.sculpt.Sculpting
+        Its ``n_strokes`` (a session says which bodies were sculpted).
+    replace_scene, request_frame : callable
+        The scene job's ``replace_scene`` and the frame job's ``request_frame``.
+    parent : QObject
+        The autosave timer's parent (the controller).
     """
 
     def __init__(self, model, workers, recording, sculpting, replace_scene,

@@ -70,8 +70,18 @@ class Stepping:
     """The controller's stepper job: ``start_stepper``, ``stop_stepper``, ``step_by``,
     ``step_to``, ``step_run_to``, ``step_restart`` and ``step_view``.
 
-    Uses the host's ``model``, ``is_threaded`` and ``tree_file_ids`` (the stepper's words name a
-    tree file's nodes by the file's ids); listens to ``model.frame_ready``.
+    Listens to ``model.frame_ready``.
+
+    Parameters
+    ----------
+    model : viewer.model.ViewerModel
+    workers : viewer.control.worker.Workers
+        The controller's workers; the job takes its lane(s) from them.
+    is_threaded : bool
+        False: everything runs inline (the benchmark, scripts).
+    tree_file_ids : callable
+        The inspection job's ``tree_file_ids`` (the stepper's words name a tree file's nodes
+        by the file's ids).
     """
 
     def __init__(self, model, workers, is_threaded: bool, tree_file_ids) -> None:
