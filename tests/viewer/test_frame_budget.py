@@ -11,10 +11,10 @@ from viewer.control import frame_watch
 
 def _with_budget(controller, budget):
     """Make every frame's request carry ``budget`` (the viewer has no widget for it)."""
-    settings = type(controller)._settings
+    settings = type(controller.frames).next_settings
 
     def patched():
-        s = settings(controller)
+        s = settings(controller.frames)
         return PipelineSettings(s.request.replace(pair_budget=budget), s.update,
                                 s.drift_threshold, s.validate_after_refit)  # fmt: skip
 
