@@ -14,7 +14,6 @@ class Animation:
     """The controller's animation job: play/pause (``model.playing_changed``) and
     ``step_time``.
 
-
     Parameters
     ----------
     model : viewer.model.ViewerModel

@@ -80,7 +80,6 @@ class FileLoading:
     """The controller's file job: ``load_files`` (inline) and ``load_files_async`` (File >
     Open).
 
-
     Parameters
     ----------
     model : viewer.model.ViewerModel

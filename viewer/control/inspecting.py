@@ -158,7 +158,6 @@ class Inspecting:
     ``use_own_tree``, ``save_tree_file`` (and ``save_tree_file_async``) and
     ``tree_file_ids``.
 
-
     Parameters
     ----------
     model : viewer.model.ViewerModel

@@ -93,7 +93,6 @@ class LessonPlaying:
     """The controller's lesson job: ``open_lesson``, ``close_lesson``, ``go_to_step``,
     ``next_step``, ``previous_step``, ``save_lesson_step`` and ``run_experiment_figure``.
 
-
     Parameters
     ----------
     model : viewer.model.ViewerModel

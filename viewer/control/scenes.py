@@ -29,7 +29,6 @@ def mesh_for_body_spec(spec: BodySpec) -> TriMesh:
 class SceneLoading:
     """The controller's scene job: ``load_scene``, ``swap_to_b`` and the scene's parameter.
 
-
     Parameters
     ----------
     model : viewer.model.ViewerModel
@@ -77,7 +76,7 @@ class SceneLoading:
         return True
 
     def replace_scene(self, bodies, key, title, description, param,
-                       param_value: float | None = None) -> None:
+                      param_value: float | None = None) -> None:
         """Put ``bodies`` in the model as a new scene at time 0, with fresh trees and no undo
         history (frames still running belong to the old scene and are dropped)."""
         self._frames.new_pipeline()

@@ -139,7 +139,6 @@ class SessionKeeping:
     """The controller's session job: ``export_mesh``, ``save_session``, ``open_session``,
     ``session_snapshot`` and the autosave (``start_autosave``).
 
-
     Parameters
     ----------
     model : viewer.model.ViewerModel
