@@ -80,7 +80,9 @@ class Controller(QObject):
     def shutdown(self) -> None:
         """Stop the clock and every job (the window is closing): what each job must still do
         (timers, the compile process, the autosave running), then one stop of the workers,
-        which cancels the rest, waits for them and refuses later submits."""
+        which cancels the rest, waits for them and refuses later submits. The scene, file,
+        pose, sculpt, stepper and lesson jobs hold no timer or process of their own: the
+        workers' stop covers their lanes."""
         for job in (self.animation, self.recorder, self.frames, self.session, self.analysis,
                     self.inspector, self.exporter, self.experiments, self.costs, self.kernels):
             job.shutdown()
