@@ -37,10 +37,10 @@ def build_window(paths=(), scene: str | None = None, settings: QSettings | None 
     model = ViewerModel()
     controller = Controller(model, is_threaded=is_threaded)
     window = MainWindow(model, controller, settings)
-    is_loaded = bool(paths) and controller.load_files(list(paths), replace_scene=True)
+    is_loaded = bool(paths) and controller.files.load_files(list(paths), replace_scene=True)
     if not is_loaded:
-        controller.load_scene(scene or window.last_scene())
-    crashed = controller.start_autosave(AutosaveState(state_dir))
+        controller.scenes.load_scene(scene or window.last_scene())
+    crashed = controller.session.start_autosave(AutosaveState(state_dir))
     if crashed is not None:
         window.session_menu.offer_restore_later(crashed)
     return window
@@ -80,5 +80,5 @@ def run(paths=(), scene: str | None = None, lesson: str | None = None) -> int:
     report_first_frame(window)
     window.show()
     if lesson is not None:
-        window.controller.open_lesson(lesson)  # a bad one: a message, the window stays
+        window.controller.lessons.open_lesson(lesson)  # a bad one: a message, the window stays
     return app.exec()

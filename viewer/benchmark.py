@@ -56,7 +56,7 @@ def run_benchmark(scene: str, n_frames: int = 60, n_warmup: int = 10, update: st
     model.scene_changed.connect(
         lambda: renderer.set_bodies(model.bodies, model.scene_title, model.display.mesh_opacity,
                                     is_full_resolution))
-    if not controller.load_scene(scene):
+    if not controller.scenes.load_scene(scene):
         raise SystemExit(f"cannot load scene {scene!r}")
     model.set_playing(False)
     model.set_level(level)
@@ -68,7 +68,7 @@ def run_benchmark(scene: str, n_frames: int = 60, n_warmup: int = 10, update: st
     for i in range(n_warmup + n_frames):
         model.set_time(i * FRAME_DT)
         start = time.perf_counter()
-        frame = controller.step_sync()
+        frame = controller.frames.step_sync()
         overlay_s = renderer.update_frame(frame, model.display, model.level)
         t_render = time.perf_counter()
         plotter.render()

@@ -1,9 +1,11 @@
 """The viewer's controller: the one object the window and its docks ask to change the scene.
 
-Each of its jobs is a module of :mod:`viewer.control` (scenes, files, poses, sculpt, frames,
-animation, recording, stepping, session, analysis, inspecting, exporting, lessons,
-experiments, costs);
-:class:`Controller` composes them and wires them to the model's signals.
+Each of its jobs is a plain class in a module of :mod:`viewer.control` (scenes, files, poses,
+sculpt, frames, animation, recording, stepping, session, analysis, inspecting, exporting,
+lessons, experiments, costs, kernels) that is given what it uses when it is made: the model,
+the workers it takes its lanes from, and the other jobs (or their methods) it calls.
+:class:`Controller` makes them in dependency order and keeps each as an attribute named for
+what it does; callers say which job they ask (``controller.frames.request_frame()``).
 """
 
 from __future__ import annotations
@@ -30,11 +32,13 @@ from viewer.control.worker import Workers
 from viewer.model import ViewerModel
 
 
-class Controller(QObject, SceneLoading, FileLoading, BodyPosing, Sculpting, FrameRunning,
-                 Animation, FrameRecording, Stepping, SessionKeeping, FrameAnalysis,
-                 Inspecting, FrameExporting, LessonPlaying, ExperimentRunning, CostModelling,
-                 KernelCompiling):
-    """Runs the core for the viewer.
+class Controller(QObject):
+    """Runs the core for the viewer: its jobs, made in dependency order.
+
+    Two pairs of jobs need each other: the frame job records every frame it delivers and the
+    recording job asks for frames; the recording job forgets the sculpt job's strokes when it
+    opens a recording and the sculpt job marks its strokes on the recording. The first of each
+    pair is given a callable that reaches the second once it exists.
 
     Parameters
     ----------
@@ -48,37 +52,38 @@ class Controller(QObject, SceneLoading, FileLoading, BodyPosing, Sculpting, Fram
         self.model = model
         # Every long job runs on a lane of these workers; a job's error with no handler of its
         # own is shown as a message naming the job.
-        self.workers = Workers(parent=self, on_unhandled=lambda error, job: model.error.emit(
-            f"{job.tag.what.capitalize()} failed", f"{type(error).__name__}: {error}"))
-        self._init_frame_running(is_threaded)
-        self._init_scene_loading()
-        self._init_kernel_compiling(is_threaded)
-        self._init_file_loading()
-        self._init_sculpting()
-        self._init_animation()
-        self._init_recording()
-        self._init_stepping()
-        self._init_session()
-        self._init_analysis()
-        self._init_inspecting()
-        self._init_exporting()
-        self._init_lessons()
-        self._init_experiments()
-        self._init_cost_model()
-        model.scene_param_changed.connect(self._on_scene_param)
+        self.workers = workers = Workers(
+            parent=self, on_unhandled=lambda error, job: model.error.emit(
+                f"{job.tag.what.capitalize()} failed", f"{type(error).__name__}: {error}"))
+        self.frames = FrameRunning(model, workers, is_threaded,
+                                   record=lambda frame: self.recorder.record_frame(frame))
+        self.kernels = KernelCompiling(model, workers, is_threaded, self.frames.request_frame)
+        self.recorder = FrameRecording(model, workers, self.frames, parent=self,
+                                       forget_strokes=lambda: self.sculpting.forget_strokes())
+        self.poses = BodyPosing(model, self.recorder)
+        self.sculpting = Sculpting(model, self.recorder, body_size=self.poses.body_size)
+        self.scenes = SceneLoading(model, workers, self.frames, self.sculpting.forget_strokes)
+        self.files = FileLoading(model, workers, self.frames, self.scenes.replace_scene)
+        self.animation = Animation(model, self.frames.request_frame, parent=self)
+        self.inspector = Inspecting(model, workers, self.frames)
+        self.stepper = Stepping(model, workers, is_threaded, self.inspector.tree_file_ids)
+        self.session = SessionKeeping(model, workers, self.recorder, self.sculpting,
+                                      self.scenes.replace_scene, self.frames.request_frame,
+                                      parent=self)
+        self.analysis = FrameAnalysis(model, workers, is_threaded)
+        self.exporter = FrameExporting(model, workers)
+        self.lessons = LessonPlaying(model, self.frames, self.scenes, self.files,
+                                     self.animation, self.stepper, self.recorder.start_job)
+        self.experiments = ExperimentRunning(model, workers)
+        self.costs = CostModelling(model, workers)
 
     def shutdown(self) -> None:
         """Stop the clock and every job (the window is closing): what each job must still do
         (timers, the compile process, the autosave running), then one stop of the workers,
-        which cancels the rest, waits for them and refuses later submits."""
-        self._stop_animation()
-        self._shutdown_recording()
-        self._shutdown_frame_running()
-        self._shutdown_session()
-        self._shutdown_analysis()
-        self._shutdown_inspecting()
-        self._shutdown_exporting()
-        self._shutdown_experiments()
-        self._shutdown_cost_model()
-        self._shutdown_kernel_compiling()
+        which cancels the rest, waits for them and refuses later submits. The scene, file,
+        pose, sculpt, stepper and lesson jobs hold no timer or process of their own: the
+        workers' stop covers their lanes."""
+        for job in (self.animation, self.recorder, self.frames, self.session, self.analysis,
+                    self.inspector, self.exporter, self.experiments, self.costs, self.kernels):
+            job.shutdown()
         self.workers.shutdown()

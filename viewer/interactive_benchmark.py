@@ -233,10 +233,13 @@ def _let_background_work_finish(window, timeout_s: float) -> None:
     model, controller = window.model, window.controller
     if getattr(model.display, "show_ghost", False):
         model.set_display(show_ghost=False)
+    # The frame and analysis jobs (issue 25), or the controller itself in an older checkout.
+    frames = getattr(controller, "frames", controller)
+    analysis = getattr(controller, "analysis", controller)
     deadline = time.perf_counter() + timeout_s
     while time.perf_counter() < deadline and (
-            getattr(controller, "is_busy", False)
-            or getattr(controller, "is_ghost_building", False)):
+            getattr(frames, "is_busy", False)
+            or getattr(analysis, "is_ghost_building", False)):
         QApplication.processEvents()
         time.sleep(0.01)
 
@@ -290,7 +293,8 @@ def run_interactive(scene: str, n_frames: int = DEFAULT_FRAMES, size=DEFAULT_SIZ
         # The window prepares a built-in scene on a worker lane (big meshes take seconds):
         # the measured run starts once it is in.
         deadline = time.perf_counter() + stall_s
-        while (getattr(window.controller, "is_scene_loading", False)
+        scenes = getattr(window.controller, "scenes", window.controller)  # older: one object
+        while (getattr(scenes, "is_scene_loading", False)
                and time.perf_counter() < deadline):
             QApplication.processEvents()
             time.sleep(0.01)

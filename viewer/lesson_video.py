@@ -133,7 +133,7 @@ def _render(lesson: Lesson, writer, size, fps: float, say) -> int:
     n_written = 0
 
     def draw(hint: str, caption: str) -> None:
-        step_view = controller.step_view() if model.is_stepping else None
+        step_view = controller.stepper.step_view() if model.is_stepping else None
         renderer.update_frame(model.frame, model.display, model.level, step=step_view)
         renderer.set_caption(caption, hint)
         plotter.render()
@@ -149,11 +149,11 @@ def _render(lesson: Lesson, writer, size, fps: float, say) -> int:
 
     try:
         plotter.show(auto_close=False, interactive=False)
-        controller.lesson = lesson
+        controller.lessons.lesson = lesson
         for index, step in enumerate(lesson.steps):
             say(f"step {index + 1} of {len(lesson)}: {step.caption[:60]}"
                 f"{'…' if len(step.caption) > 60 else ''}")
-            if not controller.go_to_step(index, run_actions=False):
+            if not controller.lessons.go_to_step(index, run_actions=False):
                 raise LessonVideoError(f"{lesson.path.name} step {index + 1}: "
                                        + (errors[-1] if errors else "cannot be applied"))
             hint = f"{lesson.title}   ·   step {index + 1} of {len(lesson)}"
@@ -161,23 +161,23 @@ def _render(lesson: Lesson, writer, size, fps: float, say) -> int:
             draw(hint, step.caption)
             for _ in range(step.play_frames):
                 model.set_time(model.t + FRAME_DT)
-                controller.step_sync()
+                controller.frames.step_sync()
                 draw(hint, step.caption)
                 emit()
             if step.step_pairs is not None:
-                controller.start_stepper()
-                target = min(step.step_pairs, max(0, controller.n_steps() - 1))
+                controller.stepper.start_stepper()
+                target = min(step.step_pairs, max(0, controller.stepper.n_steps() - 1))
                 shown = sorted({round(target * k / MAX_PAIR_FRAMES)
                                 for k in range(MAX_PAIR_FRAMES + 1)}) if target else [0]
                 for position in shown[:-1]:
-                    controller.step_to(position)
+                    controller.stepper.step_to(position)
                     draw(hint, step.caption)
                     emit(max(1, round(PAIR_SECONDS * fps)))
-                controller.step_to(target)
+                controller.stepper.step_to(target)
                 if step.step_until is not None:
                     draw(hint, step.caption)
                     emit(max(1, round(PAIR_SECONDS * fps)))
-                    controller.step_run_to(step.step_until)
+                    controller.stepper.step_run_to(step.step_until)
                 draw(hint, step.caption)
             if step.experiment is not None and not has_experiment(step.experiment.name):
                 say(f"  this build of BVH Lab has no {step.experiment.name!r} experiment: "

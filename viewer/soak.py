@@ -150,13 +150,13 @@ def run_soak(scene: str = DEFAULT_SCENE, n_frames: int = 10_000, n_warmup: int =
     renderer = SceneRenderer(plotter)
     model.scene_changed.connect(
         lambda: renderer.set_bodies(model.bodies, model.scene_title, model.display.mesh_opacity))
-    if not controller.load_scene(scene):
+    if not controller.scenes.load_scene(scene):
         raise SystemExit(f"cannot load scene {scene!r}")
     model.set_playing(False)
     # The app records every frame up to its memory cap (512 MB by default): by design that
     # grows until the cap. A small cap fills during the warm-up, so the soak still runs the
     # recording's ring (oldest frames dropped) and any growth after it is a leak.
-    controller.set_recording_limits(SOAK_RECORDING_MB, SOAK_RECORDING_FRAMES)
+    controller.recorder.set_recording_limits(SOAK_RECORDING_MB, SOAK_RECORDING_FRAMES)
     set_default_view(plotter)
     plotter.show(auto_close=False, interactive=False)
     times: list[float] = []
@@ -169,7 +169,7 @@ def run_soak(scene: str = DEFAULT_SCENE, n_frames: int = 10_000, n_warmup: int =
             report.counts_warm = vtk_counts(plotter)
         model.set_time(i * FRAME_DT)
         start = time.perf_counter()
-        frame = controller.step_sync()
+        frame = controller.frames.step_sync()
         renderer.update_frame(frame, model.display, model.level)
         plotter.render()
         if i >= n_warmup:

@@ -17,14 +17,15 @@ def settings(tmp_path):
 
 def wait_scene(qtbot, window, timeout=60_000):
     """Wait until a built-in scene asked for (prepared on a worker lane) is in the model."""
-    qtbot.waitUntil(lambda: not window.controller.is_scene_loading, timeout=timeout)
+    qtbot.waitUntil(lambda: not window.controller.scenes.is_scene_loading, timeout=timeout)
 
 
 def settle(qtbot, window, timeout=60_000):
     """Wait until the scene asked for is loaded, the controller has no frame running or
     pending, a frame was computed and its redraw done."""
     qtbot.waitUntil(
-        lambda: (not window.controller.is_scene_loading and not window.controller.is_busy
+        lambda: (not window.controller.scenes.is_scene_loading
+                 and not window.controller.frames.is_busy
                  and window.model.frame is not None and not window.is_redraw_pending),
         timeout=timeout,
     )

@@ -123,8 +123,8 @@ def test_the_background_compile_runs_reports_and_ends(make_window, qtbot):
     settle(qtbot, window)
     seen = []
     window.model.kernels_changed.connect(lambda status: seen.append(status))
-    n_frames = window.controller.n_frames
-    window.controller.start_kernel_compile()
+    n_frames = window.controller.frames.n_frames
+    window.controller.kernels.start_kernel_compile()
     assert interpreted.is_interpreting()
     qtbot.waitUntil(lambda: seen and not seen[-1].is_compiling, timeout=300_000)
     assert seen[-1].error == ""
@@ -132,7 +132,7 @@ def test_the_background_compile_runs_reports_and_ends(make_window, qtbot):
     assert [s.n_done for s in seen[:-1]] == list(range(0, seen[-1].n_steps + 1))
     assert not interpreted.is_interpreting()
     settle(qtbot, window)
-    assert window.controller.n_frames > n_frames
+    assert window.controller.frames.n_frames > n_frames
     assert window.statusBar().currentMessage().startswith("Kernels compiled in ")
 
 

@@ -126,7 +126,7 @@ def test_open_mesh_makes_containment_undefined(tmp_path):
     ball.write_text("\n".join([f"v {x} {y} {z}" for x, y, z in v * 0.3]
                               + [f"f {a + 1} {b + 1} {c + 1}" for a, b, c in f]) + "\n")
     model, controller = _controller()
-    assert controller.load_files([str(ball), str(path)])
+    assert controller.files.load_files([str(ball), str(path)])
     text = model.frame.containment.text
     assert text.startswith("undefined: B is open (") and "boundary edges)" in text
     controller.shutdown()
@@ -136,10 +136,10 @@ def test_open_mesh_makes_containment_undefined(tmp_path):
 @pytest.fixture(scope="module")
 def tube_frame():
     model, controller = _controller()
-    assert controller.load_scene("folding-tube")
+    assert controller.scenes.load_scene("folding-tube")
     model.set_playing(False)
     model.set_time(1.0)  # the bend's peak (0.25 Hz): the inner wall has folded through
-    frame = controller.step_sync()
+    frame = controller.frames.step_sync()
     n_levels = model.n_levels()
     controller.shutdown()
     return frame, n_levels
@@ -154,10 +154,10 @@ def test_folding_tube_collides_with_itself(tube_frame):
     assert n_levels == result.trace.n_levels > 5
     # At rest (t = 0) the tube is straight: no self-contact.
     model, controller = _controller()
-    controller.load_scene("folding-tube")
+    controller.scenes.load_scene("folding-tube")
     model.set_playing(False)
     model.set_time(0.0)
-    assert controller.step_sync().self_results[0].n_contacts == 0
+    assert controller.frames.step_sync().self_results[0].n_contacts == 0
     controller.shutdown()
 
 
@@ -165,10 +165,10 @@ def test_rippling_shell_crosses_itself_in_rings():
     from core.containment import edge_stats
 
     model, controller = _controller()
-    assert controller.load_scene("rippling-shell")
+    assert controller.scenes.load_scene("rippling-shell")
     model.set_playing(False)
     model.set_time(1.0)
-    frame = controller.step_sync()
+    frame = controller.frames.step_sync()
     mesh = frame.meshes[0]
     assert edge_stats(mesh).n_boundary_edges == 0  # one closed mesh with two walls
     result = frame.self_results[0]
@@ -229,10 +229,10 @@ def test_inspecting_a_box_of_the_self_traversal_lists_boxes_of_the_same_tree(tub
 def test_folding_tube_in_the_window_fills_levels_and_stats(qtbot, make_window):
     window = make_window("folding-tube")
     window.model.set_time(1.0)
-    window.controller.request_frame()
+    window.controller.frames.request_frame()
     qtbot.waitUntil(lambda: window.model.frame is not None
                     and window.model.frame.self_results[0].n_contacts > 0, timeout=30_000)
-    qtbot.waitUntil(lambda: not window.controller.is_busy, timeout=30_000)
+    qtbot.waitUntil(lambda: not window.controller.frames.is_busy, timeout=30_000)
     n = window.model.n_levels()
     levels = window.docks["levels_dock"].panel
     assert levels.n_levels() == n > 5
@@ -287,12 +287,12 @@ def test_bad_file_shows_a_message_and_leaves_the_scene_unchanged(tmp_path, case)
     if data is not None:
         path.write_bytes(data)
     model, controller = _controller()
-    controller.load_scene("two-spheres")
+    controller.scenes.load_scene("two-spheres")
     bodies_before, frame_before = list(model.bodies), model.frame
     errors = []
     model.error.connect(lambda title, text: errors.append((title, text)))
     for replace_scene in (True, False):
-        assert not controller.load_files([str(path)], replace_scene=replace_scene)
+        assert not controller.files.load_files([str(path)], replace_scene=replace_scene)
     assert len(errors) == 2
     title, text = errors[0]
     assert title == "Cannot open mesh"
@@ -308,7 +308,7 @@ def test_degenerate_triangles_load_with_a_note_of_how_many(tmp_path):
     model, controller = _controller()
     messages = []
     model.message.connect(messages.append)
-    assert controller.load_files([str(path)])
+    assert controller.files.load_files([str(path)])
     assert any("2 degenerate (zero-area) triangles" in m for m in messages)
     assert model.bodies[0].rest.n_faces == 3
     controller.shutdown()
@@ -344,7 +344,7 @@ def test_file_open_reads_off_the_gui_thread_while_the_event_loop_runs(
     timer = QTimer()
     timer.timeout.connect(lambda: ticks.append(1))
     timer.start(5)
-    window.controller.load_files_async([str(path)], replace_scene=True)
+    window.controller.files.load_files_async([str(path)], replace_scene=True)
     assert window.model.loading.startswith("Reading big.obj")
     loading = window.progress_dialogs.loading
     assert loading is not None and loading.isVisible()
@@ -368,7 +368,7 @@ def test_too_many_triangles_are_refused_with_the_limit(tmp_path, monkeypatch):
     model, controller = _controller()
     errors = []
     model.error.connect(lambda title, text: errors.append(text))
-    assert not controller.load_files([str(path)])
+    assert not controller.files.load_files([str(path)])
     assert errors == ["two.obj: 2 triangles; BVH Lab opens meshes of up to 1 triangles"]
     controller.shutdown()
 

@@ -19,7 +19,7 @@ def _controller(is_threaded=False):
     "key", [k for k in SCENES if k != "bunny-bunny" and not SCENES[k].self_collision])
 def test_every_scene_loads_and_runs_a_frame(key):
     model, controller = _controller()
-    assert controller.load_scene(key)
+    assert controller.scenes.load_scene(key)
     assert len(model.bodies) >= 2
     frame = model.frame
     assert frame is not None and frame.result is not None
@@ -37,7 +37,7 @@ def test_bunny_bunny_scene_uses_the_full_bunny(load_asset):
 
 def test_interlinked_tori_overlap_boxes_without_contacts():
     model, controller = _controller()
-    controller.load_scene("linked-tori")
+    controller.scenes.load_scene("linked-tori")
     result = model.frame.result
     assert result.counters.n_bv_overlaps > 10
     assert result.counters.n_contacts == 0
@@ -45,7 +45,7 @@ def test_interlinked_tori_overlap_boxes_without_contacts():
 
 def test_gap_slider_scales_the_outer_sphere_and_refits():
     model, controller = _controller()
-    controller.load_scene("concentric-spheres")
+    controller.scenes.load_scene("concentric-spheres")
     outer = model.bodies[1]
     radius = np.linalg.norm(outer.rest.vertices, axis=1)
     np.testing.assert_allclose(radius, radius.max(), rtol=1e-2)
@@ -63,29 +63,29 @@ def test_gap_slider_scales_the_outer_sphere_and_refits():
 
 def test_translate_and_rotate_are_pose_changes_not_rebuilds():
     model, controller = _controller()
-    controller.load_scene("two-spheres")
-    controller.translate_body(1, (0.25, 0.0, 0.0))
+    controller.scenes.load_scene("two-spheres")
+    controller.poses.translate_body(1, (0.25, 0.0, 0.0))
     assert model.frame.rebuilt == [False, False]
-    centre = controller.centroid_world(1)
-    controller.rotate_body(1, (0, 0, 1), 0.5, centre)
-    np.testing.assert_allclose(controller.centroid_world(1), centre, atol=1e-12)
+    centre = controller.poses.centroid_world(1)
+    controller.poses.rotate_body(1, (0, 0, 1), 0.5, centre)
+    np.testing.assert_allclose(controller.poses.centroid_world(1), centre, atol=1e-12)
     assert model.frame.rebuilt == [False, False]
     np.testing.assert_allclose(model.frame.poses[1].as_matrix(), model.bodies[1].pose)
 
 
 def test_stale_requests_collapse_into_one_pending_frame(qtbot):
     model, controller = _controller(is_threaded=True)
-    controller.is_threaded = False
-    controller.load_scene("two-spheres")
-    controller.is_threaded = True
-    n_before = controller.n_frames
+    controller.frames.is_threaded = False
+    controller.scenes.load_scene("two-spheres")
+    controller.frames.is_threaded = True
+    n_before = controller.frames.n_frames
     for i in range(10):
-        controller.translate_body(1, (0.01, 0.0, 0.0))  # each asks for a frame
-        assert i == 0 or controller.is_busy
+        controller.poses.translate_body(1, (0.01, 0.0, 0.0))  # each asks for a frame
+        assert i == 0 or controller.frames.is_busy
     # No events were processed: the first request runs, the second waits, eight are dropped.
-    assert controller.n_dropped == 8
-    qtbot.waitUntil(lambda: not controller.is_busy, timeout=30_000)
-    assert controller.n_frames == n_before + 2
+    assert controller.frames.n_dropped == 8
+    qtbot.waitUntil(lambda: not controller.frames.is_busy, timeout=30_000)
+    assert controller.frames.n_frames == n_before + 2
     np.testing.assert_allclose(model.frame.poses[1].as_matrix(), model.bodies[1].pose)
     controller.shutdown()
 
@@ -94,16 +94,16 @@ def test_worker_errors_become_messages(qtbot, monkeypatch):
     model, controller = _controller(is_threaded=True)
     errors = []
     model.error.connect(lambda title, text: errors.append((title, text)))
-    controller.is_threaded = False
-    controller.load_scene("two-spheres")
-    controller.is_threaded = True
+    controller.frames.is_threaded = False
+    controller.scenes.load_scene("two-spheres")
+    controller.frames.is_threaded = True
 
     def broken(*_args, **_kwargs):
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(controller.pipe, "step", broken)
+    monkeypatch.setattr(controller.frames.pipe, "step", broken)
     frame = model.frame
-    controller.request_frame()
+    controller.frames.request_frame()
     qtbot.waitUntil(lambda: bool(errors), timeout=10_000)
     assert errors == [("Frame failed", "RuntimeError: boom")]
     assert model.frame is frame
@@ -112,11 +112,11 @@ def test_worker_errors_become_messages(qtbot, monkeypatch):
 
 def test_unknown_file_is_reported_with_its_name(tmp_path):
     model, controller = _controller()
-    controller.load_scene("two-spheres")
+    controller.scenes.load_scene("two-spheres")
     errors = []
     model.error.connect(lambda title, text: errors.append(text))
     bodies = list(model.bodies)
-    assert not controller.load_files([str(tmp_path / "missing.stl")])
+    assert not controller.files.load_files([str(tmp_path / "missing.stl")])
     assert "missing.stl" in errors[0]
     assert model.bodies == bodies
 

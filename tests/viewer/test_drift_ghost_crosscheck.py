@@ -17,7 +17,7 @@ from viewer.state.pipeline import UpdateChoice
 
 def _deform_frames(qtbot, window, n: int) -> None:
     for _ in range(n):
-        window.controller.step_time(1 / 10)
+        window.controller.animation.step_time(1 / 10)
         settle(qtbot, window)
 
 
@@ -28,10 +28,10 @@ def test_ghost_draws_a_fresh_tree_and_both_sah(qtbot, make_window):
     window.ghost_action.trigger()  # G
     assert window.model.display.show_ghost
     assert window.docks["levels_dock"].panel.ghost_check.isChecked()
-    qtbot.waitUntil(lambda: window.controller.ghost_view() is not None, timeout=60_000)
+    qtbot.waitUntil(lambda: window.controller.analysis.ghost_view() is not None, timeout=60_000)
     QApplication.processEvents()
     frame = window.model.frame
-    ghost = window.controller.ghost_view()
+    ghost = window.controller.analysis.ghost_view()
     fresh = [build_tree(m, t.split, t.leaf_size) for m, t in zip(frame.meshes, frame.trees)]
     for tree, built in zip(ghost.trees, fresh):
         assert np.array_equal(tree.bmin, built.bmin) and np.array_equal(tree.count, built.count)
@@ -119,7 +119,7 @@ def test_cross_check_differences_listed_in_red_and_drawn(qtbot, make_window, tmp
     spike = tmp_path / "spike.obj"
     spike.write_text("v 0.25 0.25 1e-12\nv 0.3 0.25 1\nv 0.25 0.3 1\nf 1 2 3\n")
     window = make_window()
-    assert window.controller.load_files([str(floor), str(spike)])
+    assert window.controller.files.load_files([str(floor), str(spike)])
     settle(qtbot, window)
     from viewer.qt.crosscheck_dialog import CrossCheckDialog
 
@@ -183,15 +183,15 @@ def test_the_newest_finished_ghost_is_drawn_marked_with_its_frame(qtbot, window,
         first = window.model.frame
         window.ghost_action.trigger()
         qtbot.waitUntil(lambda: len(calls) == 1, timeout=10_000)
-        window.controller.translate_body(1, (0.1, 0.0, 0.0))  # the next frame
+        window.controller.poses.translate_body(1, (0.1, 0.0, 0.0))  # the next frame
         settle(qtbot, window)
         shown = window.model.frame
         assert shown is not first
         gates[0].set()  # frame 'first''s ghost ends now, after the frame moved on
-        qtbot.waitUntil(lambda: window.controller.ghost_view() is not None, timeout=60_000)
+        qtbot.waitUntil(lambda: window.controller.analysis.ghost_view() is not None, timeout=60_000)
         QApplication.processEvents()
         window.redraw()
-        ghost = window.controller.ghost_view()
+        ghost = window.controller.analysis.ghost_view()
         assert ghost.frame is first
         n_boxes = sum(len(t.nodes_at_depth(min(2, t.max_depth))) for t in ghost.trees)
         assert window.renderer.cell_count("ghost") == 12 * 4 * n_boxes
@@ -206,7 +206,8 @@ def test_the_newest_finished_ghost_is_drawn_marked_with_its_frame(qtbot, window,
             float((b_boxes @ then[:3, :3].T + then[:3, 3])[:, 0].max()), abs=1e-9)
         # The shown frame's own ghost, once built, is drawn unmarked.
         gates[1].set()
-        qtbot.waitUntil(lambda: window.controller.ghost_view().frame is shown, timeout=60_000)
+        qtbot.waitUntil(lambda: window.controller.analysis.ghost_view().frame is shown,
+                        timeout=60_000)
         QApplication.processEvents()
         window.redraw()
         assert "ghost (grey dashes): boxes of a fresh tree" in window.renderer.legend_texts

@@ -65,7 +65,7 @@ def test_exception_in_a_slot_and_in_a_worker_keeps_the_window(window, qtbot, tmp
         def broken(*_args, **_kwargs):
             raise RuntimeError("scene table damaged")
 
-        monkeypatch.setattr(window.controller, "load_scene", broken)
+        monkeypatch.setattr(window.controller.scenes, "load_scene", broken)
         scenes_menu = next(a.menu() for a in window.menuBar().actions()[0].menu().actions()
                            if a.menu() is not None and "scenes" in a.text())
         scenes_menu.actions()[1].trigger()  # a real menu action whose slot raises

@@ -127,7 +127,7 @@ def test_a_failing_run_shows_one_red_line_and_the_app_stays(qtbot, window):
     assert "failed" in text and "\n" not in text
     assert "B00020" in panel.message.styleSheet()
     assert panel.result is None and panel.run_button.isEnabled()
-    window.controller.step_sync()  # the app still runs frames
+    window.controller.frames.step_sync()  # the app still runs frames
     assert window.model.frame is not None
 
 
@@ -158,7 +158,7 @@ def test_save_figure_png_and_svg_and_data_csv(qtbot, window, tmp_path):
 def test_the_current_scene_is_bodies_a_and_b_as_posed_and_deformed(qtbot, make_window):
     window = make_window("spot-twist-torus")
     bodies = window.model.bodies
-    scene = window.controller.current_experiment_scene()
+    scene = window.controller.experiments.current_experiment_scene()
     assert scene.mesh_a is bodies[0].rest and scene.mesh_b is bodies[1].rest
     assert scene.pose_a.as_matrix() == pytest.approx(bodies[0].pose)
     assert scene.pose_b.as_matrix() == pytest.approx(bodies[1].pose)
@@ -193,8 +193,8 @@ def test_closing_the_window_cancels_a_running_experiment(qtbot, window):
     panel = _open_on(window, "pcp")
     panel._fill_sizes("default")
     assert panel.run()
-    thread = window.controller._experiment_lane.thread
-    progress = window.controller._experiment_progress
+    thread = window.controller.experiments._experiment_lane.thread
+    progress = window.controller.experiments._experiment_progress
     assert thread is not None and thread.daemon  # never holds the process open
     window.close()
     assert progress.is_cancelled

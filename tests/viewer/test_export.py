@@ -41,19 +41,19 @@ def out(tmp_path):
 def record_frames(qtbot, window, n: int = 3) -> None:
     """A recording of ``n`` frames, B moving towards A by 0.3 each."""
     controller = window.controller
-    controller.translate_body(1, (0.9, 0.0, 0.0))
+    controller.poses.translate_body(1, (0.9, 0.0, 0.0))
     settle(qtbot, window)
-    controller.clear_recording()
+    controller.recorder.clear_recording()
     settle(qtbot, window)
     qtbot.waitUntil(lambda: len(window.model.recording) == 1, timeout=30_000)
     for _ in range(n - 1):
-        controller.translate_body(1, (-0.3, 0.0, 0.0))
+        controller.poses.translate_body(1, (-0.3, 0.0, 0.0))
         settle(qtbot, window)
     qtbot.waitUntil(lambda: len(window.model.recording) == n, timeout=30_000)
 
 
 def wait_export(qtbot, window) -> None:
-    qtbot.waitUntil(lambda: not window.controller.is_exporting, timeout=60_000)
+    qtbot.waitUntil(lambda: not window.controller.exporter.is_exporting, timeout=60_000)
     QApplication.processEvents()
 
 
@@ -134,7 +134,7 @@ def test_a_bad_video_path_is_one_line_naming_it(qtbot, small_window, out):
     assert not window.export_menu.export_recorded_video(str(out / "clip.avi"))
     title, text = window.last_error
     assert "clip.avi" in text and ".mp4 or .gif" in text and "\n" not in text
-    assert not window.controller.is_exporting
+    assert not window.controller.exporter.is_exporting
 
 
 def test_record_video_while_playing_grabs_each_drawn_frame(qtbot, small_window, out):
@@ -273,7 +273,7 @@ def test_frame_data_equals_the_frames_counters_and_contacts(qtbot, small_window,
 def test_frame_data_of_a_recorded_frame(qtbot, small_window, out):
     window = small_window
     record_frames(qtbot, window)
-    window.controller.scrub_to(2)
+    window.controller.recorder.scrub_to(2)
     frame = window.model.frame
     assert frame is window.model.recording[2] and frame.result.counters.n_contacts > 0
     assert window.export_menu.ask_frame_data(str(out / "recorded.json"))

@@ -18,8 +18,8 @@ def test_figure_path_takes_the_suffix_from_the_filter():
 
 def test_drift_plot_saves_png_and_svg(qtbot, window, tmp_path):
     for _ in range(3):
-        window.controller.step_time(1 / 30)
-        qtbot.waitUntil(lambda: not window.controller.is_busy, timeout=60_000)
+        window.controller.animation.step_time(1 / 30)
+        qtbot.waitUntil(lambda: not window.controller.frames.is_busy, timeout=60_000)
     dialog = window.recording_menu.open_drift_dialog()
     shown_label = dialog.axes.get_xlabel()
     saved_labels = []

@@ -42,7 +42,7 @@ def test_the_line_comes_once_after_the_first_frame_is_drawn(qtbot, settings, cap
     # Later frames, a level change and another scene's first frame say nothing more.
     window.model.set_playing(False)
     window.redraw()
-    window.controller.load_scene("bunny-teapot")
+    window.controller.scenes.load_scene("bunny-teapot")
     settle(qtbot, window)
     window.redraw()
     assert first_frame_lines(capfd.readouterr().err) == []

@@ -11,14 +11,14 @@ from viewer.control import frame_watch
 
 def _with_budget(controller, budget):
     """Make every frame's request carry ``budget`` (the viewer has no widget for it)."""
-    settings = type(controller)._settings
+    settings = type(controller.frames).next_settings
 
     def patched():
-        s = settings(controller)
+        s = settings(controller.frames)
         return PipelineSettings(s.request.replace(pair_budget=budget), s.update,
                                 s.drift_threshold, s.validate_after_refit)  # fmt: skip
 
-    controller._settings = patched
+    controller.frames.next_settings = patched
 
 
 def test_a_frame_past_its_budget_says_so_in_one_line_and_the_app_goes_on(qtbot, window):
@@ -27,27 +27,27 @@ def test_a_frame_past_its_budget_says_so_in_one_line_and_the_app_goes_on(qtbot, 
     controller = window.controller
     before = window.model.frame
     _with_budget(controller, 5)
-    controller.request_frame()
-    qtbot.waitUntil(lambda: bool(errors) and not controller.is_busy, timeout=60_000)
+    controller.frames.request_frame()
+    qtbot.waitUntil(lambda: bool(errors) and not controller.frames.is_busy, timeout=60_000)
     title, text = errors[-1]
     assert title == "Frame failed"
     assert text.startswith("The collision query failed: BVH Lab's AABB tree of body A against "
                            "BVH Lab's AABB tree of body B: more than 5 overlapping volume "
                            "pairs at level ")  # fmt: skip
     assert "\n" not in text and "MemoryError" not in text
-    assert controller._frame_watch.control is None  # no reference to the failed query
+    assert controller.frames._frame_watch.control is None  # no reference to the failed query
     assert window.model.frame is before
-    del controller._settings  # the default budget again
-    n_frames = controller.n_frames
-    controller.request_frame()
+    del controller.frames.next_settings  # the default budget again
+    n_frames = controller.frames.n_frames
+    controller.frames.request_frame()
     settle(qtbot, window)
-    qtbot.waitUntil(lambda: controller.n_frames > n_frames, timeout=60_000)
+    qtbot.waitUntil(lambda: controller.frames.n_frames > n_frames, timeout=60_000)
     assert window.model.frame is not before and window.model.frame.result is not None
 
 
 def test_a_long_frame_shows_progress_and_cancel_stops_it(qtbot, window, monkeypatch):
     controller = window.controller
-    watch = controller._frame_watch
+    watch = controller.frames._frame_watch
     shown, closed = [], []
     window.model.job_progress.connect(lambda words, done, total: shown.append((words, total)))
     window.model.job_finished.connect(closed.append)
@@ -56,9 +56,9 @@ def test_a_long_frame_shows_progress_and_cancel_stops_it(qtbot, window, monkeypa
     watch._tick()
     assert shown and shown[-1][0].startswith("Frame: traversal level 0, overlapping volume "
                                              "pairs against the pair budget")  # fmt: skip
-    assert shown[-1][1] == controller.pipe.settings.pair_budget
-    controller.cancel_job()  # the job dialog's Cancel
+    assert shown[-1][1] == controller.frames.pipe.settings.pair_budget
+    controller.recorder.cancel_job()  # the job dialog's Cancel
     assert control.is_cancelled
     watch.stop()
     assert closed == [frame_watch.WORDS] and watch.control is None
-    assert not controller.cancel_frame()  # no frame in flight any more
+    assert not controller.frames.cancel_frame()  # no frame in flight any more

@@ -35,7 +35,7 @@ def _later(frame, n=2):
 
 def test_dock_choices_write_the_model_and_reach_the_request(qtbot):
     model, controller = _controller()
-    controller.load_scene("concentric-spheres")
+    controller.scenes.load_scene("concentric-spheres")
     panel = PipelinePanel(model, controller)
     qtbot.addWidget(panel)
     checks = panel.analyses.checks
@@ -44,7 +44,7 @@ def test_dock_choices_write_the_model_and_reach_the_request(qtbot):
     assert not checks["self"].isChecked() and not checks["ghost"].isChecked()
     checks["distance"].setChecked(False)
     assert model.pipeline.distance is False
-    assert controller.side_inputs() == (False, True)
+    assert controller.frames.side_inputs() == (False, True)
     checks["self"].setChecked(True)
     assert model.is_self_collision is True  # one source: the pipeline choice
     assert model.frame.request.self_collision is True
@@ -73,7 +73,7 @@ def test_with_distance_off_no_distance_is_computed(monkeypatch):
     monkeypatch.setattr(frames, "min_distance", counted)
     monkeypatch.setattr("core.pipeline.min_distance", counted)
     model, controller = _controller()
-    controller.load_scene("concentric-spheres")
+    controller.scenes.load_scene("concentric-spheres")
     assert model.frame.result.n_contacts == 0
     assert model.frame.distance is not None and calls  # on: measured beside each frame
     n_calls = len(calls)
@@ -89,7 +89,7 @@ def test_with_distance_off_no_distance_is_computed(monkeypatch):
 
 def test_a_side_result_older_than_the_shown_frame_says_from_frame_n():
     model, controller = _controller()
-    controller.load_scene("concentric-spheres")
+    controller.scenes.load_scene("concentric-spheres")
     computed_on = model.frame
     side = model.side
     assert side.frame_index == computed_on.index
@@ -112,40 +112,41 @@ def test_a_side_result_older_than_the_shown_frame_says_from_frame_n():
 
 def test_a_side_result_of_another_scene_or_other_choices_is_dropped():
     model, controller = _controller()
-    controller.load_scene("concentric-spheres")
+    controller.scenes.load_scene("concentric-spheres")
     frame = model.frame
     result = frames.side_results(None, frame, True, True)
-    generation = controller._generation
+    generation = controller.frames._generation
 
     def arrive(tag):
-        controller._on_side_done(frame, result, SimpleNamespace(tag=tag))
+        controller.frames._on_side_done(frame, result, SimpleNamespace(tag=tag))
 
     model.set_side(None)
     arrive(Tag("distance and inside test", frame.index, generation - 1, (True, True)))
     assert model.side is None  # an older scene's
     arrive(Tag("distance and inside test", frame.index, generation, (True, False)))
     assert model.side is None  # other choices
-    assert controller.n_side_dropped == 2
+    assert controller.frames.n_side_dropped == 2
     arrive(Tag("distance and inside test", frame.index, generation, (True, True)))
     assert model.side is not None
     # Turning a choice off forgets the result it was computed with.
     model.set_pipeline(containment=False)
     assert model.side is None or model.side.inputs == (True, False)
-    controller.load_scene("two-spheres")
-    assert model.side is None or model.side.generation == controller._generation
+    controller.scenes.load_scene("two-spheres")
+    assert model.side is None or model.side.generation == controller.frames._generation
     controller.shutdown()
 
 
 def test_the_next_frame_starts_before_the_previous_is_drawn(qtbot):
     model, controller = _controller(is_threaded=True)
-    controller.load_scene("two-spheres")
-    qtbot.waitUntil(lambda: not controller.is_busy and model.frame is not None,
+    controller.scenes.load_scene("two-spheres")
+    qtbot.waitUntil(lambda: not controller.frames.is_busy and model.frame is not None,
                     timeout=60_000)
     running_when_drawn = []
-    model.frame_ready.connect(lambda _f: running_when_drawn.append(controller.is_frame_running))
-    controller.translate_body(1, (0.01, 0.0, 0.0))
-    controller.translate_body(1, (0.01, 0.0, 0.0))  # wanted while the first runs
-    qtbot.waitUntil(lambda: not controller.is_busy and len(running_when_drawn) >= 2,
+    model.frame_ready.connect(
+        lambda _f: running_when_drawn.append(controller.frames.is_frame_running))
+    controller.poses.translate_body(1, (0.01, 0.0, 0.0))
+    controller.poses.translate_body(1, (0.01, 0.0, 0.0))  # wanted while the first runs
+    qtbot.waitUntil(lambda: not controller.frames.is_busy and len(running_when_drawn) >= 2,
                     timeout=60_000)
     # The first frame was drawn while the wanted one already ran; the last had none after it.
     assert running_when_drawn[0] is True
@@ -155,18 +156,18 @@ def test_the_next_frame_starts_before_the_previous_is_drawn(qtbot):
 
 def test_the_ghost_completes_while_frames_keep_coming(qtbot):
     model, controller = _controller(is_threaded=True)
-    controller.load_scene("spot-twist-torus")
+    controller.scenes.load_scene("spot-twist-torus")
     model.set_display(show_ghost=True)
     model.set_playing(True)
-    qtbot.waitUntil(lambda: controller.ghost_view() is not None, timeout=120_000)
-    n_frames = controller.n_frames
-    ghost = controller.ghost_view()
+    qtbot.waitUntil(lambda: controller.analysis.ghost_view() is not None, timeout=120_000)
+    n_frames = controller.frames.n_frames
+    ghost = controller.analysis.ghost_view()
     # Builds keep finishing while frames keep coming, each shown as of its own frame.
-    qtbot.waitUntil(lambda: controller.n_frames > n_frames + 2
-                    and controller.ghost_view().frame.index > ghost.frame.index,
+    qtbot.waitUntil(lambda: controller.frames.n_frames > n_frames + 2
+                    and controller.analysis.ghost_view().frame.index > ghost.frame.index,
                     timeout=120_000)
     assert model.is_playing
-    newer = controller.ghost_view()
+    newer = controller.analysis.ghost_view()
     assert newer.frame.index <= model.frame.index
     assert model.analysis_costs["ghost"].frame_index >= newer.frame.index
     model.set_playing(False)
@@ -175,7 +176,7 @@ def test_the_ghost_completes_while_frames_keep_coming(qtbot):
 
 def test_a_slow_frame_says_what_took_the_time():
     model, controller = _controller()
-    controller.load_scene("two-spheres")
+    controller.scenes.load_scene("two-spheres")
     frame = model.frame
     slow = dataclasses.replace(
         frame, request=frame.request.replace(bv="obb", obb_fit=ObbFit.SURFACE),
@@ -195,7 +196,7 @@ def test_the_frame_path_puts_the_slow_words_in_the_model(monkeypatch):
     model, controller = _controller()
     messages = []
     model.message.connect(messages.append)
-    controller.load_scene("two-spheres")
+    controller.scenes.load_scene("two-spheres")
     assert model.slow_frame.startswith(f"Frame {model.frame.index} is slow")
     assert model.slow_frame in messages
     controller.shutdown()
@@ -204,8 +205,8 @@ def test_the_frame_path_puts_the_slow_words_in_the_model(monkeypatch):
 @pytest.mark.parametrize("key", ["distance", "containment"])
 def test_a_side_choice_never_runs_inside_the_frame(key):
     model, controller = _controller()
-    controller.load_scene("concentric-spheres")
-    assert getattr(controller.pipe.settings, key) is False
+    controller.scenes.load_scene("concentric-spheres")
+    assert getattr(controller.frames.pipe.settings, key) is False
     controller.shutdown()
 
 
@@ -213,11 +214,12 @@ def test_a_saved_recording_carries_the_side_results_with_their_frame(qtbot, tmp_
     from core.recording import open_recording, save_recording
 
     model, controller = _controller(is_threaded=True)
-    controller.load_scene("concentric-spheres")
-    qtbot.waitUntil(lambda: not controller.is_busy and model.side is not None, timeout=60_000)
-    recorded = controller.recording[len(controller.recording) - 1]
+    controller.scenes.load_scene("concentric-spheres")
+    qtbot.waitUntil(lambda: not controller.frames.is_busy and model.side is not None,
+                    timeout=60_000)
+    recorded = controller.recorder.recording[len(controller.recorder.recording) - 1]
     assert recorded.distance is None  # the frame ran without it: it ran beside
-    copy = frames.recording_with_side_results(controller.recording, model.side_by_frame)
+    copy = frames.recording_with_side_results(controller.recorder.recording, model.side_by_frame)
     saved = copy[len(copy) - 1]
     assert saved.index == recorded.index == model.side.frame_index
     assert saved.distance is model.side.distance
@@ -234,19 +236,20 @@ def test_a_saved_recording_carries_the_side_results_with_their_frame(qtbot, tmp_
 
 def test_a_heat_map_over_the_frame_budget_is_counted_beside_the_frames(qtbot):
     model, controller = _controller(is_threaded=True)
-    controller.load_scene("two-spheres")
-    qtbot.waitUntil(lambda: not controller.is_busy and model.frame is not None, timeout=60_000)
+    controller.scenes.load_scene("two-spheres")
+    qtbot.waitUntil(lambda: not controller.frames.is_busy and model.frame is not None,
+                    timeout=60_000)
     model.set_analysis_cost("heat", 5_000.0, 0)  # it took 5 s last time: not when drawing
     first = model.frame
-    heat, note = controller.heat_for(first)
+    heat, note = controller.analysis.heat_for(first)
     assert heat is None and note.startswith(f"of frame {first.index}: counting beside")
-    qtbot.waitUntil(lambda: controller.heat_for(first)[0] is not None, timeout=60_000)
+    qtbot.waitUntil(lambda: controller.analysis.heat_for(first)[0] is not None, timeout=60_000)
     assert model.analysis_costs["heat"].frame_index == first.index
     model.set_analysis_cost("heat", 5_000.0, first.index)
-    controller.translate_body(1, (0.01, 0.0, 0.0))
-    qtbot.waitUntil(lambda: not controller.is_busy and model.frame is not first,
+    controller.poses.translate_body(1, (0.01, 0.0, 0.0))
+    qtbot.waitUntil(lambda: not controller.frames.is_busy and model.frame is not first,
                     timeout=60_000)
-    heat, note = controller.heat_for(model.frame)  # the older frame's meanwhile, marked
+    heat, note = controller.analysis.heat_for(model.frame)  # the older frame's meanwhile, marked
     assert heat is not None and note.startswith(f"from frame {first.index}")
     controller.shutdown()
 
@@ -255,12 +258,12 @@ def test_the_next_refit_leaves_the_side_jobs_snapshot_as_it_was():
     # The side lane reads a delivered frame's meshes and trees while the next frame refits:
     # a refit makes new arrays and never writes the ones a delivered frame holds.
     model, controller = _controller()
-    controller.load_scene("spot-twist-torus")
+    controller.scenes.load_scene("spot-twist-torus")
     model.set_playing(False)
     frame = model.frame
     before = [(t.bmin.copy(), t.bmax.copy()) for t in frame.trees]
     vertices = [m.vertices.copy() for m in frame.meshes]
-    controller.step_time(0.25)
+    controller.animation.step_time(0.25)
     assert model.frame is not frame and model.frame.trees[0] is not frame.trees[0]
     for (bmin, bmax), tree in zip(before, frame.trees):
         assert (tree.bmin == bmin).all() and (tree.bmax == bmax).all()

@@ -15,7 +15,7 @@ def test_the_same_ghost_is_built_once_and_a_change_builds_it_again():
     model = ViewerModel()
     controller = Controller(model, is_threaded=False)
     try:
-        assert controller.load_scene("two-spheres")
+        assert controller.scenes.load_scene("two-spheres")
         ghost = fresh_ghost(model.frame)
         poses = [np.eye(4), np.eye(4)]
         first = build_ghost(ghost, 2, poses)

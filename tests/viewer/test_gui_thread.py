@@ -52,11 +52,11 @@ def test_scenes_load_off_the_gui_thread_and_the_newest_wins(qtbot, window, monke
     monkeypatch.setattr(scenes, "prepare_scene_meshes", held)
     shown = []
     model.scene_changed.connect(lambda: shown.append(model.scene_key))
-    assert controller.load_scene("linked-tori")
+    assert controller.scenes.load_scene("linked-tori")
     qtbot.waitUntil(lambda: len(runs) == 1, timeout=10_000)
     # The old scene stays until the new one is ready.
-    assert model.scene_key == "two-spheres" and controller.is_scene_loading
-    assert controller.load_scene("concentric-spheres")
+    assert model.scene_key == "two-spheres" and controller.scenes.is_scene_loading
+    assert controller.scenes.load_scene("concentric-spheres")
     gate.set()
     wait_scene(qtbot, window)
     settle(qtbot, window)
@@ -79,8 +79,8 @@ def test_a_file_opened_meanwhile_wins_over_a_pending_scene(qtbot, window, monkey
     monkeypatch.setattr(scenes, "prepare_scene_meshes", held)
     path = tmp_path / "tetra.obj"
     path.write_text("v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 3 2\nf 1 2 4\nf 2 3 4\nf 1 4 3\n")
-    assert controller.load_scene("linked-tori")
-    assert controller.load_files([str(path), str(path)])
+    assert controller.scenes.load_scene("linked-tori")
+    assert controller.files.load_files([str(path), str(path)])
     gate.set()
     wait_scene(qtbot, window)
     settle(qtbot, window)
@@ -92,10 +92,10 @@ def test_the_ghost_says_how_many_boxes_the_cap_left_out(qtbot, window):
     model.set_level(None)  # every level: the trees' whole node lists
     model.set_display(box_cap=3)
     window.ghost_action.trigger()  # G
-    qtbot.waitUntil(lambda: window.controller.ghost_view() is not None, timeout=60_000)
+    qtbot.waitUntil(lambda: window.controller.analysis.ghost_view() is not None, timeout=60_000)
     settle(qtbot, window)
     window.redraw()
-    ghost = window.controller.ghost_view()
+    ghost = window.controller.analysis.ghost_view()
     total = sum(len(tree.level_nodes) for tree in ghost.trees[:2])
     assert total > 6
     assert (f"drawing 6 of {total:,} ghost boxes (the box cap; pick a level to see the rest)"

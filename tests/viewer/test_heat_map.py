@@ -156,11 +156,11 @@ def test_levels_panel_chooser_and_shortcut(qtbot, window):
 
 def test_recorded_frame_is_coloured_by_its_own_trace(qtbot, window):
     window.model.set_display(heat_map="work")
-    window.controller.translate_body(1, (0.15, 0.0, 0.0))
+    window.controller.poses.translate_body(1, (0.15, 0.0, 0.0))
     settle(qtbot, window)
     recording = window.model.recording
     assert len(recording) >= 2
-    window.controller.scrub_to(0)
+    window.controller.recorder.scrub_to(0)
     QApplication.processEvents()
     first = recording[0]
     expected = np.concatenate([frame_heat(first).bodies[b].work for b in (0, 1)])

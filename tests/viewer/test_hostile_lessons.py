@@ -108,6 +108,6 @@ def test_lessons_open_on_one_hostile_file_of_each_class_keeps_the_window(
         assert title == "Cannot open lesson", case.name
         assert case.words in text and text.isprintable(), (case.name, text)
         assert text.startswith(path.name) or text.startswith(str(path)), (case.name, text)
-        assert window.isVisible() and window.controller.lesson is None
+        assert window.isVisible() and window.controller.lessons.lesson is None
         assert window.model.bodies == bodies and window.model.frame is frame, case.name
         window._error_box.close()

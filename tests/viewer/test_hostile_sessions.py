@@ -72,7 +72,7 @@ def test_file_open_session_on_one_hostile_file_of_each_class_keeps_the_window(
         window.last_error = None
         window.session_menu.open_action.trigger()  # File > Open session
         qtbot.waitUntil(lambda: window.last_error is not None
-                        and not window.controller.is_job_running, timeout=60_000)
+                        and not window.controller.recorder.is_job_running, timeout=60_000)
         QApplication.processEvents()
         title, text = window.last_error
         assert title == "Cannot open session", case.name

@@ -98,7 +98,8 @@ def test_render_draws_a_kind_it_has_never_heard_of():
 def test_inspector_and_legend_speak_with_the_rows_words(qtbot, window, key):
     row = BV_KINDS[key]
     _choose(window.docks["pipeline_dock"].panel.volume_choice.bv, key)
-    window.controller.rotate_body(1, (0.3, 1.0, 0.2), 0.7, window.controller.centroid_world(1))
+    poses = window.controller.poses
+    poses.rotate_body(1, (0.3, 1.0, 0.2), 0.7, poses.centroid_world(1))
     settle(qtbot, window)
     window.redraw()
     legend = _legend(window)

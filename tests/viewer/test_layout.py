@@ -78,7 +78,7 @@ def test_at_1280x800_the_view_is_wide_and_lesson_controls_need_no_scrolling(qtbo
     # Step mode and the inspector, with a real click's text in it.
     levels.step_check.setChecked(True)
     window.model.set_level(4)
-    pos = qt_point(window, window.controller.centroid_world(0))
+    pos = qt_point(window, window.controller.poses.centroid_world(0))
     click(window.plotter, pos)
     assert window.model.inspect is not None
     QApplication.processEvents()
@@ -87,7 +87,7 @@ def test_at_1280x800_the_view_is_wide_and_lesson_controls_need_no_scrolling(qtbo
         assert _fully_visible(widget, levels_dock), widget
     assert _needs_no_scrolling(levels_dock)
 
-    window.controller.load_scene("concentric-spheres")
+    window.controller.scenes.load_scene("concentric-spheres")
     settle(qtbot, window)
     scene_dock = _show_tab(window, "scene_dock")
     slider = scene_dock.panel.param_slider

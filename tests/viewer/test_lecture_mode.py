@@ -117,14 +117,14 @@ def test_without_a_lesson_arrows_step_the_level_and_space_plays(qtbot, window):
 
 def test_arrows_step_the_lesson_and_the_caption_follows(qtbot, window):
     controller = window.controller
-    assert controller.open_lesson("aabb-levels")
+    assert controller.lessons.open_lesson("aabb-levels")
     settle(qtbot, window)
-    lesson = controller.lesson
+    lesson = controller.lessons.lesson
     window.lecture.enter()
     for expected in (1, 2):
         press(qtbot, window, Qt.Key.Key_Right)
         settle(qtbot, window)
-        assert controller.lesson_index == expected
+        assert controller.lessons.lesson_index == expected
         assert window.model.level == lesson.steps[expected].level
     caption, hint = window.renderer.caption_bar.texts()
     assert caption.replace("\n", " ") == lesson.steps[2].caption
@@ -132,7 +132,7 @@ def test_arrows_step_the_lesson_and_the_caption_follows(qtbot, window):
     assert KEYS_WITH_LESSON in hint
     press(qtbot, window, Qt.Key.Key_Left)
     settle(qtbot, window)
-    assert controller.lesson_index == 1
+    assert controller.lessons.lesson_index == 1
     # The caption bar is drawn: its white bar is at the bottom centre of the screenshot.
     image = _screenshot(window)
     height, width = image.shape[:2]
@@ -147,9 +147,9 @@ def test_arrows_step_the_lesson_and_the_caption_follows(qtbot, window):
     # PageDown and PageUp step the lesson outside lecture mode too.
     press(qtbot, window, Qt.Key.Key_PageDown)
     settle(qtbot, window)
-    assert controller.lesson_index == 2
+    assert controller.lessons.lesson_index == 2
     press(qtbot, window, Qt.Key.Key_PageUp)
-    assert controller.lesson_index == 1
+    assert controller.lessons.lesson_index == 1
     assert window.lesson_menu.previous_action.isEnabled()
 
 
@@ -177,7 +177,7 @@ def test_the_lessons_menu_opens_a_file_and_saves_the_state_as_a_step(qtbot, wind
     assert menu.save_step(str(path), "Level three of the two spheres.", "Mine")
     assert menu.open_file(str(path))
     settle(qtbot, window)
-    assert window.controller.lesson.title == "Mine" and window.model.level == 3
+    assert window.controller.lessons.lesson.title == "Mine" and window.model.level == 3
     caption, _hint = window.renderer.caption_bar.texts()
     assert caption == "Level three of the two spheres."
 
@@ -185,7 +185,7 @@ def test_the_lessons_menu_opens_a_file_and_saves_the_state_as_a_step(qtbot, wind
     broken.write_text('[[step]]\ncaption = "a"\nview = "sideways"\n')
     assert not menu.open_file(str(broken))
     assert window.last_error[1].startswith("broken.toml line 3: step 1 key 'view'")
-    assert window.controller.lesson.title == "Mine"  # the open lesson stays
+    assert window.controller.lessons.lesson.title == "Mine"  # the open lesson stays
 
 
 def test_a_step_with_an_experiment_shows_its_figure_over_the_canvas(qtbot, window, tmp_path):
@@ -194,11 +194,11 @@ def test_a_step_with_an_experiment_shows_its_figure_over_the_canvas(qtbot, windo
                     '[[step]]\ncaption = "The measurement."\n'
                     'experiment = { name = "pcp", sizes = [200] }\n')
     controller = window.controller
-    assert controller.open_lesson(str(path))
+    assert controller.lessons.open_lesson(str(path))
     settle(qtbot, window)
     window.lecture.enter()
     press(qtbot, window, Qt.Key.Key_Right)
-    qtbot.waitUntil(lambda: controller.figure is not None, timeout=300_000)
+    qtbot.waitUntil(lambda: controller.lessons.figure is not None, timeout=300_000)
     QApplication.processEvents()
     layer = window.renderer.figure_layer
     qtbot.waitUntil(lambda: layer.is_shown, timeout=10_000)
@@ -214,6 +214,6 @@ def test_a_step_with_an_experiment_shows_its_figure_over_the_canvas(qtbot, windo
     middle = image[view_height // 3: 2 * view_height // 3, view_width // 3: 2 * view_width // 3]
     assert (middle.min(axis=2) > 245).mean() > 0.3  # the figure's white page covers the view
     press(qtbot, window, Qt.Key.Key_Left)
-    assert controller.figure is None and not layer.is_shown
+    assert controller.lessons.figure is None and not layer.is_shown
     assert window.renderer.legend.GetVisibility()
     window.lecture.leave()

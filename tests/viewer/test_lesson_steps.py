@@ -21,8 +21,8 @@ def controller(qapp):
     controller.errors = errors
     # The figure job is checked on its own (it runs an experiment): here only who asks.
     controller.asked_figures = []
-    controller.run_experiment_figure = lambda name, sizes=(): controller.asked_figures.append(
-        (name, tuple(sizes))) or True
+    controller.lessons.run_experiment_figure = (
+        lambda name, sizes=(): controller.asked_figures.append((name, tuple(sizes))) or True)
     yield controller
     controller.shutdown()
 
@@ -30,12 +30,12 @@ def controller(qapp):
 @pytest.mark.parametrize("name", list(BUILTIN_LESSONS))
 def test_every_step_of_a_built_in_lesson_applies(controller, name):
     model = controller.model
-    assert controller.open_lesson(name), controller.errors
-    lesson = controller.lesson
+    assert controller.lessons.open_lesson(name), controller.errors
+    lesson = controller.lessons.lesson
     for index, step in enumerate(lesson.steps):
         if index:
-            assert controller.next_step(), controller.errors
-        assert controller.lesson_index == index
+            assert controller.lessons.next_step(), controller.errors
+        assert controller.lessons.lesson_index == index
         state = step_state(lesson, index)
         assert model.frame is not None
         assert model.scene_key == state.source[1]
@@ -55,49 +55,49 @@ def test_every_step_of_a_built_in_lesson_applies(controller, name):
             assert position == model.steps.next_where(step.step_pairs, step.step_until)
         elif step.step_pairs is not None:
             assert model.is_stepping and model.step_position == min(
-                step.step_pairs, controller.n_steps() - 1)
+                step.step_pairs, controller.stepper.n_steps() - 1)
         else:
             assert not model.is_stepping
         if step.experiment is not None:
             assert controller.asked_figures[-1][0] == step.experiment.name
     assert not controller.errors
-    assert not controller.next_step()  # the last step says so and stays
-    assert controller.lesson_index == len(lesson) - 1
+    assert not controller.lessons.next_step()  # the last step says so and stays
+    assert controller.lessons.lesson_index == len(lesson) - 1
 
 
 def test_previous_brings_back_the_state_of_the_step_before(controller):
     model = controller.model
-    controller.open_lesson("aabb-vs-obb")
-    controller.go_to_step(3)
+    controller.lessons.open_lesson("aabb-vs-obb")
+    controller.lessons.go_to_step(3)
     assert model.pipeline.bv == "obb" and model.scene_param_value == pytest.approx(1e-3)
-    controller.previous_step()
-    controller.previous_step()
-    assert controller.lesson_index == 1
+    controller.lessons.previous_step()
+    controller.lessons.previous_step()
+    assert controller.lessons.lesson_index == 1
     assert model.pipeline.bv == "aabb" and model.scene_param_value == pytest.approx(1e-2)
 
 
 def test_played_frames_advance_the_clock(controller):
-    controller.open_lesson("refit-vs-rebuild")
+    controller.lessons.open_lesson("refit-vs-rebuild")
     t0 = controller.model.t
-    controller.next_step()  # plays 30 frames
+    controller.lessons.next_step()  # plays 30 frames
     assert controller.model.t == pytest.approx(t0 + 30 / 30.0)
     assert controller.model.pipeline.update.value == "refit"
 
 
 def test_a_broken_lesson_changes_nothing(controller, tmp_path):
-    controller.load_scene("linked-tori")
+    controller.scenes.load_scene("linked-tori")
     path = tmp_path / "broken.toml"
     path.write_text('[[step]]\ncaption = "a"\nscene = "two-spheres"\nbv = "cube"\n')
-    assert not controller.open_lesson(str(path))
+    assert not controller.lessons.open_lesson(str(path))
     assert controller.errors == [
         "Cannot open lesson: broken.toml line 4: step 1 key 'bv': 'cube' is not a "
         "bounding-volume kind; choose one of " + controller.errors[0].split("one of ")[1]]
-    assert controller.model.scene_key == "linked-tori" and controller.lesson is None
+    assert controller.model.scene_key == "linked-tori" and controller.lessons.lesson is None
 
 
 def test_the_saved_state_reads_back_to_the_same_state(controller, tmp_path):
     model = controller.model
-    controller.load_scene("concentric-spheres")
+    controller.scenes.load_scene("concentric-spheres")
     model.set_scene_param_value(0.003)
     model.set_pipeline(bv="kdop18" if "kdop18" in _bv_keys() else "sphere", split="SAH",
                        descend="BOTH", partition="octree")
@@ -105,25 +105,25 @@ def test_the_saved_state_reads_back_to_the_same_state(controller, tmp_path):
     view = CameraView((3.0, 2.0, 5.0), (0.1, 0.0, -0.2), (0.0, 1.0, 0.0), 28.0)
     model.restore_camera(view)
     path = tmp_path / "saved.toml"
-    assert controller.save_lesson_step(path, "The state to keep.", "My lesson"), \
+    assert controller.lessons.save_lesson_step(path, "The state to keep.", "My lesson"), \
         controller.errors
     model.set_level(2)
-    assert controller.save_lesson_step(path, "Second step.")
+    assert controller.lessons.save_lesson_step(path, "Second step.")
     saved = {f: getattr(model.pipeline, f) for f in ("bv", "split", "descend", "partition",
                                                      "obb_fit", "update")}
 
     fresh = ViewerModel()
     other = Controller(fresh, is_threaded=False)
     try:
-        other.load_scene("two-spheres")
-        assert other.open_lesson(str(path))
-        assert other.lesson.title == "My lesson" and len(other.lesson) == 2
+        other.scenes.load_scene("two-spheres")
+        assert other.lessons.open_lesson(str(path))
+        assert other.lessons.lesson.title == "My lesson" and len(other.lessons.lesson) == 2
         assert fresh.scene_key == "concentric-spheres"
         assert fresh.scene_param_value == pytest.approx(0.003)
         assert {f: getattr(fresh.pipeline, f) for f in saved} == saved
         assert fresh.level == 4
         assert fresh.camera == view
-        other.next_step()
+        other.lessons.next_step()
         assert fresh.level == 2
     finally:
         other.shutdown()
@@ -132,17 +132,17 @@ def test_the_saved_state_reads_back_to_the_same_state(controller, tmp_path):
 def test_a_state_from_mesh_files_cannot_be_saved(controller, tmp_path):
     mesh = tmp_path / "tri.obj"
     mesh.write_text("v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n")
-    assert controller.load_files([str(mesh), str(mesh)])
-    assert not controller.save_lesson_step(tmp_path / "x.toml", "caption")
+    assert controller.files.load_files([str(mesh), str(mesh)])
+    assert not controller.lessons.save_lesson_step(tmp_path / "x.toml", "caption")
     assert "only a built-in scene" in controller.errors[-1]
     assert not (tmp_path / "x.toml").exists()
 
 
 def test_a_step_is_not_appended_to_a_broken_lesson(controller, tmp_path):
-    controller.load_scene("two-spheres")
+    controller.scenes.load_scene("two-spheres")
     path = tmp_path / "old.toml"
     path.write_text("[[step]]\ncaption = 'a'\nlevle = 2\n")
-    assert not controller.save_lesson_step(path, "new step")
+    assert not controller.lessons.save_lesson_step(path, "new step")
     assert "old.toml line 3: step 1 key 'levle'" in controller.errors[-1]
     assert path.read_text() == "[[step]]\ncaption = 'a'\nlevle = 2\n"
 
@@ -150,11 +150,11 @@ def test_a_step_is_not_appended_to_a_broken_lesson(controller, tmp_path):
 def test_a_step_is_not_appended_to_a_huge_file(controller, tmp_path):
     """The existing file is read only up to the lesson limit (a 1 GiB sparse file reached
     2.2 GB when read whole)."""
-    controller.load_scene("two-spheres")
+    controller.scenes.load_scene("two-spheres")
     path = tmp_path / "huge.toml"
     with open(path, "wb") as out:
         out.truncate(2**30)
-    assert not controller.save_lesson_step(path, "new step")
+    assert not controller.lessons.save_lesson_step(path, "new step")
     assert "huge.toml: larger than 1 MiB" in controller.errors[-1]
     assert path.stat().st_size == 2**30
 

@@ -95,7 +95,7 @@ def test_overlay_colours_stay_apart_for_every_colour_vision_on_a_screenshot(qtbo
     _check_apart(window, _screenshot(window))
 
     # Apart (inside): the closest-points line and its legend row instead of contacts.
-    window.controller.load_scene("concentric-spheres")
+    window.controller.scenes.load_scene("concentric-spheres")
     settle(qtbot, window)
     assert window.model.frame.distance is not None
     assert DISTANCE_ROW in window.renderer.legend_texts
@@ -191,7 +191,7 @@ def test_the_selection_frames_the_boxes_instead_of_hiding_them(window):
     from tests.viewer.conftest import qt_point
 
     window.model.set_level(5)
-    pos = qt_point(window, window.controller.centroid_world(0))
+    pos = qt_point(window, window.controller.poses.centroid_world(0))
     click(window.plotter, pos)
     info = window.model.inspect
     assert info is not None

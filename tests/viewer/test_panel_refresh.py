@@ -66,13 +66,13 @@ def test_stats_tables_keep_their_items_from_frame_to_frame(window, qtbot):
     window.docks["stats_dock"].raise_()
     panel = _panel(window, "stats_dock")
     qtbot.waitUntil(panel.frame_refresh.is_seen)
-    window.controller.step_time(1 / 30)
+    window.controller.animation.step_time(1 / 30)
     settle(qtbot, window)
     tables = [t for t in (panel.table, panel.cost_table) if t.rowCount()]
     assert panel.table in tables
     items = {id(t): [t.item(r, c) for r in range(t.rowCount()) for c in range(t.columnCount())]
              for t in tables}
-    window.controller.step_time(1 / 30)
+    window.controller.animation.step_time(1 / 30)
     settle(qtbot, window)
     for table in tables:
         now = [table.item(r, c) for r in range(table.rowCount())

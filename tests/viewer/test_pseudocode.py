@@ -38,13 +38,13 @@ def test_the_traversal_is_listed_without_a_mark_while_the_stepper_is_off(window)
 
 def test_the_highlight_moves_with_the_step(window):
     panel = _panel(window)
-    window.controller.start_stepper()
+    window.controller.stepper.start_stepper()
     steps = traversal_steps(window.model.frame)
     kind = window.model.frame.request.bv
     seen = set()
     for what in (None, "leaf", "contact"):
         if what is not None:
-            window.controller.step_run_to(what)
+            window.controller.stepper.step_run_to(what)
         step = steps[window.model.step_position]
         line = pseudocode.line_for(step) - 1
         assert _marked(panel.traversal) == [line] == _highlighted(panel.traversal)
@@ -55,7 +55,7 @@ def test_the_highlight_moves_with_the_step(window):
         assert f"queue length = {step.queue_length:,}" in panel.variables.text()
     # A culled pair: the cull line, and the test's line of the axis that separated it.
     culled = next(i for i in range(len(steps)) if steps[i].outcome is StepOutcome.CULLED)
-    window.controller.step_to(culled)
+    window.controller.stepper.step_to(culled)
     assert _marked(panel.traversal) == [pseudocode.LINE_CULL - 1]
     assert _marked(panel.test) == [pseudocode.test_line_for(kind, steps[culled]) - 1]
     seen.add(pseudocode.LINE_CULL - 1)
@@ -65,7 +65,7 @@ def test_the_highlight_moves_with_the_step(window):
 
 def test_the_overlap_test_collapses_and_expands(window):
     panel = _panel(window)
-    window.controller.start_stepper()
+    window.controller.stepper.start_stepper()
     assert panel.test.isVisible()
     panel.test_toggle.click()
     assert not panel.test.isVisible() and "show" in panel.test_toggle.text()

@@ -152,14 +152,14 @@ def test_while_playing_measuring_takes_at_most_its_share_of_the_time(qtbot, wind
     controller = window.controller
     # As if the last measurement had just started and taken 2 s: while playing, the next one
     # may start only 2 s / share after it, whatever the frames do meanwhile.
-    controller._quality_seconds = 2.0
-    controller._quality_started = time.perf_counter()
+    controller.inspector._quality_seconds = 2.0
+    controller.inspector._quality_started = time.perf_counter()
     window.model.set_playing(True)
     try:
         window.model.set_quality(None)  # as if a new frame's tree were waiting to be measured
-        controller.request_quality()
-        assert controller._quality_running is None
-        timer = controller._quality_timer
+        controller.inspector.request_quality()
+        assert controller.inspector._quality_running is None
+        timer = controller.inspector._quality_timer
         assert timer.isActive()
         assert timer.remainingTime() > 1000 * (2.0 / QUALITY_PLAYING_SHARE - 2.0)
     finally:

@@ -10,12 +10,12 @@ from tests.viewer.test_timeline import record_approach
 
 
 def wait_job(qtbot, window) -> None:
-    qtbot.waitUntil(lambda: not window.controller.is_job_running, timeout=60_000)
+    qtbot.waitUntil(lambda: not window.controller.recorder.is_job_running, timeout=60_000)
     QApplication.processEvents()
 
 
 def drawn_counts(window, position: int) -> tuple[int, int, int]:
-    window.controller.scrub_to(position)
+    window.controller.recorder.scrub_to(position)
     r = window.renderer
     return (r.cell_count("contact_segments"), r.cell_count("contact_tris"),
             r.cell_count("overlap"))
@@ -34,7 +34,7 @@ def test_save_then_open_shows_the_same_frames_drawn_the_same(qtbot, window, tmp_
     assert path.is_file() and path.stat().st_size > 0
     assert window.last_error is None
 
-    window.controller.load_scene("bunny-teapot")  # something else in between
+    window.controller.scenes.load_scene("bunny-teapot")  # something else in between
     settle(qtbot, window)
     assert window.recording_menu.open_recording_file(str(path))
     wait_job(qtbot, window)
@@ -83,7 +83,7 @@ def test_opening_a_damaged_file_names_it_and_leaves_the_scene(qtbot, window, tmp
 
 
 def test_saving_an_empty_recording_says_so(qtbot, window, tmp_path):
-    window.controller.clear_recording()
+    window.controller.recorder.clear_recording()
     window.model.is_recording = False
     settle(qtbot, window)
     assert not window.recording_menu.save_recording_as(str(tmp_path / "empty.bvhrec"))

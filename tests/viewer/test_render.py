@@ -62,7 +62,7 @@ def sphere_frame():
 
     model = ViewerModel()
     controller = Controller(model, is_threaded=False)
-    assert controller.load_scene("two-spheres")
+    assert controller.scenes.load_scene("two-spheres")
     return model.frame
 
 

@@ -68,7 +68,7 @@ def _renderer(scene: str):
     plotter = pv.Plotter(off_screen=True, window_size=[320, 200])
     renderer = SceneRenderer(plotter)
     model.scene_changed.connect(lambda: renderer.set_bodies(model.bodies, model.scene_title))
-    assert controller.load_scene(scene)
+    assert controller.scenes.load_scene(scene)
     model.set_playing(False)
     return model, controller, plotter, renderer
 

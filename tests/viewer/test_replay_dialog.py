@@ -15,7 +15,7 @@ from viewer.qt.replay_dialog import DIFFER_STYLE, IDENTICAL_STYLE, percent_chang
 def run_replay(qtbot, dialog) -> None:
     assert dialog.run()
     qtbot.waitUntil(lambda: dialog.report is not None
-                    and not dialog.controller.is_job_running, timeout=120_000)
+                    and not dialog.controller.recorder.is_job_running, timeout=120_000)
     QApplication.processEvents()
 
 

@@ -26,7 +26,7 @@ from viewer.state.display import Mode
 
 
 def wait_job(qtbot, window) -> None:
-    qtbot.waitUntil(lambda: not window.controller.is_job_running, timeout=60_000)
+    qtbot.waitUntil(lambda: not window.controller.recorder.is_job_running, timeout=60_000)
     QApplication.processEvents()
 
 
@@ -34,10 +34,10 @@ def sculpt_and_move(window) -> np.ndarray:
     """One brush stroke on body 0, body 1 moved; returns body 0's sculpted rest vertices."""
     c, body = window.controller, window.model.bodies[0]
     corner = Pose.from_matrix(body.pose).apply(np.asarray(body.rest.vertices[0]))
-    c.begin_stroke(0)
-    c.sculpt(0, corner, np.array([0.0, 0.0, 0.3]))
-    c.end_stroke(0)
-    c.translate_body(1, (0.1, 0.05, -0.02))
+    c.sculpting.begin_stroke(0)
+    c.sculpting.sculpt(0, corner, np.array([0.0, 0.0, 0.3]))
+    c.sculpting.end_stroke(0)
+    c.poses.translate_body(1, (0.1, 0.05, -0.02))
     return np.array(window.model.bodies[0].rest.vertices)
 
 
@@ -75,7 +75,7 @@ def test_export_writes_the_current_triangles_in_each_format(qtbot, window, tmp_p
 
 
 def test_the_export_dialog_offers_world_and_local(qtbot, window, tmp_path):
-    window.controller.translate_body(1, (1.0, 2.0, 3.0))
+    window.controller.poses.translate_body(1, (1.0, 2.0, 3.0))
     window.model.set_selected(1)
     dialog = window.session_menu.ask_export_mesh()
     assert dialog.body_combo.currentIndex() == 1 and dialog.world_radio.isChecked()
@@ -104,7 +104,7 @@ def test_a_bad_export_path_is_one_line_naming_it_and_the_app_goes_on(qtbot, wind
         assert title == "Cannot export mesh" and text.startswith(str(path))
         assert words in text and "\n" not in text
     assert window.model.bodies == bodies
-    window.controller.translate_body(0, (0.1, 0, 0))
+    window.controller.poses.translate_body(0, (0.1, 0, 0))
     settle(qtbot, window)  # still computing frames
 
 
@@ -147,7 +147,7 @@ def test_save_change_open_brings_everything_back(qtbot, make_window, tmp_path):
     wait_job(qtbot, window)
     assert window.last_error is None and path.is_file()
 
-    window.controller.load_scene("bunny-teapot")  # everything changes
+    window.controller.scenes.load_scene("bunny-teapot")  # everything changes
     wait_scene(qtbot, window)
     model.set_pipeline(bv="sphere", split="MIDPOINT", margin=0.0)
     model.set_display(show_culled=False)
@@ -188,7 +188,7 @@ def _hostile(saved, target, change):
                                   "truncated"])
 def test_a_bad_session_names_the_file_and_the_scene_stays(qtbot, window, tmp_path, case):
     saved = tmp_path / "good.bvhsession"
-    window.controller.save_session(saved)
+    window.controller.session.save_session(saved)
     wait_job(qtbot, window)
     target = tmp_path / "bad.bvhsession"
     if case == "truncated":
@@ -219,14 +219,14 @@ def test_autosave_after_changes_debounced(qtbot, window, state_home):
     assert not autosave.exists()  # nothing changed yet
     c = window.controller
     for _ in range(20):  # a drag: many changes in a row, one file after them
-        c.translate_body(1, (0.01, 0, 0))
-    qtbot.waitUntil(lambda: c.n_autosaves == 1, timeout=60_000)
+        c.poses.translate_body(1, (0.01, 0, 0))
+    qtbot.waitUntil(lambda: c.session.n_autosaves == 1, timeout=60_000)
     session = open_session(autosave)
     assert np.array_equal(session.bodies[1].pose, window.model.bodies[1].pose)
     qtbot.wait(int(1.5 * 3000))
-    assert c.n_autosaves == 1  # no change, no further save
+    assert c.session.n_autosaves == 1  # no change, no further save
     window.model.set_pipeline(split="SAH")
-    qtbot.waitUntil(lambda: c.n_autosaves == 2, timeout=60_000)
+    qtbot.waitUntil(lambda: c.session.n_autosaves == 2, timeout=60_000)
     assert open_session(autosave).pipeline["split"] == "SAH"
     window.close()  # a clean quit removes the running mark, keeps the autosave
     assert not lock.exists() and autosave.is_file()
@@ -325,15 +325,15 @@ window = build_window(scene="two-spheres",
 window.show()
 
 def act():
-    if window.controller.is_scene_loading:  # the scene is prepared on a worker lane
+    if window.controller.scenes.is_scene_loading:  # the scene is prepared on a worker lane
         QTimer.singleShot(100, act)
         return
     c, body = window.controller, window.model.bodies[0]
     corner = Pose.from_matrix(body.pose).apply(np.asarray(body.rest.vertices[0]))
-    c.begin_stroke(0)
-    c.sculpt(0, corner, np.array([0.0, 0.0, 0.3]))
-    c.end_stroke(0)
-    c.translate_body(1, (0.1, 0.05, -0.02))
+    c.sculpting.begin_stroke(0)
+    c.sculpting.sculpt(0, corner, np.array([0.0, 0.0, 0.3]))
+    c.sculpting.end_stroke(0)
+    c.poses.translate_body(1, (0.1, 0.05, -0.02))
     np.save(sys.argv[2], np.asarray(window.model.bodies[0].rest.vertices))
     np.save(sys.argv[3], window.model.bodies[1].pose)
 
@@ -392,10 +392,10 @@ def test_after_a_crash_the_next_start_offers_the_sculpt_back(qtbot, tmp_path, st
 
 
 def test_discard_deletes_the_crashed_session(qtbot, window, state_home, settings):
-    window.controller.translate_body(1, (0.2, 0, 0))
-    qtbot.waitUntil(lambda: window.controller.n_autosaves == 1, timeout=60_000)
+    window.controller.poses.translate_body(1, (0.2, 0, 0))
+    qtbot.waitUntil(lambda: window.controller.session.n_autosaves == 1, timeout=60_000)
     # A crash, as the next start sees it: the lock file left behind, its lock dropped.
-    state = window.controller.autosave_state
+    state = window.controller.session.autosave_state
     state.has_lock = False
     os.close(state.lock_fd)
     state.lock_fd = None

@@ -64,10 +64,10 @@ def test_a_new_kind_is_measured_in_the_background_then_shown(qtbot, window):
 def test_a_recorded_frame_shows_its_own_cost_model(qtbot, window):
     _wait_for_prediction(qtbot, window)
     for _ in range(3):
-        window.controller.step_time(1 / 30)
-        qtbot.waitUntil(lambda: not window.controller.is_busy, timeout=60_000)
+        window.controller.animation.step_time(1 / 30)
+        qtbot.waitUntil(lambda: not window.controller.frames.is_busy, timeout=60_000)
     assert len(window.model.recording) >= 2
-    window.controller.scrub_to(0)
+    window.controller.recorder.scrub_to(0)
     recorded = window.model.frame
     assert recorded is not window.model.live_frame
     _wait_for_prediction(qtbot, window)

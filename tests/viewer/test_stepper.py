@@ -135,7 +135,7 @@ def test_waiting_list_and_counts(window):
     dock = _on(window)
     steps = _core_steps(window)
     position = steps.next_where(0, "level_end") + 3
-    window.controller.step_to(position)
+    window.controller.stepper.step_to(position)
     step = steps[position]
     waiting = steps.waiting(position, 50)
     text = dock.waiting_label.text()
@@ -150,7 +150,7 @@ def _choose_kind(qtbot, window, key):
     """Pick a bounding volume in the Pipeline dock as a user does; wait for its frame."""
     combo = window.docks["pipeline_dock"].panel.volume_choice.bv
     combo.setCurrentIndex(combo.findData(key))
-    qtbot.waitUntil(lambda: not window.controller.is_busy and window.model.frame is not None
+    qtbot.waitUntil(lambda: not window.controller.frames.is_busy and window.model.frame is not None
                     and window.model.frame.request.bv == key, timeout=60_000)
     QApplication.processEvents()
 
@@ -165,7 +165,7 @@ def test_stepping_to_the_end_gives_the_frames_counters(qtbot, window, kind):
     assert window.model.step_position == steps.next_where(0, "level_end")
     # Then straight to the last test (each level's redraw of the k-DOP faces costs seconds,
     # and the run-to keys are tested above).
-    window.controller.step_to(len(steps) - 1)
+    window.controller.stepper.step_to(len(steps) - 1)
     assert window.model.step_position == len(steps) - 1
     c = frame.result.counters
     text = dock.counters_label.text()
@@ -199,13 +199,13 @@ def test_a_culled_step_draws_the_axis_the_intervals_and_the_gap(window):
     _on(window)
     steps = _core_steps(window)
     position = _first_culled(steps)
-    window.controller.step_to(position)
+    window.controller.stepper.step_to(position)
     r = window.renderer
     assert r.cell_count("step_a") == 12 and r.cell_count("step_b") == 12  # one box each
     assert r.cell_count("step_interval_a") == 1 and r.cell_count("step_interval_b") == 1
     assert r.cell_count("step_gap") == 3  # the gap and a tick at each end
     assert r.cell_count("step_axis") > 1  # the shaft and the head's faces
-    sep = window.controller.step_view().separation
+    sep = window.controller.stepper.step_view().separation
     assert sep is not None and sep.gap > 0
     assert r.step_label_text == sep.words
     assert sep.words in _dock(window).step_label.text()
@@ -235,7 +235,7 @@ def test_turning_the_stepper_off_restores_the_normal_view(window):
     legend = list(r.legend_texts)
     opacity = r.mesh_actors[0].prop.opacity
     _on(window)
-    window.controller.step_to(5)
+    window.controller.stepper.step_to(5)
     assert r.cell_count("step_a") > 0
     assert r.mesh_actors[0].prop.opacity < opacity  # fainter meshes show the axis inside
     _press(window, Qt.Key.Key_T, Qt.KeyboardModifier.ControlModifier)
@@ -260,7 +260,7 @@ def test_only_the_contacts_found_so_far_are_drawn_while_stepping(window):
     distinct = len(set(found[:, 0].tolist())) + len(set(found[:, 1].tolist()))
     assert r.cell_count("contact_tris") == distinct
     assert r.cell_count("contact_segments") == found.shape[0]
-    window.controller.step_to(len(steps) - 1)
+    window.controller.stepper.step_to(len(steps) - 1)
     assert r.cell_count("contact_tris") == n_all
 
 
@@ -279,7 +279,7 @@ def test_a_frame_without_a_trace_says_why(window):
 
     dock = _on(window)
     pipe = FramePipeline(PipelineSettings(trace=False))
-    frame = pipe.step(window.controller._inputs(), 0.0)
+    frame = pipe.step(window.controller.frames._inputs(), 0.0)
     window.model.set_frame(frame)  # as a recorded frame would be shown
     QApplication.processEvents()
     assert window.model.is_stepping and window.model.steps is None
@@ -312,9 +312,9 @@ def test_stepper_colours_stay_apart_for_every_colour_vision():
 
 def test_new_frame_restarts_at_the_root_pair(qtbot, window):
     _on(window)
-    window.controller.step_to(7)
+    window.controller.stepper.step_to(7)
     assert window.model.step_position == 7
-    window.controller.translate_body(1, np.array([0.01, 0.0, 0.0]))
+    window.controller.poses.translate_body(1, np.array([0.01, 0.0, 0.0]))
     settle(qtbot, window)
     qtbot.waitUntil(lambda: window.model.step_position == 0)
     assert "starts again" in window.statusBar().currentMessage()
@@ -322,7 +322,7 @@ def test_new_frame_restarts_at_the_root_pair(qtbot, window):
 
 def test_playing_turns_the_stepper_off(window):
     _on(window)
-    window.controller.step_to(3)
+    window.controller.stepper.step_to(3)
     window.model.set_playing(True)
     assert not window.model.is_stepping
     window.model.set_playing(False)

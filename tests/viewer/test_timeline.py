@@ -23,13 +23,13 @@ STEP = -0.5
 def record_approach(qtbot, window) -> None:
     """B away from A (the recording cleared there), then back in :data:`N_STEPS` frames."""
     controller = window.controller
-    controller.translate_body(1, (APART, 0.0, 0.0))
+    controller.poses.translate_body(1, (APART, 0.0, 0.0))
     settle(qtbot, window)
-    controller.clear_recording()
+    controller.recorder.clear_recording()
     settle(qtbot, window)
     qtbot.waitUntil(lambda: len(window.model.recording) == 1, timeout=30_000)
     for _ in range(N_STEPS):
-        controller.translate_body(1, (STEP, 0.0, 0.0))
+        controller.poses.translate_body(1, (STEP, 0.0, 0.0))
         settle(qtbot, window)
     qtbot.waitUntil(lambda: len(window.model.recording) == N_STEPS + 1, timeout=30_000)
 
@@ -95,7 +95,7 @@ def test_scrubbing_to_the_first_contact_marker_draws_that_frames_contacts(qtbot,
     assert stats.table.rowCount() == shown.trace.n_levels
 
     # One frame back: no contact drawn there.
-    window.controller.step_recorded(-1)
+    window.controller.recorder.step_recorded(-1)
     assert window.model.cursor == first - 1
     assert window.renderer.cell_count("contact_segments") == 0
 
@@ -143,7 +143,7 @@ def test_keys_step_jump_and_go_live(qtbot, window):
 def test_live_button_and_space_plays_the_recording_while_scrubbed(qtbot, window):
     record_approach(qtbot, window)
     n = N_STEPS + 1
-    window.controller.scrub_to(0)
+    window.controller.recorder.scrub_to(0)
     assert window.timeline.live_button.isEnabled()
     window.toggle_play()  # Space: the recording plays, not the live animation
     assert window.model.playback == 1 and not window.model.is_playing
@@ -161,10 +161,10 @@ def test_live_button_and_space_plays_the_recording_while_scrubbed(qtbot, window)
 
 def test_a_drag_while_scrubbed_goes_live_and_marks_the_recording(qtbot, window):
     record_approach(qtbot, window)
-    window.controller.scrub_to(1)
-    window.controller.translate_body(1, (0.1, 0.0, 0.0))
+    window.controller.recorder.scrub_to(1)
+    window.controller.poses.translate_body(1, (0.1, 0.0, 0.0))
     assert window.model.cursor is None
-    window.controller.end_drag(1)
+    window.controller.poses.end_drag(1)
     settle(qtbot, window)
     qtbot.waitUntil(lambda: any(e.kind.name == "GRABBED"
                                 for e in window.model.recording.events()), timeout=10_000)
@@ -173,8 +173,8 @@ def test_a_drag_while_scrubbed_goes_live_and_marks_the_recording(qtbot, window):
 
 def test_a_new_scene_clears_the_recording(qtbot, window):
     record_approach(qtbot, window)
-    window.controller.scrub_to(2)
-    window.controller.load_scene("two-spheres")
+    window.controller.recorder.scrub_to(2)
+    window.controller.scenes.load_scene("two-spheres")
     wait_scene(qtbot, window)
     assert window.model.cursor is None
     settle(qtbot, window)
@@ -215,7 +215,7 @@ def test_memory_limit_is_applied_and_remembered(qtbot, window, settings):
 
 def test_a_mouse_drag_in_move_mode_goes_live_and_puts_a_body_moved_marker(qtbot, window):
     record_approach(qtbot, window)
-    window.controller.scrub_to(1)
+    window.controller.recorder.scrub_to(1)
     window.model.set_mode(Mode.MOVE)
     # B is drawn where it was in recorded frame 1; that is where the user grabs it.
     start = qt_point(window, window.model.recording[1].poses[1].translation)
@@ -231,7 +231,7 @@ def test_a_mouse_drag_in_move_mode_goes_live_and_puts_a_body_moved_marker(qtbot,
 
 def test_choosing_another_bounding_volume_while_scrubbed_goes_live(qtbot, window):
     record_approach(qtbot, window)
-    window.controller.scrub_to(2)
+    window.controller.recorder.scrub_to(2)
     window.model.set_pipeline(bv="obb")
     assert window.model.cursor is None
     settle(qtbot, window)
@@ -242,12 +242,12 @@ def test_the_inspector_follows_the_recorded_frame(qtbot, window):
     record_approach(qtbot, window)
     recording = window.model.recording
     last = len(recording) - 1
-    window.controller.scrub_to(last)
+    window.controller.recorder.scrub_to(last)
     # A point of the lens where the two spheres cross: its boxes are tested at many levels.
     click(window.plotter, qt_point(window, (0.0, 0.05, 0.7)))
     info = window.model.inspect
     assert info is not None and info["levels_tested"]
-    window.controller.scrub_to(last - 1)
+    window.controller.recorder.scrub_to(last - 1)
     after = window.model.inspect
     assert after is not None and after is not info
     assert after["triangle"] == info["triangle"] and after["depth"] == info["depth"]
@@ -265,7 +265,7 @@ def test_record_frames_off_keeps_nothing_and_is_remembered(qtbot, window, settin
     assert action.isCheckable() and action.isChecked()
     action.trigger()
     assert not window.model.is_recording
-    window.controller.translate_body(1, (0.1, 0.0, 0.0))
+    window.controller.poses.translate_body(1, (0.1, 0.0, 0.0))
     settle(qtbot, window)
     assert len(window.model.recording) == N_STEPS + 1
     window.save_settings()
@@ -291,7 +291,7 @@ def test_a_frame_whose_bodies_changed_meanwhile_is_shown_but_not_recorded(qtbot,
     window.model.message.connect(messages.append)
     frame = window.model.recording[0]
     window.model.bodies.append(window.model.bodies[0])  # one more body than the frame has
-    window.controller._record_frame(frame)
+    window.controller.recorder.record_frame(frame)
     window.model.bodies.pop()
     assert len(window.model.recording) == N_STEPS + 1
     assert any(m.startswith(f"Frame {frame.index} not recorded: body_keys") for m in messages)

@@ -77,7 +77,7 @@ def test_a_broken_node_in_a_reopened_tree_is_listed_and_drawn_red(qtbot, window,
             in window.docks["outliner_dock"].panel.note.text())
 
     # Back to BVH Lab's own tree: nothing is red any more.
-    assert window.controller.use_own_tree(0)
+    assert window.controller.inspector.use_own_tree(0)
     settle(qtbot, window)
     assert window.model.validation is None
     assert window.renderer.cell_count("violations") == 0
@@ -94,7 +94,7 @@ def test_a_bad_tree_file_leaves_the_scene_as_it_was(qtbot, window, tmp_path):
     assert "not-a-tree.json" in text and "\n" not in text
     assert window.model.tree_sources == {}
     assert window.model.validation is None
-    window.controller.request_frame()
+    window.controller.frames.request_frame()
     settle(qtbot, window)
     after = window.model.frame
     for b in range(2):
@@ -115,7 +115,7 @@ def test_checking_after_every_refit_lists_the_frames_own_report_and_is_remembere
     assert not action.isChecked()
     action.trigger()
     settle(qtbot, window)
-    window.controller.request_frame()
+    window.controller.frames.request_frame()
     settle(qtbot, window)
     check = window.model.validation
     assert check is not None and check.is_every_refit
@@ -157,11 +157,11 @@ def test_the_menu_reads_a_tree_file_off_the_gui_thread_with_a_progress_line(
     assert window.model.validation.violations[0].shown_id == leaf
     assert window.docks["quality_dock"].isVisible()
     # A bad file read the same way: one error line, nothing pinned.
-    window.controller.use_own_tree(0)
+    window.controller.inspector.use_own_tree(0)
     bad = tmp_path / "bad.json"
     bad.write_text("[1, 2")
     done = []
-    assert window.controller.open_tree_file_async(1, str(bad), done.append)
+    assert window.controller.inspector.open_tree_file_async(1, str(bad), done.append)
     qtbot.waitUntil(lambda: done == [False], timeout=60_000)
     assert "bad.json" in window.last_error[1]
     assert window.model.tree_sources == {}
@@ -170,14 +170,14 @@ def test_the_menu_reads_a_tree_file_off_the_gui_thread_with_a_progress_line(
 def test_a_tree_read_for_a_scene_that_changed_meanwhile_is_not_used(qtbot, window, tmp_path):
     saved = tmp_path / "a.json"
     assert window.tree_tools.save_tree_file(0, str(saved))
-    window.controller.is_threaded = False  # run the read at once, then change the scene
+    window.controller.frames.is_threaded = False  # run the read at once, then change the scene
     # Hold the read's result instead of using it (as if it arrived after the change below).
-    on_tree_read = window.controller._on_tree_read
+    on_tree_read = window.controller.inspector._on_tree_read
     held = []
-    window.controller._on_tree_read = held.append
-    assert window.controller.open_tree_file_async(0, str(saved))
-    window.controller.is_threaded = True
-    window.controller.load_scene("linked-tori")
+    window.controller.inspector._on_tree_read = held.append
+    assert window.controller.inspector.open_tree_file_async(0, str(saved))
+    window.controller.frames.is_threaded = True
+    window.controller.scenes.load_scene("linked-tori")
     settle(qtbot, window)
     done = []
     job = held[0][:-1] + (done.append,)
@@ -187,9 +187,9 @@ def test_a_tree_read_for_a_scene_that_changed_meanwhile_is_not_used(qtbot, windo
     # The same body sculpted while its tree was read (a new rest mesh, same Body): not used.
     saved = tmp_path / "tori.json"
     assert window.tree_tools.save_tree_file(0, str(saved))
-    window.controller.is_threaded = False
-    assert window.controller.open_tree_file_async(0, str(saved))
-    window.controller.is_threaded = True
+    window.controller.frames.is_threaded = False
+    assert window.controller.inspector.open_tree_file_async(0, str(saved))
+    window.controller.frames.is_threaded = True
     rest = window.model.bodies[0].rest
     window.model.set_rest(0, rest.with_vertices(rest.vertices * 1.01))
     on_tree_read(held[1][:-1] + (done.append,))
@@ -218,7 +218,7 @@ def test_the_menu_writes_a_tree_file_off_the_gui_thread_with_a_progress_line(
     # A folder that does not exist: one error line naming the file, nothing written.
     done = []
     bad = tmp_path / "missing" / "t.json"
-    assert window.controller.save_tree_file_async(0, str(bad), done.append)
+    assert window.controller.inspector.save_tree_file_async(0, str(bad), done.append)
     qtbot.waitUntil(lambda: done == [False], timeout=60_000)
     assert "t.json" in window.last_error[1] and "\n" not in window.last_error[1]
     assert not bad.parent.exists()
@@ -264,7 +264,7 @@ def test_a_foreign_tree_is_named_by_the_files_ids_in_every_table_and_caption(
     assert window.tree_tools.open_tree_file(0, str(path))
     settle(qtbot, window)
     tree = window.model.frame.trees[0]
-    ids = window.controller.tree_file_ids(window.model.frame)[0]
+    ids = window.controller.inspector.tree_file_ids(window.model.frame)[0]
     # Our ids differ from the file's (a renumbered tree); the file's is named first.
     ours_shrunk, ours_grown = (int(np.flatnonzero(ids == file_id[n])[0]) for n in (shrunk, grown))
     assert ours_shrunk != file_id[shrunk] and ours_grown != file_id[grown]
@@ -299,18 +299,18 @@ def test_a_foreign_tree_is_named_by_the_files_ids_in_every_table_and_caption(
         f"{file_id[shrunk]} (BVH Lab's {ours_shrunk}) (leaf)"
 
     # The stepper's words name A's nodes by the file's ids (its fields stay BVH Lab's).
-    window.controller.start_stepper()
+    window.controller.stepper.start_stepper()
     qtbot.waitUntil(lambda: window.model.steps is not None, timeout=120_000)
     steps = window.model.steps
     split = next(steps[i] for i in range(len(steps))
                  if steps[i].split_words.startswith("split A")
                  and int(ids[steps[i].node_a]) != steps[i].node_a)  # fmt: skip
     assert split.split_words.startswith(f"split A (node {int(ids[split.node_a])}): ")
-    window.controller.stop_stepper()
+    window.controller.stepper.stop_stepper()
 
     # The Quality table: each row names its node by the file's id (and sorts by it).
     window.docks["quality_dock"].raise_()
-    window.controller.set_quality_on(True)
+    window.controller.inspector.set_quality_on(True)
     qtbot.waitUntil(lambda: window.model.quality is not None
                     and window.model.quality.frame is window.model.frame, timeout=120_000)
     QApplication.processEvents()

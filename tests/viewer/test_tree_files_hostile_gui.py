@@ -41,7 +41,7 @@ def test_every_class_of_hostile_tree_file_is_refused_through_the_menu(
         assert window.model.tree_sources == {}, case.name
         assert window.model.validation is None, case.name
         assert window.isVisible()
-    window.controller.request_frame()
+    window.controller.frames.request_frame()
     settle(qtbot, window)
     after = window.model.frame
     for b in range(2):
@@ -64,7 +64,7 @@ def test_a_worker_that_fails_unexpectedly_still_clears_the_progress_line(
     window.model.loading_changed.connect(loading.append)
     path = tmp_path / "odd.json"
     path.write_text("{}")
-    assert window.controller.open_tree_file_async(0, str(path), done.append)
+    assert window.controller.inspector.open_tree_file_async(0, str(path), done.append)
     qtbot.waitUntil(lambda: done == [False], timeout=60_000)
     assert loading[-1] == ""
     title, text = window.last_error

@@ -36,7 +36,7 @@ def _click_scene(qtbot, window, key: str) -> None:
 
 
 def _click_mesh(window, body: int) -> None:
-    pos = qt_point(window, window.controller.centroid_world(body))
+    pos = qt_point(window, window.controller.poses.centroid_world(body))
     click(window.plotter, pos)
 
 
@@ -130,7 +130,7 @@ def test_self_collision_scene_labels_name_one_mesh(qtbot, make_window):
     assert "A:" not in pipeline.drift.text()
 
     # Back to two meshes: the legend has its two mesh rows again.
-    window.controller.load_scene("two-spheres")
+    window.controller.scenes.load_scene("two-spheres")
     settle(qtbot, window)
     window.redraw()
     texts = [renderer.legend.GetEntryString(i)
@@ -185,7 +185,7 @@ def test_hiding_the_one_mesh_of_a_self_collision_scene_hides_its_overlays(qtbot,
 def test_opening_files_as_a_new_scene_clears_the_scene_list_highlight(qtbot, window, assets_dir):
     scene_list = window.docks["scene_dock"].panel.scene_list
     assert scene_list.currentItem().data(Qt.ItemDataRole.UserRole) == "two-spheres"
-    assert window.controller.load_files([str(assets_dir / "spot.obj")], replace_scene=True)
+    assert window.controller.files.load_files([str(assets_dir / "spot.obj")], replace_scene=True)
     settle(qtbot, window)
     assert window.model.scene_key is None
     assert scene_list.currentRow() == -1
@@ -198,7 +198,7 @@ def test_load_notes_stay_in_the_scene_and_stats_docks(qtbot, window, tmp_path):
     # An open square of two quads (polygons), and one zero-area triangle.
     path.write_text("v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nv 2 0 0\nv 2 1 0\nv 3 0 0\n"
                     "f 1 2 3 4\nf 2 5 6 3\nf 1 5 7\n")
-    assert window.controller.load_files([str(path)], replace_scene=True)
+    assert window.controller.files.load_files([str(path)], replace_scene=True)
     settle(qtbot, window)
     window.model.message.emit("an unrelated message that replaces the status bar's")
     table = window.docks["scene_dock"].panel.bodies

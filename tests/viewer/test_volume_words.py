@@ -40,7 +40,7 @@ def test_obb_fit_combo_lists_every_fit_and_steers_the_drawn_boxes(qtbot, window)
     assert window.model.pipeline.obb_fit == "VERTICES"
     settle(qtbot, window)
     frame = window.model.frame
-    assert window.controller.pipe.settings.obb_fit is ObbFit.VERTICES
+    assert window.controller.frames.pipe.settings.obb_fit is ObbFit.VERTICES
     vertex_rows = fit_volumes(frame.trees[0], frame.meshes[0], "obb", ObbFit.VERTICES)
     surface_rows = fit_volumes(frame.trees[0], frame.meshes[0], "obb", ObbFit.SURFACE)
     # The drawn boxes are the vertex fit, which is not the surface fit.
@@ -66,7 +66,7 @@ def test_split_combo_offers_the_obbtree_rule_and_rebuilds_with_it(qtbot, window)
     split.setCurrentIndex(index)
     assert window.model.pipeline.split == "OBB"
     settle(qtbot, window)
-    assert window.controller.pipe.settings.split is SplitRule.OBB
+    assert window.controller.frames.pipe.settings.split is SplitRule.OBB
     assert window.model.frame.rebuilt[:2] == [True, True]
     assert "OBBTree paper" in split.toolTip()
 
@@ -243,7 +243,8 @@ def test_inspector_on_obb_names_axes_of_the_oriented_boxes(qtbot, window):
 
     choice = window.docks["pipeline_dock"].panel.volume_choice
     _choose(choice.bv, "obb")
-    window.controller.rotate_body(1, (0.3, 1.0, 0.2), 0.7, window.controller.centroid_world(1))
+    poses = window.controller.poses
+    poses.rotate_body(1, (0.3, 1.0, 0.2), 0.7, poses.centroid_world(1))
     settle(qtbot, window)
     frame = window.model.frame
     level, a, b, sep = _culled_pair_at_own_depth(frame)
@@ -262,7 +263,8 @@ def test_compare_puts_sat_lite_beside_the_15_axis_test(qtbot, window):
 
     assert "aabb" in DEFAULT_KINDS and "aabb15" in DEFAULT_KINDS
     # A rotated B: SAT lite lets through pairs only an edge-edge axis separates.
-    window.controller.rotate_body(1, (1.0, 1.0, 0.0), 0.6, window.controller.centroid_world(1))
+    poses = window.controller.poses
+    poses.rotate_body(1, (1.0, 1.0, 0.0), 0.6, poses.centroid_world(1))
     settle(qtbot, window)
     dialog = window.open_compare()
     qtbot.waitExposed(dialog)

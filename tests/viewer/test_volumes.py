@@ -23,7 +23,7 @@ def scene(qapp):
 
     model = ViewerModel()
     controller = Controller(model, is_threaded=False)
-    assert controller.load_scene("two-spheres")
+    assert controller.scenes.load_scene("two-spheres")
     yield model, controller
     model.set_pipeline(bv="aabb", partition="none")
 

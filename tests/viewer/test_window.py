@@ -57,8 +57,8 @@ def test_drag_in_move_mode_changes_pose_and_contact_count(qtbot, window):
     model = window.model
     assert model.frame.result.counters.n_contacts > 0
     model.set_mode(Mode.MOVE)
-    centre_a = window.controller.centroid_world(0)
-    centre_b = window.controller.centroid_world(1)
+    centre_a = window.controller.poses.centroid_world(0)
+    centre_b = window.controller.poses.centroid_world(1)
     away = (centre_b - centre_a) / np.linalg.norm(centre_b - centre_a)
     before = np.array(model.bodies[1].pose)
     drag(window.plotter, qt_point(window, centre_b), qt_point(window, centre_b + 2.0 * away))
@@ -75,7 +75,7 @@ def test_drag_in_move_mode_changes_pose_and_contact_count(qtbot, window):
 
 def test_right_drag_in_move_mode_rotates_about_the_centroid(qtbot, window):
     window.model.set_mode(Mode.MOVE)
-    centre = window.controller.centroid_world(1)
+    centre = window.controller.poses.centroid_world(1)
     start = qt_point(window, centre)
     drag(window.plotter, start, start + QPointF(60, 0), button=Qt.MouseButton.RightButton)
     settle(qtbot, window)
@@ -83,7 +83,7 @@ def test_right_drag_in_move_mode_rotates_about_the_centroid(qtbot, window):
     assert not np.allclose(rotation, np.eye(3))
     np.testing.assert_allclose(rotation @ rotation.T, np.eye(3), atol=1e-12)
     # Rotation about the centroid keeps the centroid where it was.
-    np.testing.assert_allclose(window.controller.centroid_world(1), centre, atol=1e-9)
+    np.testing.assert_allclose(window.controller.poses.centroid_world(1), centre, atol=1e-9)
 
 
 def test_level_slider_sets_overlap_cells_to_what_the_trace_says(window):
@@ -179,7 +179,7 @@ def test_screenshot_has_red_where_contacts_are_and_none_when_apart(qtbot, window
     x0, x1, y0, y1 = projected_box(window.model.frame.result.segments.reshape(-1, 3))
     assert x0 - 10 <= xs.mean() <= x1 + 10
     assert y0 - 10 <= ys.mean() <= y1 + 10
-    window.controller.translate_body(1, (3.0, 0.0, 0.0))
+    window.controller.poses.translate_body(1, (3.0, 0.0, 0.0))
     settle(qtbot, window)
     assert window.model.frame.result.counters.n_contacts == 0
     image = _screenshot(window)
@@ -194,7 +194,7 @@ def test_opening_a_corrupt_file_shows_the_error_and_keeps_the_scene(window, tmp_
     meshes = [b.rest for b in bodies]
     frame = window.model.frame
     n_actors = len(window.plotter.renderer.actors)
-    assert window.controller.load_files([str(bad)], replace_scene=False) is False
+    assert window.controller.files.load_files([str(bad)], replace_scene=False) is False
     title, text = window.last_error
     assert "broken.obj" in text
     assert window._error_box.isVisible()
@@ -206,7 +206,8 @@ def test_opening_a_corrupt_file_shows_the_error_and_keeps_the_scene(window, tmp_
 
 
 def test_opening_a_good_file_adds_a_body(qtbot, window, assets_dir):
-    assert window.controller.load_files([str(assets_dir / "suzanne.obj")], replace_scene=False)
+    assert window.controller.files.load_files([str(assets_dir / "suzanne.obj")],
+                                              replace_scene=False)
     settle(qtbot, window)
     assert [b.name for b in window.model.bodies][-1] == "suzanne"
     assert window.model.bodies[-1].rest.n_faces == 968
@@ -233,7 +234,7 @@ def test_step_mode_reveals_one_level_at_a_time(window):
 
 def test_clicking_a_mesh_inspects_the_box_under_it(window):
     window.model.set_level(4)
-    pos = qt_point(window, window.controller.centroid_world(0))
+    pos = qt_point(window, window.controller.poses.centroid_world(0))
     click(window.plotter, pos)
     info = window.model.inspect
     assert info is not None
@@ -251,7 +252,7 @@ def test_clicking_a_mesh_inspects_the_box_under_it(window):
 def test_sculpt_stroke_moves_vertices_and_undo_restores_them(qtbot, window):
     window.model.set_mode(Mode.SCULPT)
     original = np.array(window.model.bodies[0].rest.vertices)
-    centre = window.controller.centroid_world(0)
+    centre = window.controller.poses.centroid_world(0)
     # A point on the near surface of sphere A: pick along the ray through its centre.
     start = qt_point(window, centre)
     drag(window.plotter, start, start + QPointF(-40, -30))
@@ -260,7 +261,7 @@ def test_sculpt_stroke_moves_vertices_and_undo_restores_them(qtbot, window):
     n_moved = int((np.abs(moved - original).max(axis=1) > 1e-9).sum())
     assert 0 < n_moved < len(original)  # a local pull, not a rigid move
     assert window.model.frame.meshes[0].vertices.shape == original.shape
-    window.controller.undo_stroke(0)
+    window.controller.sculpting.undo_stroke(0)
     np.testing.assert_array_equal(window.model.bodies[0].rest.vertices, original)
 
 
@@ -268,7 +269,7 @@ def test_update_mode_rebuild_rebuilds_every_frame(qtbot, window):
     window.docks["pipeline_dock"].panel.update_mode.setCurrentIndex(1)
     assert window.model.pipeline.update is UpdateChoice.REBUILD
     settle(qtbot, window)
-    window.controller.step_time(1 / 30)
+    window.controller.animation.step_time(1 / 30)
     settle(qtbot, window)
     assert window.model.frame.rebuilt == [True, True]
 
@@ -342,10 +343,11 @@ def test_a_frame_finishing_during_shutdown_starts_no_other(qtbot, make_window):
     # raised "cannot schedule new futures after shutdown" in a slot, and PyQt aborted the app.
     window = make_window()
     controller = window.controller
-    controller._shutdown_frame_running()
-    controller._is_busy, controller._is_pending = True, True  # one ran, one was asked for
-    late = SimpleNamespace(tag=Tag("frame", 0, controller._generation - 1))
-    controller._on_frame_done(None, late)  # the late delivery
-    assert not controller.is_frame_running
-    controller.request_frame()  # after shutdown a request is ignored, not an error
-    assert not controller.is_frame_running
+    controller.frames.shutdown()
+    # one ran, one was asked for
+    controller.frames._is_busy, controller.frames._is_pending = True, True
+    late = SimpleNamespace(tag=Tag("frame", 0, controller.frames._generation - 1))
+    controller.frames._on_frame_done(None, late)  # the late delivery
+    assert not controller.frames.is_frame_running
+    controller.frames.request_frame()  # after shutdown a request is ignored, not an error
+    assert not controller.frames.is_frame_running

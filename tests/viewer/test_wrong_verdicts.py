@@ -47,9 +47,9 @@ def test_cross_check_of_a_shrunk_leaf_tree_lists_exactly_the_missed_pairs(qtbot,
     pytest.importorskip("fcl")
     full = window.model.frame
     saved, mine = tmp_path / "a.json", tmp_path / "mine.json"
-    assert window.controller.save_tree_file(0, str(saved))
+    assert window.controller.inspector.save_tree_file(0, str(saved))
     _shrunk_leaf_file(saved, mine, int(full.result.pairs[0, 0]))
-    assert window.controller.open_tree_file(0, str(mine))
+    assert window.controller.inspector.open_tree_file(0, str(mine))
     settle(qtbot, window)
     qtbot.waitUntil(lambda: window.model.frame is not full, timeout=60_000)
     frame = window.model.frame
@@ -75,7 +75,7 @@ def test_cross_check_of_a_shrunk_leaf_tree_lists_exactly_the_missed_pairs(qtbot,
     assert not dialog.moved_on.isVisible()
 
     # The view moves on: the verdict stays, and says which frame it is about.
-    window.controller.request_frame()
+    window.controller.frames.request_frame()
     qtbot.waitUntil(lambda: window.model.frame is not frame, timeout=60_000)
     QApplication.processEvents()
     assert dialog.moved_on.isVisible()
@@ -109,15 +109,15 @@ def test_a_failed_frame_is_marked_and_every_panel_names_its_frame_and_tree(
     n = good.index
     assert good.result.n_contacts > 0 and window.renderer.cell_count("contact_tris") > 0
     saved = tmp_path / "a.json"
-    assert window.controller.save_tree_file(0, str(saved))
+    assert window.controller.inspector.save_tree_file(0, str(saved))
 
     def out_of_memory(*_args, **_kwargs):
         raise MemoryError("the traversal ran out of memory")
 
     # The query fails with the pinned tree (as a tree whose boxes overlap too much did): the
     # frame on screen stays the last good one, computed with BVH Lab's own tree.
-    monkeypatch.setattr(window.controller.pipe, "step", out_of_memory)
-    assert window.controller.open_tree_file(0, str(saved))
+    monkeypatch.setattr(window.controller.frames.pipe, "step", out_of_memory)
+    assert window.controller.inspector.open_tree_file(0, str(saved))
     qtbot.waitUntil(lambda: window.model.frame_failure is not None, timeout=60_000)
     QApplication.processEvents()
     assert window.model.frame is good and window.model.tree_sources[0] == "file a.json, " \
@@ -135,7 +135,7 @@ def test_a_failed_frame_is_marked_and_every_panel_names_its_frame_and_tree(
     # Every panel names the frame and the tree its numbers come from: frame n and BVH Lab's
     # tree (the Quality header once named the pinned file over these numbers).
     stale = f"\n{failed}: these numbers are frame {n}'s"
-    window.controller.check_invariants()
+    window.controller.inspector.check_invariants()
     QApplication.processEvents()
     headers = _headers(window)
     assert headers["quality"] == f"Numbers of frame {n}, A: {OWN}" + stale
@@ -152,7 +152,7 @@ def test_a_failed_frame_is_marked_and_every_panel_names_its_frame_and_tree(
     assert heat_rows and all(f", frame {n} (a colour bar each)" in t for t in heat_rows)
     window.model.set_display(heat_map="off")
     window.crosscheck_action.trigger()
-    if window.controller.cross_check_engine()[0] is not None:
+    if window.controller.analysis.cross_check_engine()[0] is not None:
         _wait_check(qtbot, window.crosscheck_dialog)
         assert window.crosscheck_dialog.verdict.text().startswith(
             f"frame {n}, A: {OWN}, B: {OWN}: identical")
@@ -160,7 +160,7 @@ def test_a_failed_frame_is_marked_and_every_panel_names_its_frame_and_tree(
 
     # The query works again: the mark goes, contacts are drawn, the headers name the file.
     monkeypatch.undo()
-    window.controller.request_frame()
+    window.controller.frames.request_frame()
     qtbot.waitUntil(lambda: window.model.frame is not good, timeout=60_000)
     settle(qtbot, window)
     frame = window.model.frame
@@ -179,8 +179,8 @@ def test_a_pinned_tree_that_no_longer_fits_its_mesh_fails_the_frame_visibly(qtbo
                                                                             tmp_path):
     good = window.model.frame
     saved = tmp_path / "a.json"
-    assert window.controller.save_tree_file(0, str(saved))
-    assert window.controller.open_tree_file(0, str(saved))
+    assert window.controller.inspector.save_tree_file(0, str(saved))
+    assert window.controller.inspector.open_tree_file(0, str(saved))
     qtbot.waitUntil(lambda: window.model.frame is not good, timeout=60_000)
     settle(qtbot, window)
     pinned = window.model.frame

@@ -26,7 +26,11 @@ These modules are the viewer's only callers of the core besides the two dialog c
 * :mod:`~viewer.control.worker` -- the one way work runs off the GUI thread: lanes of jobs
   with progress, cancel, a budget, and results tagged with the frame they were computed on.
 
-Each job is a mixin holding its own state; a job that needs another's calls its methods
-(``request_frame``, ``_forget_strokes``) rather than touching its attributes. The controller
-owns one :class:`~viewer.control.worker.Workers`; each job takes its lane(s) from it.
+Each job is a plain class holding its own state, made with exactly what it uses: the model,
+the controller's one :class:`~viewer.control.worker.Workers` (it takes its lane(s) from them)
+and the other jobs, or their methods, it calls (``SceneLoading(model, frames,
+forget_strokes)``); it reads no attribute it was not given (a test checks). The controller
+makes them in dependency order and keeps each as an attribute (``controller.frames``,
+``controller.recorder``, ...); callers ask a job by name (``controller.frames.request_frame()``).
+Two jobs that need each other get a callable that reaches the other once it exists.
 """

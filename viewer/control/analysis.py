@@ -78,18 +78,29 @@ def fresh_ghost(frame) -> GhostView:
 
 class FrameAnalysis:
     """The controller's on-demand views of a frame: ``heat_for``, ``ghost_view``,
-    ``cross_check_frame`` and ``crosscheck_view``. Uses the host's ``model``."""
+    ``cross_check_frame`` and ``crosscheck_view``.
 
-    def _init_analysis(self) -> None:
+    Parameters
+    ----------
+    model : viewer.model.ViewerModel
+    workers : viewer.control.worker.Workers
+        The controller's workers; the job takes its lane(s) from them.
+    is_threaded : bool
+        False: everything runs inline (the benchmark, scripts).
+    """
+
+    def __init__(self, model, workers, is_threaded: bool) -> None:
+        self.model = model
+        self.is_threaded = is_threaded
         self._heat_cache = (None, None, "")  # frame, FrameHeat or None, why none
-        self._heat_lane = self.workers.lane("heat", coalesce=True)
+        self._heat_lane = workers.lane("heat", coalesce=True)
         self._heat_asked = None  # the newest frame whose heat the lane was asked for
         self._ghost: GhostView | None = None
         self._ghost_generation = 0  # scenes seen: a ghost of an older scene is dropped
-        self._ghost_lane = self.workers.lane("ghost", coalesce=True)
+        self._ghost_lane = workers.lane("ghost", coalesce=True)
         self._ghost_asked = None  # the newest frame a ghost was asked for
         self._crosscheck = None  # (frame, CrossCheck)
-        self._check_lane = self.workers.lane("cross-check")
+        self._check_lane = workers.lane("cross-check")
         self._check_callback = None
         self.model.frame_ready.connect(lambda _f: self._request_ghost())
         self.model.display_changed.connect(lambda _d: self._request_ghost())
@@ -265,7 +276,7 @@ class FrameAnalysis:
             return None
         return self._crosscheck[1]
 
-    def _shutdown_analysis(self) -> None:
+    def shutdown(self) -> None:
         self._ghost_lane.cancel()
         self._check_lane.cancel()
         self._heat_lane.cancel()

@@ -14,12 +14,19 @@ class Animation:
     """The controller's animation job: play/pause (``model.playing_changed``) and
     ``step_time``.
 
-    Uses the host's ``model`` and ``request_frame`` (frames); the host is the timer's QObject
-    parent.
+    Parameters
+    ----------
+    model : viewer.model.ViewerModel
+    request_frame : callable
+        The frame job's ``request_frame``.
+    parent : QObject
+        The timer's parent (the controller).
     """
 
-    def _init_animation(self) -> None:
-        self._play_timer = QTimer(self)
+    def __init__(self, model, request_frame, parent) -> None:
+        self.model = model
+        self._request_frame = request_frame
+        self._play_timer = QTimer(parent)
         self._play_timer.setInterval(PLAY_INTERVAL_MS)
         self._play_timer.timeout.connect(self._tick)
         self._play_clock = None
@@ -36,12 +43,12 @@ class Animation:
         now = time.perf_counter()
         self.model.set_time(self.model.t + (now - self._play_clock))
         self._play_clock = now
-        self.request_frame()
+        self._request_frame()
 
     def step_time(self, dt: float) -> None:
         """Advance the animation clock by ``dt`` seconds (may be negative) and run a frame."""
         self.model.set_time(max(0.0, self.model.t + dt))
-        self.request_frame()
+        self._request_frame()
 
-    def _stop_animation(self) -> None:
+    def shutdown(self) -> None:
         self._play_timer.stop()

@@ -56,16 +56,23 @@ def is_traced(frame) -> bool:
 
 
 class CostModelling:
-    """The controller's cost-model job: ``unit_costs_of`` and ``refresh_cost_view``. Uses the
-    host's ``model``."""
+    """The controller's cost-model job: ``unit_costs_of`` and ``refresh_cost_view``.
 
-    def _init_cost_model(self) -> None:
+    Parameters
+    ----------
+    model : viewer.model.ViewerModel
+    workers : viewer.control.worker.Workers
+        The controller's workers; the job takes its lane(s) from them.
+    """
+
+    def __init__(self, model, workers) -> None:
+        self.model = model
         # (kind, traced) -> UnitCosts, for the session; and why one could not be measured
         self._unit_costs: dict[tuple[str, bool], object] = {}
         self._unit_cost_errors: dict[tuple[str, bool], str] = {}
         self._measuring_kind: tuple[str, bool] | None = None
         # A measurement is never waited for when the window closes.
-        self._cost_lane = self.workers.lane("unit-costs", wait_on_shutdown=False)
+        self._cost_lane = workers.lane("unit-costs", wait_on_shutdown=False)
         self._is_cost_shut = False
         self.model.frame_ready.connect(lambda _f: self.refresh_cost_view())
 
@@ -129,5 +136,5 @@ class CostModelling:
             self._unit_cost_errors[key] = f"{type(error).__name__}: {error}"
         self.refresh_cost_view()
 
-    def _shutdown_cost_model(self) -> None:
+    def shutdown(self) -> None:
         self._is_cost_shut = True

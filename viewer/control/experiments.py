@@ -103,10 +103,16 @@ class ExperimentRunning:
     """The controller's experiments job: ``experiment_catalogue``, ``run_experiment_named``,
     ``cancel_experiment``, ``is_experiment_running``, ``current_experiment_scene``,
     ``experiment_figure``, ``save_experiment_data`` and ``save_experiment_outputs``.
-    Uses the host's ``model``."""
+    Parameters
+    ----------
+    model : viewer.model.ViewerModel
+    workers : viewer.control.worker.Workers
+        The controller's workers; the job takes its lane(s) from them.
+    """
 
-    def _init_experiments(self) -> None:
-        self._experiment_lane = self.workers.lane("experiments",
+    def __init__(self, model, workers) -> None:
+        self.model = model
+        self._experiment_lane = workers.lane("experiments",
                                                   shutdown_timeout=SHUTDOWN_WAIT_S)
         self._experiment_run_id = 0
         self._experiment_progress: Progress | None = None
@@ -232,6 +238,6 @@ class ExperimentRunning:
         folder.mkdir(parents=True, exist_ok=True)
         return {key: Path(path) for key, path in write_outputs(result, folder).items()}
 
-    def _shutdown_experiments(self) -> None:
+    def shutdown(self) -> None:
         # The controller's workers then wait at most SHUTDOWN_WAIT_S for the run to stop.
         self.cancel_experiment()

@@ -30,15 +30,16 @@ class ExportCancelled(Exception):
 
 class FrameExporting:
     """The controller's export job: ``start_movie``, ``add_movie_frame``, ``finish_movie``,
-    ``export_frame_data``, ``save_web_page``, ``cancel_export``. Uses the host's ``model``.
+    ``export_frame_data``, ``save_web_page``, ``cancel_export``.
 
     Every export takes ``on_progress(done, total)`` and ``on_done(result, error)`` callbacks,
     called on the GUI thread; ``error`` is None, an :class:`ExportCancelled`, or the exception
     (its text is also shown through ``model.error`` naming the file).
     """
 
-    def _init_exporting(self) -> None:
-        self._export_lane = self.workers.lane("export")
+    def __init__(self, model, workers) -> None:
+        self.model = model
+        self._export_lane = workers.lane("export")
         self._export_job = None  # the export running, until its result is handled
         self._export_words = ""
         self._movie_frames: queue.Queue | None = None
@@ -245,7 +246,7 @@ class FrameExporting:
             return False
         return True
 
-    def _shutdown_exporting(self) -> None:
+    def shutdown(self) -> None:
         # The encoder wakes to see the cancel; the controller's workers wait for it.
         self.cancel_export()
 

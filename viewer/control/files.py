@@ -80,12 +80,22 @@ class FileLoading:
     """The controller's file job: ``load_files`` (inline) and ``load_files_async`` (File >
     Open).
 
-    Uses the host's ``model``, ``request_frame`` and ``_discard_frames_in_flight`` (frames)
-    and ``_replace_scene`` (scenes).
+    Parameters
+    ----------
+    model : viewer.model.ViewerModel
+    workers : viewer.control.worker.Workers
+        The controller's workers; the job takes its lane(s) from them.
+    frames : viewer.control.frames.FrameRunning
+        Asked for a frame, and to drop the one in flight when bodies are added.
+    replace_scene : callable
+        The scene job's ``replace_scene``.
     """
 
-    def _init_file_loading(self) -> None:
-        self._file_lane = self.workers.lane("files")
+    def __init__(self, model, workers, frames, replace_scene) -> None:
+        self.model = model
+        self._frames = frames
+        self._replace_scene = replace_scene  # the scene job's
+        self._file_lane = workers.lane("files")
         self.last_load_note = ""
 
     @staticmethod
@@ -183,7 +193,7 @@ class FileLoading:
             self._replace_scene(bodies, None, names, "Meshes opened from files.", None)
             self.model.set_playing(False)
         else:
-            self._discard_frames_in_flight()
+            self._frames.discard_frames_in_flight()
             for body in bodies:
                 self.model.add_body(body)
         n_tris = sum(b.rest.n_faces for b in bodies)
@@ -204,5 +214,5 @@ class FileLoading:
                 f"Above {WARN_TRIANGLES:,} triangles the first tree build takes seconds and "
                 "the frame rate drops well below 15 frames per second; big meshes are drawn "
                 f"decimated. The limit is {MAX_TRIANGLES:,} triangles per mesh.")
-        self.request_frame()
+        self._frames.request_frame()
         return True

@@ -159,15 +159,27 @@ class FrameRunning:
     ``step_sync``; and the side results (distance, inside test) of the frames delivered.
 
     Holds the pipeline (``pipe``) and the frame counters (``n_frames``, ``n_dropped``,
-    ``n_side_dropped``). Uses the host's ``model`` and ``workers``
-    (:class:`viewer.control.worker.Workers`).
+    ``n_side_dropped``).
+
+    Parameters
+    ----------
+    model : viewer.model.ViewerModel
+    workers : viewer.control.worker.Workers
+        The controller's workers; the job takes its lane(s) from them.
+    is_threaded : bool
+        False: everything runs inline (the benchmark, scripts).
+    record : callable
+        ``record(frame)``, called for every frame delivered (the recording job's
+        ``record_frame``).
     """
 
-    def _init_frame_running(self, is_threaded: bool) -> None:
+    def __init__(self, model, workers, is_threaded: bool, record) -> None:
+        self.model = model
         self.is_threaded = is_threaded
-        self.pipe = FramePipeline(self._settings())
-        self._frame_lane = self.workers.lane("frame")
-        self._side_lane = self.workers.lane("side", coalesce=True)
+        self._record = record  # the recording job's record_frame
+        self.pipe = FramePipeline(self.next_settings())
+        self._frame_lane = workers.lane("frame")
+        self._side_lane = workers.lane("side", coalesce=True)
         self._is_frames_shut = False
         self._generation = 0
         self._is_busy = False
@@ -181,7 +193,7 @@ class FrameRunning:
         self.model.pipeline_changed.connect(self._on_pipeline_for_frames)
 
     # -- settings ---------------------------------------------------------------------------
-    def _settings(self) -> PipelineSettings:
+    def next_settings(self) -> PipelineSettings:
         """The core's settings for the next frame: only what the frame needs (the distance
         and the inside test run beside it, :meth:`_start_side`)."""
         choice = self.model.pipeline
@@ -226,15 +238,15 @@ class FrameRunning:
         return [r.name for r in DescendRule]
 
     # -- which frames count -----------------------------------------------------------------
-    def _discard_frames_in_flight(self) -> None:
+    def discard_frames_in_flight(self) -> None:
         """The bodies changed identity (added, swapped): a frame still running is dropped,
         and so is a side result still running."""
         self._generation += 1
 
-    def _new_pipeline(self) -> None:
+    def new_pipeline(self) -> None:
         """A new scene: drop the frame in flight and build every tree afresh."""
-        self._discard_frames_in_flight()
-        self.pipe = FramePipeline(self._settings())
+        self.discard_frames_in_flight()
+        self.pipe = FramePipeline(self.next_settings())
         # Frame numbers start again: a side result kept by number would name another frame.
         self.model.set_side(None)
 
@@ -267,7 +279,7 @@ class FrameRunning:
     def _start(self) -> None:
         self._is_busy = True
         self._is_pending = False
-        self.pipe.settings = self._settings()
+        self.pipe.settings = self.next_settings()
         tag = Tag("frame", self.pipe.next_index, self._generation)
         self._frame_lane.submit(_run_frame, self.pipe, self._inputs(), self.model.t,
                                 self._frame_watch.start(), tag=tag,
@@ -318,7 +330,7 @@ class FrameRunning:
                 FPS_SMOOTHING * rate + (1 - FPS_SMOOTHING) * self.model.fps)
         self._last_done = now
         self.n_frames += 1
-        self._record_frame(frame)
+        self._record(frame)
         if "self" in frame.timings:
             self.model.set_analysis_cost("self", 1e3 * frame.timings["self"], frame.index)
         self._say_if_slow(frame)
@@ -377,7 +389,7 @@ class FrameRunning:
     def step_sync(self):
         """Run one frame inline and deliver it, its side results merged in; returns the
         Frame."""
-        self.pipe.settings = self._settings()
+        self.pipe.settings = self.next_settings()
         _ensure_kernels()
         frame = self.pipe.step(self._inputs(), self.model.t)
         inputs = self.side_inputs()
@@ -402,7 +414,7 @@ class FrameRunning:
         """A frame is being computed now (with the inputs of when it started)."""
         return self._is_busy
 
-    def _shutdown_frame_running(self) -> None:
+    def shutdown(self) -> None:
         # A frame finishing during the shutdown still delivers its result (queued signal): it
         # must not start the frame asked for meanwhile. Quitting while playing raised
         # "cannot schedule new futures after shutdown" in a slot, and PyQt aborted the app,

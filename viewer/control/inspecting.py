@@ -158,12 +158,20 @@ class Inspecting:
     ``use_own_tree``, ``save_tree_file`` (and ``save_tree_file_async``) and
     ``tree_file_ids``.
 
-    Uses the host's ``model``, ``pipe``, ``is_threaded`` and ``request_frame``.
+    Parameters
+    ----------
+    model : viewer.model.ViewerModel
+    workers : viewer.control.worker.Workers
+        The controller's workers; the job takes its lane(s) from them.
+    frames : viewer.control.frames.FrameRunning
+        Its pipeline (trees pinned from files), ``is_threaded`` and ``request_frame``.
     """
 
-    def _init_inspecting(self) -> None:
+    def __init__(self, model, workers, frames) -> None:
+        self.model = model
+        self._frames = frames
         # Quality, invariant checks and tree files take turns on one lane, in order.
-        self._inspect_lane = self.workers.lane("inspect")
+        self._inspect_lane = workers.lane("inspect")
         self._quality_running = None  # key of the computation in flight
         self._quality_started = -1e9
         self._quality_seconds = 0.0  # how long the last measurement took
@@ -239,7 +247,7 @@ class Inspecting:
             on_result=lambda result, job: self._on_quality_done(job.tag.inputs, result, None),
             # shown as a line, never a crash
             on_error=lambda error, job: self._on_quality_done(job.tag.inputs, None, error),
-            inline=not self.is_threaded)
+            inline=not self._frames.is_threaded)
 
     def _on_quality_done(self, key, result, error) -> None:
         self._quality_running = None
@@ -284,7 +292,7 @@ class Inspecting:
             return tree_check(reports, frame, file_ids)
 
         n_nodes = sum(tree.n_nodes for tree, _mesh in trees)
-        is_threaded = self.is_threaded and n_nodes > THREADED_CHECK_NODES
+        is_threaded = self._frames.is_threaded and n_nodes > THREADED_CHECK_NODES
         if is_threaded:
             self.model.message.emit(f"Checking {n_nodes:,} nodes…")
         self._inspect_lane.submit(
@@ -309,16 +317,16 @@ class Inspecting:
         if not is_on and self.model.validation is not None \
                 and self.model.validation.is_every_refit:
             self.model.set_validation(None)
-        self.request_frame()
+        self._frames.request_frame()
 
     # -- tree files -------------------------------------------------------------------------
     def _on_scene_for_inspect(self) -> None:
         self._scene_generation += 1
         # A new scene gets a new pipeline, whose trees are BVH Lab's own; a swap of bodies
         # keeps the pipeline and its pins, whose body indices are recounted here.
-        if self.pipe is not self._pinned_pipe:
+        if self._frames.pipe is not self._pinned_pipe:
             self._pinned = {}
-            self._pinned_pipe = self.pipe
+            self._pinned_pipe = self._frames.pipe
         for index, body in enumerate(self.model.bodies[:2]):
             imported = self._pinned.get(body.key)
             if imported is not None:
@@ -375,12 +383,12 @@ class Inspecting:
             self.model.error.emit("Cannot open tree file", report)
             return False
         try:
-            self.pipe.pin_tree(entry.key, imported, entry.rest)
+            self._frames.pipe.pin_tree(entry.key, imported, entry.rest)
         except (BVHLabError, ValueError) as exc:
             name = Path(path).name
             self.model.error.emit("Cannot open tree file", f"{name}: {exc}")
             return False
-        self._pinned_pipe = self.pipe
+        self._pinned_pipe = self._frames.pipe
         self._pinned[entry.key] = imported
         self.model.set_tree_source(body, imported.source)
         check = tree_check([report if i == body else None for i in range(body + 1)], None,
@@ -391,7 +399,7 @@ class Inspecting:
         self.model.set_validation(check)
         self.model.message.emit(f"Tree of {BODY_NAMES[body]} from {imported.source}. "
                                 + check.status())
-        self.request_frame()
+        self._frames.request_frame()
         return True
 
     def open_tree_file(self, body: int, path) -> bool:
@@ -435,7 +443,7 @@ class Inspecting:
             on_result=lambda read, _job: self._on_tree_read(read),
             on_error=lambda error, _job: self._on_tree_read(
                 (body, entry, rest, path, None, one_line(error), on_done)),
-            inline=not self.is_threaded)
+            inline=not self._frames.is_threaded)
         return True
 
     def _on_tree_read(self, job) -> None:
@@ -466,13 +474,13 @@ class Inspecting:
             self.model.message.emit(f"The tree of {BODY_NAMES[body]} is already BVH Lab's "
                                     "own.")
             return False
-        self.pipe.unpin(entry.key)
+        self._frames.pipe.unpin(entry.key)
         del self._pinned[entry.key]
         self.model.set_tree_source(body, None)
         self.model.select_node(None)
         self.model.set_validation(None)
         self.model.message.emit(f"Tree of {BODY_NAMES[body]}: built by BVH Lab again.")
-        self.request_frame()
+        self._frames.request_frame()
         return True
 
     def _tree_to_save(self, body: int):
@@ -533,7 +541,7 @@ class Inspecting:
             on_result=lambda written, _job: self._on_tree_written(written),
             on_error=lambda error, _job: self._on_tree_written(
                 (body, tree, path, one_line(error), on_done)),
-            inline=not self.is_threaded)
+            inline=not self._frames.is_threaded)
         return True
 
     def _on_tree_written(self, job) -> None:
@@ -543,7 +551,7 @@ class Inspecting:
         if on_done is not None:
             on_done(is_saved)
 
-    def _shutdown_inspecting(self) -> None:
+    def shutdown(self) -> None:
         # The inspect lane stops with the controller's workers.
         self._quality_timer.stop()
 

@@ -74,15 +74,27 @@ def steps_for_choice(choice) -> list[tuple[tuple[str, ...], str]]:
 
 
 class KernelCompiling:
-    """The controller's background-compile job. Uses the host's ``model`` and
-    ``request_frame``."""
+    """The controller's background-compile job.
 
-    def _init_kernel_compiling(self, is_threaded: bool) -> None:
+    Parameters
+    ----------
+    model : viewer.model.ViewerModel
+    workers : viewer.control.worker.Workers
+        The controller's workers; the job takes its lane(s) from them.
+    is_threaded : bool
+        False: everything runs inline (the benchmark, scripts).
+    request_frame : callable
+        The frame job's ``request_frame`` (once the kernels are compiled).
+    """
+
+    def __init__(self, model, workers, is_threaded: bool, request_frame) -> None:
+        self.model = model
+        self._request_frame = request_frame
         self._compile_process: subprocess.Popen | None = None
         self._compile_started = 0.0
         # The compile's output is read on a lane of its own (it lasts minutes); closing the
         # app stops the process, which ends the reading, and nothing waits for it.
-        self._compile_lane = self.workers.lane("kernel-compile", wait_on_shutdown=False)
+        self._compile_lane = workers.lane("kernel-compile", wait_on_shutdown=False)
         # Only the app's window compiles in the background; the benchmark and scripts (not
         # threaded) wait for the kernels as before, so what they time is machine code.
         if is_threaded and not is_cache_complete():
@@ -154,7 +166,7 @@ class KernelCompiling:
             seconds=time.perf_counter() - self._compile_started, error=error))
         # The shown frame was computed (in part) as Python: compute it again at full speed,
         # so its timings and the cost model describe machine code.
-        self.request_frame()
+        self._request_frame()
 
     def missing_kernels(self) -> list[str]:
         """What the current choice needs that is not compiled yet, in words (empty when
@@ -165,7 +177,7 @@ class KernelCompiling:
         return [words for keys, words in steps_for_choice(self.model.pipeline)
                 if not set(keys) <= status.keys_done]
 
-    def _shutdown_kernel_compiling(self) -> None:
+    def shutdown(self) -> None:
         process, self._compile_process = self._compile_process, None
         if process is None or process.poll() is not None:
             return

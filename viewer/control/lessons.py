@@ -94,13 +94,26 @@ class LessonPlaying:
     """The controller's lesson job: ``open_lesson``, ``close_lesson``, ``go_to_step``,
     ``next_step``, ``previous_step``, ``save_lesson_step`` and ``run_experiment_figure``.
 
-    Uses the host's ``model``, ``load_scene`` (scenes), ``load_files`` (files),
-    ``request_frame`` / ``step_sync`` / ``is_busy`` (frames), ``step_time`` (animation),
-    ``start_stepper`` / ``step_to`` / ``stop_stepper`` (stepping) and ``_start_job``
-    (recording).
+    Parameters
+    ----------
+    model : viewer.model.ViewerModel
+    frames, scenes, files, animation, stepper
+        The jobs a step's actions use: ``request_frame`` / ``step_sync`` / ``is_busy``,
+        ``load_scene``, ``load_files``, ``step_time``, ``start_stepper`` / ``step_to`` /
+        ``stop_stepper``.
+    start_job : callable
+        The recording job's ``start_job`` (an experiment figure runs as its job).
     """
 
-    def _init_lessons(self) -> None:
+    def __init__(self, model, frames, scenes, files, animation, stepper,
+                 start_job) -> None:
+        self.model = model
+        self._frames = frames
+        self._scenes = scenes
+        self._files = files
+        self._animation = animation
+        self._stepper = stepper
+        self._start_job = start_job  # the recording job's
         self.lesson: Lesson | None = None
         self.lesson_index: int | None = None
         self.lesson_signals = LessonSignals()
@@ -173,10 +186,10 @@ class LessonPlaying:
         self.set_figure(None)
         self.lesson_signals.step_changed.emit(index)
         self._pending_step, self._frames_left = (step if run_actions else None), 0
-        if self.is_threaded:
-            self.request_frame()
+        if self._frames.is_threaded:
+            self._frames.request_frame()
         else:
-            self.step_sync()
+            self._frames.step_sync()
         return True
 
     def apply_step_state(self, index: int) -> bool:
@@ -185,12 +198,12 @@ class LessonPlaying:
         model = self.model
         model.set_playing(False)
         if model.is_stepping:
-            self.stop_stepper()
+            self._stepper.stop_stepper()
         if state.source is not None and (state.source != self._lesson_source
                                          or not model.bodies):
             kind, what = state.source
-            is_loaded = (self.load_scene(what, wait=True) if kind == "scene"
-                         else self.load_files([str(p) for p in what], replace_scene=True))
+            is_loaded = (self._scenes.load_scene(what, wait=True) if kind == "scene"
+                         else self._files.load_files([str(p) for p in what], replace_scene=True))
             if not is_loaded:
                 return False
             self._lesson_source = state.source
@@ -237,23 +250,23 @@ class LessonPlaying:
         if self._frames_left > 0:
             self._frames_left -= 1
             if self._frames_left > 0:
-                self.step_time(FRAME_DT)
+                self._animation.step_time(FRAME_DT)
                 return
             # The last played frame: the step's other actions run on it.
         step = self._pending_step
-        if step is None or (self.is_threaded and self.is_busy):
+        if step is None or (self._frames.is_threaded and self._frames.is_busy):
             return
         self._pending_step = None
         if step.play_frames:
             self._frames_left = step.play_frames
             self._pending_step = dataclasses.replace(step, play_frames=0)
-            self.step_time(FRAME_DT)
+            self._animation.step_time(FRAME_DT)
             return
         if step.step_pairs is not None:
-            self.start_stepper()
-            self.step_to(step.step_pairs)
+            self._stepper.start_stepper()
+            self._stepper.step_to(step.step_pairs)
             if step.step_until is not None:
-                self.step_run_to(step.step_until)
+                self._stepper.step_run_to(step.step_until)
         if step.experiment is not None:
             self.run_experiment_figure(step.experiment.name, step.experiment.sizes)
 

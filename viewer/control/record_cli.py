@@ -73,15 +73,15 @@ def record_scene(scene: str, n_frames: int, path) -> dict:
     controller = Controller(model, is_threaded=False)
     start = time.perf_counter()
     try:
-        if not controller.load_scene(scene):
+        if not controller.scenes.load_scene(scene):
             raise RecordCliError(errors[-1] if errors else f"cannot load scene {scene!r}")
         model.set_playing(False)
         recording = Recording(max_frames=max(n_frames, 3000))
         for i in range(n_frames):
             model.set_time(i * FRAME_DT)
-            frame = controller.step_sync()
+            frame = controller.frames.step_sync()
             recording.append(frame, [body.key for body in model.bodies],
-                             controller.pipe.settings.update)  # fmt: skip
+                             controller.frames.pipe.settings.update)  # fmt: skip
         save_recording(recording, path)
     except ValueError as exc:  # RecordingFileError, a frame's bad input
         raise RecordCliError(str(exc)) from None

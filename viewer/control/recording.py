@@ -59,22 +59,35 @@ class FrameRecording:
     """The controller's recording job: ``scrub_to``, ``step_recorded``, ``play_recording``,
     ``go_live``, ``save_recording``, ``open_recording``, ``replay_with``.
 
-    Uses the host's ``model``, ``pipe`` and ``_settings`` / ``_new_pipeline`` (frames),
-    ``_forget_strokes`` (sculpt) and ``request_frame``; the host is the timers' QObject
-    parent. ``_record_frame`` is called by the frame job for every live frame delivered.
+    ``record_frame`` is called by the frame job for every live frame delivered.
+
+    Parameters
+    ----------
+    model : viewer.model.ViewerModel
+    workers : viewer.control.worker.Workers
+        The controller's workers; the job takes its lane(s) from them.
+    frames : viewer.control.frames.FrameRunning
+        Its pipeline, ``next_settings``, ``new_pipeline``, ``request_frame``, ``cancel_frame``.
+    forget_strokes : callable
+        The sculpt job's ``forget_strokes`` (an opened recording is a new scene).
+    parent : QObject
+        The playback timer's parent (the controller).
     """
 
-    def _init_recording(self) -> None:
+    def __init__(self, model, workers, frames, forget_strokes, parent) -> None:
+        self.model = model
+        self._frames = frames
+        self._forget_strokes = forget_strokes  # the sculpt job's
         self.recording_limits = (DEFAULT_MAX_MEGABYTES, DEFAULT_MAX_FRAMES)
         self.recording = Recording(*self.recording_limits)
         self._pending_events: list = []
         self._n_frames_before_events = 0  # frames still to come before the marked one
         # Save, open, replay (and the session and lesson jobs): one at a time, with the
         # window's progress dialog.
-        self._job_lane = self.workers.lane("recording")
+        self._job_lane = workers.lane("recording")
         self._job_words = ""
         self._job = None  # the job running, until its result is handled
-        self._playback_timer = QTimer(self)
+        self._playback_timer = QTimer(parent)
         self._playback_timer.setInterval(PLAYBACK_TICK_MS)
         self._playback_timer.timeout.connect(self._playback_tick)
         self._playback_clock = 0.0
@@ -82,10 +95,10 @@ class FrameRecording:
         self.model.set_recording(self.recording)
         self.model.scene_changed.connect(self._on_scene_for_recording)
         # Another bounding volume or rule is seen on the live frame: a recorded one keeps its own.
-        self.model.pipeline_changed.connect(lambda _p: self._go_live_before_editing())
+        self.model.pipeline_changed.connect(lambda _p: self.go_live_before_editing())
 
     # -- recording live frames --------------------------------------------------------------
-    def _record_frame(self, frame) -> None:
+    def record_frame(self, frame) -> None:
         """Append a live frame (called for every frame delivered) unless recording is off or
         a save or replay is reading the recording."""
         if not self.model.is_recording or self.is_job_running or frame is None:
@@ -99,7 +112,7 @@ class FrameRecording:
             events, self._pending_events = self._pending_events, []
         try:
             self.recording.append(frame, [b.key for b in self.model.bodies],
-                                  self.pipe.settings.update, user_events=events)
+                                  self._frames.pipe.settings.update, user_events=events)
         except (TypeError, ValueError) as exc:
             # A frame of bodies that changed meanwhile (one added while it ran): shown, not
             # kept; an exception here would end the app (PyQt aborts on one in a slot).
@@ -120,8 +133,8 @@ class FrameRecording:
         """Mark the next recorded frame with ``kind`` (a drag or a stroke ended) and ask for
         that frame, so the marker sits on the shape the user left."""
         self._pending_events.append(kind)
-        self._n_frames_before_events = 1 if self.is_frame_running else 0
-        self.request_frame()
+        self._n_frames_before_events = 1 if self._frames.is_frame_running else 0
+        self._frames.request_frame()
 
     def mark_grabbed(self) -> None:
         """A drag of a body ended: a "body moved" marker on the timeline."""
@@ -144,7 +157,7 @@ class FrameRecording:
         self._pending_events = []
         self._n_frames_before_events = 0
         self.model.set_recording(self.recording)
-        self.request_frame()
+        self._frames.request_frame()
 
     def set_recording_limits(self, max_megabytes: float, max_frames: int) -> bool:
         """Cap the recording; the oldest frames above a cap are dropped. False (and an error
@@ -209,9 +222,9 @@ class FrameRecording:
         self.stop_playback()
         if self.model.cursor is not None:
             self.model.set_cursor(None)
-            self.request_frame()
+            self._frames.request_frame()
 
-    def _go_live_before_editing(self) -> None:
+    def go_live_before_editing(self) -> None:
         """A drag or a stroke while a recorded frame is shown edits the live scene."""
         if self.model.cursor is not None:
             self.go_live()
@@ -266,9 +279,9 @@ class FrameRecording:
         dialog, at its traversal's next level)."""
         if self._job is not None:
             self._job.cancel()
-        self.cancel_frame()
+        self._frames.cancel_frame()
 
-    def _start_job(self, words: str, work, on_done) -> bool:
+    def start_job(self, words: str, work, on_done) -> bool:
         """Run ``work(progress, cancel)`` in the job thread, then ``on_done(result, error)``
         on the GUI thread. False if another job is running."""
         if self._job is not None:
@@ -320,7 +333,7 @@ class FrameRecording:
             else:
                 self.model.message.emit(f"Saved {len(recording)} frames to {path}")
 
-        return self._start_job(f"Saving {path.name}", lambda progress, cancel: save_recording(
+        return self.start_job(f"Saving {path.name}", lambda progress, cancel: save_recording(
             recording, path, progress=progress, cancel=cancel), done)
 
     def open_recording(self, path) -> bool:
@@ -340,7 +353,7 @@ class FrameRecording:
             else:
                 self._show_opened(recording, path)
 
-        return self._start_job(f"Opening {path.name}", lambda progress, cancel: open_recording(
+        return self.start_job(f"Opening {path.name}", lambda progress, cancel: open_recording(
             path, progress=progress, cancel=cancel), done)
 
     def _show_opened(self, recording, path: Path) -> None:
@@ -356,7 +369,7 @@ class FrameRecording:
                                default_color(i), True, None, {}, mesh_notes(mesh)))
         self.model.set_playing(False)
         self.model.is_self_collision = last.result is None and bool(last.self_results)
-        self._new_pipeline()
+        self._frames.new_pipeline()
         self._forget_strokes()
         self.model.set_time(last.t)
         # set_scene clears the old scene's recording (scene_changed); the opened one follows.
@@ -393,7 +406,7 @@ class FrameRecording:
             return False
         self.stop_playback()
         self.model.set_playing(False)
-        current = self._settings()
+        current = self._frames.next_settings()
         changes = {}
         if bv is not None:
             changes["bv"] = bv
@@ -405,9 +418,9 @@ class FrameRecording:
             words: mode for mode, words in UPDATE_WORDS.items()}[update]
         settings = PipelineSettings(current.request, mode, current.drift_threshold, **changes)
         recording = self.recording
-        return self._start_job("Replaying the recording", lambda progress, cancel: replay(
+        return self.start_job("Replaying the recording", lambda progress, cancel: replay(
             recording, settings, progress=progress, cancel=cancel), on_report)
 
-    def _shutdown_recording(self) -> None:
+    def shutdown(self) -> None:
         # The job is cancelled and waited for with the controller's workers.
         self._playback_timer.stop()

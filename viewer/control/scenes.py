@@ -93,13 +93,25 @@ class _Inline:
 class SceneLoading:
     """The controller's scene job: ``load_scene``, ``swap_to_b`` and the scene's parameter.
 
-    Uses the host's ``model``, ``workers``, ``is_threaded``, ``request_frame`` and
-    ``_new_pipeline`` / ``_discard_frames_in_flight`` (frames), ``_forget_strokes`` (sculpt).
+    Parameters
+    ----------
+    model : viewer.model.ViewerModel
+    workers : viewer.control.worker.Workers
+        Its "scene" lane prepares a built-in scene's meshes off the GUI thread.
+    frames : viewer.control.frames.FrameRunning
+        Its ``request_frame``, ``new_pipeline``, ``discard_frames_in_flight`` and
+        ``is_threaded`` (inline frames load scenes inline too).
+    forget_strokes : callable
+        The sculpt job's ``forget_strokes``.
     """
 
-    def _init_scene_loading(self) -> None:
+    def __init__(self, model, workers, frames, forget_strokes) -> None:
+        self.model = model
+        self._frames = frames
+        self._forget_strokes = forget_strokes  # the sculpt job's
+        model.scene_param_changed.connect(self._on_scene_param)
         # Coalescing: of the scenes asked for while one is prepared, only the newest waits.
-        self._scene_lane = self.workers.lane("scene", coalesce=True)
+        self._scene_lane = workers.lane("scene", coalesce=True)
         self._scene_request = 0  # bumped by every scene change: an older preparation is dropped
 
     @property
@@ -131,7 +143,7 @@ class SceneLoading:
         spec: SceneSpec = SCENES[key]
         self._scene_request += 1
         request = self._scene_request
-        if wait if wait is not None else not self.is_threaded:
+        if wait if wait is not None else not self._frames.is_threaded:
             try:
                 meshes = prepare_scene_meshes(_Inline(), spec)
             except (BVHLabError, OSError, ValueError) as exc:
@@ -162,20 +174,20 @@ class SceneLoading:
     def _apply_scene(self, key: str, meshes) -> None:
         spec: SceneSpec = SCENES[key]
         self.model.is_self_collision = spec.self_collision
-        self._replace_scene(_scene_bodies(spec, meshes), key, spec.title, spec.description,
+        self.replace_scene(_scene_bodies(spec, meshes), key, spec.title, spec.description,
                             spec.param)
         if spec.param is not None:
             self._on_scene_param(spec.param.default)
         self.model.set_playing(spec.playing)
-        self.request_frame()
+        self._frames.request_frame()
 
-    def _replace_scene(self, bodies, key, title, description, param,
-                       param_value: float | None = None) -> None:
+    def replace_scene(self, bodies, key, title, description, param,
+                      param_value: float | None = None) -> None:
         """Put ``bodies`` in the model as a new scene at time 0, with fresh trees and no undo
         history (frames still running belong to the old scene and are dropped; so is a built-in
         scene still being prepared)."""
         self._scene_request += 1
-        self._new_pipeline()
+        self._frames.new_pipeline()
         self._forget_strokes()
         self.model.set_time(0.0)
         self.model.set_scene(bodies, key, title, description, param, param_value)
@@ -188,10 +200,10 @@ class SceneLoading:
         bodies[1], bodies[index] = bodies[index], bodies[1]
         for i, body in enumerate(bodies[:2]):
             body.color = default_color(i)
-        self._discard_frames_in_flight()
+        self._frames.discard_frames_in_flight()
         self.model.set_scene(bodies, self.model.scene_key, self.model.scene_title,
                              self.model.scene_description, self.model.scene_param)
-        self.request_frame()
+        self._frames.request_frame()
 
     def _on_scene_param(self, value: float) -> None:
         param = self.model.scene_param

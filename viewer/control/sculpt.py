@@ -12,21 +12,36 @@ class Sculpting:
     """The controller's sculpt job: ``begin_stroke``, ``sculpt``, ``undo_stroke``,
     ``reset_rest``.
 
-    Uses the host's ``model`` and ``body_size`` (poses); ``model.set_rest`` asks for the next
-    frame. A stroke while a recorded frame is shown goes live first, and its end marks the
-    recording (``_go_live_before_editing``, ``mark_sculpted``: recording).
+    ``model.set_rest`` asks for the next frame. A stroke while a recorded frame is shown goes
+    live first, and its end marks the recording.
+
+    Parameters
+    ----------
+    model : viewer.model.ViewerModel
+    recording : viewer.control.recording.FrameRecording
+        Its ``go_live_before_editing`` and ``mark_sculpted``.
+    body_size : callable
+        The pose job's ``body_size`` (the brush scales by it).
     """
 
-    def _init_sculpting(self) -> None:
+    def __init__(self, model, recording, body_size) -> None:
+        self.model = model
+        self._recording = recording
+        self._body_size = body_size  # the pose job's
         self._histories: dict[str, BrushHistory] = {}
 
-    def _forget_strokes(self) -> None:
+    def forget_strokes(self) -> None:
         """Drop every body's undo history (the scene was replaced)."""
         self._histories.clear()
 
+    def n_strokes(self, key: str) -> int:
+        """How many strokes on the body keyed ``key`` can be undone (0: none, or not sculpted)."""
+        history = self._histories.get(key)
+        return 0 if history is None else len(history)
+
     def begin_stroke(self, index: int) -> None:
         """Remember body ``index``'s rest vertices, so the stroke that starts can be undone."""
-        self._go_live_before_editing()
+        self._recording.go_live_before_editing()
         body = self.model.bodies[index]
         self._histories.setdefault(body.key, BrushHistory()).push(body.rest.vertices)
 
@@ -39,7 +54,7 @@ class Sculpting:
         inv = Pose.from_matrix(body.pose).inverse()
         center = inv.apply(np.asarray(center_world, dtype=np.float64))
         drag = inv.apply_vectors(np.asarray(drag_world, dtype=np.float64))
-        radius = self.model.brush_radius * self.body_size(index)
+        radius = self.model.brush_radius * self._body_size(index)
         vertices = brush_pull(body.rest.vertices, center, drag, radius,
                               self.model.brush_strength)
         self.model.set_rest(index, body.rest.with_vertices(vertices))
@@ -47,7 +62,7 @@ class Sculpting:
     def end_stroke(self, index: int) -> None:
         """The stroke on body ``index`` ended: the recording marks the frame it left."""
         if 0 <= index < len(self.model.bodies):
-            self.mark_sculpted()
+            self._recording.mark_sculpted()
 
     def undo_stroke(self, index: int | None = None) -> bool:
         """Undo the last stroke on body ``index`` (default: the selected body, else any)."""

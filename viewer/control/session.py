@@ -141,19 +141,36 @@ class SessionKeeping:
     """The controller's session job: ``export_mesh``, ``save_session``, ``open_session``,
     ``session_snapshot`` and the autosave (``start_autosave``).
 
-    Uses the host's ``model``, ``_start_job`` (recording: one background job at a time with
-    progress and Cancel), ``_replace_scene`` (scenes), ``_histories`` (sculpt) and
-    ``request_frame``; the host is the timers' QObject parent.
+    Parameters
+    ----------
+    model : viewer.model.ViewerModel
+    workers : viewer.control.worker.Workers
+        The controller's workers; the job takes its lane(s) from them.
+    recording : viewer.control.recording.FrameRecording
+        Its ``start_job`` (one background job at a time with progress and Cancel) and
+        ``stop_playback``.
+    sculpting : viewer.control.sculpt.Sculpting
+        Its ``n_strokes`` (a session says which bodies were sculpted).
+    replace_scene, request_frame : callable
+        The scene job's ``replace_scene`` and the frame job's ``request_frame``.
+    parent : QObject
+        The autosave timer's parent (the controller).
     """
 
-    def _init_session(self) -> None:
+    def __init__(self, model, workers, recording, sculpting, replace_scene,
+                 request_frame, parent) -> None:
+        self.model = model
+        self._recording = recording
+        self._sculpting = sculpting
+        self._replace_scene = replace_scene  # the scene job's
+        self._request_frame = request_frame  # the frame job's
         self.session_path: Path | None = None  # the file of Save session (Ctrl+Alt+S)
         self.autosave_state: AutosaveState | None = None
         self.n_autosaves = 0
         self.last_autosave_error: str | None = None
         # One autosave at a time, on a lane of its own (it never waits behind a long save).
-        self._autosave_lane = self.workers.lane("autosave")
-        self._autosave_timer = QTimer(self)
+        self._autosave_lane = workers.lane("autosave")
+        self._autosave_timer = QTimer(parent)
         self._autosave_timer.setSingleShot(True)
         self._autosave_timer.timeout.connect(self._autosave_now)
         self._first_unsaved = None  # perf_counter of the first change not yet saved
@@ -197,7 +214,7 @@ class SessionKeeping:
             elif not isinstance(error, JobCancelled):
                 self.model.error.emit("Cannot export mesh", f"{path}: {error}")
 
-        return self._start_job(f"Exporting {path.name}", work, done)
+        return self._recording.start_job(f"Exporting {path.name}", work, done)
 
     # -- snapshot ---------------------------------------------------------------------------
     def session_snapshot(self) -> Session:
@@ -205,11 +222,10 @@ class SessionKeeping:
         model = self.model
         bodies = []
         for body in model.bodies:
-            history = self._histories.get(body.key)
             bodies.append(SessionBody(
                 body.name, body.rest, body.original, np.array(body.pose, dtype=np.float64),
                 body.color, body.is_visible, body.deformer, dict(body.deformer_params),
-                is_sculpted=bool(history is not None and len(history))))
+                is_sculpted=self._sculpting.n_strokes(body.key) > 0))
         view = model.read_camera()
         camera = None if view is None else CameraState(
             view.position, view.focal_point, view.view_up, view.view_angle, view.is_parallel,
@@ -244,8 +260,9 @@ class SessionKeeping:
             else:
                 self.model.error.emit("Cannot save session", f"{path}: {error}")
 
-        return self._start_job(f"Saving {path.name}", lambda progress, cancel: save_session(
-            session, path, progress=progress, cancel=cancel), done)
+        return self._recording.start_job(
+            f"Saving {path.name}", lambda progress, cancel: save_session(
+                session, path, progress=progress, cancel=cancel), done)
 
     def open_session(self, path) -> bool:
         """Read a session in the job thread, then restore it. A bad file gives one message
@@ -268,7 +285,7 @@ class SessionKeeping:
                 raise JobCancelled()
             return session
 
-        return self._start_job(f"Opening {path.name}", work, done)
+        return self._recording.start_job(f"Opening {path.name}", work, done)
 
     def apply_session(self, session: Session, path=None) -> bool:
         """Make ``session`` the scene: bodies, choices, level, mode, time and camera.
@@ -290,7 +307,7 @@ class SessionKeeping:
                        dict(b.deformer_params), mesh_notes(b.rest)) for b in session.bodies]
         model = self.model
         model.set_playing(False)
-        self.stop_playback()
+        self._recording.stop_playback()
         model.set_pipeline(**{f.name: getattr(pipeline, f.name)
                               for f in dataclasses.fields(pipeline)})
         # After the pipeline: a session saved before the pipeline held it names it here only.
@@ -314,7 +331,7 @@ class SessionKeeping:
         if is_crashed:
             self.autosave_state.restored_crashed()
         model.set_playing(session.is_playing)
-        self.request_frame()
+        self._request_frame()
         n_sculpted = sum(1 for b in session.bodies if b.is_sculpted)
         model.message.emit(f"Opened the session {Path(where).name}: {len(bodies)} bodies"
                            + (f", {n_sculpted} sculpted" if n_sculpted else ""))
@@ -375,7 +392,7 @@ class SessionKeeping:
         if self.autosave_state is not None:
             self.autosave_state.discard_crashed()
 
-    def _shutdown_session(self) -> None:
+    def shutdown(self) -> None:
         """A clean quit: no further autosave, the one running finishes, the lock goes."""
         self._autosave_timer.stop()
         self._autosave_lane.shutdown(wait=True)  # the save takes no cancel: it completes

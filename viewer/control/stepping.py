@@ -70,14 +70,27 @@ class Stepping:
     """The controller's stepper job: ``start_stepper``, ``stop_stepper``, ``step_by``,
     ``step_to``, ``step_run_to``, ``step_restart`` and ``step_view``.
 
-    Uses the host's ``model``, ``is_threaded`` and ``tree_file_ids`` (the stepper's words name a
-    tree file's nodes by the file's ids); listens to ``model.frame_ready``.
+    Listens to ``model.frame_ready``.
+
+    Parameters
+    ----------
+    model : viewer.model.ViewerModel
+    workers : viewer.control.worker.Workers
+        The controller's workers; the job takes its lane(s) from them.
+    is_threaded : bool
+        False: everything runs inline (the benchmark, scripts).
+    tree_file_ids : callable
+        The inspection job's ``tree_file_ids`` (the stepper's words name a tree file's nodes
+        by the file's ids).
     """
 
-    def _init_stepping(self) -> None:
+    def __init__(self, model, workers, is_threaded: bool, tree_file_ids) -> None:
+        self.model = model
+        self.is_threaded = is_threaded
+        self._tree_file_ids = tree_file_ids  # the inspection job's
         # Coalescing: only the newest frame's steps are wanted; one waiting for an older
         # frame is dropped, and one that finishes late is not shown (_on_steps_ready).
-        self._steps_lane = self.workers.lane("steps", coalesce=True)
+        self._steps_lane = workers.lane("steps", coalesce=True)
         self._steps_frame = None  # the frame the model's steps (or note) belong to
         self._step_view_cache = None  # ((steps id, position), StepView)
         self.model.frame_ready.connect(self._on_frame_for_stepper)
@@ -98,7 +111,7 @@ class Stepping:
 
     def _load_steps(self, frame) -> None:
         self._steps_frame = frame
-        file_ids = self.tree_file_ids(frame)  # read here: the model is the GUI thread's
+        file_ids = self._tree_file_ids(frame)  # read here: the model is the GUI thread's
         if frame is None or not self.is_threaded or _trace_rows(frame) <= THREADED_STEPS_ROWS:
             steps, note = _prepare(frame, file_ids)
             self.model.set_steps(steps, note)

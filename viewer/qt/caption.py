@@ -28,9 +28,9 @@ class CanvasCaption:
     def refresh(self) -> None:
         """The caption bar: the lesson step's caption (and where in the lesson), or in lecture
         mode the state in words; the keys under it."""
-        step = self.window.controller.lesson_step()
+        step = self.window.controller.lessons.lesson_step()
         if step is not None:
-            lesson = self.window.controller.lesson
+            lesson = self.window.controller.lessons.lesson
             caption = step.caption
             keys = self.window.lecture.key_hint() if self.window.lecture.is_on else KEYS_LESSON_DESK
             hint = f"{lesson.title}, step {step.number} of {len(lesson)}   ·   {keys}"
@@ -43,7 +43,7 @@ class CanvasCaption:
     def update_figure(self) -> None:
         """Draw the lesson's experiment figure over the canvas at the canvas's size (above
         the caption bar), or take it away."""
-        result = self.window.controller.figure
+        result = self.window.controller.lessons.figure
         if result is None:
             self._figure_drawn_for = None
             self.window.renderer.show_figure(None)

@@ -107,7 +107,7 @@ class CrossCheckDialog(QDialog):
     def run(self, engine: str | None = None) -> bool:
         """Start the check of the shown frame with ``engine`` (``"fcl"``, ``"coal"``; default
         the first installed); False when it cannot start."""
-        found, words = self.controller.cross_check_engine()
+        found, words = self.controller.analysis.cross_check_engine()
         if engine is not None and engine != found:
             words = engine
         frame = self.model.frame
@@ -121,7 +121,7 @@ class CrossCheckDialog(QDialog):
         self.verdict.setStyleSheet("")
         self.table.setRowCount(0)
         self.check = None
-        started = self.controller.cross_check_frame(self.show_result, engine)
+        started = self.controller.analysis.cross_check_frame(self.show_result, engine)
         if started:
             self.checked_frame = frame
         self._show_moved_on()

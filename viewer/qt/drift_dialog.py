@@ -236,7 +236,7 @@ class DriftDialog(QDialog):
         """Show the recorded frame nearest ``x`` (plot coordinates)."""
         n = len(self.model.recording) if self.model.recording is not None else 0
         if n:
-            self.controller.scrub_to(int(round(min(max(x, 0), n - 1))))
+            self.controller.recorder.scrub_to(int(round(min(max(x, 0), n - 1))))
 
     def showEvent(self, event):  # noqa: N802 - Qt API
         super().showEvent(event)

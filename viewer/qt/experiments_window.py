@@ -165,7 +165,7 @@ class ExperimentsPanel(QWidget):
     def __init__(self, model, controller, parent=None):
         super().__init__(parent)
         self.model, self.controller = model, controller
-        self.catalogue = {info.name: info for info in controller.experiment_catalogue()}
+        self.catalogue = {info.name: info for info in controller.experiments.experiment_catalogue()}
         self.results: dict[str, object] = {}  # experiment key -> its last ExperimentResult
         self._started = 0.0
         self._last_progress = (0, 0, "")
@@ -338,13 +338,13 @@ class ExperimentsPanel(QWidget):
             return False
         self.sizes_error.hide()
         use_scene = self.info.takes_scene and self.use_scene.isChecked()
-        return self.controller.run_experiment_named(self.name, sizes, use_scene)
+        return self.controller.experiments.run_experiment_named(self.name, sizes, use_scene)
 
     def cancel(self) -> None:
         """Cancel (Esc while running): the run stops at its next step; the figure stays."""
         if self.model.experiment_running is not None:
             self.progress_label.setText("Cancelling…")
-            self.controller.cancel_experiment()
+            self.controller.experiments.cancel_experiment()
 
     def _on_started(self, name: str) -> None:
         if name != self.name:
@@ -439,7 +439,7 @@ class ExperimentsPanel(QWidget):
                 return None
         try:
             # The command line's picture, not the dock's: the same whatever the dock's size.
-            written = save_figure(self.controller.experiment_figure(result), path)
+            written = save_figure(self.controller.experiments.experiment_figure(result), path)
         except FigureSaveError as exc:
             self._note(f"Not saved: {exc}", is_error=True)
             return None
@@ -461,7 +461,7 @@ class ExperimentsPanel(QWidget):
         if not target.suffix:
             target = target.with_suffix(".csv")
         try:
-            written = self.controller.save_experiment_data(result, target)
+            written = self.controller.experiments.save_experiment_data(result, target)
         except (OSError, ValueError) as exc:
             self._note(f"Not saved: {target}: {getattr(exc, 'strerror', None) or exc}",
                        is_error=True)
@@ -481,7 +481,7 @@ class ExperimentsPanel(QWidget):
             if not folder:
                 return None
         try:
-            written = self.controller.save_experiment_outputs(result, folder)
+            written = self.controller.experiments.save_experiment_outputs(result, folder)
         except (OSError, ValueError) as exc:
             self._note(f"Not saved: {folder}: {getattr(exc, 'strerror', None) or exc}",
                        is_error=True)

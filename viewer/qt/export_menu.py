@@ -250,7 +250,7 @@ class ExportMenu(QObject):
     def cancel(self) -> None:
         """Cancel pressed: the rendering stops, the encoder throws the file away."""
         self._render_queue = []
-        self.controller.cancel_export()
+        self.controller.exporter.cancel_export()
 
     # -- video of recorded frames -----------------------------------------------------------
     def ask_recorded_video(self) -> VideoDialog | None:
@@ -286,7 +286,7 @@ class ExportMenu(QObject):
                                    f"{last + 1} holds no recorded frame")
             return False
         positions = list(range(first, last + 1))
-        if not path or not self.controller.start_movie(
+        if not path or not self.controller.exporter.start_movie(
                 path, fps, size, len(positions), on_progress=self._on_encoded,
                 on_done=self._on_movie_done):
             return False
@@ -304,10 +304,10 @@ class ExportMenu(QObject):
         turn (the window stays responsive; Cancel is seen in between)."""
         if not self._render_queue:
             return
-        if not self.controller.is_exporting or self.window.plotter.ren_win is None:
+        if not self.controller.exporter.is_exporting or self.window.plotter.ren_win is None:
             self._render_queue = []  # cancelled, failed, or the window closed
             return
-        if self.controller.movie_backlog >= MAX_BACKLOG:
+        if self.controller.exporter.movie_backlog >= MAX_BACKLOG:
             QTimer.singleShot(5, self._render_next)
             return
         position = self._render_queue.pop(0)
@@ -315,26 +315,26 @@ class ExportMenu(QObject):
             if self.model.cursor == position:
                 self.window.redraw()
             else:
-                self.controller.scrub_to(position)  # draws it (frame_ready)
+                self.controller.recorder.scrub_to(position)  # draws it (frame_ready)
             image = grab_frame(self.window.plotter)
         except Exception as exc:  # noqa: BLE001 - PyQt ends the app on an exception in a slot
             self.cancel()
             self.window.show_error("Export video", f"recorded frame {position + 1}: {exc}")
             return
-        self.controller.add_movie_frame(image)
+        self.controller.exporter.add_movie_frame(image)
         self._n_rendered += 1
         self._update_video_progress()
         if self._render_queue:
             QTimer.singleShot(0, self._render_next)
         else:
-            self.controller.finish_movie()
+            self.controller.exporter.finish_movie()
             self._restore_cursor()
 
     def _restore_cursor(self) -> None:
         if self._cursor_before is None:
-            self.controller.go_live()
+            self.controller.recorder.go_live()
         elif self._cursor_before < len(self.model.recording):
-            self.controller.scrub_to(self._cursor_before)
+            self.controller.recorder.scrub_to(self._cursor_before)
 
     def _on_encoded(self, done: int, _total: int) -> None:
         self._n_encoded = done
@@ -381,7 +381,7 @@ class ExportMenu(QObject):
     def start_recording_video(self, path: str, fps: float = DEFAULT_FPS, size=None) -> bool:
         """Grab every frame drawn while the scene or the recording plays into ``path``
         until :meth:`stop_recording_video`."""
-        if not path or not self.controller.start_movie(path, fps, size,
+        if not path or not self.controller.exporter.start_movie(path, fps, size,
                                                        on_progress=self._on_encoded,
                                                        on_done=self._on_recording_done):
             self._set_record_checked(False)
@@ -403,9 +403,9 @@ class ExportMenu(QObject):
             image = grab_frame(self.window.plotter)
         except Exception as exc:  # noqa: BLE001 - PyQt ends the app on an exception in a slot
             self.window.show_error("Record video", f"frame {self._n_grabbed + 1}: {exc}")
-            self.controller.cancel_export()
+            self.controller.exporter.cancel_export()
             image = None
-        if image is not None and self.controller.add_movie_frame(image):
+        if image is not None and self.controller.exporter.add_movie_frame(image):
             self._n_grabbed += 1
             self._show_grabbed()
         else:  # the encoder stopped (an error was shown)
@@ -434,7 +434,7 @@ class ExportMenu(QObject):
         self._show_progress("BVH Lab: video", "Finishing the video…", self._n_grabbed)
         self._n_rendered = self._n_grabbed
         self._update_video_progress()
-        self.controller.finish_movie()
+        self.controller.exporter.finish_movie()
 
     def _on_recording_done(self, path, error) -> None:
         self._is_grabbing = False
@@ -472,7 +472,7 @@ class ExportMenu(QObject):
             return False
         finally:
             QGuiApplication.restoreOverrideCursor()
-        return self.controller.save_web_page(path, page)
+        return self.controller.exporter.save_web_page(path, page)
 
     # -- frame data -------------------------------------------------------------------------
     def ask_frame_data(self, path: str | None = None) -> bool:
@@ -490,4 +490,4 @@ class ExportMenu(QObject):
         if not path:
             return False
         self._remember_folder("export/last_data_dir", path)
-        return self.controller.export_frame_data(path)
+        return self.controller.exporter.export_frame_data(path)

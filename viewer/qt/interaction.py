@@ -85,7 +85,7 @@ class CanvasInteraction(QObject):
             self.model.set_selected(body)
             is_rotate = (event.button() == Qt.MouseButton.RightButton
                          or bool(event.modifiers() & Qt.KeyboardModifier.ControlModifier))
-            center = self.controller.centroid_world(body)
+            center = self.controller.poses.centroid_world(body)
             depth = self.renderer.world_to_display(center)[2]
             self._drag = {"kind": "rotate" if is_rotate else "translate", "body": body,
                           "depth": depth, "last": (x, y), "center": center,
@@ -94,7 +94,7 @@ class CanvasInteraction(QObject):
         if mode is Mode.SCULPT and event.button() == Qt.MouseButton.LeftButton:
             self.model.set_selected(body)
             depth = self.renderer.world_to_display(point)[2]
-            self.controller.begin_stroke(body)
+            self.controller.sculpting.begin_stroke(body)
             self._drag = {"kind": "sculpt", "body": body, "depth": depth, "world": point}
             return True
         return False
@@ -109,7 +109,7 @@ class CanvasInteraction(QObject):
         body = drag["body"]
         if drag["kind"] == "translate":
             world = self.renderer.display_to_world(x, y, drag["depth"])
-            self.controller.translate_body(body, world - drag["world"])
+            self.controller.poses.translate_body(body, world - drag["world"])
             drag["world"] = world
         elif drag["kind"] == "rotate":
             dx, dy = x - drag["last"][0], y - drag["last"][1]
@@ -117,11 +117,12 @@ class CanvasInteraction(QObject):
             axis = dx * up - dy * right
             angle = ROTATE_RAD_PER_PX * float(np.hypot(dx, dy))
             if angle > 0:
-                self.controller.rotate_body(body, axis, angle, self.controller.centroid_world(body))
+                poses = self.controller.poses
+                poses.rotate_body(body, axis, angle, poses.centroid_world(body))
             drag["last"] = (x, y)
         elif drag["kind"] == "sculpt":
             world = self.renderer.display_to_world(x, y, drag["depth"])
-            self.controller.sculpt(body, drag["world"], world - drag["world"])
+            self.controller.sculpting.sculpt(body, drag["world"], world - drag["world"])
             drag["world"] = world
             self.renderer.set_brush(world, self._brush_radius(body))
             self.plotter.render()
@@ -131,9 +132,9 @@ class CanvasInteraction(QObject):
         if self._drag is not None:
             drag, self._drag = self._drag, None
             if drag["kind"] == "sculpt":
-                self.controller.end_stroke(drag["body"])
+                self.controller.sculpting.end_stroke(drag["body"])
             else:
-                self.controller.end_drag(drag["body"])
+                self.controller.poses.end_drag(drag["body"])
             return True
         press, self._press_pos = self._press_pos, None
         if (self.model.mode is Mode.CAMERA and press is not None
@@ -151,8 +152,8 @@ class CanvasInteraction(QObject):
             body = self.model.selected
             right, up, _ = self.renderer.camera_axes()
             sx, sy = arrows[key]
-            step = NUDGE_FRACTION * self.controller.body_size(body)
-            self.controller.translate_body(body, step * (sx * right + sy * up))
+            step = NUDGE_FRACTION * self.controller.poses.body_size(body)
+            self.controller.poses.translate_body(body, step * (sx * right + sy * up))
             return True
         if key == Qt.Key.Key_Escape:
             # Also a window shortcut (View > Clear selection); handled here too so that Esc
@@ -171,12 +172,12 @@ class CanvasInteraction(QObject):
             return False
         event.acceptProposedAction()
         if event.type() == QEvent.Type.Drop:
-            self.controller.load_files(paths, replace_scene=False)
+            self.controller.files.load_files(paths, replace_scene=False)
         return True
 
     # -- helpers ----------------------------------------------------------------------------
     def _brush_radius(self, body: int) -> float:
-        return self.model.brush_radius * self.controller.body_size(body)
+        return self.model.brush_radius * self.controller.poses.body_size(body)
 
     def _hover_brush(self, x: float, y: float) -> None:
         hit = self.renderer.pick(x, y)

@@ -80,7 +80,7 @@ class KernelStatusBar:
             self.window.statusBar().showMessage(finished_words(status), MESSAGE_MS)
 
     def _on_choice(self) -> None:
-        missing = self.window.controller.missing_kernels()
+        missing = self.window.controller.kernels.missing_kernels()
         self._missing = missing
         if missing:
             progress = compile_progress_words(self.window.model.kernels).lower()
@@ -92,7 +92,7 @@ class KernelStatusBar:
         """Say once when the kernels the current choice waited for are compiled."""
         if not self._missing:
             return
-        missing = self.window.controller.missing_kernels()
+        missing = self.window.controller.kernels.missing_kernels()
         if not missing:
             self.window.statusBar().showMessage(
                 f"Compiled: {', '.join(self._missing)}. Frames run at full speed now.",

@@ -122,7 +122,7 @@ class LectureMode(QObject):
     # -- keys -------------------------------------------------------------------------------
     def key_hint(self) -> str:
         controller = self.window.controller
-        if controller.lesson is not None:
+        if controller.lessons.lesson is not None:
             return KEYS_WITH_LESSON
         return KEYS_STEPPER if self.window.model.is_stepping else KEYS_LEVELS
 
@@ -135,10 +135,10 @@ class LectureMode(QObject):
             window.toggle_play()
         elif key in (Qt.Key.Key_Right, Qt.Key.Key_Left):
             delta = 1 if key == Qt.Key.Key_Right else -1
-            if controller.lesson is not None:
-                controller.next_step() if delta > 0 else controller.previous_step()
+            if controller.lessons.lesson is not None:
+                controller.lessons.next_step() if delta > 0 else controller.lessons.previous_step()
             elif window.model.is_stepping:
-                controller.step_by(delta)
+                controller.stepper.step_by(delta)
             else:
                 window.docks["levels_dock"].panel.step_level(delta)
         else:

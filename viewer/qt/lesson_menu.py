@@ -53,8 +53,9 @@ class LessonMenu:
         self.window = window
         controller = window.controller
         self.builtin_actions = {
-            name: make_action(window, title, lambda _c=False, n=name: controller.open_lesson(n),
-                              None, f"Play the built-in lesson '{name}'")
+            name: make_action(window, title,
+                              lambda _c=False, n=name: controller.lessons.open_lesson(n), None,
+                              f"Play the built-in lesson '{name}'")
             for name, title in BUILTIN_LESSONS.items()}
         actions = window.table_actions
         self.open_action = actions["lessons.open"]
@@ -62,8 +63,8 @@ class LessonMenu:
         self.previous_action = actions["lessons.previous"]
         self.close_action = actions["lessons.close"]
         self.save_action = actions["lessons.save_step"]
-        controller.lesson_signals.lesson_changed.connect(lambda _l: self.sync())
-        controller.lesson_signals.step_changed.connect(lambda _i: self.sync())
+        controller.lessons.lesson_signals.lesson_changed.connect(lambda _l: self.sync())
+        controller.lessons.lesson_signals.step_changed.connect(lambda _i: self.sync())
         self.sync()
 
     @property
@@ -77,7 +78,7 @@ class LessonMenu:
 
     def sync(self) -> None:
         controller = self.window.controller
-        lesson, index = controller.lesson, controller.lesson_index
+        lesson, index = controller.lessons.lesson, controller.lessons.lesson_index
         is_open = lesson is not None
         self.next_action.setEnabled(is_open and index is not None and index + 1 < len(lesson))
         self.previous_action.setEnabled(is_open and bool(index))
@@ -94,7 +95,7 @@ class LessonMenu:
         if not path:
             return False
         self.window.settings.setValue("last_lesson_dir", str(Path(path).parent))
-        return self.window.controller.open_lesson(path)
+        return self.window.controller.lessons.open_lesson(path)
 
     def save_step(self, path: str | None = None, caption: str | None = None,
                   title: str = "") -> bool:
@@ -116,4 +117,4 @@ class LessonMenu:
             if dialog.exec() != QDialog.DialogCode.Accepted:
                 return False
             caption, title = dialog.caption.toPlainText(), dialog.title.text()
-        return window.controller.save_lesson_step(path, caption, title)
+        return window.controller.lessons.save_lesson_step(path, caption, title)

@@ -100,7 +100,7 @@ class MainWindow(QMainWindow):
         self._redraw_timer.setSingleShot(True)
         self._redraw_timer.setInterval(0)
         self._redraw_timer.timeout.connect(self.redraw)
-        self.progress_dialogs = ProgressDialogs(self, controller.cancel_job)
+        self.progress_dialogs = ProgressDialogs(self, controller.recorder.cancel_job)
         self.setWindowTitle("BVH Lab")
         self.resize(*layout.default_window_size(self.screen()))
 
@@ -149,7 +149,7 @@ class MainWindow(QMainWindow):
         model.analysis_changed.connect(self._on_side_result)
         model.side_changed.connect(lambda _side: self._on_side_result())
         model.frame_failed.connect(self._on_frame_failed)
-        signals = controller.lesson_signals
+        signals = controller.lessons.lesson_signals
         signals.step_changed.connect(lambda _i: self._redraw_for_result())
         signals.lesson_changed.connect(lambda _l: self._redraw_for_result())
         signals.figure_changed.connect(lambda _r: self.update_figure())
@@ -176,7 +176,7 @@ class MainWindow(QMainWindow):
         self.ghost_action = actions["view.ghost"]
         self.model.display_changed.connect(lambda d: self.ghost_action.setChecked(d.show_ghost))
         self.crosscheck_action = actions["view.crosscheck"]
-        engine, words = self.controller.cross_check_engine()
+        engine, words = self.controller.analysis.cross_check_engine()
         if engine is not None:
             self.crosscheck_action.setText(f"Cross-check this frame with {words.split()[0]}…")
         tip = (f"Run this frame's meshes A and B through {words} and list the triangle pairs "
@@ -204,7 +204,8 @@ class MainWindow(QMainWindow):
 
     def scene_actions(self) -> list[QAction]:
         """File > Built-in scenes: one entry per scene, Ctrl+1, Ctrl+2, … in order."""
-        return [make_action(self, spec.title, lambda _c=False, k=key: self.controller.load_scene(k),
+        scenes = self.controller.scenes
+        return [make_action(self, spec.title, lambda _c=False, k=key: scenes.load_scene(k),
                             f"Ctrl+{i + 1}") for i, (key, spec) in enumerate(SCENES.items())]
 
     def dock_toggle_actions(self) -> list[QAction]:
@@ -242,10 +243,10 @@ class MainWindow(QMainWindow):
     def toggle_stepper(self) -> None:
         """Ctrl+T: the stepper on (raising its dock) or off."""
         if self.model.is_stepping:
-            self.controller.stop_stepper()
+            self.controller.stepper.stop_stepper()
         else:
             self.docks["stepper_dock"].raise_()
-            self.controller.start_stepper()
+            self.controller.stepper.start_stepper()
 
     def step_key(self, key: str) -> None:
         """A stepper key (Stepper menu): Home also turns the stepper on."""
@@ -380,7 +381,7 @@ class MainWindow(QMainWindow):
 
     def _on_step_mode(self, is_on: bool) -> None:
         if is_on and self.model.is_stepping:
-            self.controller.stop_stepper()  # the level step mode and the stepper exclude
+            self.controller.stepper.stop_stepper()  # the level step mode and the stepper exclude
         self.redraw()
 
     def step_note(self) -> str:
@@ -388,7 +389,7 @@ class MainWindow(QMainWindow):
         level."""
         levels = self.docks["levels_dock"].panel
         if self.model.is_stepping:
-            view = self.controller.step_view()
+            view = self.controller.stepper.step_view()
             if view is None:
                 return "stepper: " + (self.model.steps_note or "preparing the pair tests…")
             return f"stepper: {position_text(view)}"
@@ -433,7 +434,7 @@ class MainWindow(QMainWindow):
         """A ghost, a cross-check or a side result (distance, inside test) finished: drawn at
         once when paused; while a frame is on its way its redraw shows it (one render, not
         two)."""
-        if not self.controller.is_frame_running:
+        if not self.controller.frames.is_frame_running:
             self.request_redraw()
 
     def redraw(self) -> None:
@@ -447,8 +448,8 @@ class MainWindow(QMainWindow):
         if frame is not None and self.model.cursor is not None:
             # A recorded frame: the meshes stand where they were then, not where they are now.
             self.renderer.set_body_poses([pose.as_matrix() for pose in frame.poses])
-        step = self.controller.step_view() if self.model.is_stepping else None
-        heat, heat_note = (self.controller.heat_for(frame)
+        step = self.controller.stepper.step_view() if self.model.is_stepping else None
+        heat, heat_note = (self.controller.analysis.heat_for(frame)
                            if self.model.display.heat_map != "off" else (None, ""))
         display = self.model.display
         failure = self.failure_text()
@@ -460,13 +461,13 @@ class MainWindow(QMainWindow):
         overlay_s = self.renderer.update_frame(frame, display, self.model.level,
                                                self.model.inspect, self.step_note(), hidden,
                                                step, heat=heat, heat_note=heat_note,
-                                               ghost=self.controller.ghost_view(),
-                                               crosscheck=self.controller.crosscheck_view(),
+                                               ghost=self.controller.analysis.ghost_view(),
+                                               crosscheck=self.controller.analysis.crosscheck_view(),
                                                side=shown_side(frame, self.model.side,
                                                                self.model.side_by_frame))
         self.renderer.update_marks(frame, self.model.selected_node,
                                    self.tree_tools.violation_nodes(),
-                                   self.controller.tree_file_ids(frame), hidden)
+                                   self.controller.inspector.tree_file_ids(frame), hidden)
         self.refresh_caption()
         start = time.perf_counter()
         n_renders = self._n_renders
@@ -489,7 +490,7 @@ class MainWindow(QMainWindow):
 
     def resizeEvent(self, event):  # noqa: N802 - Qt API
         super().resizeEvent(event)
-        if self.controller.figure is not None:
+        if self.controller.lessons.figure is not None:
             QTimer.singleShot(0, self.update_figure)
 
     def _show_timings(self, frame) -> None:
@@ -577,12 +578,12 @@ class MainWindow(QMainWindow):
     def open_mesh(self) -> None:
         paths = self._ask_files("Add meshes to the scene")
         if paths:
-            self.controller.load_files_async(paths, replace_scene=False)
+            self.controller.files.load_files_async(paths, replace_scene=False)
 
     def open_new_scene(self) -> None:
         paths = self._ask_files("Open meshes as a new scene")
         if paths:
-            self.controller.load_files_async(paths, replace_scene=True)
+            self.controller.files.load_files_async(paths, replace_scene=True)
 
     def save_screenshot(self, path: str | None = None) -> str | None:
         if not path:

@@ -40,12 +40,12 @@ class RecordingMenu:
     def save_recording_as(self, path: str | None = None) -> bool:
         """Recording > Save recording…: ask for a file (unless ``path``) and write it."""
         path = path or self._ask_recording_path("Save recording", is_save=True)
-        return bool(path) and self.controller.save_recording(path)
+        return bool(path) and self.controller.recorder.save_recording(path)
 
     def open_recording_file(self, path: str | None = None) -> bool:
         """Recording > Open recording…: ask for a file (unless ``path``) and show it."""
         path = path or self._ask_recording_path("Open recording", is_save=False)
-        return bool(path) and self.controller.open_recording(path)
+        return bool(path) and self.controller.recorder.open_recording(path)
 
     def open_replay_dialog(self):
         """Recording > Replay with other settings… (created once, kept between openings)."""
@@ -60,7 +60,7 @@ class RecordingMenu:
 
     def apply_recording_limits(self, max_megabytes: float, max_frames: int) -> bool:
         """Cap the recording and remember the caps (QSettings)."""
-        if not self.controller.set_recording_limits(max_megabytes, max_frames):
+        if not self.controller.recorder.set_recording_limits(max_megabytes, max_frames):
             return False
         self.window.settings.setValue("recording/max_megabytes", float(max_megabytes))
         self.window.settings.setValue("recording/max_frames", int(max_frames))
@@ -80,7 +80,7 @@ class RecordingMenu:
 
     def ask_recording_limits(self) -> bool:
         """Recording > Memory limit…: most megabytes and frames held, remembered."""
-        dialog = RecordingLimitsDialog(*self.controller.recording_limits, self.window)
+        dialog = RecordingLimitsDialog(*self.controller.recorder.recording_limits, self.window)
         self.limits_dialog = dialog
         if dialog.exec() != QDialog.DialogCode.Accepted:
             return False

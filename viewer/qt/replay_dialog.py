@@ -150,7 +150,7 @@ class ReplayDialog(QDialog):
         """Replay with the chosen settings (in the background)."""
         self.verdict.setText("replaying…")
         self.verdict.setStyleSheet("")
-        return self.controller.replay_with(
+        return self.controller.recorder.replay_with(
             self.show_report, bv=self.bv.currentData(), split=self.split.currentData(),
             update=self.update_mode.currentData(), descend=self.descend.currentData())
 

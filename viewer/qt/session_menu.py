@@ -171,7 +171,7 @@ class SessionMenu(QObject):
         if not path:
             return False
         self.window.settings.setValue("last_export_dir", str(Path(path).parent))
-        return self.controller.export_mesh(index, path, coordinates)
+        return self.controller.session.export_mesh(index, path, coordinates)
 
     # -- sessions ---------------------------------------------------------------------------
     def _ask_session_path(self, title: str, is_save: bool) -> str:
@@ -191,18 +191,18 @@ class SessionMenu(QObject):
     def ask_open_session(self, path: str | None = None) -> bool:
         """File > Open session… (Ctrl+Alt+O)."""
         path = path or self._ask_session_path("Open session", is_save=False)
-        return bool(path) and self.controller.open_session(path)
+        return bool(path) and self.controller.session.open_session(path)
 
     def save_session(self) -> bool:
         """File > Save session (Ctrl+Alt+S): to the session's file, asked the first time."""
-        if self.controller.session_path is None:
+        if self.controller.session.session_path is None:
             return self.ask_save_session_as()
-        return self.controller.save_session(self.controller.session_path)
+        return self.controller.session.save_session(self.controller.session.session_path)
 
     def ask_save_session_as(self, path: str | None = None) -> bool:
         """File > Save session as… (Ctrl+Alt+Shift+S)."""
         path = path or self._ask_session_path("Save session as", is_save=True)
-        return bool(path) and self.controller.save_session(path)
+        return bool(path) and self.controller.session.save_session(path)
 
     # -- crash restore ----------------------------------------------------------------------
     def offer_restore(self, crashed) -> QMessageBox:
@@ -220,9 +220,9 @@ class SessionMenu(QObject):
 
         def answered(button):
             if button is restore:
-                self.controller.open_session(crashed.path)
+                self.controller.session.open_session(crashed.path)
             else:
-                self.controller.discard_crashed_session()
+                self.controller.session.discard_crashed_session()
                 self.window.statusBar().showMessage("The previous session was discarded", 5000)
 
         box.buttonClicked.connect(answered)

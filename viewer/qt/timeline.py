@@ -210,11 +210,11 @@ class TimelinePanel(QWidget):
         self.previous_event_button = button(
             "Event", icons.SP_MediaSkipBackward,
             f"Previous event marker ({key('recording.previous_event')})",
-            lambda: controller.jump_to_event(-1))
+            lambda: controller.recorder.jump_to_event(-1))
         self.step_back_button = button(
             "", icons.SP_MediaSeekBackward,
             f"One recorded frame back ({key('recording.step_back')})",
-            lambda: controller.step_recorded(-1))
+            lambda: controller.recorder.step_recorded(-1))
         self.reverse_button = button(
             "Reverse", icons.SP_MediaPlay,
             f"Play the recording backwards ({key('recording.reverse')})", self.toggle_reverse)
@@ -226,11 +226,11 @@ class TimelinePanel(QWidget):
         self.step_forward_button = button(
             "", icons.SP_MediaSeekForward,
             f"One recorded frame forward ({key('recording.step_forward')})",
-            lambda: controller.step_recorded(+1))
+            lambda: controller.recorder.step_recorded(+1))
         self.next_event_button = button(
             "Event", icons.SP_MediaSkipForward,
             f"Next event marker ({key('recording.next_event')})",
-            lambda: controller.jump_to_event(+1))
+            lambda: controller.recorder.jump_to_event(+1))
         self._play_icon = self.play_button.icon()
         self._reverse_icon = self.reverse_button.icon()
         self._pause_icon = self.style().standardIcon(icons.SP_MediaPause)
@@ -258,7 +258,7 @@ class TimelinePanel(QWidget):
         layout.addWidget(self.speed)
 
         self.live_button = button("● Live", None, "Back to the live scene (L)",
-                                  controller.go_live)
+                                  controller.recorder.go_live)
         self.label = QLabel("live")
         self.label.setMinimumWidth(self.label.fontMetrics().horizontalAdvance(
             "frame 3,000 of 3,000 (recorded)") + 8)
@@ -311,19 +311,19 @@ class TimelinePanel(QWidget):
         self.speed_changed.emit(self.speed_value())
 
     def _on_slider(self, value: int) -> None:
-        self.controller.stop_playback()
-        self.controller.scrub_to(value)
+        self.controller.recorder.stop_playback()
+        self.controller.recorder.scrub_to(value)
 
     def toggle_play(self) -> None:
         """Play the recording forward, or pause it."""
         if self.model.playback != 0:
-            self.controller.stop_playback()
+            self.controller.recorder.stop_playback()
         else:
-            self.controller.play_recording(self.speed_value(), reverse=False)
+            self.controller.recorder.play_recording(self.speed_value(), reverse=False)
 
     def toggle_reverse(self) -> None:
         """Play the recording backwards, or pause it."""
         if self.model.playback != 0:
-            self.controller.stop_playback()
+            self.controller.recorder.stop_playback()
         else:
-            self.controller.play_recording(self.speed_value(), reverse=True)
+            self.controller.recorder.play_recording(self.speed_value(), reverse=True)

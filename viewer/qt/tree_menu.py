@@ -48,7 +48,7 @@ class TreeTools(QObject):
         self.model.tree_sources_changed.connect(self._sync_actions)
         self.model.scene_changed.connect(self._sync_actions)
         quality_dock = window.docks["quality_dock"]
-        quality_dock.visibilityChanged.connect(self.controller.set_quality_on)
+        quality_dock.visibilityChanged.connect(self.controller.inspector.set_quality_on)
 
     # -- menu -------------------------------------------------------------------------------
     def bind_actions(self) -> None:
@@ -62,7 +62,7 @@ class TreeTools(QObject):
         every = self.actions["every_refit"]
         every.setChecked(str(w.settings.value(SETTING_VALIDATE, "false")).lower() == "true")
         if every.isChecked():
-            self.controller.set_validate_after_refit(True)
+            self.controller.inspector.set_validate_after_refit(True)
         self._sync_actions()
 
     def _sync_actions(self) -> None:
@@ -89,11 +89,11 @@ class TreeTools(QObject):
     def check_invariants(self) -> None:
         self.window.docks["quality_dock"].show()
         self.window.docks["quality_dock"].raise_()
-        self.controller.check_invariants()
+        self.controller.inspector.check_invariants()
 
     def set_validate_after_refit(self, is_on: bool) -> None:
         self.window.settings.setValue(SETTING_VALIDATE, bool(is_on))
-        self.controller.set_validate_after_refit(bool(is_on))
+        self.controller.inspector.set_validate_after_refit(bool(is_on))
         self.window.statusBar().showMessage(
             "Every refitted or rebuilt tree is checked with its frame" if is_on else
             "Trees are checked only on demand (Tree > Check tree invariants)", 5000)
@@ -107,7 +107,7 @@ class TreeTools(QObject):
         return value says whether it is in use; from the dialog, whether reading started."""
         if path:
             self.window.settings.setValue("last_tree_dir", str(Path(path).parent))
-            is_open = self.controller.open_tree_file(body, path)
+            is_open = self.controller.inspector.open_tree_file(body, path)
             self._after_open(is_open)
             return is_open
         path, _ = QFileDialog.getOpenFileName(
@@ -116,7 +116,7 @@ class TreeTools(QObject):
         if not path:
             return False
         self.window.settings.setValue("last_tree_dir", str(Path(path).parent))
-        return self.controller.open_tree_file_async(body, path, self._after_open)
+        return self.controller.inspector.open_tree_file_async(body, path, self._after_open)
 
     def _after_open(self, is_open: bool) -> None:
         if is_open:
@@ -130,7 +130,7 @@ class TreeTools(QObject):
         whether writing started."""
         if path:
             self.window.settings.setValue("last_tree_dir", str(Path(path).parent))
-            return self.controller.save_tree_file(body, path)
+            return self.controller.inspector.save_tree_file(body, path)
         name = self.model.bodies[body].name if body < len(self.model.bodies) else "tree"
         start = str(Path(self._start_dir()) / f"{name}-tree.json")
         path, chosen = QFileDialog.getSaveFileName(
@@ -141,7 +141,7 @@ class TreeTools(QObject):
         if Path(path).suffix.lower() not in TREE_SAVE_FILTERS.values():
             path += TREE_SAVE_FILTERS.get(chosen, ".json")
         self.window.settings.setValue("last_tree_dir", str(Path(path).parent))
-        return self.controller.save_tree_file_async(body, path)
+        return self.controller.inspector.save_tree_file_async(body, path)
 
     # -- status -----------------------------------------------------------------------------
     def _on_validation(self, check) -> None:

@@ -5,7 +5,7 @@ the display switches and the pipeline choices."""
 from __future__ import annotations
 
 from viewer.choices import bv_choices, obb_fit_choices, partition_choices, split_choices
-from viewer.controller import Controller
+from viewer.control.frames import FrameRunning
 from viewer.qt.layout import LAYOUT_VERSION
 from viewer.scenes import DEFAULT_SCENE, SCENES
 from viewer.state.pipeline import UpdateChoice
@@ -28,7 +28,7 @@ def pipeline_choice_names() -> dict[str, set[str]]:
         "partition": {key for key, _l in partition_choices()},
         "obb_fit": {name for name, _l, _t in obb_fit_choices()},
         "split": {name for name, _l, _t in split_choices()},
-        "descend": set(Controller.descend_rules()),
+        "descend": set(FrameRunning.descend_rules()),
     }
 
 
@@ -52,8 +52,8 @@ def restore_settings(window) -> bool:
                   int(s.value("recording/max_frames", DEFAULT_RECORDING_FRAMES)))
     except (TypeError, ValueError):
         limits = (DEFAULT_RECORDING_MB, DEFAULT_RECORDING_FRAMES)
-    if limits != controller.recording_limits:
-        controller.set_recording_limits(*limits)
+    if limits != controller.recorder.recording_limits:
+        controller.recorder.set_recording_limits(*limits)
     is_recording = str(s.value("recording/enabled", "true")).lower() == "true"
     window.recording_actions["record"].setChecked(is_recording)
     model.is_recording = is_recording

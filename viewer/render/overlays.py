@@ -311,7 +311,7 @@ def build_overlays(frame, display, level: int | None, inspect: dict | None = Non
     Parameters
     ----------
     frame : core.pipeline.Frame or None
-    display : viewer.model.Display
+    display : viewer.state.display.Display
     level : int or None
         Traversal level (tree depth for the tree overlays); None = all levels.
     inspect : dict or None

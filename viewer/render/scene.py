@@ -247,7 +247,7 @@ class SceneRenderer:
 
         Parameters
         ----------
-        bodies : list of viewer.model.Body
+        bodies : list of viewer.state.bodies.Body
         title : str
             Shown top-left on the canvas.
         opacity : float
@@ -372,7 +372,7 @@ class SceneRenderer:
         Parameters
         ----------
         frame : core.pipeline.Frame or None
-        display : viewer.model.Display
+        display : viewer.state.display.Display
         level : int or None
         inspect : dict or None
         extra_note : str

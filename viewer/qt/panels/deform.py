@@ -57,7 +57,7 @@ class DeformPanel(QWidget):
         self.play.setCheckable(True)
         self.play.toggled.connect(self.model.set_playing)
         self.step = QPushButton("Step one frame")
-        self.step.clicked.connect(lambda: self.controller.step_time(1.0 / 30.0))
+        self.step.clicked.connect(lambda: self.controller.animation.step_time(1.0 / 30.0))
         self.time_label = QLabel("t = 0.00 s")
         clock = QHBoxLayout()
         clock.addWidget(self.play)
@@ -71,7 +71,7 @@ class DeformPanel(QWidget):
         self.strength = FloatSlider(0.05, 2.0, model.brush_strength)
         self.strength.value_changed.connect(lambda v: self.model.set_brush(strength=v))
         self.undo = QPushButton(f"Undo stroke ({shortcut_of('edit.undo')})")
-        self.undo.clicked.connect(lambda: self.controller.undo_stroke())
+        self.undo.clicked.connect(lambda: self.controller.sculpting.undo_stroke())
         self.reset = QPushButton("Reset to rest shape")
         self.reset.clicked.connect(self._on_reset)
         brush_layout.addRow("radius (× size)", self.radius)
@@ -189,4 +189,4 @@ class DeformPanel(QWidget):
     def _on_reset(self) -> None:
         index = self.body_index()
         if index >= 0:
-            self.controller.reset_rest(index)
+            self.controller.sculpting.reset_rest(index)

@@ -304,7 +304,7 @@ class LevelsPanel(QWidget):
         note = ""
         tip = LOG_TIP
         if display.heat_map != "off" and self.model.frame is not None:
-            heat, why = self.controller.heat_for(self.model.frame)
+            heat, why = self.controller.analysis.heat_for(self.model.frame)
             note = f"Heat map {why}" if heat is None else ""
             if heat is not None:
                 values = np.concatenate([heat.values(b, display.heat_map) for b in (0, 1)])
@@ -314,7 +314,7 @@ class LevelsPanel(QWidget):
                     tip += (f". This frame's values span {decades:.1f} powers of ten"
                             + (": the log scale shows them better" if decades >= 2 else ""))
         self.heat_log.setToolTip(tip)
-        if display.show_ghost and self.controller.is_ghost_building:
+        if display.show_ghost and self.controller.analysis.is_ghost_building:
             note = (note + "\n" if note else "") + "Building a fresh tree for the ghost…"
         self.heat_note.setText(note)
         self.heat_note.setVisible(bool(note))
@@ -366,7 +366,8 @@ class LevelsPanel(QWidget):
             return
         frame = self.model.frame
         is_self = frame is not None and len(frame.trees) == 1
-        file_ids = self.controller.tree_file_ids(frame) if self.controller is not None else {}
+        file_ids = ({} if self.controller is None
+                    else self.controller.inspector.tree_file_ids(frame))
         self.inspect_label.setText(inspect_html(info, self.model.level, is_self, file_ids))
 
     def _on_inspect_link(self, link: str) -> None:

@@ -314,7 +314,7 @@ class OutlinerPanel(QWidget):
         names = [b.name for b in self.model.bodies[:2]]
         file_ids = {}
         if self.controller is not None:
-            file_ids = self.controller.tree_file_ids(frame)
+            file_ids = self.controller.inspector.tree_file_ids(frame)
         self._is_syncing = True
         try:
             self.items.set_frame(frame, names, file_ids)

@@ -97,7 +97,7 @@ class PipelinePanel(QWidget):
         self._show_compile_note()
 
     def _show_compile_note(self) -> None:
-        missing = self.controller.missing_kernels()
+        missing = self.controller.kernels.missing_kernels()
         self.compile_note.setVisible(bool(missing))
         if missing:
             status = self.model.kernels

@@ -112,7 +112,7 @@ class PseudocodePanel(QWidget):
             "The stepper is off: turn it on in the Stepper dock "
             f"({shortcut_of('stepper.toggle')}) to follow the "
             "traversal line by line."))
-        title, lines = controller.traversal_pseudocode()
+        title, lines = controller.stepper.traversal_pseudocode()
         self.traversal_title = wrap_label(QLabel(f"<b>{title}</b>"))
         self.traversal.set_lines(lines, -1)
         code_box = QGroupBox("Tandem traversal")
@@ -143,7 +143,7 @@ class PseudocodePanel(QWidget):
                                  f"{'hide' if self.test_toggle.isChecked() else 'show'})")
 
     def refresh(self) -> None:
-        view = self.controller.step_view() if self.model.is_stepping else None
+        view = self.controller.stepper.step_view() if self.model.is_stepping else None
         self.off_label.setVisible(view is None)
         if view is None:
             if self.model.is_stepping and self.model.steps_note:

@@ -405,7 +405,7 @@ class QualityPanel(QWidget):
         None (the table then names BVH Lab's ids)."""
         if self.controller is None:
             return None
-        return self.controller.tree_file_ids(result.frame).get(result.body)
+        return self.controller.inspector.tree_file_ids(result.frame).get(result.body)
 
     def row_node(self, row: int) -> int:
         """BVH Lab's id of the node in row ``row`` of the worst-nodes table (as sorted now);
@@ -444,7 +444,7 @@ class QualityPanel(QWidget):
     # -- invariants -------------------------------------------------------------------------
     def _check(self) -> None:
         if self.controller is not None:
-            self.controller.check_invariants()
+            self.controller.inspector.check_invariants()
 
     def show_validation(self, check) -> None:
         """List a :class:`viewer.state.checks.TreeCheck` (None: not checked)."""

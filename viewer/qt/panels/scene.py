@@ -100,7 +100,7 @@ class ScenePanel(QWidget):
             self.refresh()  # keep the current scene highlighted
             self.scene_octree_requested.emit()
             return
-        self.controller.load_scene(key)
+        self.controller.scenes.load_scene(key)
 
     def refresh(self) -> None:
         self.description.setText(
@@ -230,4 +230,4 @@ class ScenePanel(QWidget):
             self.model.set_color(row, color.name())
 
     def _on_make_b(self) -> None:
-        self.controller.swap_to_b(self.model.selected)
+        self.controller.scenes.swap_to_b(self.model.selected)

@@ -154,19 +154,19 @@ class StepperPanel(QWidget):
         """What a button (or its key) does."""
         c = self.controller
         if key == "restart":
-            c.step_restart()
+            c.stepper.step_restart()
         elif key == "back":
-            c.step_by(-1)
+            c.stepper.step_by(-1)
         elif key == "forward":
-            c.step_by(+1)
+            c.stepper.step_by(+1)
         else:
-            c.step_run_to(key)
+            c.stepper.step_run_to(key)
 
     def _on_toggled(self, is_on: bool) -> None:
         if is_on:
-            self.controller.start_stepper()
+            self.controller.stepper.start_stepper()
         else:
-            self.controller.stop_stepper()
+            self.controller.stepper.stop_stepper()
 
     def refresh(self) -> None:
         model = self.model
@@ -174,7 +174,7 @@ class StepperPanel(QWidget):
         self.on_check.blockSignals(True)
         self.on_check.setChecked(is_on)
         self.on_check.blockSignals(False)
-        view = self.controller.step_view() if is_on else None
+        view = self.controller.stepper.step_view() if is_on else None
         for key, button in self.buttons.items():
             button.setEnabled(key == "restart" or view is not None)
         if view is None:
