@@ -291,11 +291,14 @@ def test_settings_are_remembered(qtbot, make_window, settings):
     first = make_window("linked-tori", settings)
     first.docks["pipeline_dock"].panel.update_mode.setCurrentIndex(2)
     first.model.set_display(show_culled=True)
+    first.model.set_pipeline(distance=False)  # the Pipeline dock's optional analyses too
     first.close()
     second = make_window(None, settings)
     assert second.model.scene_key == "linked-tori"
     assert second.model.pipeline.update is UpdateChoice.AUTO
     assert second.model.display.show_culled is True
+    assert second.model.pipeline.distance is False
+    assert second.model.pipeline.containment is True
 
 
 def test_closing_the_window_leaks_no_vtk_objects(qtbot, make_window):

@@ -1,6 +1,6 @@
 """What the main window remembers between runs (QSettings): geometry and dock layout, the
 last scene, the update mode and drift threshold, the brush, the recording's caps and switch,
-the display switches and the pipeline choices."""
+the display switches, the pipeline choices and which optional analyses run."""
 
 from __future__ import annotations
 
@@ -19,6 +19,10 @@ DEFAULT_RECORDING_FRAMES = 3000
 DISPLAY_FIELDS = ("show_tree_a", "show_tree_b", "show_parents", "show_overlap", "show_culled",
                   "show_contacts")
 """The display switches remembered between runs."""
+
+PIPELINE_SWITCHES = ("distance", "containment")
+"""The Pipeline dock's optional analyses remembered between runs (self-collision is not: each
+built-in scene says whether it is one mesh against itself)."""
 
 
 def pipeline_choice_names() -> dict[str, set[str]]:
@@ -70,6 +74,10 @@ def restore_settings(window) -> bool:
         value = s.value(f"display/{field}")
         if value is not None:
             model.set_display(**{field: str(value).lower() == "true"})
+    for field in PIPELINE_SWITCHES:
+        value = s.value(f"pipeline/{field}")
+        if value is not None:
+            model.set_pipeline(**{field: str(value).lower() == "true"})
     # Names the current build offers; a value saved by another version is ignored.
     for field, names in pipeline_choice_names().items():
         value = s.value(f"pipeline/{field}")
@@ -98,6 +106,8 @@ def save_settings(window) -> None:
     s.setValue("recording/enabled", bool(model.is_recording))
     for field in DISPLAY_FIELDS:
         s.setValue(f"display/{field}", bool(getattr(model.display, field)))
+    for field in PIPELINE_SWITCHES:
+        s.setValue(f"pipeline/{field}", bool(getattr(model.pipeline, field)))
     for field in pipeline_choice_names():
         s.setValue(f"pipeline/{field}", getattr(model.pipeline, field))
     s.sync()
