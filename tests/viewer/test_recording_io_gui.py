@@ -139,3 +139,28 @@ def test_recording_open_menu_refuses_every_hostile_class_and_the_app_lives(
         _assert_scene_unchanged(window, title, names, n)
         assert window.model.frame is frame, name
         window._error_box.close()
+
+
+def test_the_save_dialogs_propose_the_scene_add_the_suffix_and_remember_the_folder(
+        qtbot, window, tmp_path, monkeypatch):  # fmt: skip
+    """Recording > Save recording… and File > Save session… share one file question: the
+    proposed name is the scene's, a name typed without a suffix gets the format's, and the
+    folder chosen is where the next question starts."""
+    from PyQt6.QtWidgets import QFileDialog
+
+    asked = []
+
+    def answer(_parent, _title, proposed, _filter, *_rest):
+        asked.append(proposed)
+        return str(tmp_path / "typed"), ""
+
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", staticmethod(answer))
+    scene = window.model.scene_key
+    for ask, suffix, key in (
+            (window.recording_menu._ask_recording_path, ".bvhrec", "last_recording_dir"),
+            (window.session_menu._ask_session_path, ".bvhsession", "last_session_dir")):
+        assert ask("Save", is_save=True) == str(tmp_path / f"typed{suffix}")
+        assert asked[-1].endswith(f"{scene}{suffix}")
+        assert window.settings.value(key) == str(tmp_path)
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", staticmethod(lambda *a, **k: ("", "")))
+    assert window.recording_menu._ask_recording_path("Save", is_save=True) == ""

@@ -4,10 +4,9 @@ there go straight to the controller)."""
 
 from __future__ import annotations
 
-from pathlib import Path
+from PyQt6.QtWidgets import QDialog
 
-from PyQt6.QtWidgets import QDialog, QFileDialog
-
+from viewer.qt.widgets import ask_file_path
 from viewer.qt.window_dialogs import RecordingLimitsDialog
 
 RECORDING_FILTER = "BVH Lab recordings (*.bvhrec);;All files (*)"
@@ -24,18 +23,8 @@ class RecordingMenu:
         self.limits_dialog: RecordingLimitsDialog | None = None
 
     def _ask_recording_path(self, title: str, is_save: bool) -> str:
-        start = self.window.settings.value("last_recording_dir", str(Path.home()))
-        if is_save:
-            name = f"{self.model.scene_key or 'recording'}.bvhrec"
-            path, _ = QFileDialog.getSaveFileName(self.window, title, str(Path(start) / name),
-                                                  RECORDING_FILTER)
-            if path and not Path(path).suffix:
-                path += ".bvhrec"
-        else:
-            path, _ = QFileDialog.getOpenFileName(self.window, title, start, RECORDING_FILTER)
-        if path:
-            self.window.settings.setValue("last_recording_dir", str(Path(path).parent))
-        return path
+        return ask_file_path(self.window, title, "last_recording_dir", RECORDING_FILTER,
+                             ".bvhrec", "recording", is_save)
 
     def save_recording_as(self, path: str | None = None) -> bool:
         """Recording > Save recording…: ask for a file (unless ``path``) and write it."""

@@ -25,7 +25,7 @@ from PyQt6.QtWidgets import (
     QWidget,
 )
 
-from viewer.qt.widgets import link_format_and_suffix
+from viewer.qt.widgets import ask_file_path, link_format_and_suffix
 from viewer.render.camera import apply_camera, read_camera
 from viewer.state.display import CameraView
 
@@ -175,18 +175,8 @@ class SessionMenu(QObject):
 
     # -- sessions ---------------------------------------------------------------------------
     def _ask_session_path(self, title: str, is_save: bool) -> str:
-        start = self.window.settings.value("last_session_dir", str(Path.home()))
-        if is_save:
-            name = f"{self.model.scene_key or 'session'}.bvhsession"
-            path, _ = QFileDialog.getSaveFileName(self.window, title, str(Path(start) / name),
-                                                  SESSION_FILTER)
-            if path and not Path(path).suffix:
-                path += ".bvhsession"
-        else:
-            path, _ = QFileDialog.getOpenFileName(self.window, title, start, SESSION_FILTER)
-        if path:
-            self.window.settings.setValue("last_session_dir", str(Path(path).parent))
-        return path
+        return ask_file_path(self.window, title, "last_session_dir", SESSION_FILTER,
+                             ".bvhsession", "session", is_save)
 
     def ask_open_session(self, path: str | None = None) -> bool:
         """File > Open session… (Ctrl+Alt+O)."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from PyQt6.QtCore import Qt, pyqtSignal
-from PyQt6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSlider, QWidget
+from PyQt6.QtWidgets import QComboBox, QFileDialog, QHBoxLayout, QLabel, QSlider, QWidget
 
 SLIDER_STEPS = 1000
 """Integer resolution of a float slider."""
@@ -162,3 +162,25 @@ def link_format_and_suffix(combo: QComboBox, path_edit, default_stem: str) -> No
     combo.currentIndexChanged.connect(suffix_from_format)
     path_edit.textChanged.connect(format_from_suffix)
     format_from_suffix(path_edit.text())
+
+
+def ask_file_path(window, title: str, folder_key: str, file_filter: str, suffix: str,
+                  default_stem: str, is_save: bool) -> str:
+    """Ask for a file to save or open, starting in the folder remembered under ``folder_key``
+    of ``window.settings`` (the home folder at first) and remembering the chosen one.
+
+    Saving proposes ``<scene or default_stem><suffix>`` and adds ``suffix`` to a name typed
+    without one. Returns "" when cancelled.
+    """
+    start = window.settings.value(folder_key, str(Path.home()))
+    if is_save:
+        name = f"{window.model.scene_key or default_stem}{suffix}"
+        path, _ = QFileDialog.getSaveFileName(window, title, str(Path(start) / name),
+                                              file_filter)
+        if path and not Path(path).suffix:
+            path += suffix
+    else:
+        path, _ = QFileDialog.getOpenFileName(window, title, start, file_filter)
+    if path:
+        window.settings.setValue(folder_key, str(Path(path).parent))
+    return path
