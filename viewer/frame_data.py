@@ -26,6 +26,8 @@ import math
 
 import numpy as np
 
+from viewer.state.shown import shown_result
+
 FORMAT_VERSION = 1
 """``format_version`` of the JSON document; raised when a key changes meaning."""
 
@@ -66,17 +68,6 @@ COLUMNS = {
                  "segment end z (world)"),
 }
 """The header line of each CSV table: one description per column."""
-
-
-def _frame_result(frame):
-    """The collision result the view shows: bodies A and B, or with one body and
-    self-collision on, the body against itself; None when the frame has neither."""
-    if frame is None:
-        return None
-    if frame.result is not None:
-        return frame.result
-    self_results = getattr(frame, "self_results", None)
-    return self_results[0] if self_results else None
 
 
 def _self_pairs(trace, is_self: bool) -> np.ndarray:
@@ -151,7 +142,7 @@ def frame_tables(frame) -> dict[str, list[tuple]]:
     frame : core.pipeline.Frame
         Live or recorded.
     """
-    result = _frame_result(frame)
+    result = shown_result(frame)
     trace = result.trace if result is not None else None
     is_self = frame.result is None and result is not None
     levels, node_a, node_b, sep_axis = _trace_columns(trace)
@@ -192,7 +183,7 @@ def frame_document(frame, scene: str = "", bodies=(), recorded_index: int | None
     tables : dict, optional
         :func:`frame_tables` of ``frame``, when already made.
     """
-    result = _frame_result(frame)
+    result = shown_result(frame)
     trace = result.trace if result is not None else None
     tables = tables if tables is not None else frame_tables(frame)
     request = getattr(frame, "request", None)

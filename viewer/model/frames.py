@@ -7,6 +7,7 @@ from PyQt6.QtCore import QObject, pyqtSignal
 
 from viewer.side_results import MAX_KEPT_SIDE_RESULTS
 from viewer.state.pipeline import FrameFailure
+from viewer.state.shown import shown_result
 from viewer.state.status import ViewTimings
 from viewer.timing import TimingHistory
 
@@ -176,16 +177,9 @@ class FramesModel(QObject):
 
     # -- what the frame shows ---------------------------------------------------------------
     def shown_result(self):
-        """The collision result on display: bodies 0 and 1, or with one body and
-        self-collision on, the body against itself (same rule as
-        ``viewer.render.overlays.shown_result``); None without a frame."""
-        frame = self.frame
-        if frame is None:
-            return None
-        if frame.result is not None:
-            return frame.result
-        self_results = getattr(frame, "self_results", None)
-        return self_results[0] if self_results else None
+        """The collision result on display (:func:`viewer.state.shown.shown_result` of the
+        frame); None without a frame."""
+        return shown_result(self.frame)
 
     def n_levels(self) -> int:
         """Levels of the last frame's traversal trace (0 when there is none)."""

@@ -40,6 +40,7 @@ from viewer.render.volumes import (
 )
 from viewer.render.words import UNNAMED, KindWords
 from viewer.side_results import ShownSide, shown_side
+from viewer.state.shown import shown_result
 
 # Mirrors of ``core.collide.tritri.ContactKind`` (the render layer does not call the core; a
 # test checks the values are the same).
@@ -99,22 +100,6 @@ def kind_colors(tri_kinds: np.ndarray) -> np.ndarray:
     for kind, rgb in KIND_COLORS.items():
         table[kind] = rgb
     return table[np.asarray(tri_kinds, dtype=np.int64)]
-
-
-def shown_result(frame):
-    """The collision result the overlays, level slider and stats show for ``frame``.
-
-    Bodies 0 and 1 when there are two; the first body against itself when the frame has
-    self-collision results and only one body; else None.
-    """
-    if frame is None:
-        return None
-    if frame.result is not None:
-        return frame.result
-    self_results = getattr(frame, "self_results", None)
-    if self_results:
-        return self_results[0]
-    return None
 
 
 OVERLAY_NAMES = (

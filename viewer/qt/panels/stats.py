@@ -17,9 +17,10 @@ from PyQt6.QtWidgets import (
 
 from viewer.qt.panels.common import WhenShown, header_label, set_cell, show_header, wrap_label
 from viewer.qt.panels.mesh_notes import body_notes
-from viewer.render.overlays import KIND_LABELS, shown_result
+from viewer.render.overlays import KIND_LABELS
 from viewer.render.style import frame_words
 from viewer.side_results import ShownSide, shown_side
+from viewer.state.shown import shown_result
 from viewer.timing import PHASE_WORDS, last_and_median, shown_phases
 
 RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
