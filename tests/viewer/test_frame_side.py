@@ -270,3 +270,30 @@ def test_the_next_refit_leaves_the_side_jobs_snapshot_as_it_was():
     for old, mesh in zip(vertices, frame.meshes):
         assert (mesh.vertices == old).all()
     controller.shutdown()
+
+
+def test_the_side_job_stops_past_its_time_budget_before_the_inside_test(monkeypatch):
+    """The distance and inside test run under a time budget checked between the two: past it
+    the inside test is not started and the failure names the budget."""
+    from viewer.control.worker import Budget, JobBudgetExceeded, Workers
+
+    model, controller = _controller()
+    controller.scenes.load_scene("concentric-spheres")
+    frame = model.frame
+    started = []
+    monkeypatch.setattr(frames, "pair_containment",
+                        lambda *args, **kwargs: started.append(True))
+    outcome = []
+
+    def slow_side(control, *args):
+        control._job.started -= 2 * frames.SIDE_SECONDS  # as if the distance took that long
+        return frames.side_results(control, *args)
+
+    Workers(inline=True).lane("side").submit(
+        slow_side, frame, True, True, tag=Tag("distance and inside test", frame.index),
+        on_result=lambda result, job: outcome.append(result),
+        on_error=lambda error, job: outcome.append(error),
+        budget=Budget(seconds=frames.SIDE_SECONDS))
+    assert isinstance(outcome[0], JobBudgetExceeded) and not started
+    assert f"{frames.SIDE_SECONDS:g} s" in str(outcome[0])
+    controller.shutdown()

@@ -176,6 +176,56 @@ def test_byte_budget_raises_the_named_error(qtbot, workers):
     assert "\n" not in text and "cross-check" in text and "1,000 bytes" in text
 
 
+def test_the_deadline_stops_a_core_query_and_names_the_time_budget(qtbot, workers):
+    """A core query checks only its cancel flag: the deadline raises it, and the stop is
+    reported as the budget it is, not as a cancel."""
+    seen = Collect()
+
+    def job(control):
+        done = threading.Event()
+        while not control.query_control.is_cancelled:  # as a core query between levels
+            done.wait(0.005)
+        control.query_control.check_cancelled("the distance query")
+        return "not reached"
+
+    workers.lane("side").submit(job, tag=Tag("distance"), on_result=seen.on_result,
+                                on_error=seen.on_error, budget=Budget(seconds=0.05))
+    qtbot.waitUntil(lambda: bool(seen.errors), timeout=WAIT)
+    error = seen.errors[0][0]
+    assert isinstance(error, JobBudgetExceeded) and not seen.results
+    assert "distance" in str(error) and "0.05 s" in str(error)
+
+
+def test_a_user_cancel_under_a_time_budget_stays_a_cancel(qtbot, workers):
+    seen = Collect()
+    started = threading.Event()
+
+    def job(control):
+        started.set()
+        while not control.query_control.is_cancelled:
+            threading.Event().wait(0.005)
+        control.query_control.check_cancelled("the query")
+
+    lane = workers.lane("side")
+    handle = lane.submit(job, tag=Tag("distance"), on_result=seen.on_result,
+                         on_error=seen.on_error, budget=Budget(seconds=60.0))
+    assert started.wait(WAIT / 1000)
+    handle.cancel()
+    qtbot.waitUntil(lambda: bool(seen.errors), timeout=WAIT)
+    error = seen.errors[0][0]
+    assert not isinstance(error, JobBudgetExceeded)
+    assert "cancelled" in str(error)
+
+
+def test_a_finished_job_under_a_time_budget_keeps_its_result(qtbot, workers):
+    seen = Collect()
+    workers.lane("side").submit(lambda control: 7, tag=Tag("distance"),
+                                on_result=seen.on_result, on_error=seen.on_error,
+                                budget=Budget(seconds=60.0))
+    qtbot.waitUntil(lambda: bool(seen.results), timeout=WAIT)
+    assert seen.results[0][0] == 7 and not seen.errors
+
+
 def test_an_exception_goes_to_on_error_without_its_traceback(qtbot, workers):
     seen = Collect()
 

@@ -17,18 +17,39 @@ from __future__ import annotations
 
 import time
 
+import numpy as np
+
 from core.bvh.build import build_tree
 from core.bvh.quality import sah_cost
 from core.collide.heat import HeatUnavailable, frame_heat
 from core.crosscheck import INSTALL_HINT, available_engine, cross_check_frame, engine_title
-from core.frame_volumes import fitted_volumes
+from core.frame_volumes import TreeBoxRows, fitted_volumes
 from viewer.control.frame_budget import FRAME_BUDGET_S
-from viewer.control.worker import Tag
+from viewer.control.worker import Budget, Tag
 from viewer.render.ghost import GhostView
+
+GHOST_MAX_BYTES = 4 * 2**30
+"""The ghost's memory budget: the fresh trees and volumes it builds may take at most 4 GiB
+(about 27 million triangles at the 156 bytes a triangle measured in issue 27); past it the
+ghost is refused with one line naming the budget instead of exhausting the machine."""
+
+
+def ghost_bytes(frame) -> int:
+    """What the ghost of ``frame`` allocates: a fresh tree and volumes as large as the
+    frame's own (same triangles, leaf size and kind), counted from the frame's arrays."""
+    total = 0
+    for tree in frame.trees[:2]:
+        total += sum(v.nbytes for v in vars(tree).values() if isinstance(v, np.ndarray))
+    rows = frame.volumes.rows if frame.volumes is not None else ()
+    if not isinstance(rows, TreeBoxRows):  # the trees' own boxes are counted with the trees
+        total += sum(int(rows[i].nbytes) for i in range(min(2, len(rows))))
+    return int(total)
 
 
 def _ghost_job(control, frame) -> GhostView:
-    del control  # a build is not cancelled midway; the lane drops the waiting one instead
+    # A build is not cancelled midway (the lane drops the waiting one instead), but it is
+    # refused before it allocates more than its memory budget.
+    control.reserve(ghost_bytes(frame))
     return fresh_ghost(frame)
 
 
@@ -195,7 +216,8 @@ class FrameAnalysis:
         self._ghost_asked = frame
         tag = Tag("ghost", frame.index, self._ghost_generation, self._ghost_inputs())
         self._ghost_lane.submit(_ghost_job, frame, tag=tag, on_result=self._on_ghost_done,
-                                on_error=self._on_ghost_failed)
+                                on_error=self._on_ghost_failed,
+                                budget=Budget(max_bytes=GHOST_MAX_BYTES))
 
     def _forget_ghost(self) -> None:
         """A new scene (or swapped bodies): the last ghost (and heat) was of other meshes."""

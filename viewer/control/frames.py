@@ -38,7 +38,7 @@ from core.warmup import FIRST_FRAME_STEPS, is_cache_complete, warm_in_process, w
 from viewer.choices import NO_PARTITION
 from viewer.control.frame_budget import slow_frame_words
 from viewer.control.frame_watch import FrameWatch
-from viewer.control.worker import Tag
+from viewer.control.worker import Budget, Tag
 from viewer.side_results import SideResult, merged_frame
 from viewer.state.pipeline import FrameFailure, UpdateChoice
 
@@ -102,6 +102,11 @@ def side_results(control, frame, is_distance: bool, is_containment: bool):
         seconds["containment"] = time.perf_counter() - start
     return distance, containment, seconds
 
+
+SIDE_SECONDS = 30.0
+"""The time budget of one frame's distance and inside test: checked between the two (neither
+core query can stop midway); past it the inside test is not started and the failure names the
+budget. Nefertiti against ogre took 1.6 s + 1.0 s (issue 25), so 30 s means a runaway."""
 
 RECORDING_COPY_MEGABYTES = 1e9
 """The memory cap of a recording copied to be saved with its side results: it shares the
@@ -359,7 +364,8 @@ class FrameRunning:
         tag = Tag("distance and inside test", frame.index, self._generation, inputs)
         self._side_lane.submit(side_results, frame, *inputs, tag=tag,
                                on_result=functools.partial(self._on_side_done, frame),
-                               on_error=self._on_side_failed)
+                               on_error=self._on_side_failed,
+                               budget=Budget(seconds=SIDE_SECONDS))
 
     def _side_result(self, frame, result, tag: Tag) -> SideResult | None:
         """The side result of ``frame``, or None (counted) when it was computed for another

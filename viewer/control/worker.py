@@ -195,6 +195,7 @@ class Job:
         self._cancelled = threading.Event()
         self._is_running = False
         self._is_done = False
+        self._expired = False
         self.control = JobControl(self, lane.workers._emit_progress)
 
     def cancel(self) -> None:
@@ -220,19 +221,50 @@ class Job:
 
     def _run(self):
         """Run the function on the calling thread: ``(result, error)``, the error with no
-        traceback."""
+        traceback.
+
+        With a time budget, a deadline timer cancels the job's core query when the time is
+        up (core queries stop at their next level; :meth:`JobControl.check` raises between
+        phases), and the cancel is reported as :class:`JobBudgetExceeded`, not as a cancel.
+        """
         self.started = time.perf_counter()
         self._is_running = True
         fn, args = self._fn, self._args
         self._fn = self._args = None  # the inputs' memory goes back when the job ends
+        deadline = self._arm_deadline()
         try:
             result, error = fn(self.control, *args), None
         except Exception as exc:  # noqa: BLE001 - a job's failure is reported, never raised
-            result, error = None, _without_traceback(exc)
+            result, error = None, _without_traceback(self._budget_error(exc))
         finally:
             del fn, args
+            if deadline is not None:
+                deadline.cancel()
             self.seconds = time.perf_counter() - self.started
         return result, error
+
+    def _arm_deadline(self) -> threading.Timer | None:
+        seconds = self.budget.seconds
+        if seconds is None:
+            return None
+        timer = threading.Timer(seconds, self._expire)
+        timer.daemon = True
+        timer.start()
+        return timer
+
+    def _expire(self) -> None:
+        """The deadline timer: the time budget is spent (the user did not cancel)."""
+        self._expired = True
+        self.control.query_control.cancel()
+
+    def _budget_error(self, exc: Exception) -> Exception:
+        """A cancel caused by the deadline, as the budget error it is."""
+        if (self._expired and not self.is_cancelled and isinstance(exc, QueryCancelled)
+                and not isinstance(exc, JobBudgetExceeded)):
+            elapsed = time.perf_counter() - self.started
+            return JobBudgetExceeded(self.tag.what, f"{self.budget.seconds:g} s",
+                                     f"ran for {elapsed:.1f} s")
+        return exc
 
 
 def _without_traceback(exc: BaseException) -> BaseException:
