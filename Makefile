@@ -100,7 +100,7 @@ test: system-test $(TEST_STAMP) warmup
 # frame loop (memory, VTK object counts and frame time must stay flat). The interactive targets
 # play scenes in the real window: on the caller's display, or under xvfb-run when there is none.
 bench: $(BENCH_STAMP) warmup
-	$(PY) -m benchmarks
+	$(PY) -m benchmarks --competing-load $$(nproc)
 	$(PY) -m benchmarks.w2_kinds --sizes 100k,500k
 	$(PY) -m benchmarks.bv_refit --sizes 100k,500k
 	$(PY) -m benchmarks.yu2018

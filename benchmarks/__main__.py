@@ -21,6 +21,7 @@ from benchmarks import (
     w3_deform,
 )
 from benchmarks.compare import PairCheck
+from benchmarks.competing_load import check_processes, competing_load
 from benchmarks.peers import available_peers
 from benchmarks.scenes import SIZES, W3_N_FRAMES, sphere_case
 from benchmarks.timing import PeerHistory, Samples
@@ -63,6 +64,11 @@ def _parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="leave out the cold-start target (two first starts of the app, empty cache)",
     )
     parser.add_argument(
+        "--competing-load", type=int, default=0, metavar="N",
+        help="time the targets a second time with N busy processes running (one per core "
+             "stands in for the renderer; 0: idle only)",
+    )
+    parser.add_argument(
         "--json", type=Path, default=RESULTS_PATH, help="where to write the raw numbers"
     )
     parser.add_argument(
@@ -79,6 +85,10 @@ def _parse_args(argv: list[str] | None) -> argparse.Namespace:
     else:
         labels = list(SIZES)
     args.labels = labels
+    try:
+        check_processes(args.competing_load)
+    except ValueError as exc:
+        parser.error(str(exc))
     if args.repeats is not None and args.repeats < 1:
         parser.error("--repeats must be at least 1")
     stride = args.frame_stride or (QUICK_FRAME_STRIDE if args.quick else 1)
@@ -195,7 +205,7 @@ def _memory_lines(results: dict) -> str:
 
 
 def _print_tables(results: dict, peer_names: list[str], frame_rates=None,
-                  start_lines=()) -> None:
+                  start_lines=(), loaded: dict | None = None) -> None:
     print(
         "BVH Lab benchmarks: medians in ms; ours 2T/1T = numba threads; peers single-threaded;"
         " 2T/best, 1T/best = ours / fastest peer of the row"
@@ -203,7 +213,7 @@ def _print_tables(results: dict, peer_names: list[str], frame_rates=None,
     print(table.render(results, peer_names))
     print(_memory_lines(results))
     print(table.render_targets(table.targets(results, peer_names)))
-    print(targets.render(targets.evaluate(results, peer_names)))
+    print(targets.render(targets.evaluate(results, peer_names, loaded)))
     if frame_rates:
         print(frame_rate.render(frame_rates))
     for line in start_lines:
@@ -225,14 +235,65 @@ def _versions(peers) -> dict:
     return versions
 
 
+def _run_size(label: str, args, peers, history: PeerHistory) -> dict:
+    """W1, W2 and W3 at one size: the result dict the tables and targets read."""
+    t0 = time.perf_counter()
+    load_start = os.getloadavg()[0]
+    case = sphere_case(label, SIZES[label])
+    repeats = _repeats(args, label)
+    _log(f"{label}: {case.n_tris} triangles per mesh, {repeats} repeats, load {load_start:.1f}")
+    w1 = w1_rigid.run(case, peers, repeats, _log, history)
+    w2 = w2_proximity.run(case, peers, repeats, _log, history, tree_a=w1.trees[0],
+                          peer_models_a=dict(w1.peer_models))
+    w3 = w3_deform.run(case, peers, _log, history, frame_stride=args.stride, trees=w1.trees,
+                       peer_models=w1.peer_models)
+    _log(f"{label} done in {time.perf_counter() - t0:.1f} s")
+    return {
+        "info": {
+            "n_tris": case.n_tris,
+            "n_vertices": case.mesh.n_vertices,
+            "theta_resolution": case.theta_resolution,
+            "phi_resolution": case.phi_resolution,
+            "repeats": repeats,
+            "seconds": time.perf_counter() - t0,
+            # Other jobs share the cores: the 1-minute load average says how much.
+            "load_start": load_start,
+            "load_end": os.getloadavg()[0],
+        },
+        "timings": {**w1.timings, **w3.timings},
+        "w1": {"counters": w1.counters, "checks": w1.checks, "kinds": w1.kinds},
+        "w2": {"timings": w2.timings, "bv_tests": w2.bv_tests, "contacts": w2.contacts,
+               "kinds": w2.kinds},
+        "w3": {"frames": w3.frames, "n_contacts": w3.n_contacts, "checks": w3.checks},
+    }
+
+
+def _run_loaded(args, peers) -> dict:
+    """The target sizes timed again with ``--competing-load`` busy processes running, against
+    the target peers only (the others are not in any target; leaving them out halves the
+    time)."""
+    target_peers = {spec.peer for spec in targets.TARGETS}
+    peers = [p for p in peers if p.name in target_peers]
+    sizes = [label for label in args.labels if label in {s.size for s in targets.TARGETS}]
+    history = PeerHistory(**QUICK_PEER_LIMITS) if args.quick else PeerHistory()
+    loaded = {}
+    _log(f"under a competing load of {args.competing_load} busy processes: sizes {sizes}")
+    with competing_load(args.competing_load):
+        for label in sizes:
+            loaded[label] = _run_size(label, args, peers, history)
+    return loaded
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _parse_args(argv)
     if args.show is not None:
         payload = json.loads(args.show.read_text())
         saved = payload.get("frame_rate_targets", [])
         frame_rates = [frame_rate.outcome_from_json(entry) for entry in saved]
+        under = payload.get("results_under_load")
         _print_tables(_load_results(payload), list(payload["peers"]), frame_rates,
-                      payload.get("cold_start", {}).get("lines", ()))
+                      payload.get("cold_start", {}).get("lines", ()),
+                      _load_results({"results": under}) if under else None)
         return 0
     import numba
 
@@ -249,60 +310,15 @@ def main(argv: list[str] | None = None) -> int:
     results: dict = {}
     history = PeerHistory(**QUICK_PEER_LIMITS) if args.quick else PeerHistory()
     for label in args.labels:
-        t0 = time.perf_counter()
-        load_start = os.getloadavg()[0]
-        case = sphere_case(label, SIZES[label])
-        repeats = _repeats(args, label)
         # Before the timings, in a child process: its peak is this size's alone.
         size_memory = memory.measure_in_child(label)
-        _log(f"{label}: {case.n_tris} triangles per mesh, {repeats} repeats")
-        w1 = w1_rigid.run(case, peers, repeats, _log, history)
-        w2 = w2_proximity.run(
-            case,
-            peers,
-            repeats,
-            _log,
-            history,
-            tree_a=w1.trees[0],
-            peer_models_a={k: m for k, m in w1.peer_models.items()},
-        )
-        w3 = w3_deform.run(
-            case,
-            peers,
-            _log,
-            history,
-            frame_stride=args.stride,
-            trees=w1.trees,
-            peer_models=w1.peer_models,
-        )
-        results[label] = {
-            "info": {
-                "n_tris": case.n_tris,
-                "n_vertices": case.mesh.n_vertices,
-                "theta_resolution": case.theta_resolution,
-                "phi_resolution": case.phi_resolution,
-                "repeats": repeats,
-                "seconds": time.perf_counter() - t0,
-                # Other jobs share the cores: the 1-minute load average says how much.
-                "load_start": load_start,
-                "load_end": os.getloadavg()[0],
-            },
-            "timings": {**w1.timings, **w3.timings},
-            "w1": {"counters": w1.counters, "checks": w1.checks, "kinds": w1.kinds},
-            "w2": {
-                "timings": w2.timings,
-                "bv_tests": w2.bv_tests,
-                "contacts": w2.contacts,
-                "kinds": w2.kinds,
-            },
-            "w3": {"frames": w3.frames, "n_contacts": w3.n_contacts, "checks": w3.checks},
-            "memory": size_memory,
-        }
-        _log(f"{label} done in {time.perf_counter() - t0:.1f} s")
+        results[label] = _run_size(label, args, peers, history)
+        results[label]["memory"] = size_memory
+    loaded = _run_loaded(args, peers) if args.competing_load else None
 
     frame_rates = [] if args.skip_frame_rate else frame_rate.measure_all(_log)
     starts = {} if args.skip_cold_start else cold_start.measure(log=_log)
-    _print_tables(results, peer_names, frame_rates, starts.get("lines", ()))
+    _print_tables(results, peer_names, frame_rates, starts.get("lines", ()), loaded)
     env = ", ".join(f"{k}={os.environ[k]}" for k in ENV_KEYS if k in os.environ) or "defaults"
     print(
         f"total {time.perf_counter() - started:.0f} s; numba threading layer "
@@ -322,7 +338,10 @@ def main(argv: list[str] | None = None) -> int:
             {"text": t.text, "ratio": t.ratio, "limit": t.limit, "verdict": t.verdict.strip()}
             for t in table.targets(results, peer_names)
         ],
-        "issue15_targets": [o.as_json() for o in targets.evaluate(results, peer_names)],
+        "issue15_targets": [o.as_json()
+                            for o in targets.evaluate(results, peer_names, loaded)],
+        "competing_load": args.competing_load,
+        "results_under_load": _jsonable(loaded) if loaded else None,
         "frame_rate_targets": [o.as_json() for o in frame_rates],
         "cold_start": starts,
     }

@@ -11,7 +11,7 @@ To change a target, change :data:`TARGETS` only.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from benchmarks.timing import Samples
 from core.bv import get_kind
@@ -30,7 +30,7 @@ class TargetSpec:
     Attributes
     ----------
     workload : str
-        ``"W1"``, ``"W2"``, ``"W3"`` or ``"memory"``.
+        ``"W1"``, ``"W2"``, ``"W3"``, :data:`ONE_SHOT` or ``"memory"``.
     size : str
         Size label of ``benchmarks.scenes.SIZES``.
     limit : float
@@ -39,6 +39,8 @@ class TargetSpec:
         Peer column (``PeerAdapter.name``); None for memory.
     peer_words : str
         How the peer is named in the line.
+    names_peer : bool
+        The title names the peer (a workload and size timed against more than one peer).
     """
 
     workload: str
@@ -46,10 +48,15 @@ class TargetSpec:
     limit: float
     peer: str | None = None
     peer_words: str = ""
+    names_peer: bool = False
 
 
 FCL = ("fcl-OBBRSS", "fcl OBBRSS")
 WARP = ("warp", "warp CPU")
+MESHLIB = ("meshlib", "MeshLib")
+LIBIGL = ("libigl", "libigl")
+ONE_SHOT = "W1 build + query"
+"""Our build of both trees plus the rigid query, against a peer that builds inside its call."""
 TARGETS: tuple[TargetSpec, ...] = (
     TargetSpec("W1", "100k", 0.5, *FCL),
     TargetSpec("W1", "500k", 0.5, *FCL),
@@ -60,6 +67,15 @@ TARGETS: tuple[TargetSpec, ...] = (
     # Item 6: trees and volumes cost no more than the meshes themselves.
     TargetSpec("memory", "100k", 1.0),
     TargetSpec("memory", "500k", 1.0),
+    # Issue 27 item 4: ahead of MeshLib (float32, TBB threads) on its rigid query and its
+    # refitted deforming frame, and of libigl's one-shot exact call (its tree is built inside
+    # every call, so it is compared with our build + query).
+    TargetSpec("W1", "100k", 1.0, *MESHLIB, names_peer=True),
+    TargetSpec("W1", "500k", 1.0, *MESHLIB, names_peer=True),
+    TargetSpec("W3", "100k", 1.0, *MESHLIB, names_peer=True),
+    TargetSpec("W3", "500k", 1.0, *MESHLIB, names_peer=True),
+    TargetSpec(ONE_SHOT, "100k", 1.0, *LIBIGL),
+    TargetSpec(ONE_SHOT, "500k", 1.0, *LIBIGL),
 )
 
 
@@ -78,6 +94,13 @@ class Outcome:
     how : str
         Which of our configurations the ratio is of, when the target takes the best of
         several (W2: the bounding-volume kind); empty otherwise.
+    condition : str
+        ``"idle"`` or ``"under load"`` when the run measured both (``--competing-load``);
+        empty when it measured only one.
+    load : float or None
+        The highest 1-minute load average seen while the size was measured.
+    repeats : int or None
+        Timed repeats behind each median.
     """
 
     spec: TargetSpec
@@ -85,6 +108,9 @@ class Outcome:
     reason: str = ""
     note: str = ""
     how: str = ""
+    condition: str = ""
+    load: float | None = None
+    repeats: int | None = None
 
     @property
     def verdict(self) -> str:
@@ -92,7 +118,19 @@ class Outcome:
 
     @property
     def title(self) -> str:
-        return f"{self.spec.workload} {self.spec.size}"
+        versus = f" vs {self.spec.peer_words}" if self.spec.names_peer else ""
+        condition = f" {self.condition}" if self.condition else ""
+        return f"{self.spec.workload} {self.spec.size}{versus}{condition}"
+
+    @property
+    def conditions(self) -> str:
+        """``"load 0.8, 5 repeats"``: what a ratio was measured under (empty if unknown)."""
+        parts = []
+        if self.load is not None:
+            parts.append(f"load {self.load:.1f}")
+        if self.repeats is not None:
+            parts.append(f"{self.repeats} repeat" + ("s" if self.repeats != 1 else ""))
+        return ", ".join(parts)
 
     def line(self) -> str:
         """``W1 100k: 0.72x fcl OBBRSS (target <= 0.5x) MISS``."""
@@ -109,7 +147,8 @@ class Outcome:
             measured = (
                 f"{self.ratio:.2f}x {s.peer_words}{how}" if self.ratio is not None else self.reason
             )
-            target = f"(target <= {s.limit:g}x)"
+            conditions = f"; {self.conditions}" if self.conditions and self.ratio else ""
+            target = f"(target <= {s.limit:g}x{conditions})"
         note = f"; {self.note}" if self.note else ""
         return f"{self.title}: {measured} {target} {self.verdict}{note}"
 
@@ -123,6 +162,9 @@ class Outcome:
             "reason": self.reason,
             "note": self.note,
             "how": self.how,
+            "condition": self.condition,
+            "load": self.load,
+            "repeats": self.repeats,
         }
 
 
@@ -134,7 +176,7 @@ def _median(samples: Samples | None) -> float | None:
 
 def _rows(res: dict, workload: str) -> list[dict[str, Samples]]:
     """The table rows a timing target reads: ours and the peer are taken from each row."""
-    if workload == "W1":
+    if workload in ("W1", ONE_SHOT):
         return [res["timings"].get("w1_query", {})]
     if workload == "W2":
         return [res["w2"]["timings"].get(W2_EPS_TARGET, {})]
@@ -177,9 +219,23 @@ def _ours(spec: TargetSpec, res: dict, rows: list[dict]) -> tuple[float | None, 
     table (2.75x / 10.40x fcl), so both read ``res[...]["kinds"]`` of the same run. W3 is
     the AABB tree's refit frame (the only kind refitted every frame in the table).
     """
+    if spec.workload == ONE_SHOT:
+        build = _median(res["timings"].get("build", {}).get(OURS))
+        query = _median(rows[0].get(OURS))
+        if build is None or query is None:
+            return None, ""
+        return build + query, "the AABB tree built and queried"
     if spec.workload in ("W1", "W2"):
         return _best_kind(res.get(spec.workload.lower(), {}).get("kinds"), rows[0].get(OURS))
     return _median(rows[0].get(OURS)), ""
+
+
+def _conditions(res: dict) -> dict:
+    """``load`` (highest 1-minute load average seen at the size's start and end) and
+    ``repeats`` of a size's run, where its info has them."""
+    info = res.get("info") or {}
+    loads = [info[k] for k in ("load_start", "load_end") if info.get(k) is not None]
+    return {"load": max(loads) if loads else None, "repeats": info.get("repeats")}
 
 
 def _timing(spec: TargetSpec, res: dict, peer_names: list[str]) -> Outcome:
@@ -192,7 +248,7 @@ def _timing(spec: TargetSpec, res: dict, peer_names: list[str]) -> Outcome:
     peer_times = [t for t in (_median(row.get(spec.peer)) for row in rows) if t is not None]
     if not peer_times:
         return Outcome(spec, None, f"{spec.peer_words} skipped or not measured")
-    return Outcome(spec, ours / min(peer_times), how=how)
+    return Outcome(spec, ours / min(peer_times), how=how, **_conditions(res))
 
 
 def _memory(spec: TargetSpec, res: dict) -> Outcome:
@@ -205,7 +261,8 @@ def _memory(spec: TargetSpec, res: dict) -> Outcome:
     return Outcome(spec, ratio, note=note)
 
 
-def evaluate(results: dict, peer_names: list[str]) -> list[Outcome]:
+def evaluate(results: dict, peer_names: list[str], loaded: dict | None = None
+             ) -> list[Outcome]:
     """Every target of :data:`TARGETS` on a run's results.
 
     Parameters
@@ -216,6 +273,9 @@ def evaluate(results: dict, peer_names: list[str]) -> list[Outcome]:
         ``peak_rss_bytes``).
     peer_names : list of str
         Peers that took part in the run.
+    loaded : dict, optional
+        The same sizes timed again under a competing load (``--competing-load``): each
+        timing target then gets an ``"idle"`` and an ``"under load"`` outcome, side by side.
 
     Returns
     -------
@@ -229,13 +289,34 @@ def evaluate(results: dict, peer_names: list[str]) -> list[Outcome]:
             out.append(Outcome(spec, None, f"not run (size {spec.size} not in this run)"))
         elif spec.workload == "memory":
             out.append(_memory(spec, res))
-        else:
+        elif loaded is None:
             out.append(_timing(spec, res, peer_names))
+        else:
+            out.append(replace(_timing(spec, res, peer_names), condition="idle"))
+            under = loaded.get(spec.size)
+            out.append(replace(_timing(spec, under, peer_names), condition="under load")
+                       if under is not None else
+                       Outcome(spec, None, "not timed under load", condition="under load"))
     return out
 
 
+HIGH_LOAD = 1.5
+"""An idle measurement taken at a 1-minute load average above this is flagged: other work
+shared the two cores, so its ratio is not an idle one."""
+
+
+def load_warnings(outcomes: list[Outcome]) -> list[str]:
+    """One warning per idle ratio measured at a load above :data:`HIGH_LOAD`."""
+    return [f"warning: {o.title} was measured at load {o.load:.1f} (above {HIGH_LOAD:g}): "
+            "rerun on an idle machine before reporting a PASS"
+            for o in outcomes
+            if o.condition != "under load" and o.load is not None and o.load > HIGH_LOAD]
+
+
 def render(outcomes: list[Outcome]) -> str:
-    """The closing lines of ``make bench``, one per target."""
+    """The closing lines of ``make bench``, one per target (two, idle and under load, when
+    both were measured), then a warning for each idle ratio measured on a busy machine."""
     n_pass = sum(o.verdict == "PASS" for o in outcomes)
-    head = f"issue 15 targets ({n_pass} of {len(outcomes)} PASS; ours with 2 threads):"
-    return "\n".join([head, *(o.line() for o in outcomes)])
+    head = (f"performance targets ({n_pass} of {len(outcomes)} PASS; ours with 2 threads; "
+            "each ratio with the load average and the repeats behind it):")
+    return "\n".join([head, *(o.line() for o in outcomes), *load_warnings(outcomes)])

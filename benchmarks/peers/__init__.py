@@ -157,6 +157,8 @@ _REGISTRY: tuple[tuple[str, str, dict], ...] = (
     ("benchmarks.peers.coal_peer", "CoalPeer", {"bv": "AABB"}),
     ("benchmarks.peers.vtk_peer", "VtkPeer", {}),
     ("benchmarks.peers.warp_peer", "WarpPeer", {}),
+    ("benchmarks.peers.meshlib_peer", "MeshlibPeer", {}),
+    ("benchmarks.peers.libigl_peer", "LibiglPeer", {}),
 )
 
 

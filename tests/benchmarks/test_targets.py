@@ -38,6 +38,8 @@ def test_every_target_gets_a_line_with_the_measured_ratio_and_verdict():
     assert list(lines) == [
         "W1 100k", "W1 500k", "W2 100k", "W2 500k",
         "W3 100k", "W3 500k", "memory 100k", "memory 500k",
+        "W1 100k vs MeshLib", "W1 500k vs MeshLib", "W3 100k vs MeshLib", "W3 500k vs MeshLib",
+        "W1 build + query 100k", "W1 build + query 500k",
     ]
     assert lines["W1 100k"] == (
         "W1 100k: 0.72x fcl OBBRSS with the AABB (SAT lite) tree (midpoint split) "
@@ -85,7 +87,7 @@ def test_render_counts_the_passes_and_ends_with_one_line_per_target():
     results = {"100k": _size(4.0, 10.0, 6.0, 10.0, 4.0, 10.0, 10.0)}
     text = targets.render(targets.evaluate(results, ["fcl-OBBRSS", "warp"]))
     lines = text.splitlines()
-    assert lines[0].startswith("issue 15 targets (2 of 8 PASS")
+    assert lines[0].startswith("performance targets (2 of 14 PASS")
     assert len(lines) == 1 + len(targets.TARGETS)
     assert all(line.endswith(("PASS", "MISS")) or "MiB" in line for line in lines[1:])
 
@@ -124,3 +126,67 @@ def test_w1_reads_the_best_rigid_configuration_of_the_same_run():
     assert _lines(results)["W1 100k"] == (
         "W1 100k: 0.45x fcl OBBRSS with the OBB tree (midpoint split) (target <= 0.5x) PASS"
     )
+
+
+def _with_info(res, load_start, load_end, repeats):
+    res["info"] = {"load_start": load_start, "load_end": load_end, "repeats": repeats}
+    return res
+
+
+def test_every_ratio_says_its_load_and_repeats_and_a_busy_idle_run_is_flagged():
+    results = {"100k": _with_info(_size(4.0, 10.0, 4.0, 10.0, 9.2, 11.2, 30.0), 0.6, 0.9, 5),
+               "500k": _with_info(_size(20.0, 40.0, 5.0, 10.0, 36.3, 80.0, 72.6), 1.2, 2.3, 3)}
+    lines = _lines(results)
+    assert lines["W3 100k"] == ("W3 100k: 0.82x warp CPU (target <= 0.5x; load 0.9, 5 repeats) "
+                                "MISS")
+    assert lines["W1 500k"].endswith("(target <= 0.5x; load 2.3, 3 repeats) PASS")
+    text = targets.render(targets.evaluate(results, ["fcl-OBBRSS", "warp"]))
+    warnings = [line for line in text.splitlines() if line.startswith("warning")]
+    # Every 500k timing target was measured at load 2.3; no 100k one (0.9).
+    assert len(warnings) == 3 and all("500k" in w and "load 2.3" in w for w in warnings)
+
+
+def test_a_run_under_competing_load_puts_both_ratios_side_by_side():
+    idle = {"100k": _with_info(_size(4.0, 10.0, 4.0, 10.0, 5.0, 11.0, 30.0), 0.5, 0.7, 5)}
+    loaded = {"100k": _with_info(_size(4.0, 10.0, 4.0, 10.0, 9.9, 11.0, 30.0), 2.9, 3.1, 5)}
+    outcomes = targets.evaluate(idle, ["fcl-OBBRSS", "warp"], loaded=loaded)
+    titles = [o.title for o in outcomes]
+    at = titles.index("W3 100k idle")
+    assert titles[at + 1] == "W3 100k under load"
+    assert outcomes[at].verdict == "PASS" and outcomes[at + 1].verdict == "MISS"
+    assert outcomes[at + 1].line() == ("W3 100k under load: 0.90x warp CPU "
+                                       "(target <= 0.5x; load 3.1, 5 repeats) MISS")
+    # A load that the run started itself is not a warning.
+    assert not targets.load_warnings(outcomes)
+    assert "memory 100k" in titles  # memory once: no load changes it
+
+
+def test_the_competing_load_runs_while_the_block_runs_and_stops_after(tmp_path):
+    from benchmarks.competing_load import check_processes, competing_load
+
+    with competing_load(2, settle_s=0.0) as processes:
+        assert len(processes) == 2 and all(p.poll() is None for p in processes)
+    assert all(p.poll() is not None for p in processes)
+    import pytest
+
+    with pytest.raises(ValueError, match="--competing-load 65"):
+        check_processes(65)
+
+
+def test_meshlib_and_libigl_lines_compare_like_with_like():
+    """MeshLib: our rigid query and refit frame against its own; libigl, whose call builds
+    its tree, against our build + query."""
+    res = _size(4.0, 10.0, 4.0, 10.0, 6.0, 11.0, 30.0)
+    res["timings"]["w1_query"]["meshlib"] = _ms(16.0)
+    res["timings"]["w1_query"]["libigl"] = _ms(50.0)
+    res["timings"]["build"] = {"ours 2T": _ms(36.0)}
+    res["timings"]["w3_refit_frame"]["meshlib"] = _ms(12.0)
+    lines = _lines({"100k": res}, peers=("fcl-OBBRSS", "warp", "meshlib", "libigl"))
+    assert lines["W1 100k vs MeshLib"].startswith("W1 100k vs MeshLib: 0.25x MeshLib")
+    assert lines["W3 100k vs MeshLib"].startswith("W3 100k vs MeshLib: 0.50x MeshLib")
+    assert lines["W1 build + query 100k"] == (
+        "W1 build + query 100k: 0.80x libigl with the AABB tree built and queried "
+        "(target <= 1x) PASS")
+    missing = _lines({"100k": res}, peers=("fcl-OBBRSS", "warp"))
+    assert missing["W1 build + query 100k"].startswith(
+        "W1 build + query 100k: libigl not installed")
