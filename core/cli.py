@@ -1,8 +1,8 @@
 """Command line: ``python -m core contacts A B ...``, ``python -m core distance A B ...``,
 ``python -m core tree MESH --out FILE`` (:mod:`core.cli_tree`), ``python -m core quality MESH``
 (:mod:`core.cli_quality`), ``python -m core validate MESH --tree FILE``
-(:mod:`core.cli_validate`), ``python -m core experiment NAME`` (:mod:`core.cli_experiment`)
-and ``python -m core warmup``."""
+(:mod:`core.cli_validate`), ``python -m core experiment NAME`` (:mod:`core.cli_experiment`),
+``python -m core audit LOG`` (:mod:`core.cli_audit`) and ``python -m core warmup``."""
 
 from __future__ import annotations
 
@@ -218,6 +218,10 @@ def build_parser() -> argparse.ArgumentParser:
     from core.cli_experiment import add_experiment_parser
 
     add_experiment_parser(sub)
+
+    from core.cli_audit import add_audit_parser
+
+    add_audit_parser(sub, _integer)
 
     w = sub.add_parser("warmup", help="compile the numba kernels into the on-disk cache")
     w.add_argument("--quiet", action="store_true")
@@ -703,6 +707,15 @@ def main(argv: list[str] | None = None) -> int:
             else:
                 print(format_validate(report))
             return exit_status(report)
+        if args.command == "audit":
+            from core.cli_audit import audit_exit_status, format_audit, run_audit
+
+            report, audits = run_audit(args)
+            if args.json:
+                write_json(report, sys.stdout)
+            else:
+                print(format_audit(report, audits, args.max_listed))
+            return audit_exit_status(report)
         report = run_distance(args) if args.command == "distance" else run_contacts(args)
         if args.json:
             write_json(report, sys.stdout)
