@@ -2,7 +2,8 @@
 ``python -m core tree MESH --out FILE`` (:mod:`core.cli_tree`), ``python -m core quality MESH``
 (:mod:`core.cli_quality`), ``python -m core validate MESH --tree FILE``
 (:mod:`core.cli_validate`), ``python -m core experiment NAME`` (:mod:`core.cli_experiment`),
-``python -m core audit LOG`` (:mod:`core.cli_audit`) and ``python -m core warmup``."""
+``python -m core audit LOG`` (:mod:`core.cli_audit`), ``python -m core diff MESH --tree A
+--tree B`` (:mod:`core.cli_diff`) and ``python -m core warmup``."""
 
 from __future__ import annotations
 
@@ -222,6 +223,10 @@ def build_parser() -> argparse.ArgumentParser:
     from core.cli_audit import add_audit_parser
 
     add_audit_parser(sub, _integer)
+
+    from core.cli_diff import add_diff_parser
+
+    add_diff_parser(sub)
 
     w = sub.add_parser("warmup", help="compile the numba kernels into the on-disk cache")
     w.add_argument("--quiet", action="store_true")
@@ -707,6 +712,15 @@ def main(argv: list[str] | None = None) -> int:
             else:
                 print(format_validate(report))
             return exit_status(report)
+        if args.command == "diff":
+            from core.cli_diff import format_diff, run_diff
+
+            report = run_diff(args)
+            if args.json:
+                write_json(report, sys.stdout)
+            else:
+                print(format_diff(report))
+            return 0
         if args.command == "audit":
             from core.cli_audit import audit_exit_status, format_audit, run_audit
 
