@@ -69,12 +69,9 @@ def run_diff(args) -> dict:
     return report
 
 
-def _number(value) -> str:
-    return "not defined" if value is None else f"{value:.6g}"
-
-
 def format_diff(report: dict) -> str:
     """The text form: the two trees in two columns, then the nodes that differ most."""
+    from core.cli_quality import _number
     first, second = report["trees"]
     lines = [f"mesh: {report['mesh']} ({report['triangles']:,} triangles)",
              f"first:  {first['tree']}", f"second: {second['tree']}",
