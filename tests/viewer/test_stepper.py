@@ -14,7 +14,7 @@ from tests.viewer.colour_vision import VISIONS, delta_e, hex_rgb, simulate
 from tests.viewer.conftest import settle
 from viewer.qt.panels.stepper import OFF_TEXT
 from viewer.render import stepper as render_stepper
-from viewer.render.overlays import KIND_COLORS
+from viewer.render.overlays import KIND_COLORS, KIND_LABELS
 from viewer.render.style import (
     CULLED_COLOR,
     OVERLAP_COLOR,
@@ -105,8 +105,15 @@ def test_step_keys_walk_from_the_root_pair_to_the_first_contact(window):
     assert "both are leaves" in text
     assert f"{step.contact_pairs.shape[0]} in contact" in text
     a, b = (int(x) for x in step.contact_pairs[0])
+    # The contact's kind in the legend's own words ("crossing"), not "touch": "touching"
+    # is another kind.
+    result = window.model.frame.result
+    row = int(np.flatnonzero((result.pairs[:, 0] == a) & (result.pairs[:, 1] == b))[0])
+    kind = KIND_LABELS[int(result.kinds[row])]
+    assert "touch<" not in text
     if step.triangle_pairs.shape[0] <= 12:
-        assert f"({a}, {b}) <b>touch</b>" in text
+        assert f"({a}, {b}) <b>{kind}</b>" in text
+    assert f"(1 {kind})" in text or f"{kind}" in text.split("in contact</b>")[1]
     counters = step.counters
     assert f"{counters.n_contacts:,} contacts" in dock.counters_label.text()
     assert f"queue {step.queue_length:,}" in dock.counters_label.text()

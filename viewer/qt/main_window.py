@@ -199,6 +199,7 @@ class MainWindow(QMainWindow):
                                 actions_under(actions, "stepper").items() if key != "toggle"}
         self.stepper_actions["restart"].setEnabled(True)  # Home also turns the stepper on
         self._stepper_panel = self.docks["stepper_dock"].panel
+        self._was_stepping = False
         self._sync_stepper_actions()
         self.tree_tools.bind_actions()
 
@@ -266,6 +267,11 @@ class MainWindow(QMainWindow):
 
     def _on_stepper(self) -> None:
         self._sync_stepper_actions()
+        is_stepping = self.model.is_stepping
+        if is_stepping and not self._was_stepping and not self.lecture.is_on:
+            # Turned on (a key, the dock, a lesson): the step and its pseudo-code in view.
+            layout.show_stepper_docks(self)
+        self._was_stepping = is_stepping
         # The axis and the intervals run through the pair, inside the meshes: fainter meshes
         # while stepping let them show (measured on the two-spheres screenshot: at 0.55 the
         # intervals inside the spheres were barely visible).
@@ -458,9 +464,14 @@ class MainWindow(QMainWindow):
             # contacts are taken away rather than shown as if they were the answer.
             display = replace(display, show_contacts=False)
         self.renderer.set_failure(failure)
+        # Step mode shows the contacts of the leaf pairs reached by this level, like the
+        # stepper (all of them showed at level 0).
+        level_contacts = (self.controller.stepper.level_contact_ids(frame, self.model.level)
+                          if self.model.is_step_mode and step is None else None)
         overlay_s = self.renderer.update_frame(frame, display, self.model.level,
                                                self.model.inspect, self.step_note(), hidden,
                                                step, heat=heat, heat_note=heat_note,
+                                               contact_ids=level_contacts,
                                                ghost=self.controller.analysis.ghost_view(),
                                                crosscheck=self.controller.analysis.crosscheck_view(),
                                                side=shown_side(frame, self.model.side,
