@@ -67,8 +67,9 @@ LEVEL_OVERLAYS_OFF = {"show_tree_a": False, "show_tree_b": False, "show_parents"
                       "show_overlap": False, "show_culled": False}
 """Display fields turned off while the stepper is on: its pairs replace the level's."""
 
-STEP_LABEL_CHARS = 48
-"""Line length of the separation's label at the gap."""
+STEP_LABEL_CHARS = 36
+"""Line length of the separation's label beside the arrow (at 48 it ran off the right edge
+of a 1280x800 lecture view when the arrow pointed right)."""
 
 
 # Meshes are pushed back in depth so that the red contact triangles, which lie exactly on
@@ -531,7 +532,10 @@ class SceneRenderer:
         self._step_label_at = (point, text)
         self.step_label_text = text if point is not None else ""
         if point is None or not text:
-            self.plotter.remove_actor("step_label", render=False)
+            # add_point_labels names its actors "<name>-labels" and "<name>-points": removing
+            # "step_label" left the last culled pair's words on the canvas.
+            for name in ("step_label-labels", "step_label-points"):
+                self.plotter.remove_actor(name, render=False)
             return
         wrapped = "\n".join(textwrap.wrap(text, STEP_LABEL_CHARS))
         self.plotter.add_point_labels(
