@@ -232,3 +232,24 @@ def test_step_mode_shows_the_contacts_reached_by_its_level(window):
         distinct = len(set(pairs[:, 0].tolist())) + len(set(pairs[:, 1].tolist()))
         assert r.cell_count("contact_tris") == distinct, level
     assert r.cell_count("contact_tris") == n_all
+
+
+def test_a_lesson_frames_the_pair_it_steps_to(qtbot, window):
+    window.resize(1280, 800)
+    lessons = window.controller.lessons
+    assert lessons.open_lesson("tandem-traversal")
+    qtbot.waitUntil(lambda: window.model.is_stepping and window.model.steps is not None,
+                    timeout=60_000)
+    # The deepest pair the lesson steps to (a leaf pair: a speck in the lesson's view).
+    index = max((i for i, step in enumerate(lessons.lesson.steps)
+                 if step.step_pairs is not None),
+                key=lambda i: lessons.lesson.steps[i].step_pairs)
+    lessons.go_to_step(index)
+    position = lessons.lesson.steps[index].step_pairs
+    qtbot.waitUntil(lambda: window.model.step_position is not None
+                    and window.model.step_position >= position, timeout=60_000)
+    QApplication.processEvents()
+    window.plotter.render()
+    view_h = window.plotter.renderer.GetSize()[1]
+    x0, y0, x1, y1 = _pair_display_box(window)
+    assert y1 - y0 > 0.3 * view_h

@@ -200,6 +200,7 @@ class MainWindow(QMainWindow):
         self.stepper_actions["restart"].setEnabled(True)  # Home also turns the stepper on
         self._stepper_panel = self.docks["stepper_dock"].panel
         self._was_stepping = False
+        self._framed_pair = None  # (steps id, position) a lesson's camera was framed on
         self._sync_stepper_actions()
         self.tree_tools.bind_actions()
 
@@ -272,6 +273,7 @@ class MainWindow(QMainWindow):
             # Turned on (a key, the dock, a lesson): the step and its pseudo-code in view.
             layout.show_stepper_docks(self)
         self._was_stepping = is_stepping
+        self._frame_pair_in_lesson()
         # The axis and the intervals run through the pair, inside the meshes: fainter meshes
         # while stepping let them show (measured on the two-spheres screenshot: at 0.55 the
         # intervals inside the spheres were barely visible).
@@ -280,6 +282,17 @@ class MainWindow(QMainWindow):
             opacity = min(opacity, STEP_MESH_OPACITY)
         self.renderer.set_mesh_opacity(opacity)
         self.redraw()
+
+    def _frame_pair_in_lesson(self) -> None:
+        """In a lesson, the stepper's pair is framed at every new pair (deep in the walk it
+        was a speck among the spheres): the camera keeps the direction the lesson gave it."""
+        if not self.model.is_stepping or self.controller.lessons.lesson is None:
+            self._framed_pair = None
+            return
+        key = (id(self.model.steps), self.model.step_position)
+        if self.model.steps is not None and key != self._framed_pair:
+            self._framed_pair = key
+            self.controller.stepper.frame_pair()
 
     def _on_scene(self) -> None:
         self._has_frame = False
