@@ -231,6 +231,8 @@ def test_step_mode_shows_the_contacts_reached_by_its_level(window):
         pairs = np.asarray(result.pairs)[found]
         distinct = len(set(pairs[:, 0].tolist())) + len(set(pairs[:, 1].tolist()))
         assert r.cell_count("contact_tris") == distinct, level
+        assert (f"Contacts found by the end of this level: {found.shape[0]:,} of "
+                f"{result.counters.n_contacts:,}.") in " ".join(r.note.GetText(0).split())
     assert r.cell_count("contact_tris") == n_all
 
 

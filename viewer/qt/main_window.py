@@ -413,7 +413,15 @@ class MainWindow(QMainWindow):
                 return "stepper: " + (self.model.steps_note or "preparing the pair tests…")
             return f"stepper: {position_text(view)}"
         if self.model.is_step_mode:
-            return levels.current_sentence()
+            sentence = levels.current_sentence()
+            found = self.controller.stepper.level_contact_ids(self.model.frame,
+                                                              self.model.level)
+            result = self.model.shown_result()
+            if found is not None and result is not None:
+                # Only these are drawn: the frame's total would contradict the picture.
+                sentence += (f" Contacts found by the end of this level: {found.shape[0]:,} "
+                             f"of {result.counters.n_contacts:,}.")
+            return sentence
         n = self.model.n_levels()
         if n == 0:
             return ""

@@ -537,7 +537,12 @@ class SceneRenderer:
             for name in ("step_label-labels", "step_label-points"):
                 self.plotter.remove_actor(name, render=False)
             return
-        wrapped = "\n".join(textwrap.wrap(text, STEP_LABEL_CHARS))
+        # One line each for the test, A's span, B's span and the gap (wrapped at any space,
+        # a span's two numbers came apart over two lines).
+        parts = (text.replace(": A spans", ":\nA spans").replace(", B spans", "\nB spans")
+                 .replace(", gap", "\ngap").splitlines())
+        wrapped = "\n".join(line for part in parts
+                             for line in textwrap.wrap(part, STEP_LABEL_CHARS))
         self.plotter.add_point_labels(
             np.asarray(point, dtype=np.float64).reshape(1, 3), [wrapped], name="step_label",
             font_size=self.step_label_font_px(), bold=False, text_color="black",
