@@ -86,6 +86,7 @@ class CanvasLegend:
         self.keep_clear_of = None
         self.bottom_px = None
         self.corner = "top right"
+        self._sized = None  # ((view, entries, font px), width, height) last measured
         # One swatch per colour and one measurement per (text, points), kept: the heat map's
         # row names its frame, so the entries change every frame while playing, and building
         # a swatch per entry and measuring every text again took 7 ms of each frame.
@@ -187,9 +188,12 @@ class CanvasLegend:
         view = tuple(self.renderer.GetSize())
         if view[0] <= 0 or view[1] <= 0:
             return
-        width, height = self.box_px()
-        width = min(width, view[0] - 2 * LEGEND_MARGIN_PX)
-        height = min(height, view[1] - 2 * LEGEND_MARGIN_PX)
+        size_key = (view, tuple(self.entries), self.font_px)
+        if self._sized is None or self._sized[0] != size_key:  # measured once per change
+            width, height = self.box_px()
+            self._sized = (size_key, min(width, view[0] - 2 * LEGEND_MARGIN_PX),
+                           min(height, view[1] - 2 * LEGEND_MARGIN_PX))
+        _key, width, height = self._sized
         self.corner, y0 = self._choose_corner(view, width, height)
         key = (view, tuple(self.entries), self.font_px, y0)
         if key == self._placed_for:
