@@ -255,3 +255,19 @@ def test_a_lesson_frames_the_pair_it_steps_to(qtbot, window):
     view_h = window.plotter.renderer.GetSize()[1]
     x0, y0, x1, y1 = _pair_display_box(window)
     assert y1 - y0 > 0.3 * view_h
+
+
+def test_in_lecture_mode_a_pair_too_small_to_read_is_framed(qtbot, window):
+    _on(window)
+    window.lecture.enter()
+    QApplication.processEvents()
+    view_h = window.plotter.renderer.GetSize()[1]
+    x0, y0, x1, y1 = _pair_display_box(window)
+    assert y1 - y0 > 0.1 * view_h  # the root pair: the camera stays where it was
+    camera = window.plotter.camera.position
+    window.controller.stepper.step_to(1)
+    assert window.plotter.camera.position == camera
+    window.controller.stepper.step_to(DEEP_TEST)  # a speck in that view: framed
+    x0, y0, x1, y1 = _pair_display_box(window)
+    assert y1 - y0 > 0.3 * view_h
+    window.lecture.leave()

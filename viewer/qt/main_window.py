@@ -64,6 +64,10 @@ STEP_MESH_OPACITY = 0.25
 """Most mesh opacity while the traversal stepper is on (the display's own comes back when it
 is turned off)."""
 
+MIN_PAIR_SHARE = 0.1
+"""In lecture mode the stepper's pair is framed when it spans less than this share of the
+view's height (Stepper > Frame the pair does it at any size)."""
+
 MESH_FILTER = "Meshes (*.obj *.stl *.ply *.off *.vtk *.vtp *.glb *.gltf);;All files (*)"
 
 
@@ -200,7 +204,7 @@ class MainWindow(QMainWindow):
         self.stepper_actions["restart"].setEnabled(True)  # Home also turns the stepper on
         self._stepper_panel = self.docks["stepper_dock"].panel
         self._was_stepping = False
-        self._framed_pair = None  # (steps id, position) a lesson's camera was framed on
+        self._framed_pair = None  # (steps id, position, lesson, lecture) last followed
         self._sync_stepper_actions()
         self.tree_tools.bind_actions()
 
@@ -273,7 +277,6 @@ class MainWindow(QMainWindow):
             # Turned on (a key, the dock, a lesson): the step and its pseudo-code in view.
             layout.show_stepper_docks(self)
         self._was_stepping = is_stepping
-        self._frame_pair_in_lesson()
         # The axis and the intervals run through the pair, inside the meshes: fainter meshes
         # while stepping let them show (measured on the two-spheres screenshot: at 0.55 the
         # intervals inside the spheres were barely visible).
@@ -283,16 +286,32 @@ class MainWindow(QMainWindow):
         self.renderer.set_mesh_opacity(opacity)
         self.redraw()
 
-    def _frame_pair_in_lesson(self) -> None:
-        """In a lesson, the stepper's pair is framed at every new pair (deep in the walk it
-        was a speck among the spheres): the camera keeps the direction the lesson gave it."""
-        if not self.model.is_stepping or self.controller.lessons.lesson is None:
+    def _follow_pair(self) -> None:
+        """Keep the stepper's pair readable without a key: in a lesson it is framed at every
+        new pair (the camera keeps the direction the lesson gave it); in lecture mode when it
+        is smaller than :data:`MIN_PAIR_SHARE` of the view's height or off the view (at test
+        1,410 of Two spheres it was a 40 px speck of a 800 px projector view)."""
+        if not self.model.is_stepping or self.model.steps is None:
             self._framed_pair = None
             return
-        key = (id(self.model.steps), self.model.step_position)
-        if self.model.steps is not None and key != self._framed_pair:
-            self._framed_pair = key
+        in_lesson = self.controller.lessons.lesson is not None
+        key = (id(self.model.steps), self.model.step_position, in_lesson, self.lecture.is_on)
+        if key == self._framed_pair:
+            return
+        self._framed_pair = key
+        if in_lesson or (self.lecture.is_on and not self._is_pair_readable()):
             self.controller.stepper.frame_pair()
+
+    def _is_pair_readable(self) -> bool:
+        """Whether the stepper's pair spans at least :data:`MIN_PAIR_SHARE` of the view's
+        height (or width) with its centre in the view."""
+        bounds = self.controller.stepper.pair_bounds()
+        if bounds is None:
+            return True
+        x0, y0, x1, y1 = self.renderer.box_on_screen(*bounds)
+        width, height = self.plotter.renderer.GetSize()
+        is_in_view = 0 <= 0.5 * (x0 + x1) <= width and 0 <= 0.5 * (y0 + y1) <= height
+        return is_in_view and max(x1 - x0, y1 - y0) >= MIN_PAIR_SHARE * height
 
     def _on_scene(self) -> None:
         self._has_frame = False
@@ -475,6 +494,7 @@ class MainWindow(QMainWindow):
         if frame is not None and self.model.cursor is not None:
             # A recorded frame: the meshes stand where they were then, not where they are now.
             self.renderer.set_body_poses([pose.as_matrix() for pose in frame.poses])
+        self._follow_pair()
         step = self.controller.stepper.step_view() if self.model.is_stepping else None
         heat, heat_note = (self.controller.analysis.heat_for(frame)
                            if self.model.display.heat_map != "off" else (None, ""))

@@ -550,6 +550,15 @@ class SceneRenderer:
             show_points=False, always_visible=True, reset_camera=False, render=False,
             pickable=False)
 
+    def box_on_screen(self, lo: np.ndarray, hi: np.ndarray) -> tuple[float, float, float, float]:
+        """``(x0, y0, x1, y1)`` display pixels around the world box ``lo``-``hi`` ((3,)
+        float64 each) as the camera sees it now."""
+        corners = np.array([[x, y, z] for x in (lo[0], hi[0]) for y in (lo[1], hi[1])
+                            for z in (lo[2], hi[2])], dtype=np.float64)
+        points = np.array([self.world_to_display(c)[:2] for c in corners])
+        (x0, y0), (x1, y1) = points.min(axis=0), points.max(axis=0)
+        return float(x0), float(y0), float(x1), float(y1)
+
     def step_pair_display_point(self):
         """``(x, y)`` display pixels of the stepper's pair's centre, or None when no pair
         is drawn (the legend keeps clear of it)."""
