@@ -646,6 +646,42 @@ class TraversalSteps:
         k = max(0, min(int(position), t.n))
         return t.node_a[:k], t.node_b[:k], t.code[:k]
 
+    def subtree_before(self, position: int, levels_up: int) -> tuple[int, np.ndarray]:
+        """The pairs decided before ``position`` under the same ancestor pair.
+
+        The ancestor is the pair ``levels_up`` levels above the pair at ``position`` in the
+        traversal's own tree (a split pair is the parent of the pairs it put on the next
+        level); the rows returned are it and its descendants tested before ``position``.
+
+        Parameters
+        ----------
+        position : int
+        levels_up : int
+            0: the pair itself (nothing before it is under it).
+
+        Returns
+        -------
+        ancestor : int
+            Position of the ancestor pair.
+        rows : (k,) int64
+            Positions before ``position`` under it (the ancestor included), in order.
+        """
+        t = self._table
+        i = t.check(position)
+        d = t.level_of(i)
+        top = max(0, d - int(levels_up))
+        ancestor = i
+        first = int(t.level_start[top])
+        rows = np.arange(first, i, dtype=np.int64)
+        above = rows.copy()  # each row's ancestor, lifted one level at a time
+        for level in range(d, top, -1):
+            start = int(t.level_start[level])
+            parents = self._parents(level)
+            ancestor = int(parents[ancestor - start]) if ancestor >= start else ancestor
+            at_level = above >= start
+            above[at_level] = parents[above[at_level] - start]
+        return ancestor, rows[above == ancestor]
+
 
 def traversal_steps(frame, file_ids=(None, None)) -> TraversalSteps:
     """The pair tests of a frame's traversal of bodies A and B, in the order they ran.

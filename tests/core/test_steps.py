@@ -337,3 +337,37 @@ def test_bodies_far_apart_cull_the_roots_in_one_step():
     assert root.outcome is StepOutcome.CULLED and root.test_words == "A's axis 1 (x)"
     assert root.counters == frame.result.counters and root.queue_length == 0
     assert steps.next_where(-1, "level_end") == 0 and steps.next_where(0, "overlap") is None
+
+
+def test_subtree_before_is_the_ancestor_pair_and_its_descendants_so_far():
+    """Rebuilt from each step's children: the rows returned are exactly the ancestor pair
+    ``levels_up`` levels above and the pairs under it tested before the position."""
+    frame = _frame("deformed", "aabb")
+    steps = traversal_steps(frame)
+    parent = {}
+    position_of = {}
+    for i in range(len(steps)):
+        s = steps[i]
+        position_of[(s.level, s.node_a, s.node_b)] = i
+        for a, b in s.children:
+            parent[(s.level + 1, a, b)] = i
+    parent_row = [parent.get((steps[i].level, steps[i].node_a, steps[i].node_b), -1)
+                  for i in range(len(steps))]
+    deep = max(range(len(steps)), key=lambda i: (steps[i].level, -i))
+    for position in (0, 1, len(steps) // 2, deep):
+        for levels_up in (0, 1, 3):
+            ancestor, rows = steps.subtree_before(position, levels_up)
+            expected_ancestor = position
+            for _ in range(min(levels_up, steps[position].level)):
+                expected_ancestor = parent_row[expected_ancestor]
+            assert ancestor == expected_ancestor
+
+            def under(r, top=expected_ancestor):
+                while r > top:
+                    r = parent_row[r]
+                return r == top
+
+            expected = [r for r in range(position) if under(r)]
+            assert rows.tolist() == expected
+    _root, everything = steps.subtree_before(deep, steps[deep].level)
+    assert everything.tolist() == list(range(deep))

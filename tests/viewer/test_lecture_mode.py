@@ -68,7 +68,7 @@ def test_lecture_mode_hides_every_bar_scales_the_text_and_esc_brings_all_back(
     # Without a lesson the caption says what is shown, in words, with the keys under it.
     caption, hint = window.renderer.caption_bar.texts()
     assert caption.startswith("Two spheres overlapping: traversal level 5 of")
-    assert "triangle pairs touch" in caption.replace("\n", " ")
+    assert "triangle pairs in contact" in caption.replace("\n", " ")
     assert hint == KEYS_LEVELS
     assert not window.renderer.note.GetVisibility()
 

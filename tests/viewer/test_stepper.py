@@ -12,9 +12,10 @@ from core.collide import steps as core_steps
 from core.collide.steps import StepOutcome, traversal_steps
 from tests.viewer.colour_vision import VISIONS, delta_e, hex_rgb, simulate
 from tests.viewer.conftest import settle
+from viewer.control.stepping import HISTORY_LEVELS_UP
 from viewer.qt.panels.stepper import OFF_TEXT
 from viewer.render import stepper as render_stepper
-from viewer.render.overlays import KIND_COLORS
+from viewer.render.overlays import KIND_COLORS, KIND_LABELS
 from viewer.render.style import (
     CULLED_COLOR,
     OVERLAP_COLOR,
@@ -105,8 +106,15 @@ def test_step_keys_walk_from_the_root_pair_to_the_first_contact(window):
     assert "both are leaves" in text
     assert f"{step.contact_pairs.shape[0]} in contact" in text
     a, b = (int(x) for x in step.contact_pairs[0])
+    # The contact's kind in the legend's own words ("crossing"), not "touch": "touching"
+    # is another kind.
+    result = window.model.frame.result
+    row = int(np.flatnonzero((result.pairs[:, 0] == a) & (result.pairs[:, 1] == b))[0])
+    kind = KIND_LABELS[int(result.kinds[row])]
+    assert "touch<" not in text
     if step.triangle_pairs.shape[0] <= 12:
-        assert f"({a}, {b}) <b>touch</b>" in text
+        assert f"({a}, {b}) <b>{kind}</b>" in text
+    assert f"(1 {kind})" in text or f"{kind}" in text.split("in contact</b>")[1]
     counters = step.counters
     assert f"{counters.n_contacts:,} contacts" in dock.counters_label.text()
     assert f"queue {step.queue_length:,}" in dock.counters_label.text()
@@ -207,13 +215,15 @@ def test_a_culled_step_draws_the_axis_the_intervals_and_the_gap(window):
     assert r.cell_count("step_axis") > 1  # the shaft and the head's faces
     sep = window.controller.stepper.step_view().separation
     assert sep is not None and sep.gap > 0
-    assert r.step_label_text == sep.words
-    assert sep.words in _dock(window).step_label.text()
-    # The pairs decided before it are drawn faint by outcome.
-    # The volumes of the pairs decided before it are drawn faint by outcome, each once.
+    label = render_stepper.separation_label(sep)
+    assert r.step_label_text == label
+    assert label in _dock(window).step_label.text()
+    # The volumes of the pairs decided before it under its ancestor a few levels up (the
+    # current subtree) are drawn faint by outcome, each once.
     node_a, node_b, decided = steps.decided(position)
+    _root, subtree = steps.subtree_before(position, HISTORY_LEVELS_UP)
     for code, name in ((0, "step_culled"), (1, "step_split"), (2, "step_leaf")):
-        rows = decided == code
+        rows = subtree[decided[subtree] == code]
         step = steps[position]
         n_volumes = (np.setdiff1d(node_a[rows], [step.node_a]).shape[0]
                      + np.setdiff1d(node_b[rows], [step.node_b]).shape[0])

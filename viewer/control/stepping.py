@@ -23,12 +23,23 @@ from core.collide.steps import (
 )
 from viewer.control.worker import Tag
 from viewer.render.stepper import StepView
+from viewer.state.display import CameraView
 
 THREADED_STEPS_ROWS = 200_000
 """Traces with more pair tests than this are turned into steps on a worker lane."""
 
 WAITING_LISTED = 50
 """Pairs of the queue the dock lists; the rest are counted."""
+
+HISTORY_LEVELS_UP = 3
+"""The faint history drawn while stepping is the pairs tested under the current pair's
+ancestor this many levels up (at most 2^3 pairs on the current level below it, with their
+culled neighbours). All earlier pairs (870 faint boxes at test 1,410 of Two spheres) hid the
+pair under test; the note says how many are left out."""
+
+PAIR_FILL = 0.45
+"""Framing the pair under test (Stepper > Frame the pair): its bounding sphere spans this
+share of the view's height, so the faint history around it still shows."""
 
 STOPS = {"overlap", "leaf", "contact", "level_end"}
 
@@ -93,6 +104,7 @@ class Stepping:
         self._steps_lane = workers.lane("steps", coalesce=True)
         self._steps_frame = None  # the frame the model's steps (or note) belong to
         self._step_view_cache = None  # ((steps id, position), StepView)
+        self._level_steps = None  # (frame, its steps or None) for step mode's contacts
         self.model.frame_ready.connect(self._on_frame_for_stepper)
         self.model.playing_changed.connect(self._on_playing_for_stepper)
 
@@ -201,9 +213,63 @@ class Stepping:
         key = (id(steps), position)
         if self._step_view_cache is not None and self._step_view_cache[0] == key:
             return self._step_view_cache[1]
-        view = _step_view(steps, min(position, len(steps) - 1))
+        view = _step_view(steps, min(position, len(steps) - 1), self._steps_frame)
         self._step_view_cache = (key, view)
         return view
+
+    def pair_bounds(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """``(lo, hi)``, ``(3,) float64`` each: the world box around the pair under test (both
+        nodes' tree boxes at the frame's poses); None with the stepper off."""
+        view, frame = self.step_view(), self._steps_frame
+        if view is None or frame is None or len(getattr(frame, "trees", ())) < 2:
+            return None
+        corners = []
+        for body, node in ((0, view.node_a), (1, view.node_b)):
+            tree = frame.trees[body]
+            lo, hi = np.asarray(tree.bmin[node], np.float64), np.asarray(tree.bmax[node],
+                                                                          np.float64)
+            box = np.array([[x, y, z] for x in (lo[0], hi[0]) for y in (lo[1], hi[1])
+                            for z in (lo[2], hi[2])])
+            pose = frame.poses[body]
+            matrix = pose.as_matrix() if hasattr(pose, "as_matrix") else np.asarray(pose)
+            corners.append(box @ matrix[:3, :3].T + matrix[:3, 3])
+        corners = np.concatenate(corners)
+        return corners.min(axis=0), corners.max(axis=0)
+
+    def frame_pair(self) -> bool:
+        """Move the camera to the pair under test, looking from where it looks now, the pair
+        spanning :data:`PAIR_FILL` of the view's height (Stepper > Frame the pair; lessons
+        call it after a stepper step). False (and nothing moves) with the stepper off."""
+        bounds = self.pair_bounds()
+        if bounds is None:
+            return False
+        camera = self.model.read_camera()
+        view = camera_on_box(*bounds, camera)
+        self.model.restore_camera(view)
+        return True
+
+    def level_contact_ids(self, frame, level: int | None) -> np.ndarray | None:
+        """Step mode (reveal one level at a time): rows of ``frame``'s contacts whose leaf
+        pairs the traversal reached by the end of ``level``, as the stepper finds them (all
+        156 of Two spheres showed at level 0); None: draw them all (every level shown, or
+        a frame without a pair traversal to walk).
+
+        The frame's steps are made once per frame (inline: vectorised over the trace)."""
+        if level is None or frame is None:
+            return None
+        cached = self._level_steps
+        if cached is None or cached[0] is not frame:
+            try:
+                steps = traversal_steps(frame, (None, None))
+            except ValueError:
+                steps = None
+            self._level_steps = cached = (frame, steps)
+        steps = cached[1]
+        if steps is None or len(steps) == 0:
+            return None
+        starts = steps.level_start
+        last = int(starts[min(int(level) + 1, starts.shape[0] - 1)]) - 1
+        return steps.contacts_found(last)
 
     @staticmethod
     def traversal_pseudocode() -> tuple[str, list[str]]:
@@ -220,9 +286,55 @@ def _separation_view(steps, step):
         return None
 
 
-def _step_view(steps, position: int) -> StepView:
+def camera_on_box(lo: np.ndarray, hi: np.ndarray, camera: CameraView | None) -> CameraView:
+    """A camera looking at the box ``lo``-``hi`` ((3,) float64 each) from ``camera``'s
+    direction and up (the default view's without one), at the distance where the box's
+    bounding sphere spans :data:`PAIR_FILL` of the view's height."""
+    lo, hi = np.asarray(lo, np.float64), np.asarray(hi, np.float64)
+    centre = 0.5 * (lo + hi)
+    radius = max(0.5 * float(np.linalg.norm(hi - lo)), 1e-9)
+    if camera is None:
+        direction, up, angle = np.array([1.0, 0.8, 1.7]), (0.0, 1.0, 0.0), 30.0
+    else:
+        direction = np.asarray(camera.position, np.float64) - np.asarray(camera.focal_point,
+                                                                         np.float64)
+        up, angle = camera.view_up, float(camera.view_angle)
+    norm = float(np.linalg.norm(direction))
+    direction = direction / norm if norm > 0 else np.array([0.0, 0.0, 1.0])
+    distance = radius / (PAIR_FILL * np.tan(np.radians(angle) / 2))
+    position = centre + distance * direction
+    scale = radius / PAIR_FILL  # a parallel view shows half its height
+    return CameraView(tuple(float(x) for x in position), tuple(float(x) for x in centre),
+                      tuple(float(x) for x in up), angle,
+                      bool(camera is not None and camera.is_parallel), float(scale))
+
+
+def _step_contacts(steps, position: int, frame):
+    """``(pairs (c, 2) int64, kinds (c,) int8)``: the contacts this step found, in the frame's
+    order, with their kinds (``result.kinds``)."""
+    found = steps.contacts_found(position)
+    before = steps.contacts_found(position - 1)
+    rows = found[~np.isin(found, before)]
+    result = getattr(frame, "result", None)
+    if result is None or rows.shape[0] == 0:
+        return np.empty((0, 2), np.int64), np.empty(0, np.int8)
+    return (np.asarray(result.pairs, np.int64)[rows].reshape(-1, 2),
+            np.asarray(result.kinds, np.int8)[rows])
+
+
+def _step_view(steps, position: int, frame=None) -> StepView:
     step = steps[position]
     decided_a, decided_b, decided_outcome = steps.decided(position)
+    # The faint history: only the pairs under the current pair's ancestor a few levels up.
+    history_root, rows = steps.subtree_before(position, HISTORY_LEVELS_UP)
+    n_history_left = int(decided_a.shape[0] - rows.shape[0])
+    decided_a, decided_b = decided_a[rows], decided_b[rows]
+    decided_outcome = decided_outcome[rows]
+    root = steps[history_root]
+    contact_pairs, contact_kinds = _step_contacts(steps, position, frame)
+    if contact_pairs.shape[0] != np.asarray(step.contact_pairs).reshape(-1, 2).shape[0]:
+        contact_pairs, contact_kinds = np.asarray(step.contact_pairs), np.zeros(
+            len(step.contact_pairs), np.int8)  # no frame given: kinds unknown
     counters = step.counters
     kind = steps.kind
     code = _CODES[step.outcome]
@@ -236,13 +348,15 @@ def _step_view(steps, position: int) -> StepView:
         position=position, n_steps=len(steps), level=step.level, n_levels=steps.n_levels,
         node_a=step.node_a, node_b=step.node_b, outcome=code, test_words=step.test_words,
         split_words=step.split_words, children=tuple(step.children),
-        triangle_pairs=np.asarray(step.triangle_pairs), contact_pairs=np.asarray(
-            step.contact_pairs),
+        triangle_pairs=np.asarray(step.triangle_pairs), contact_pairs=contact_pairs,
+        contact_kinds=contact_kinds,
         counters={name: int(getattr(counters, name)) for name in (
             "n_bv_tests", "n_bv_overlaps", "n_leaf_pairs", "n_tri_tests", "n_contacts")},
         queue_length=int(step.queue_length), waiting=steps.waiting(position, WAITING_LISTED),
         decided_a=np.asarray(decided_a), decided_b=np.asarray(decided_b),
         decided_outcome=np.asarray(decided_outcome),
+        history_root=(int(root.level), int(root.node_a), int(root.node_b)),
+        n_history_left=n_history_left,
         contact_ids=steps.contacts_found(position),
         separation=_separation_view(steps, step) if code == CODE_CULLED else None,
         noun=kind.noun, noun_plural=kind.noun_plural,

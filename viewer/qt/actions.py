@@ -214,6 +214,9 @@ ACTIONS: tuple[Action, ...] = (
     Action("stepper.level_end", STEPPER, "End of level", "E",
            "Run forward to the last pair of this level (E)", "step_key", ("level_end",),
            words="stepper: run to the end of the level"),
+    Action("stepper.frame", STEPPER, "Frame the pair", "F",
+           "Move the camera to the pair under test, looking from where it looks now (F)",
+           "step_key", ("frame",), words="stepper: frame the pair under test"),
     # -- Tree -------------------------------------------------------------------------------
     Action("tree.quality", TREE, "&Quality panel", "Ctrl+Shift+Q",
            "Show the Quality dock in front, or hide it when it is in front",

@@ -4,6 +4,7 @@ the state in words) with the keys under it, and an experiment's figure drawn ove
 from __future__ import annotations
 
 from viewer.qt.lecture import KEYS_LESSON_DESK
+from viewer.qt.panels.stepper import caption_words
 from viewer.render.lecture import figure_image
 
 
@@ -20,9 +21,16 @@ class CanvasCaption:
         note = self.window.step_note()
         shown = model.shown_result() if model.frame is not None else None
         words = f"{model.scene_title}: {note}" if note else model.scene_title
-        if shown is not None:
+        view = self.window.controller.stepper.step_view() if model.is_stepping else None
+        if view is not None:
+            # While stepping, the contacts found so far: the frame's total contradicted the
+            # stepper ("156 pairs touch" at a test where it had found none).
+            words += f"; {caption_words(view)}"
+        elif shown is not None:
+            # "in contact": "touching" is one of the contact kinds (the legend's yellow).
             n = shown.counters.n_contacts
-            words += (f"; {n:,} triangle pairs touch" if n else "; no triangles touch")
+            words += (f"; {n:,} triangle pairs in contact" if n else
+                      "; no triangle pairs in contact")
         return words + "."
 
     def refresh(self) -> None:

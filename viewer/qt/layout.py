@@ -74,6 +74,36 @@ def apply_default_layout(window) -> None:
     QTimer.singleShot(0, lambda: show_whole_tab_titles(window))
 
 
+STEPPER_DOCKS = ("stepper_dock", "pseudocode_dock")
+"""Shown together while stepping: the step in words above the line of pseudo-code it runs."""
+
+STEPPER_SHARE = 0.5
+"""Share of the dock column's height the Stepper dock takes above the Pseudo-code dock."""
+
+
+def show_stepper_docks(window) -> None:
+    """The Stepper and Pseudo-code docks both in view, stacked in the dock column: the
+    Stepper tab raised in its group and the Pseudo-code dock split off under it (as tabs of
+    one group they were never visible together, and at 1280x800 both hid behind the tab
+    bar's scroll arrows). Docks the user floated or closed are shown where they are."""
+    stepper, code = (window.docks[name] for name in STEPPER_DOCKS)
+    for dock in (stepper, code):
+        if dock.isHidden():
+            dock.show()
+    if not stepper.isFloating() and not code.isFloating():
+        if code in window.tabifiedDockWidgets(stepper):
+            # splitDockWidget would only add it as one more tab of the group: taken out of
+            # the group, it is added under it in the same column.
+            window.removeDockWidget(code)
+            window.addDockWidget(window.dockWidgetArea(stepper), code, Qt.Orientation.Vertical)
+            code.show()
+        height = max(1, stepper.height() + code.height())
+        window.resizeDocks([stepper, code], [int(STEPPER_SHARE * height),
+                                             height - int(STEPPER_SHARE * height)],
+                           Qt.Orientation.Vertical)
+    stepper.raise_()
+
+
 def show_whole_tab_titles(window) -> None:
     """Dock tabs keep their whole titles and scroll when they do not fit: with eight docks in
     one column Qt cut them to "S…" and "Pse…" (seen at 1280 and 1920 wide)."""

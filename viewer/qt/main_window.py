@@ -64,6 +64,10 @@ STEP_MESH_OPACITY = 0.25
 """Most mesh opacity while the traversal stepper is on (the display's own comes back when it
 is turned off)."""
 
+MIN_PAIR_SHARE = 0.1
+"""In lecture mode the stepper's pair is framed when it spans less than this share of the
+view's height (Stepper > Frame the pair does it at any size)."""
+
 MESH_FILTER = "Meshes (*.obj *.stl *.ply *.off *.vtk *.vtp *.glb *.gltf);;All files (*)"
 
 
@@ -199,6 +203,8 @@ class MainWindow(QMainWindow):
                                 actions_under(actions, "stepper").items() if key != "toggle"}
         self.stepper_actions["restart"].setEnabled(True)  # Home also turns the stepper on
         self._stepper_panel = self.docks["stepper_dock"].panel
+        self._was_stepping = False
+        self._framed_pair = None  # (steps id, position, lesson, lecture) last followed
         self._sync_stepper_actions()
         self.tree_tools.bind_actions()
 
@@ -266,6 +272,11 @@ class MainWindow(QMainWindow):
 
     def _on_stepper(self) -> None:
         self._sync_stepper_actions()
+        is_stepping = self.model.is_stepping
+        if is_stepping and not self._was_stepping and not self.lecture.is_on:
+            # Turned on (a key, the dock, a lesson): the step and its pseudo-code in view.
+            layout.show_stepper_docks(self)
+        self._was_stepping = is_stepping
         # The axis and the intervals run through the pair, inside the meshes: fainter meshes
         # while stepping let them show (measured on the two-spheres screenshot: at 0.55 the
         # intervals inside the spheres were barely visible).
@@ -274,6 +285,33 @@ class MainWindow(QMainWindow):
             opacity = min(opacity, STEP_MESH_OPACITY)
         self.renderer.set_mesh_opacity(opacity)
         self.redraw()
+
+    def _follow_pair(self) -> None:
+        """Keep the stepper's pair readable without a key: in a lesson it is framed at every
+        new pair (the camera keeps the direction the lesson gave it); in lecture mode when it
+        is smaller than :data:`MIN_PAIR_SHARE` of the view's height or off the view (at test
+        1,410 of Two spheres it was a 40 px speck of a 800 px projector view)."""
+        if not self.model.is_stepping or self.model.steps is None:
+            self._framed_pair = None
+            return
+        in_lesson = self.controller.lessons.lesson is not None
+        key = (id(self.model.steps), self.model.step_position, in_lesson, self.lecture.is_on)
+        if key == self._framed_pair:
+            return
+        self._framed_pair = key
+        if in_lesson or (self.lecture.is_on and not self._is_pair_readable()):
+            self.controller.stepper.frame_pair()
+
+    def _is_pair_readable(self) -> bool:
+        """Whether the stepper's pair spans at least :data:`MIN_PAIR_SHARE` of the view's
+        height (or width) with its centre in the view."""
+        bounds = self.controller.stepper.pair_bounds()
+        if bounds is None:
+            return True
+        x0, y0, x1, y1 = self.renderer.box_on_screen(*bounds)
+        width, height = self.plotter.renderer.GetSize()
+        is_in_view = 0 <= 0.5 * (x0 + x1) <= width and 0 <= 0.5 * (y0 + y1) <= height
+        return is_in_view and max(x1 - x0, y1 - y0) >= MIN_PAIR_SHARE * height
 
     def _on_scene(self) -> None:
         self._has_frame = False
@@ -394,7 +432,15 @@ class MainWindow(QMainWindow):
                 return "stepper: " + (self.model.steps_note or "preparing the pair tests…")
             return f"stepper: {position_text(view)}"
         if self.model.is_step_mode:
-            return levels.current_sentence()
+            sentence = levels.current_sentence()
+            found = self.controller.stepper.level_contact_ids(self.model.frame,
+                                                              self.model.level)
+            result = self.model.shown_result()
+            if found is not None and result is not None:
+                # Only these are drawn: the frame's total would contradict the picture.
+                sentence += (f" Contacts found by the end of this level: {found.shape[0]:,} "
+                             f"of {result.counters.n_contacts:,}.")
+            return sentence
         n = self.model.n_levels()
         if n == 0:
             return ""
@@ -448,6 +494,7 @@ class MainWindow(QMainWindow):
         if frame is not None and self.model.cursor is not None:
             # A recorded frame: the meshes stand where they were then, not where they are now.
             self.renderer.set_body_poses([pose.as_matrix() for pose in frame.poses])
+        self._follow_pair()
         step = self.controller.stepper.step_view() if self.model.is_stepping else None
         heat, heat_note = (self.controller.analysis.heat_for(frame)
                            if self.model.display.heat_map != "off" else (None, ""))
@@ -458,9 +505,14 @@ class MainWindow(QMainWindow):
             # contacts are taken away rather than shown as if they were the answer.
             display = replace(display, show_contacts=False)
         self.renderer.set_failure(failure)
+        # Step mode shows the contacts of the leaf pairs reached by this level, like the
+        # stepper (all of them showed at level 0).
+        level_contacts = (self.controller.stepper.level_contact_ids(frame, self.model.level)
+                          if self.model.is_step_mode and step is None else None)
         overlay_s = self.renderer.update_frame(frame, display, self.model.level,
                                                self.model.inspect, self.step_note(), hidden,
                                                step, heat=heat, heat_note=heat_note,
+                                               contact_ids=level_contacts,
                                                ghost=self.controller.analysis.ghost_view(),
                                                crosscheck=self.controller.analysis.crosscheck_view(),
                                                side=shown_side(frame, self.model.side,

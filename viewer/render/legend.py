@@ -79,7 +79,14 @@ class CanvasLegend:
         text.ShadowOff()
         actor.SetScalarVisibility(True)
         self.entries: list[tuple[str, str]] = []
-        self._placed_for = None  # (view size, entries) the box was last sized for
+        self._placed_for = None  # (view size, entries, corner) the box was last placed for
+        # Callables the scene renderer may set: the display point (x, y) the box must keep
+        # clear of (the stepper's pair), or None; and the pixels kept free at the bottom
+        # (the caption bar). The box then goes to the right-hand corner farther from it.
+        self.keep_clear_of = None
+        self.bottom_px = None
+        self.corner = "top right"
+        self._sized = None  # ((view, entries, font px), width, height) last measured
         # One swatch per colour and one measurement per (text, points), kept: the heat map's
         # row names its frame, so the entries change every frame while playing, and building
         # a swatch per entry and measuring every text again took 7 ms of each frame.
@@ -155,18 +162,44 @@ class CanvasLegend:
         height = text_h * len(self.entries) + pad
         return width, height
 
+    def _choose_corner(self, view, width: int, height: int) -> tuple[str, int]:
+        """``(corner, y0)``: top right, or bottom right (above :attr:`bottom_px`) when that
+        box is farther from :attr:`keep_clear_of`'s point."""
+        top_y0 = view[1] - LEGEND_MARGIN_PX - height
+        point = self.keep_clear_of() if self.keep_clear_of is not None else None
+        if point is None:
+            return "top right", top_y0
+        lift = int(self.bottom_px()) if self.bottom_px is not None else 0
+        bottom_y0 = min(top_y0, LEGEND_MARGIN_PX + lift)
+        x0 = view[0] - LEGEND_MARGIN_PX - width
+
+        def distance(y0: int) -> float:  # from the point to the box
+            dx = max(x0 - point[0], 0.0, point[0] - (x0 + width))
+            dy = max(y0 - point[1], 0.0, point[1] - (y0 + height))
+            return float(np.hypot(dx, dy))
+
+        if distance(bottom_y0) > distance(top_y0):
+            return "bottom right", bottom_y0
+        return "top right", top_y0
+
     def place(self) -> None:
-        """Put the box in the top-right corner at the size :meth:`box_px` gives."""
+        """Put the box in the top-right corner (or the bottom-right one, see
+        :meth:`_choose_corner`) at the size :meth:`box_px` gives."""
         view = tuple(self.renderer.GetSize())
-        key = (view, tuple(self.entries))
-        if key == self._placed_for or view[0] <= 0 or view[1] <= 0:
+        if view[0] <= 0 or view[1] <= 0:
+            return
+        size_key = (view, tuple(self.entries), self.font_px)
+        if self._sized is None or self._sized[0] != size_key:  # measured once per change
+            width, height = self.box_px()
+            self._sized = (size_key, min(width, view[0] - 2 * LEGEND_MARGIN_PX),
+                           min(height, view[1] - 2 * LEGEND_MARGIN_PX))
+        _key, width, height = self._sized
+        self.corner, y0 = self._choose_corner(view, width, height)
+        key = (view, tuple(self.entries), self.font_px, y0)
+        if key == self._placed_for:
             return
         self._placed_for = key
-        width, height = self.box_px()
-        width = min(width, view[0] - 2 * LEGEND_MARGIN_PX)
-        height = min(height, view[1] - 2 * LEGEND_MARGIN_PX)
         x0 = view[0] - LEGEND_MARGIN_PX - width
-        y0 = view[1] - LEGEND_MARGIN_PX - height
         self.actor.SetPosition(x0 / view[0], y0 / view[1])
         self.actor.SetPosition2(width / view[0], height / view[1])
 

@@ -35,7 +35,12 @@ from viewer.render.legend import LEGEND_FONT_PX, CanvasLegend
 from viewer.render.marks import MARK_NAMES, Marks, build_marks
 from viewer.render.overlays import OVERLAY_NAMES, Overlays, build_overlays, node_volumes
 from viewer.render.picking import MeshPicker, camera_axes, display_to_world, world_to_display
-from viewer.render.stepper import STEP_OVERLAY_NAMES, StepView, build_step_overlays
+from viewer.render.stepper import (
+    STEP_OVERLAY_NAMES,
+    StepView,
+    build_step_overlays,
+    segments,
+)
 from viewer.render.style import (
     BACKGROUND,
     CROSSCHECK_COLOR,
@@ -62,8 +67,9 @@ LEVEL_OVERLAYS_OFF = {"show_tree_a": False, "show_tree_b": False, "show_parents"
                       "show_overlap": False, "show_culled": False}
 """Display fields turned off while the stepper is on: its pairs replace the level's."""
 
-STEP_LABEL_CHARS = 48
-"""Line length of the separation's label at the gap."""
+STEP_LABEL_CHARS = 36
+"""Line length of the separation's label beside the arrow (at 48 it ran off the right edge
+of a 1280x800 lecture view when the arrow pointed right)."""
 
 
 # Meshes are pushed back in depth so that the red contact triangles, which lie exactly on
@@ -152,6 +158,11 @@ class SceneRenderer:
         self.caption_bar = CaptionBar(plotter.renderer)
         self.figure_layer = FigureLayer(plotter.renderer)
         self.presentation_scale = 1.0
+        # The legend keeps clear of the stepper's pair (it covered it at test 1,410 of Two
+        # spheres) and of the caption bar.
+        self.canvas_legend.keep_clear_of = self.step_pair_display_point
+        self.canvas_legend.bottom_px = self.caption_bar.top_px
+        self._step_label_at = (None, "")  # (point, text) of the separation's label
 
     # -- lecture mode -----------------------------------------------------------------------
     def set_presentation_scale(self, scale: float) -> None:
@@ -170,6 +181,7 @@ class SceneRenderer:
         widths = line_scale(self.presentation_scale)
         for name, actor in self.actors.items():
             actor.prop.line_width = OVERLAY_STYLE[name][1] * widths
+        self._set_step_label(*self._step_label_at)  # its font scales like the caption's
 
     def show_figure(self, image, bottom_px: int = 0) -> None:
         """An experiment's figure ``(h, w, 4) uint8`` over the view, the legend and the
@@ -366,7 +378,7 @@ class SceneRenderer:
     def update_frame(self, frame, display, level, inspect=None, extra_note: str = "",
                      hidden=frozenset(), step: StepView | None = None, heat=None,
                      heat_note: str = "", ghost: GhostView | None = None,
-                     crosscheck=None, side=None) -> float:
+                     crosscheck=None, side=None, contact_ids=None) -> float:
         """Copy a frame's deformed meshes and overlays into the actors.
 
         Parameters
@@ -392,6 +404,9 @@ class SceneRenderer:
             Another engine's verdict on the frame: the pairs the engines disagree on.
         side : viewer.side_results.ShownSide or None
             The distance and inside test computed beside the frames (None: the frame's own).
+        contact_ids : (c,) int64 or None
+            Only these rows of the frame's contacts are drawn (step mode's contacts reached
+            by the level shown); None: all. The stepper's ``step.contact_ids`` win.
 
         Returns
         -------
@@ -413,7 +428,7 @@ class SceneRenderer:
         if not getattr(display, "show_ghost", False) or frame is None:
             ghost = None
         overlays = build_overlays(frame, display, level, inspect, hidden,
-                                  None if step is None else step.contact_ids, side)
+                                  contact_ids if step is None else step.contact_ids, side)
         step_overlays = self._update_step(frame, step)
         poses = [] if frame is None else [
             p.as_matrix() if hasattr(p, "as_matrix") else np.asarray(p, np.float64)
@@ -491,7 +506,14 @@ class SceneRenderer:
         def pair_volumes(groups):
             return node_volumes(frame, frame.trees, [(b, ids, poses[b]) for b, ids in groups])
 
-        out = build_step_overlays(shown, pair_volumes)
+        def leaf_triangles(body, ids):
+            mesh = frame.meshes[body]
+            corners = np.asarray(mesh.vertices, np.float64)[np.asarray(mesh.faces)[ids]]
+            matrix = poses[body]
+            corners = corners @ matrix[:3, :3].T + matrix[:3, 3]  # (t, 3, 3) in the world
+            return segments(corners[:, [0, 1, 1, 2, 2, 0]].reshape(-1, 3))
+
+        out = build_step_overlays(shown, pair_volumes, leaf_triangles)
         for name in STEP_OVERLAY_NAMES:
             self._set_poly(name, out.polys[name])
         self._set_step_label(out.label_point, out.label)
@@ -499,19 +521,56 @@ class SceneRenderer:
         self._is_step_empty = shown is None
         return out
 
+    def step_label_font_px(self) -> int:
+        """The separation label's font size: the note's, scaled in lecture mode like the
+        caption (it was 12 px beside a 24 px caption)."""
+        return max(8, round(NOTE_FONT_PX * self.text_scale * self.presentation_scale))
+
     def _set_step_label(self, point, text: str) -> None:
-        """The separation's words at the gap (one named actor; None removes it)."""
+        """The separation's words beside the axis arrow's head (one named actor; None
+        removes it)."""
+        self._step_label_at = (point, text)
         self.step_label_text = text if point is not None else ""
         if point is None or not text:
-            self.plotter.remove_actor("step_label", render=False)
+            # add_point_labels names its actors "<name>-labels" and "<name>-points": removing
+            # "step_label" left the last culled pair's words on the canvas.
+            for name in ("step_label-labels", "step_label-points"):
+                self.plotter.remove_actor(name, render=False)
             return
-        wrapped = "\n".join(textwrap.wrap(text, STEP_LABEL_CHARS))
+        # One line each for the test, A's span, B's span and the gap (wrapped at any space,
+        # a span's two numbers came apart over two lines).
+        parts = (text.replace(": A spans", ":\nA spans").replace(", B spans", "\nB spans")
+                 .replace(", gap", "\ngap").splitlines())
+        wrapped = "\n".join(line for part in parts
+                             for line in textwrap.wrap(part, STEP_LABEL_CHARS))
         self.plotter.add_point_labels(
             np.asarray(point, dtype=np.float64).reshape(1, 3), [wrapped], name="step_label",
-            font_size=max(8, round(NOTE_FONT_PX * self.text_scale)), bold=False,
-            text_color="black", shape_color="white", shape_opacity=0.9, point_color=STEP_GAP_COLOR,
-            point_size=10, render_points_as_spheres=True, always_visible=True,
-            reset_camera=False, render=False, pickable=False)
+            font_size=self.step_label_font_px(), bold=False, text_color="black",
+            shape_color="white", shape_opacity=0.9, point_color=STEP_GAP_COLOR,
+            show_points=False, always_visible=True, reset_camera=False, render=False,
+            pickable=False)
+
+    def box_on_screen(self, lo: np.ndarray, hi: np.ndarray) -> tuple[float, float, float, float]:
+        """``(x0, y0, x1, y1)`` display pixels around the world box ``lo``-``hi`` ((3,)
+        float64 each) as the camera sees it now."""
+        corners = np.array([[x, y, z] for x in (lo[0], hi[0]) for y in (lo[1], hi[1])
+                            for z in (lo[2], hi[2])], dtype=np.float64)
+        points = np.array([self.world_to_display(c)[:2] for c in corners])
+        (x0, y0), (x1, y1) = points.min(axis=0), points.max(axis=0)
+        return float(x0), float(y0), float(x1), float(y1)
+
+    def step_pair_display_point(self):
+        """``(x, y)`` display pixels of the stepper's pair's centre, or None when no pair
+        is drawn (the legend keeps clear of it)."""
+        if self._is_step_empty:
+            return None
+        boxes = [self.polys[name] for name in ("step_a", "step_b") if self.polys[name].n_points]
+        if not boxes:
+            return None
+        lo = np.min([np.asarray(b.bounds)[0::2] for b in boxes], axis=0)
+        hi = np.max([np.asarray(b.bounds)[1::2] for b in boxes], axis=0)
+        x, y, _depth = self.world_to_display(0.5 * (lo + hi))
+        return float(x), float(y)
 
     def set_step_legend(self, words: KindWords) -> None:
         """The legend of the stepper's colours, naming the kind's volumes."""

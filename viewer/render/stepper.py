@@ -5,8 +5,11 @@ Pure drawing from plain values (no Qt, no core): the controller turns the core's
 module turns it into one PolyData per overlay kind (:data:`STEP_OVERLAY_NAMES`):
 
 - ``step_a`` / ``step_b``: A's and B's volume of the pair under test, bold;
-- ``step_culled``, ``step_split``, ``step_leaf``: the pairs decided before it, faint, by
-  outcome (capped; the note says how many are not drawn);
+- ``step_culled``, ``step_split``, ``step_leaf``: the pairs decided before it under the
+  same ancestor pair a few levels up (the current subtree), faint, by outcome (capped; the
+  note says how many are not drawn);
+- ``step_tris_a`` / ``step_tris_b``: a leaf pair's triangles, A's and B's, sent to the exact
+  test (their edges, bold);
 - ``step_axis``: for a culled pair, the separating axis as an arrow through the pair (a line
   and a cone);
 - ``step_interval_a`` / ``step_interval_b``: the projections of A's and B's volume on it,
@@ -40,6 +43,8 @@ STEP_OVERLAY_NAMES = (
     "step_leaf",
     "step_a",
     "step_b",
+    "step_tris_a",
+    "step_tris_b",
     "step_axis",
     "step_interval_a",
     "step_interval_b",
@@ -65,6 +70,49 @@ CONE_SHARE = 0.06
 TICK_SHARE = 0.05
 """Half length of the ticks that close the gap, as a share of the arrow's length."""
 
+LABEL_SHARE = 0.08
+"""The separation's label is written this share of the arrow's length past its head, beside
+the arrow (at the gap's middle it covered the gap it explains)."""
+
+MAX_DECIMALS = 12
+
+
+def shown_decimals(lo: float, hi: float, gap: float) -> int:
+    """Decimals that show ``gap`` (``hi - lo`` > 0) with two significant digits and make the
+    shown ``hi`` minus the shown ``lo`` equal the shown gap (``1.26 - 1.25`` was printed
+    beside a gap of ``0.0075``)."""
+    decimals = max(2, 1 - int(np.floor(np.log10(max(abs(gap), 1e-300)))))
+    while decimals < MAX_DECIMALS:
+        shown = float(f"{hi:.{decimals}f}") - float(f"{lo:.{decimals}f}")
+        if f"{shown:.{decimals}f}" == f"{gap:.{decimals}f}":
+            break
+        decimals += 1
+    return decimals
+
+
+def separation_label(sep) -> str:
+    """A culled pair's separation in words with enough digits: "A's axis 2 (y): A spans
+    [0.1000, 1.2490], B spans [1.2565, 1.9000], gap 0.0075" (the shown spans subtract to the
+    shown gap), with the core's words' test name and any note after the numbers."""
+    (a_lo, a_hi), (b_lo, b_hi) = sorted(sep.interval_a), sorted(sep.interval_b)
+    gap_lo, gap_hi = (a_hi, b_lo) if a_hi <= b_lo else (b_hi, a_lo)
+    gap = gap_hi - gap_lo
+    d = shown_decimals(gap_lo, gap_hi, gap)
+    words = str(sep.words)
+    test = words.split(": A spans", 1)[0]
+    note_at = words.find(" (the test also")
+    note = words[note_at:] if note_at >= 0 else ""
+    return (f"{test}: A spans [{a_lo:.{d}f}, {a_hi:.{d}f}], B spans [{b_lo:.{d}f}, "
+            f"{b_hi:.{d}f}], gap {gap:.{d}f}{note}")
+
+
+def axis_name(axis) -> str:
+    """"x", "y" or "z" when the world axis ``(3,)`` is one of them (either sign), else ""."""
+    axis = np.asarray(axis, dtype=np.float64)
+    axis = axis / max(float(np.linalg.norm(axis)), 1e-300)
+    k = int(np.argmax(np.abs(axis)))
+    return "xyz"[k] if abs(axis[k]) > 1.0 - 1e-9 else ""
+
 
 @dataclass(frozen=True)
 class StepView:
@@ -87,6 +135,9 @@ class StepView:
         Pairs this step puts on the next level.
     triangle_pairs, contact_pairs : (p, 2), (c, 2) int64
         A leaf pair's triangle pairs sent to the exact test, and those in contact.
+    contact_kinds : (c,) int8
+        Each contact pair's kind (the frame's ``result.kinds``: crossing, touching,
+        coplanar; 0 when not known).
     counters : dict[str, int]
         Running totals after this step: ``n_bv_tests``, ``n_bv_overlaps``,
         ``n_leaf_pairs``, ``n_tri_tests``, ``n_contacts``.
@@ -97,6 +148,11 @@ class StepView:
     decided_a, decided_b : (k,) int
         Pairs decided before this step.
     decided_outcome : (k,) int
+        Only the pairs under ``history_root`` (the current subtree) are listed.
+    history_root : tuple of (level, node_a, node_b) or None
+        The ancestor pair the history is limited to.
+    n_history_left : int
+        Pairs decided earlier outside that subtree (not drawn).
     contact_ids : (c,) int64
         Rows of the frame's contacts found up to and including this step: only they are
         drawn while stepping, so the picture agrees with the running count.
@@ -129,12 +185,15 @@ class StepView:
     children: tuple = ()
     triangle_pairs: np.ndarray = field(default_factory=lambda: np.empty((0, 2), np.int64))
     contact_pairs: np.ndarray = field(default_factory=lambda: np.empty((0, 2), np.int64))
+    contact_kinds: np.ndarray = field(default_factory=lambda: np.empty(0, np.int8))
     counters: dict = field(default_factory=dict)
     queue_length: int = 0
     waiting: list = field(default_factory=list)
     decided_a: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))
     decided_b: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))
     decided_outcome: np.ndarray = field(default_factory=lambda: np.empty(0, np.int8))
+    history_root: tuple | None = None
+    n_history_left: int = 0
     contact_ids: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))
     separation: object = None  # core.collide.steps.Separation: plain arrays and numbers
     noun: str = "volume"
@@ -156,7 +215,7 @@ class StepOverlays:
     polys : dict[str, pv.PolyData]
         One entry per name of :data:`STEP_OVERLAY_NAMES`.
     label_point : (3,) float64 or None
-        Where the separation's words are written (the gap's middle).
+        Where the separation's words are written (past the arrow's head).
     label : str
     notes : list of str
         Canvas lines (decided pairs not drawn).
@@ -203,7 +262,7 @@ def separation_polys(sep) -> tuple[dict, np.ndarray]:
         ``step_interval_b`` (1 line each), ``step_gap`` (3 lines: the gap and a tick at
         each end).
     label_point : (3,) float64
-        The gap's middle.
+        Past the arrow's head (:data:`LABEL_SHARE`), beside the arrow, not over the gap.
     """
     axis = np.asarray(sep.axis, dtype=np.float64)
     axis = axis / np.linalg.norm(axis)
@@ -238,7 +297,7 @@ def separation_polys(sep) -> tuple[dict, np.ndarray]:
         "step_interval_b": segments(np.array([origin + b_lo * axis, origin + b_hi * axis])),
         "step_gap": gap,
     }
-    return polys, 0.5 * (p_lo + p_hi)
+    return polys, tip + LABEL_SHARE * length * axis
 
 
 def decided_nodes(node_ids: np.ndarray) -> np.ndarray:
@@ -248,7 +307,8 @@ def decided_nodes(node_ids: np.ndarray) -> np.ndarray:
     return reversed_ids[np.sort(first)]
 
 
-def build_step_overlays(view: StepView | None, pair_volumes) -> StepOverlays:
+def build_step_overlays(view: StepView | None, pair_volumes,
+                        leaf_triangles=None) -> StepOverlays:
     """The stepper's overlays for one step.
 
     Parameters
@@ -259,6 +319,9 @@ def build_step_overlays(view: StepView | None, pair_volumes) -> StepOverlays:
         ``pair_volumes(groups) -> pv.PolyData`` drawing the volumes of ``groups``, a list of
         ``(body 0 or 1, node ids (j,) int)``, as the frame's kind (its ``wire`` records) in
         world coordinates.
+    leaf_triangles : callable or None
+        ``leaf_triangles(body, triangle ids (t,) int64) -> pv.PolyData``: those triangles'
+        edges in world coordinates (a leaf pair's triangles are drawn only with it).
 
     Returns
     -------
@@ -269,6 +332,15 @@ def build_step_overlays(view: StepView | None, pair_volumes) -> StepOverlays:
         return out
     out.polys["step_a"] = pair_volumes([(0, np.array([view.node_a]))])
     out.polys["step_b"] = pair_volumes([(1, np.array([view.node_b]))])
+    tris = np.asarray(view.triangle_pairs, dtype=np.int64).reshape(-1, 2)
+    if view.outcome == CODE_LEAF_PAIR and leaf_triangles is not None and tris.shape[0]:
+        for body, name in ((0, "step_tris_a"), (1, "step_tris_b")):
+            out.polys[name] = leaf_triangles(body, np.unique(tris[:, body]))
+    if view.history_root is not None and view.n_history_left:
+        level, a, b = view.history_root
+        out.notes.append(f"history: the pairs under pair ({a}, {b}) of level {level} are "
+                         f"drawn faint, the {view.n_history_left:,} others tested earlier "
+                         "are not")
     outcome = np.asarray(view.decided_outcome)
     for code, name in DECIDED_NAMES.items():
         rows = np.flatnonzero(outcome == code)
@@ -288,5 +360,5 @@ def build_step_overlays(view: StepView | None, pair_volumes) -> StepOverlays:
         polys, point = separation_polys(view.separation)
         out.polys.update(polys)
         out.label_point = point
-        out.label = view.separation.words
+        out.label = separation_label(view.separation)
     return out

@@ -92,6 +92,9 @@ OVERLAY_STYLE = {
     "step_leaf": (STEP_LEAF_COLOR, 2.5, 0.9),
     "step_a": (TREE_A_COLOR, 5.0, 1.0),
     "step_b": (TREE_B_COLOR, 5.0, 1.0),
+    # A leaf pair's triangles sent to the exact test: their edges in their tree's colour.
+    "step_tris_a": (TREE_A_COLOR, 2.5, 1.0),
+    "step_tris_b": (TREE_B_COLOR, 2.5, 1.0),
     "step_axis": (STEP_AXIS_COLOR, 3.0, 1.0),
     "step_interval_a": (TREE_A_COLOR, 10.0, 1.0),
     "step_interval_b": (TREE_B_COLOR, 10.0, 1.0),

@@ -8,6 +8,7 @@ contrast about 15:1) plus a "▶" marker in the margin, so colour is not the onl
 
 from __future__ import annotations
 
+from PyQt6.QtCore import Qt
 from PyQt6.QtGui import QColor, QFontDatabase
 from PyQt6.QtWidgets import (
     QAbstractItemView,
@@ -46,9 +47,14 @@ class CodeList(QListWidget):
         self.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         self.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
         self.setFocusPolicy(self.focusPolicy().NoFocus)
-        self.setHorizontalScrollBarPolicy(self.horizontalScrollBarPolicy().ScrollBarAsNeeded)
-        # As wide as the dock, not as the longest line: the rest scrolls sideways.
+        # As wide as the dock, not as the longest line; a long line wraps under itself
+        # instead of running off the right edge (at 1280x800 the lines were cut there, the
+        # rest behind a sideways scroll bar).
+        self.setHorizontalScrollBarPolicy(self.horizontalScrollBarPolicy().ScrollBarAlwaysOff)
         self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.setWordWrap(True)
+        self.setResizeMode(QListWidget.ResizeMode.Adjust)
+        self.setTextElideMode(Qt.TextElideMode.ElideNone)
         self.current = -1
         self._lines: list[str] = []
 

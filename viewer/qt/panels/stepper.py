@@ -20,7 +20,15 @@ from PyQt6.QtWidgets import (
 
 from viewer.qt.actions import STEPPER, rows_in, shortcut_of
 from viewer.qt.panels.common import wrap_label
-from viewer.render.stepper import CODE_CULLED, CODE_LEAF_PAIR, CODE_SPLIT, StepView
+from viewer.render.overlays import KIND_LABELS
+from viewer.render.stepper import (
+    CODE_CULLED,
+    CODE_LEAF_PAIR,
+    CODE_SPLIT,
+    StepView,
+    axis_name,
+    separation_label,
+)
 
 STEP_BUTTONS = tuple((row.args[0], row.label, row.shortcut, row.help)
                      for row in rows_in(STEPPER) if row.handler == "step_key")
@@ -59,7 +67,7 @@ def step_html(view: StepView) -> str:
     if view.outcome == CODE_CULLED:
         text = head + "<b>culled</b>, they are apart.<br>"
         if view.separation is not None:
-            text += f"Separated by {view.separation.words}."
+            text += f"Separated by {separation_label(view.separation)}."
         else:
             text += f"Separated by {view.test_words}."
         return text + "<br>Nothing below this pair is tested."
@@ -70,18 +78,57 @@ def step_html(view: StepView) -> str:
                 f"Pairs put on level {view.level + 1}: {kids}.")
     if view.outcome == CODE_LEAF_PAIR:
         tris = view.triangle_pairs
-        hits = {(int(a), int(b)) for a, b in view.contact_pairs}
+        hits = contact_words(view)
         parts = []
         for a, b in tris[:TRIANGLE_PAIRS_LISTED]:
-            mark = " <b>touch</b>" if (int(a), int(b)) in hits else ""
+            kind = hits.get((int(a), int(b)))
+            mark = f" <b>{kind}</b>" if kind is not None else ""
             parts.append(f"({int(a)}, {int(b)}){mark}")
         more = tris.shape[0] - TRIANGLE_PAIRS_LISTED
         listed = ", ".join(parts) + (f", and {more:,} more" if more > 0 else "")
-        verdict = (f"<b>{len(hits)} in contact</b>" if hits else "none in contact")
+        verdict = (f"<b>{len(hits)} in contact</b> ({kinds_summary(hits)})" if hits
+                   else "none in contact")
         return (head + "<b>they overlap and both are leaves</b>: their triangles go to the "
                 f"exact test.<br>{tris.shape[0]} triangle pair"
                 f"{'' if tris.shape[0] == 1 else 's'} (A, B) tested: {listed}.<br>{verdict}.")
     return head + view.test_words
+
+
+def caption_words(view: StepView) -> str:
+    """The step in the lecture caption's words: the outcome ("culled: separated along z",
+    the world axis the test separated along, or the test's words for a tilted one) and the
+    stepper's running count of contacts (not the frame's total)."""
+    if view.outcome == CODE_CULLED:
+        sep = view.separation
+        along = axis_name(sep.axis) if sep is not None else ""
+        what = (f"culled: separated along {along}" if along else
+                f"culled: separated by {view.test_words}")
+    elif view.outcome == CODE_SPLIT:
+        what = "overlap: one volume is split"
+    else:
+        hits = contact_words(view)
+        what = ("two leaves: their triangles tested, "
+                + (f"{len(hits)} in contact ({kinds_summary(hits)})" if hits
+                   else "none in contact"))
+    n = view.counters.get("n_contacts", 0)
+    return f"{what}; {n:,} contact{'' if n == 1 else 's'} found so far"
+
+
+def contact_words(view: StepView) -> dict[tuple[int, int], str]:
+    """``{(A triangle, B triangle): kind}`` of the step's contacts, in the contact kinds'
+    own words (the legend's "crossing", "touching", "coplanar overlap"; "in contact" when
+    the kind is not known)."""
+    kinds = list(view.contact_kinds) + [0] * (len(view.contact_pairs) - len(view.contact_kinds))
+    return {(int(a), int(b)): KIND_LABELS.get(int(k), "in contact")
+            for (a, b), k in zip(view.contact_pairs, kinds)}
+
+
+def kinds_summary(hits: dict) -> str:
+    """"2 crossing, 1 touching": how many contacts of each kind."""
+    counts: dict[str, int] = {}
+    for kind in hits.values():
+        counts[kind] = counts.get(kind, 0) + 1
+    return ", ".join(f"{n} {kind}" for kind, n in counts.items())
 
 
 def waiting_text(view: StepView) -> str:
@@ -159,6 +206,8 @@ class StepperPanel(QWidget):
             c.stepper.step_by(-1)
         elif key == "forward":
             c.stepper.step_by(+1)
+        elif key == "frame":
+            c.stepper.frame_pair()
         else:
             c.stepper.step_run_to(key)
 
