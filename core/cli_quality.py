@@ -33,6 +33,12 @@ C_i = --intersection-cost, the cost of one triangle test; both 1 by default):
                    and faces.
   worst            per measure (sah, epo, sibling_overlap, volume) the 10 worst nodes:
                    node id, depth, triangles under it, its value (its term of the total).
+  diagnosis        for the worst nodes (by SAH term, sibling overlap and volume), why each
+                   is bad, in words: children overlapping by X % of the node, a long thin
+                   triangle in a leaf, a leaf far larger than its sibling, a loose box.
+  path             with --node ID or --triangle T: the node (or the leaf holding T) and
+                   its ancestors up to the root, each with depth, triangles, SAH term,
+                   sibling overlap and volume; "why" on the first.
   seconds          time to build (or read) the tree and measure it, loading excluded.
   violations       with --tree: how many invariants the file's boxes break (a box that does
                    not enclose its children or triangles); 'python -m core validate' lists
@@ -44,6 +50,8 @@ C_i = --intersection-cost, the cost of one triangle test; both 1 by default):
 
 #: Worst nodes per measure in the text output (the JSON lists ten).
 TEXT_WORST = 5
+#: Bad nodes whose reasons the text output gives (the JSON gives every diagnosed one).
+TEXT_WHY = 3
 
 _METRIC_WORDS = {"sah": "SAH", "epo": "EPO", "sibling_overlap": "sibling overlap",
                  "volume": "volume"}  # fmt: skip
@@ -79,6 +87,11 @@ def add_quality_parser(sub, rule_names: list[str], bv_names: list[str], integer)
                    help="stop with an error when EPO's walk would look at more than N "
                    "(volume, triangle) pairs (default: 1,000 a node, at least 50,000,000; a "
                    "tree whose boxes span the mesh needs nodes x triangles)")  # fmt: skip
+    q.add_argument("--node", type=integer, default=None, metavar="ID",
+                   help="list this node's path to the root with each ancestor's measures "
+                   "and why it is bad (the file's id with --tree)")  # fmt: skip
+    q.add_argument("--triangle", type=integer, default=None, metavar="T",
+                   help="the same for the leaf that holds triangle T")  # fmt: skip
     q.add_argument("--progress", action="store_true",
                    help="print one line per phase on stderr (default: only when stderr is a "
                    "terminal)")  # fmt: skip
@@ -103,6 +116,7 @@ def run_quality(args: argparse.Namespace) -> dict:
         One-line errors: a bad option, an unreadable mesh, a bad tree file.
     """
     from core.bvh import SplitRule, build_tree, tree_quality
+    from core.bvh.diagnosis import diagnose_worst, find_node, node_row, path_to_root, why_bad
     from core.io import load_mesh
     from core.mesh import check_coordinate_bound
 
@@ -134,6 +148,13 @@ def run_quality(args: argparse.Namespace) -> dict:
                            progress=say)  # fmt: skip
     measures = quality.to_json()
     from_file = {} if imported is None else _file_keys(imported, mesh, measures)
+    name = (lambda k: k) if imported is None else imported.file_id
+    measures["diagnosis"] = diagnose_worst(mesh, tree, quality, name)
+    if args.node is not None or args.triangle is not None:
+        file_ids = None if imported is None else imported.file_ids
+        node = find_node(tree, args.node, args.triangle, file_ids)
+        measures["path"] = [node_row(quality, tree, k, name) for k in path_to_root(tree, node)]
+        measures["path"][0]["why"] = why_bad(mesh, tree, node, name)
     seconds = time.perf_counter() - t0
     return {
         "mesh": str(args.mesh),
@@ -220,5 +241,19 @@ def format_quality(report: dict, people_name: str) -> str:
         cells = ", ".join(f"node {r['node']} ({r['value']:.4g}, depth {r['depth']}, "
                           f"{r['triangles']:,} tri)" for r in rows[:TEXT_WORST])  # fmt: skip
         lines.append(f"worst by {_METRIC_WORDS[metric]}: {cells}")
+    diagnosis = report.get("diagnosis", [])
+    for row in diagnosis[:TEXT_WHY]:
+        lines.append(f"why node {row['node']} is bad: {'; '.join(row['why'])}")
+    if len(diagnosis) > TEXT_WHY:
+        lines.append(f"  ({len(diagnosis) - TEXT_WHY} more bad nodes in --json's \"diagnosis\")")
+    if "path" in report:
+        lines.append("path to the root:")
+        for row in report["path"]:
+            kind = "leaf" if row["leaf"] else "node"
+            lines.append(f"  {kind} {row['node']} (depth {row['depth']}, {row['triangles']:,} "
+                         f"tri): SAH term {_number(row['sah'])}, sibling overlap "
+                         f"{_number(row['sibling_overlap'])}, volume {_number(row['volume'])}")
+        why = report["path"][0]["why"]
+        lines.append("  why: " + ("; ".join(why) if why else "nothing stands out"))
     lines.append(f"time: {report['seconds']:.2f} s")
     return "\n".join(lines)

@@ -24,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
+from core.bvh.diagnosis import box_volume
 from core.mesh import TriMesh
 
 N_DIFFER = 10
@@ -135,10 +136,6 @@ def _same_triangles(first, second, a: int, b: int) -> bool:
     return np.array_equal(np.sort(run_a), np.sort(run_b))
 
 
-def _box_volume(tree, nodes) -> np.ndarray:
-    return np.prod(np.maximum(tree.bmax[nodes] - tree.bmin[nodes], 0.0), axis=1)
-
-
 def differing_nodes(first: TreeSource, second: TreeSource, n_triangles: int,
                     n: int = N_DIFFER) -> tuple[int, list[dict]]:
     """The matched nodes whose boxes differ most: ``(n_matched, rows)``.
@@ -155,7 +152,7 @@ def differing_nodes(first: TreeSource, second: TreeSource, n_triangles: int,
         return 0, []
     corner = np.maximum(np.abs(ta.bmin[a] - tb.bmin[b]).max(axis=1),
                         np.abs(ta.bmax[a] - tb.bmax[b]).max(axis=1))
-    va, vb = _box_volume(ta, a), _box_volume(tb, b)
+    va, vb = box_volume(ta.bmin[a], ta.bmax[a]), box_volume(tb.bmin[b], tb.bmax[b])
     rows = []
     for k in np.argsort(-corner, kind="stable"):
         if len(rows) == n or corner[k] == 0.0:

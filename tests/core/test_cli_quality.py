@@ -13,7 +13,8 @@ from core.cli import main
 
 KEYS = ["mesh", "triangles", "bv", "split", "leaf_size", "constants", "sah", "epo",
         "sibling_overlap", "n_nodes", "n_leaves", "depth_min", "depth_max", "depth_histogram",
-        "leaf_size_histogram", "memory_bytes", "mesh_bytes", "worst", "seconds"]  # fmt: skip
+        "leaf_size_histogram", "memory_bytes", "mesh_bytes", "worst", "diagnosis",
+        "seconds"]  # fmt: skip
 
 
 def run(capsys, *argv):
@@ -91,7 +92,7 @@ def test_text_is_a_short_table(capsys, assets_dir, suzanne):
     assert lines[3].split()[:3] == ["SAH", "cost", f"{q.sah:.6g}"]
     assert lines[4].split()[:2] == ["EPO", f"{q.epo:.6g}"]
     assert any(line.startswith("worst by EPO: node ") for line in lines)
-    assert len(lines) < 20
+    assert len(lines) < 24  # 20, plus at most three reasons and their "more" line
 
 
 def test_tree_file_round_trip_gives_the_same_measures(capsys, tmp_path, assets_dir):
