@@ -162,6 +162,9 @@ class OffscreenLesson:
     def draw(self, hint: str, caption: str) -> None:
         """Draw the state now with ``caption`` and ``hint`` in the caption bar."""
         model = self.model
+        # The meshes were made when the scene opened, perhaps before the step set its
+        # overlays: their opacity follows the display as the window's do.
+        self.renderer.set_mesh_opacity(model.display.mesh_opacity)
         self.renderer.update_frame(model.frame, model.display, model.level,
                                    step=self.step_view())
         self.renderer.set_caption(caption, hint)
