@@ -3,8 +3,9 @@ test of every built-in lesson, and a lesson writer's check of their own.
 
 Each step is applied through the controller as lecture mode applies it (its actions run:
 frames played, the traversal stepped), drawn by the off-screen renderer at the lecture
-size, and its facts (:func:`viewer.lessons.facts.lesson_facts`) and drawn overlays compared
-with its ``expect``. An experiment's figure is not run here: the step only asks for it.
+size (its caption must fit the caption bar there, uncut), and its facts
+(:func:`viewer.lessons.facts.lesson_facts`) and drawn overlays compared with its
+``expect``. An experiment's figure is not run here: the step only asks for it.
 """
 
 from __future__ import annotations
@@ -77,6 +78,10 @@ def play_lesson(name_or_lesson, size=CHECK_SIZE, before=None, pictures: bool = F
             counts = player.renderer.cell_count
             facts = player.facts()
             unmet = unmet_expectations(step.expect, facts, counts)
+            shown = " ".join(player.renderer.caption_bar.lines(size[0]))
+            if shown != caption:
+                unmet.append(f"caption: cut to {shown[-40:]!r} at {size[0]}x{size[1]}; say it "
+                             "in fewer words")
             if step.experiment is not None and step.experiment.name not in asked:
                 unmet.append(f"experiment: the {step.experiment.name} figure was not asked for")
             unmet.extend(player.errors)

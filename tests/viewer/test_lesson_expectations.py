@@ -68,7 +68,7 @@ def test_lessons_whose_claims_are_numbers_show_them_in_the_caption():
     for index in (1, 2, 3):
         assert "{volume_tests}" in obb[index]
     assert "hundred times" not in obb[2]
-    assert "hug" not in obb[3]  # at the level shown the oriented boxes stick out
+    assert "hug" not in obb[3] and "stick out" in obb[3]  # as they do at the level shown
     refit = captions("refit-vs-rebuild")
     for index in (1, 3, 4):
         assert "{update_ms}" in refit[index]
@@ -97,3 +97,11 @@ def test_the_check_plays_the_steps_actions(qapp):
     assert reports[4].facts["leaf_pair"]
     assert "3,603 box tests" in reports[5].caption and "156 triangle pairs" in \
         reports[5].caption
+
+
+def test_a_caption_cut_by_the_caption_bar_is_reported(qapp, tmp_path):
+    path = tmp_path / "long.toml"
+    path.write_text('[[step]]\ncaption = "' + "A caption far too long to read. " * 12 + '"\n'
+                    'scene = "two-spheres"\nexpect = { contacts = 156 }\n', encoding="utf-8")
+    problems = lesson_problems(path)
+    assert len(problems) == 1 and problems[0].startswith("step 1: caption: cut to ")
