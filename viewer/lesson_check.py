@@ -31,6 +31,7 @@ class StepReport:
     boxes: int
     unmet: list = field(default_factory=list)
     image: object = None  # (h, w, 3) uint8 when pictures were asked for
+    caption_rows: int = 0  # rows of the picture's bottom the caption bar takes
 
 
 def play_lesson(name_or_lesson, size=CHECK_SIZE, before=None, pictures: bool = False,
@@ -88,7 +89,8 @@ def play_lesson(name_or_lesson, size=CHECK_SIZE, before=None, pictures: bool = F
             player.errors.clear()
             reports.append(StepReport(step.number, caption, facts, visible_names(counts),
                                       drawn_boxes(counts), unmet,
-                                      grab_frame(player.plotter) if pictures else None))
+                                      grab_frame(player.plotter) if pictures else None,
+                                      player.renderer.caption_bar.top_px()))
         if close:
             lessons.close_lesson()
     return reports
