@@ -229,7 +229,7 @@ class LessonStep:
     step_until: str | None = None
     experiment: ExperimentSpec | None = None
     hold: float = DEFAULT_HOLD_SECONDS
-    expect: dict = field(default_factory=dict)
+    expect: dict = field(default_factory=dict, hash=False)
 
     @property
     def opens_scene(self) -> bool:
