@@ -101,7 +101,7 @@ def lesson_facts(model, step_view=None) -> dict:
     return facts
 
 
-def _shown(name: str, value) -> str:
+def _fact_text(name: str, value) -> str:
     if value is None:
         return "…"
     if name == "update_ms":
@@ -117,7 +117,7 @@ def fill_caption(caption: str, facts: dict) -> str:
     are braces."""
     if "{" not in caption and "}" not in caption:
         return caption
-    return caption.format_map({name: _shown(name, facts.get(name))
+    return caption.format_map({name: _fact_text(name, facts.get(name))
                                for name in CAPTION_FIELDS})
 
 
@@ -165,7 +165,7 @@ def unmet_expectations(expect: dict, facts: dict, cell_counts=None) -> list[str]
         if key == "update_ms_above":
             value = facts.get("update_ms")
             if value is None or not value > wanted:
-                unmet.append(f"update_ms_above: the update took {_shown('update_ms', value)} "
+                unmet.append(f"update_ms_above: the update took {_fact_text('update_ms', value)} "
                              f"ms, not more than {wanted:g}")
             continue
         value = facts.get(key)
