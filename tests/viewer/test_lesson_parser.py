@@ -77,6 +77,8 @@ BROKEN = [
     ("expect kind", GOOD_STEP + 'expect = { kind = "box" }\n', 4,
      ["key 'expect.kind'", "not a bounding-volume kind", "aabb"]),
     ("expect table", GOOD_STEP + "expect = 156\n", 4, ["key 'expect'", "must be a table"]),
+    ("expect long list", GOOD_STEP + "expect = { hidden = [" + '"A boxes", ' * 13 + "] }\n", 4,
+     ["key 'expect.hidden'", "at most 12 names"]),
     ("expect sub-table key", GOOD_STEP + "\n[step.expect]\ncontacts = 1\nlevl = 2\n", 7,
      ["key 'expect.levl'", "unknown key"]),
     ("caption number", '[[step]]\ncaption = "{volume_test} tests"\n', 2,

@@ -9,9 +9,9 @@ silently. Plain Python, no Qt: the controller applies a step (``viewer.control.l
 A lesson may come from a stranger, so everything that grows with the file has a limit (the
 ``MAX_...`` constants below, listed in the README's "Lessons"): the file's size (no more is
 read), each text, the steps, the mesh files named, the seconds held, the frames played, the
-stepper's pairs, the level and the experiments' sizes. Numbers must be finite; text holds no
-control characters, and a message quoting the file escapes them
-(:func:`viewer.control.error_log.printable`).
+stepper's pairs, the level, the experiments' sizes and an expect table's lists of names.
+Numbers must be finite; text holds no control characters, and a message quoting the file
+escapes them (:func:`viewer.control.error_log.printable`).
 """
 
 from __future__ import annotations
@@ -474,6 +474,8 @@ class _LessonChecker:
         else:  # visible, hidden
             if not isinstance(wanted, list) or not all(isinstance(n, str) for n in wanted):
                 bad("a list of names in quotes")
+            if len(wanted) > len(VISIBLE_OVERLAYS):
+                bad(f"a list of at most {len(VISIBLE_OVERLAYS)} names (each name once)")
             for name in wanted:
                 if name not in VISIBLE_OVERLAYS:
                     self.fail(f"{_shown(name)} is not a name of what is drawn; choose one of "
