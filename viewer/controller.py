@@ -73,7 +73,8 @@ class Controller(QObject):
         self.analysis = FrameAnalysis(model, workers, is_threaded)
         self.exporter = FrameExporting(model, workers)
         self.lessons = LessonPlaying(model, self.frames, self.scenes, self.files,
-                                     self.animation, self.stepper, self.recorder.start_job)
+                                     self.animation, self.stepper, self.recorder.start_job,
+                                     go_live=self.recorder.go_live)
         self.experiments = ExperimentRunning(model, workers)
         self.costs = CostModelling(model, workers)
 

@@ -3,6 +3,7 @@ and a saved step brings back the same state."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from viewer.control.lessons import step_state
@@ -79,9 +80,41 @@ def test_previous_brings_back_the_state_of_the_step_before(controller):
 def test_played_frames_advance_the_clock(controller):
     controller.lessons.open_lesson("refit-vs-rebuild")
     t0 = controller.model.t
-    controller.lessons.next_step()  # plays 30 frames
-    assert controller.model.t == pytest.approx(t0 + 30 / 30.0)
+    controller.lessons.next_step()  # plays 15 frames
+    assert controller.model.t == pytest.approx(t0 + 15 / 30.0)
     assert controller.model.pipeline.update.value == "refit"
+
+
+def test_the_refit_lesson_shows_a_new_pose_at_every_played_step(controller):
+    # The twist has a period of 60 frames: 30 frames a step ended in the rest pose each time,
+    # so the steps' pictures were the same.
+    model, lessons = controller.model, controller.lessons
+    lessons.open_lesson("refit-vs-rebuild")
+    poses = []
+    for index, step in enumerate(lessons.lesson.steps):
+        if index:
+            lessons.next_step()
+        if index == 0 or step.play_frames:
+            poses.append(np.asarray(model.frame.meshes[0].vertices).copy())
+    for i, pose in enumerate(poses):
+        for other in poses[i + 1:]:
+            assert np.abs(pose - other).max() > 1e-3
+
+
+def test_played_frames_play_after_the_timeline_was_scrubbed(controller):
+    # A recorded frame on screen kept the live frames from being shown, so the lesson never
+    # saw the frames it asked for and played nothing.
+    model, lessons = controller.model, controller.lessons
+    controller.scenes.load_scene("spot-twist-torus", wait=True)
+    for _ in range(3):
+        controller.animation.step_time(1 / 30)
+    assert len(model.recording) >= 2
+    model.set_cursor(0)  # the user scrubbed the timeline back
+    assert lessons.open_lesson("refit-vs-rebuild")
+    assert model.cursor is None  # the lesson shows the live frame
+    lessons.next_step()
+    assert model.t == pytest.approx(15 / 30.0)
+    assert model.frame.t == pytest.approx(15 / 30.0)
 
 
 def test_a_broken_lesson_changes_nothing(controller, tmp_path):

@@ -112,3 +112,54 @@ def test_the_size_option_is_checked():
     for bad in ("640", "axb", "8x8"):
         with pytest.raises(LessonVideoError, match="--size"):
             parse_size(bad)
+
+
+TANDEM_LIKE = """title = "Walk"
+
+[[step]]
+caption = "Two spheres at rest."
+scene = "two-spheres"
+level = 1
+hold = 0.5
+
+[[step]]
+caption = "Four frames later."
+play_frames = 4
+hold = 0.5
+
+[[step]]
+caption = "Both boxes of this pair are leaves."
+step_pairs = 40
+step_until = "leaf"
+hold = 0.5
+"""
+
+
+def test_an_exported_caption_appears_only_with_its_state(qapp, tmp_path):
+    # The tandem MP4 said "both boxes are leaves" over the large pairs tested on the way.
+    path = tmp_path / "walk.toml"
+    path.write_text(TANDEM_LIKE, encoding="utf-8")
+    records = []
+    export_lesson(path, tmp_path / "walk.gif", SIZE, FPS, say=lambda _text: None,
+                  on_frame=records.append)
+    lesson_captions = {"Two spheres at rest.", "Four frames later.",
+                       "Both boxes of this pair are leaves."}
+    for step in range(3):
+        frames = [r for r in records if r["step"] == step]
+        reached = [r for r in frames if r["is_reached"]]
+        final = (reached[-1]["t"], reached[-1]["position"])
+        assert reached and len(reached) == len(frames) - sum(1 for r in frames
+                                                             if not r["is_reached"])
+        for record in frames:
+            if record["caption"] in lesson_captions:
+                # A step's caption is drawn only over the state it describes.
+                assert record["is_reached"] and (record["t"], record["position"]) == final
+            else:
+                assert not record["is_reached"]
+                assert record["caption"].startswith(("Playing the animation: frame",
+                                                     "Stepping the traversal: pair test"))
+    walked = [r for r in records if r["step"] == 2 and not r["is_reached"]]
+    assert len({r["position"] for r in walked}) > 1  # the walk is shown, captioned as such
+    played = [r for r in records if r["step"] == 1 and not r["is_reached"]]
+    assert [r["caption"] for r in played] == [f"Playing the animation: frame {k} of 4…"
+                                              for k in (1, 2, 3, 4)]

@@ -6,6 +6,11 @@ choices and level set since, the camera set since that scene), so Previous shows
 student saw the first time; only step *i*'s own actions run (play frames, step the
 traversal, show an experiment's figure). The actions start on the first frame of the new
 state: the stepper walks the frame it is shown.
+
+A lesson plays the same from any prior state: its first step starts from
+:data:`LESSON_START` (every setting and overlay a step does not set has this documented
+default, listed in the README's "Lessons"), so what the user had on before does not leak
+into it; closing the lesson gives the user's settings back (:class:`UserSettings`).
 """
 
 from __future__ import annotations
@@ -23,8 +28,8 @@ from viewer.lessons.schema import read_lesson_text
 from viewer.lessons.views import named_camera
 from viewer.lessons.writing import lesson_with_step, step_text
 from viewer.scenes import SCENES
-from viewer.state.display import CameraView
-from viewer.state.pipeline import UpdateChoice
+from viewer.state.display import DEFAULT_LEVEL, CameraView, Display
+from viewer.state.pipeline import PipelineChoice, UpdateChoice
 
 FRAME_DT = 1.0 / 30.0
 """Animation time of one played frame (the window's 30 Hz clock)."""
@@ -49,29 +54,60 @@ class LessonSignals(QObject):
     figure_changed = pyqtSignal(object)
 
 
+LESSON_PIPELINE_KEYS = ("bv", "split", "obb_fit", "descend", "partition", "update",
+                        "drift_threshold", "margin", "distance", "containment")
+"""Pipeline choices a lesson fixes at every step (the scene keeps its self-collision)."""
+
+LESSON_START = {
+    "choices": {"bv": "aabb", "split": "MIDPOINT", "obb_fit": "SURFACE",
+                "descend": "LARGER_VOLUME", "partition": "none"},
+    "update": "refit",
+    "level": DEFAULT_LEVEL,
+    "boxes": True,
+    "view": "default",
+}
+"""What a lesson's first step starts from where the step does not say otherwise: axis-aligned
+boxes, midpoint split, surface-fitted OBBs, the larger-volume descent rule, no partition,
+refit, level 5 (the level a scene opens at), both trees' boxes and the overlapping pairs
+drawn, the scene's default view. Every other overlay and pipeline choice is the app's
+default (:data:`LESSON_DISPLAY`, :class:`~viewer.state.pipeline.PipelineChoice`): no
+parents, no culled pairs, no heat map, no ghost tree, contacts drawn, the mesh half
+transparent; the stepper and step mode off; the animation at time 0 of the scene."""
+
+LESSON_DISPLAY = Display()
+"""The overlays of a lesson step other than its ``boxes`` (the app's defaults)."""
+
+
 @dataclasses.dataclass(frozen=True)
 class StepState:
-    """The state steps 1..i build up (None: not set by any of them)."""
+    """The state steps 1..i build up from :data:`LESSON_START`.
 
-    source: tuple | None  # ("scene", key) or ("meshes", paths)
+    ``played`` is the number of frames the steps before step i played since its scene was
+    opened (step i starts at that time of the animation)."""
+
+    source: tuple | None  # ("scene", key) or ("meshes", paths); None: the scene as it is
     scene_param: float | None
     choices: dict
-    update: str | None
+    update: str
     level: object
-    boxes: bool | None
+    boxes: bool
     view: str | None
     camera: object
+    played: int = 0
 
 
 def step_state(lesson: Lesson, index: int) -> StepState:
     """The state after step ``index`` (0 for the first) of ``lesson``."""
-    source = scene_param = update = view = camera = boxes = None
-    level = None
-    choices: dict = {}
-    for step in lesson.steps[: index + 1]:
+    source = scene_param = camera = None
+    view = LESSON_START["view"]
+    update, level, boxes = LESSON_START["update"], LESSON_START["level"], LESSON_START["boxes"]
+    choices: dict = dict(LESSON_START["choices"])
+    played = 0
+    for number, step in enumerate(lesson.steps[: index + 1]):
         if step.opens_scene:
             source = ("scene", step.scene) if step.scene else ("meshes", step.meshes)
-            scene_param = view = camera = None  # a new scene comes with its own slider, view
+            scene_param, camera, played = None, None, 0  # a new scene: its slider, time 0
+            view = LESSON_START["view"]
         if step.scene_param is not None:
             scene_param = step.scene_param
         for key in CHOICE_KEYS:
@@ -87,7 +123,23 @@ def step_state(lesson: Lesson, index: int) -> StepState:
             view, camera = step.view, None
         if step.camera is not None:
             view, camera = None, step.camera
-    return StepState(source, scene_param, choices, update, level, boxes, view, camera)
+        if number < index:
+            played += step.play_frames
+    return StepState(source, scene_param, choices, update, level, boxes, view, camera, played)
+
+
+@dataclasses.dataclass(frozen=True)
+class UserSettings:
+    """What the user had set before a lesson opened, given back when it closes."""
+
+    pipeline: PipelineChoice
+    display: Display
+    level: object
+    is_step_mode: bool
+
+    @classmethod
+    def of(cls, model) -> UserSettings:
+        return cls(model.pipeline, model.display, model.level, model.is_step_mode)
 
 
 class LessonPlaying:
@@ -103,10 +155,13 @@ class LessonPlaying:
         ``stop_stepper``.
     start_job : callable
         The recording job's ``start_job`` (an experiment figure runs as its job).
+    go_live : callable, optional
+        The recording job's ``go_live``: a step shows the live frame, not a recorded one
+        the timeline was scrubbed to (its played frames would not be shown).
     """
 
     def __init__(self, model, frames, scenes, files, animation, stepper,
-                 start_job) -> None:
+                 start_job, go_live=None) -> None:
         self.model = model
         self._frames = frames
         self._scenes = scenes
@@ -114,6 +169,8 @@ class LessonPlaying:
         self._animation = animation
         self._stepper = stepper
         self._start_job = start_job  # the recording job's
+        self._go_live = go_live  # the recording job's
+        self._user_settings: UserSettings | None = None  # given back by close_lesson
         self.lesson: Lesson | None = None
         self.lesson_index: int | None = None
         self.lesson_signals = LessonSignals()
@@ -133,6 +190,8 @@ class LessonPlaying:
         except LessonError as exc:
             self.model.error.emit("Cannot open lesson", str(exc))
             return False
+        if self.lesson is None:
+            self._user_settings = UserSettings.of(self.model)
         self.lesson, self.lesson_index = lesson, None
         self._lesson_source = None
         self.lesson_signals.lesson_changed.emit(lesson)
@@ -141,10 +200,22 @@ class LessonPlaying:
         return self.go_to_step(0)
 
     def close_lesson(self) -> None:
-        """Leave the lesson; the scene stays as it is."""
+        """Leave the lesson: the scene stays as it is; the pipeline choices (update mode
+        included), overlays, level and step mode the user had before it opened come back."""
+        was_open = self.lesson is not None
         self.lesson, self.lesson_index = None, None
         self._pending_step, self._frames_left = None, 0
         self.set_figure(None)
+        settings, self._user_settings = self._user_settings, None
+        if was_open and settings is not None:
+            model = self.model
+            if model.is_stepping:
+                self._stepper.stop_stepper()
+            model.set_pipeline(**{key: getattr(settings.pipeline, key)
+                                  for key in LESSON_PIPELINE_KEYS})
+            model.set_display(**dataclasses.asdict(settings.display))
+            model.set_level(settings.level)
+            model.set_step_mode(settings.is_step_mode)
         self.lesson_signals.lesson_changed.emit(None)
         self.lesson_signals.step_changed.emit(None)
 
@@ -193,12 +264,16 @@ class LessonPlaying:
         return True
 
     def apply_step_state(self, index: int) -> bool:
-        """Put the state of steps 1..``index`` into the model (no actions)."""
+        """Put the state of steps 1..``index`` into the model (no actions): every setting
+        and overlay a lesson fixes, from :data:`LESSON_START` where no step set it."""
         state = step_state(self.lesson, index)
         model = self.model
         model.set_playing(False)
+        if self._go_live is not None:
+            self._go_live()  # played frames and the stepper work on the live frame
         if model.is_stepping:
             self._stepper.stop_stepper()
+        model.set_step_mode(False)
         if state.source is not None and (state.source != self._lesson_source
                                          or not model.bodies):
             kind, what = state.source
@@ -210,15 +285,15 @@ class LessonPlaying:
             model.set_playing(False)
         if state.scene_param is not None:
             model.set_scene_param_value(state.scene_param)
-        changes = dict(state.choices)
-        if state.update is not None:
-            changes["update"] = UpdateChoice(state.update)
-        if changes:
-            model.set_pipeline(**changes)
-        if state.level is not None:
-            model.set_level(None if state.level == "all" else int(state.level))
-        if state.boxes is not None:
-            model.set_display(**dict.fromkeys(BOX_OVERLAYS, state.boxes))
+        defaults = PipelineChoice()
+        changes = {key: getattr(defaults, key) for key in LESSON_PIPELINE_KEYS}
+        changes.update(state.choices)
+        changes["update"] = UpdateChoice(state.update)
+        model.set_pipeline(**changes)
+        model.set_time(state.played * FRAME_DT)
+        model.set_level(None if state.level == "all" else int(state.level))
+        model.set_display(**dict(dataclasses.asdict(LESSON_DISPLAY),
+                                 **dict.fromkeys(BOX_OVERLAYS, state.boxes)))
         camera = state.camera
         if camera is not None:
             angle = camera.view_angle if camera.view_angle is not None else 30.0

@@ -9,9 +9,9 @@ silently. Plain Python, no Qt: the controller applies a step (``viewer.control.l
 A lesson may come from a stranger, so everything that grows with the file has a limit (the
 ``MAX_...`` constants below, listed in the README's "Lessons"): the file's size (no more is
 read), each text, the steps, the mesh files named, the seconds held, the frames played, the
-stepper's pairs, the level and the experiments' sizes. Numbers must be finite; text holds no
-control characters, and a message quoting the file escapes them
-(:func:`viewer.control.error_log.printable`).
+stepper's pairs, the level, the experiments' sizes and an expect table's lists of names.
+Numbers must be finite; text holds no control characters, and a message quoting the file
+escapes them (:func:`viewer.control.error_log.printable`).
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ import math
 import os
 import re
 import stat
+import string
 import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,6 +38,7 @@ from viewer.choices import (
     split_choices,
 )
 from viewer.control.error_log import printable
+from viewer.lessons.facts import CAPTION_FIELDS, EXPECT_KEYS, VISIBLE_OVERLAYS
 from viewer.scenes import SCENES
 
 NAMED_VIEWS = {
@@ -83,6 +85,7 @@ STEP_KEYS = {
     "step_until": "then run the stepper on to the next overlap, leaf, contact or level_end",
     "experiment": "experiment table: name, sizes",
     "hold": "seconds the step is held in an exported video",
+    "expect": "what must be true when the step is shown (a table; the tests check it)",
 }
 """Keys a step may have, with what each sets (the README lists the same)."""
 
@@ -200,6 +203,9 @@ class LessonStep:
     experiment : ExperimentSpec or None
     hold : float
         Seconds in an exported video.
+    expect : dict
+        What must be true when the step is shown, by the keys of
+        :data:`viewer.lessons.facts.EXPECT_KEYS` (empty: nothing is stated).
     """
 
     number: int
@@ -223,6 +229,7 @@ class LessonStep:
     step_until: str | None = None
     experiment: ExperimentSpec | None = None
     hold: float = DEFAULT_HOLD_SECONDS
+    expect: dict = field(default_factory=dict, hash=False)
 
     @property
     def opens_scene(self) -> bool:
@@ -346,6 +353,7 @@ class _LessonChecker:
                       None, number)
         values: dict = {"number": number, "line": line}
         values["caption"] = self.text_value(raw, "caption", number)
+        self.check_placeholders(values["caption"], number)
         if "scene" in raw and "meshes" in raw:
             self.fail("a step opens a built-in scene or mesh files, not both", "meshes", number)
         if "scene" in raw:
@@ -399,6 +407,8 @@ class _LessonChecker:
             values.setdefault("step_pairs", 0)
         if "experiment" in raw:
             values["experiment"] = self.experiment(raw["experiment"], number)
+        if "expect" in raw:
+            values["expect"] = self.expect(raw["expect"], number)
         if "hold" in raw:
             values["hold"] = self.number(raw, "hold", number)
             if not values["hold"] > 0:
@@ -409,6 +419,70 @@ class _LessonChecker:
         return LessonStep(**{k: v for k, v in values.items() if v is not None})
 
     # -- one value each ------------------------------------------------------------------
+    def check_placeholders(self, caption: str, number: int) -> None:
+        """A caption's ``{name}`` fields are numbers it can show (:data:`CAPTION_FIELDS`)."""
+        try:
+            fields = [name for _text, name, spec, conv in string.Formatter().parse(caption)
+                      if name is not None or spec or conv]
+        except ValueError as exc:
+            self.fail(f"{exc}: write {{name}} for a number to show, {{{{ and }}}} for braces",
+                      "caption", number)
+        for name in fields:
+            if name not in CAPTION_FIELDS:
+                self.fail(f"{_shown('{' + str(name) + '}')} is not a number the caption can "
+                          f"show; choose one of {', '.join(CAPTION_FIELDS)}", "caption", number)
+
+    def expect(self, value, number) -> dict:
+        """A step's ``expect`` table, checked key by key (:data:`EXPECT_KEYS`)."""
+        if not isinstance(value, dict):
+            self.fail("must be a table: expect = { contacts = 156, level = 5 }", "expect",
+                      number)
+        out = {}
+        for key, wanted in value.items():
+            if key not in EXPECT_KEYS:
+                self.fail(f"unknown key; an expect table has {_listed(EXPECT_KEYS)}", "expect",
+                          number, key)
+            out[key] = self.expected(key, wanted, number)
+        return out
+
+    def expected(self, key: str, wanted, number):
+        def bad(reason: str):
+            self.fail(f"{_shown(wanted)} is not {reason}", "expect", number, key)
+
+        is_int = isinstance(wanted, int) and not isinstance(wanted, bool)
+        if key in ("contacts", "volume_tests", "triangle_tests", "most_boxes"):
+            if not is_int or wanted < 0:
+                bad("a count; write a whole number from 0")
+        elif key == "level":
+            if wanted != "all" and (not is_int or not 0 <= wanted <= MAX_LEVEL):
+                bad(f"a level; write a whole number from 0 to {MAX_LEVEL:,}, or \"all\"")
+        elif key == "kind":
+            kinds = [k for k, _l, _d in bv_choices()]
+            if wanted not in kinds:
+                bad(f"a bounding-volume kind; choose one of {', '.join(kinds)}")
+        elif key == "update":
+            if wanted not in UPDATE_MODES:
+                bad(f"an update mode; choose one of {', '.join(UPDATE_MODES)}")
+        elif key in ("time", "update_ms_above"):
+            real = _finite(wanted)
+            if real is None or real < 0:
+                bad("a number from 0")
+            wanted = real
+        elif key in ("stepping", "culled", "leaf_pair"):
+            if not isinstance(wanted, bool):
+                bad("true or false")
+        else:  # visible, hidden
+            if not isinstance(wanted, list) or not all(isinstance(n, str) for n in wanted):
+                bad("a list of names in quotes")
+            if len(wanted) > len(VISIBLE_OVERLAYS):
+                bad(f"a list of at most {len(VISIBLE_OVERLAYS)} names (each name once)")
+            for name in wanted:
+                if name not in VISIBLE_OVERLAYS:
+                    self.fail(f"{_shown(name)} is not a name of what is drawn; choose one of "
+                              f"{', '.join(VISIBLE_OVERLAYS)}", "expect", number, key)
+            wanted = tuple(wanted)
+        return wanted
+
     def text_value(self, raw, key, number) -> str:
         value = raw[key]
         if not isinstance(value, str) or not value.strip():

@@ -294,7 +294,8 @@ ACTIONS: tuple[Action, ...] = (
            "Go back one step (Left in lecture mode)", "controller.lessons.previous_step",
            words="previous lesson step (Left in lecture mode)"),
     Action("lessons.close", LESSONS, "&Close lesson", "",
-           "Leave the lesson; the scene stays as it is", "controller.lessons.close_lesson"),
+           "Leave the lesson: the scene stays; your settings from before it come back",
+           "controller.lessons.close_lesson"),
     _sep(LESSONS, 2),
     Action("lessons.save_step", LESSONS, "&Save current state as a lesson step…", "Ctrl+Alt+L",
            "Append a step with this scene, its choices, level, update mode and camera, and "

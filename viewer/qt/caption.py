@@ -3,6 +3,7 @@ the state in words) with the keys under it, and an experiment's figure drawn ove
 
 from __future__ import annotations
 
+from viewer.lessons.facts import fill_caption, lesson_facts
 from viewer.qt.lecture import KEYS_LESSON_DESK
 from viewer.qt.panels.stepper import caption_words
 from viewer.render.lecture import figure_image
@@ -39,7 +40,11 @@ class CanvasCaption:
         step = self.window.controller.lessons.lesson_step()
         if step is not None:
             lesson = self.window.controller.lessons.lesson
-            caption = step.caption
+            # The step's numbers ({volume_tests}, {update_ms}, ...) of the frame shown.
+            stepper = self.window.controller.stepper
+            caption = fill_caption(step.caption, lesson_facts(
+                self.window.model, stepper.step_view() if self.window.model.is_stepping
+                else None))
             keys = self.window.lecture.key_hint() if self.window.lecture.is_on else KEYS_LESSON_DESK
             hint = f"{lesson.title}, step {step.number} of {len(lesson)}   ·   {keys}"
         elif self.window.lecture.is_on:
