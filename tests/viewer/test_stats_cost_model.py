@@ -99,3 +99,46 @@ def test_a_slow_frame_while_playing_says_drawing_shares_the_cores(qtbot, window)
         assert PLAYING_NOTE not in panel.cost_total.text()
     finally:
         window.model.is_playing = False
+
+
+def _frame(refitted, rebuilt, timings, n_nodes=(101, 99), n_bv=500, n_tri=40):
+    from types import SimpleNamespace
+
+    counters = SimpleNamespace(n_bv_tests=n_bv, n_tri_tests=n_tri)
+    return SimpleNamespace(
+        trees=[SimpleNamespace(n_nodes=n) for n in n_nodes], refitted=list(refitted),
+        rebuilt=list(rebuilt), result=SimpleNamespace(counters=counters), self_results=None,
+        timings=dict(timings))
+
+
+def test_measured_and_predicted_cover_the_same_phases():
+    """With OBB the dock said measured / predicted = 102: the fit of unchanged trees was
+    timed but no term of the model counts it. Now it is left out of the measured time and
+    named; a refitted frame counts its update and fit on both sides."""
+    from viewer.control.costs import measured_ms, modelled_counts
+
+    timings = {"update": 0.00001, "fit": 0.050, "traverse": 0.0002, "tritri": 0.0003}
+    rigid = _frame([False, False], [False, False], timings)
+    ms, note, phases = measured_ms(rigid)
+    assert modelled_counts(rigid)[0] == 0
+    assert ms == pytest.approx(0.5)
+    assert phases == "traversal and triangle tests"
+    assert "volume fit (50.00 ms) of trees not refitted this frame" in note
+
+    deformed = _frame([True, False], [False, False], timings)
+    ms, note, phases = measured_ms(deformed)
+    assert modelled_counts(deformed)[0] == 101
+    assert ms == pytest.approx(50.51) and note == ""
+    assert phases == "volume updates and fit, traversal and triangle tests"
+
+    built = _frame([True, False], [False, True], {**timings, "update": 0.2})
+    ms, note, phases = measured_ms(built)
+    assert modelled_counts(built)[0] == 0  # the build is no update: neither side counts it
+    assert ms == pytest.approx(0.5) and "a tree was built" in note and "fit" in note
+
+
+def test_the_dock_says_which_phases_both_sides_cover(qtbot, window):
+    _wait_for_prediction(qtbot, window)
+    panel = window.docks["stats_dock"].panel
+    view = window.model.cost_view
+    assert f"both cover the {view.measured_phases} of this frame" in panel.cost_total.text()
