@@ -124,7 +124,7 @@ def compare_kinds(frame, kinds, level: int, descend: str = "LARGER_VOLUME",
             control.check()
             control.progress(n_done, len(kinds), name)
         kind = get_kind(name)
-        warm_up(kind, obb_fit, descend, poses)
+        warm_up_kind(kind, obb_fit, descend, poses)
         t0 = time.perf_counter()
         rows = [fit_from_triangles(t, m, kind, ObbFit[obb_fit]) for t, m in zip(trees, meshes)]
         t1 = time.perf_counter()
@@ -154,7 +154,7 @@ def compare_kinds(frame, kinds, level: int, descend: str = "LARGER_VOLUME",
 
 @functools.lru_cache(maxsize=1)
 def _warm_up_pair():
-    """Two small spheres and their trees (made once): what :func:`warm_up` runs on."""
+    """Two small spheres and their trees (made once): what :func:`warm_up_kind` runs on."""
     from core.bvh import SplitRule, build_trees
     from core.experiments.common import sphere_mesh
 
@@ -162,7 +162,7 @@ def _warm_up_pair():
     return [sphere, sphere], build_trees([sphere, sphere], SplitRule.MIDPOINT, 1)
 
 
-def warm_up(kind, obb_fit: str, descend: str, poses) -> None:
+def warm_up_kind(kind, obb_fit: str, descend: str, poses) -> None:
     """Run ``kind``'s fit, refit and query once on a small pair, untimed: the kernels a row
     times are loaded (and compiled, on a cold cache) before its clock starts. The frame's
     ``poses`` place the pair, so the query takes the same (rotated or not) path."""
