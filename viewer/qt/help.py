@@ -31,7 +31,7 @@ tested and rejected there. The last position, <i>all</i>, shows every level at o
 they cross, <b>yellow</b> where they only touch (a corner or an edge on the other surface),
 <b>purple</b> where they lie on each other in one plane. The <b>black</b> lines are where they
 meet. With no contact, the Stats dock and the canvas say whether one mesh is inside the other, or
-that this is undefined because a mesh is open, and an <b>orange</b> line joins the two closest
+that this is undefined because a mesh is open, and a <b>purple</b> line joins the two closest
 points.</li>
 <li>The <i>self-collision</i> scenes test one mesh against itself: the orange pairs are two boxes
 of the same tree.</li>
