@@ -165,3 +165,25 @@ def test_a_recontact_is_marked_contact_again_on_the_timeline(qtbot, window):
     filled = image.pixelColor(round(slider.x_of(2)), y)
     assert (centre.red(), centre.green(), centre.blue()) == (255, 255, 255)  # hollow
     assert abs(filled.red() - 213) < 30 and filled.blue() < 60
+
+
+def test_the_compare_view_fits_a_1280x800_screen(qtbot, window, monkeypatch):
+    """It opened at 1500x820, and its four pictures (360 px each) held it 1,480 px wide."""
+    from PyQt6.QtCore import QRect
+
+    from viewer.qt.compare import CompareDialog
+
+    class Small:
+        def availableGeometry(self):
+            return QRect(0, 0, 1280, 770)
+
+    monkeypatch.setattr(type(window), "screen", lambda _self: Small())
+    dialog = CompareDialog(window.model, window)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    dialog.run()
+    qtbot.waitUntil(lambda: bool(dialog.picture_labels) and not dialog.is_running,
+                    timeout=180_000)
+    qtbot.wait(50)
+    assert dialog.width() <= 1280 and dialog.height() <= 770
+    assert sum(label.pixmap().width() for label in dialog.picture_labels) <= dialog.width()
