@@ -395,6 +395,9 @@ class HeatLayer:
         _plain_black_text(prop, text_scale)
         prop.SetJustificationToCentered()
         prop.SetVerticalJustificationToBottom()
+        # On a light backing like the bar's: over dark boxes the black words were lost.
+        prop.SetBackgroundColor(1.0, 1.0, 1.0)
+        prop.SetBackgroundOpacity(0.85)
         title.VisibilityOff()
         self.plotter.renderer.AddActor(title)
         return title
@@ -409,6 +412,11 @@ class HeatLayer:
         bar.SetPosition(*place[:2])
         bar.SetPosition2(*place[2:])
         bar.UnconstrainedFontSizeOn()
+        # A light backing under the bar and its tick labels: drawn over the dark tree boxes
+        # of the heat map, "0" and "5" could not be read (640x400 export).
+        bar.DrawBackgroundOn()
+        bar.GetBackgroundProperty().SetColor(1.0, 1.0, 1.0)
+        bar.GetBackgroundProperty().SetOpacity(1.0)
         for prop in (bar.GetTitleTextProperty(), bar.GetLabelTextProperty()):
             _plain_black_text(prop, text_scale)
         bar.VisibilityOff()
