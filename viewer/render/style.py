@@ -34,12 +34,13 @@ SELECTION_COLOR = INSPECT_COLOR
 BRUSH_COLOR = "#ffaabb"  # Tol light pink
 PARTITION_COLOR = "#882255"  # Tol muted wine: partition cells and BSP splitting planes
 PLANE_COLOR = PARTITION_COLOR
-DISTANCE_COLOR = "#7700aa"
-"""Purple, thick, with its two end points as balls: the closest points. It was Tol's rainbow
-orange, next to the crossing contacts' vermillion; searched over the sRGB cube (steps of 17)
-for the colour farthest from every other colour of the canvas (the legend's rows, the ghost,
-the cross-check, the heat swatch, the tree marks) under normal vision and the three
-simulations: Delta E >= 24 from each (tests/viewer/test_palette.py)."""
+DISTANCE_COLOR = "#770099"
+"""Dark purple, thick, with its two end points as balls: the closest points. It was Tol's
+rainbow orange, next to the crossing contacts' vermillion; searched over the sRGB cube (steps
+of 17) for the colour farthest from every other colour of the canvas (the legend's rows, the
+meshes, the background, the ghost, the cross-check, the heat swatch, the tree marks) under
+normal vision and the three simulations: Delta E >= 23 from each, >= 30 from the violet of
+the selected node (tests/viewer/test_palette.py, tests/viewer/test_quality_panel.py)."""
 # The traversal stepper (viewer.render.stepper): the pair under test in A's and B's tree
 # colours, the decided pairs faint in the colours the level overlays give overlapping and
 # culled pairs, leaf pairs in Tol's light pink, the separating axis in Tol's bright cyan and
