@@ -128,3 +128,22 @@ def test_drawn_geometry_and_texts_are_kept_clear(qtbot, window):
     box = legend.box_on_screen()
     size = (box[2] - box[0], box[3] - box[1])
     assert legend.corner == pick_corner(tuple(view), size, avoid)
+
+
+def test_the_stepper_pair_is_kept_clear(qtbot, window):
+    """Test 1,410 of Two spheres: the pair under test was a speck under the legend."""
+    from viewer.render.screen_boxes import actor_boxes
+
+    stepper = window.controller.stepper
+    stepper.start_stepper()
+    stepper.step_to(min(1410, stepper.n_steps() - 1))
+    settle(qtbot, window)
+    window.redraw()
+    renderer = window.renderer
+    pair = [renderer.actors[n] for n in ("step_a", "step_b") if renderer.polys[n].n_cells]
+    assert pair
+    legend = renderer.canvas_legend.box_on_screen()
+    weighted = [b[:4] for b in renderer._legend_avoid_boxes() if len(b) > 4]
+    for box in actor_boxes(window.plotter.renderer, pair):
+        assert box in weighted  # weighed like a text, not as one more piece of geometry
+        assert _overlap(legend, box) == 0.0

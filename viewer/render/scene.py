@@ -581,6 +581,11 @@ class SceneRenderer:
         actors += [self.heat.actors[name] for name, poly in self.heat.polys.items()
                    if poly.n_cells]
         boxes = list(actor_boxes(renderer, actors))
+        # The stepper's pair under test (and its gap) is what the student reads: kept clear
+        # like a text.
+        pair = [self.actors[name] for name in ("step_a", "step_b", "step_gap")
+                if self.polys[name].n_cells]
+        boxes.extend((*box, TEXT_WEIGHT) for box in actor_boxes(renderer, pair))
         view = tuple(int(v) for v in renderer.GetSize())
         scale = self.text_scale * self.presentation_scale
         for actor, corner_id, corner, px in ((self.title, 2, "upper_left", TITLE_FONT_PX),
