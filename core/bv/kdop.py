@@ -28,7 +28,7 @@ from itertools import combinations
 import numpy as np
 from numba import njit
 
-from core.bv._geom import is_identity_rotation, matvec3
+from core.bv._geom import is_identity_rotation
 from core.bv._wire import lines_record, polygon_loops
 
 _AXES = [(1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0)]
@@ -103,22 +103,43 @@ def refit_dirs(vertices, faces, prim_ids, prim_start, n_prims, first, count, lev
 
 
 @njit(cache=True, nogil=True)
-def _box_on_dirs(row_box, row_dirs, rot, trans, margin, dirs, id_offset):
-    """Project the axis box of ``row_box`` (posed by ``rot, trans``) on the slabs of
-    ``row_dirs``; return the first separating slab id or -1."""
+def _box_on_dirs(row_box, row_dirs, rot, trans, margin, dirs, id_offset, is_transposed):
+    """Project the axis box of ``row_box`` (posed by ``rot, trans``, or by their inverse
+    ``rot^T, -rot^T trans`` when ``is_transposed``) on the slabs of ``row_dirs``; return the
+    first separating slab id or -1.
+
+    Scalars only: the small arrays this allocated (centre, half sizes, the posed centre,
+    the transposed rotation) made a rotated 6-DOP test 10 to 19 times an AABB test in the
+    cost-model experiment; AABB's SAT lite went the same way (``core.bv.aabb.overlap``)."""
     nd = dirs.shape[0]
-    c = np.empty(3)
-    h = np.empty(3)
-    for k in range(3):
-        c[k] = 0.5 * (row_box[k] + row_box[nd + k])
-        h[k] = 0.5 * (row_box[nd + k] - row_box[k])
-    cw = matvec3(rot, c) + trans
+    c0 = 0.5 * (row_box[0] + row_box[nd])
+    c1 = 0.5 * (row_box[1] + row_box[nd + 1])
+    c2 = 0.5 * (row_box[2] + row_box[nd + 2])
+    h0 = 0.5 * (row_box[nd] - row_box[0])
+    h1 = 0.5 * (row_box[nd + 1] - row_box[1])
+    h2 = 0.5 * (row_box[nd + 2] - row_box[2])
+    if is_transposed:
+        # x_B = rot^T (x_A - trans)
+        d0, d1, d2 = c0 - trans[0], c1 - trans[1], c2 - trans[2]
+        w0 = rot[0, 0] * d0 + rot[1, 0] * d1 + rot[2, 0] * d2
+        w1 = rot[0, 1] * d0 + rot[1, 1] * d1 + rot[2, 1] * d2
+        w2 = rot[0, 2] * d0 + rot[1, 2] * d1 + rot[2, 2] * d2
+    else:
+        w0 = rot[0, 0] * c0 + rot[0, 1] * c1 + rot[0, 2] * c2 + trans[0]
+        w1 = rot[1, 0] * c0 + rot[1, 1] * c1 + rot[1, 2] * c2 + trans[1]
+        w2 = rot[2, 0] * c0 + rot[2, 1] * c1 + rot[2, 2] * c2 + trans[2]
     for i in range(nd):
         n0, n1, n2 = dirs[i, 0], dirs[i, 1], dirs[i, 2]
-        mid = n0 * cw[0] + n1 * cw[1] + n2 * cw[2]
-        rad = 0.0
-        for j in range(3):
-            rad += abs(n0 * rot[0, j] + n1 * rot[1, j] + n2 * rot[2, j]) * h[j]
+        mid = n0 * w0 + n1 * w1 + n2 * w2
+        if is_transposed:  # column j of rot^T is row j of rot
+            r0 = abs(n0 * rot[0, 0] + n1 * rot[0, 1] + n2 * rot[0, 2])
+            r1 = abs(n0 * rot[1, 0] + n1 * rot[1, 1] + n2 * rot[1, 2])
+            r2 = abs(n0 * rot[2, 0] + n1 * rot[2, 1] + n2 * rot[2, 2])
+        else:
+            r0 = abs(n0 * rot[0, 0] + n1 * rot[1, 0] + n2 * rot[2, 0])
+            r1 = abs(n0 * rot[0, 1] + n1 * rot[1, 1] + n2 * rot[2, 1])
+            r2 = abs(n0 * rot[0, 2] + n1 * rot[1, 2] + n2 * rot[2, 2])
+        rad = r0 * h0 + r1 * h1 + r2 * h2
         if mid - rad > row_dirs[nd + i] + margin or mid + rad < row_dirs[i] - margin:
             return id_offset + i
     return -1
@@ -140,11 +161,10 @@ def overlap_dirs(ra, rb, rot, trans, margin, dirs):
             if rb[i] + shift > ra[nd + i] + margin or rb[nd + i] + shift < ra[i] - margin:
                 return i
         return -1
-    sep = _box_on_dirs(rb, ra, rot, trans, margin, dirs, 0)
+    sep = _box_on_dirs(rb, ra, rot, trans, margin, dirs, 0, False)
     if sep >= 0:
         return sep
-    rot_t = np.ascontiguousarray(rot.T)
-    return _box_on_dirs(ra, rb, rot_t, -matvec3(rot_t, trans), margin, dirs, nd)
+    return _box_on_dirs(ra, rb, rot, trans, margin, dirs, nd, True)
 
 
 @njit(cache=True, nogil=True)

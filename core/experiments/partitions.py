@@ -128,11 +128,60 @@ def _methods_in(rows: list[dict]) -> list[str]:
     return [m for m in METHOD_NAMES if f"{m}_ms" in rows[0]]
 
 
+MIN_FIT_SIZES = 3
+"""Sizes a growth exponent is fitted on, at least: a line through two points always fits, so
+two noisy times gave exponents like n^-0.55 (a Quick run, 500 and 2,000 triangles)."""
+
+MIN_FIT_MS = 10.0
+"""Times below this (ms) are left out of the fit: on a shared machine a query of a few
+milliseconds moves by tens of percent from run to run, more than the growth it would show."""
+
+
 def growth_slopes(rows: list[dict]) -> dict[str, float]:
-    """Per method, the least-squares slope of log(time) against log(triangles): ``t ~ n^s``.
-    NaN with fewer than two sizes."""
-    n = [r["triangles"] for r in rows]
-    return {m: loglog_slope(n, [r[f"{m}_ms"] for r in rows]) for m in _methods_in(rows)}
+    """Per method, the least-squares slope of log(time) against log(triangles): ``t ~ n^s``,
+    on the sizes where that method took at least :data:`MIN_FIT_MS`; NaN with fewer than
+    :data:`MIN_FIT_SIZES` of them (:func:`no_exponent_reason` says why)."""
+    n = np.array([r["triangles"] for r in rows], dtype=np.float64)
+    slopes = {}
+    for m in _methods_in(rows):
+        ms = np.array([r[f"{m}_ms"] for r in rows], dtype=np.float64)
+        used = ms >= MIN_FIT_MS
+        slopes[m] = (loglog_slope(n[used], ms[used]) if int(used.sum()) >= MIN_FIT_SIZES
+                     else float("nan"))
+    return slopes
+
+
+def no_exponent_reason(rows: list[dict]) -> str:
+    """Why some methods have no growth exponent ("" when every method has one): the sizes
+    run and how many of them took :data:`MIN_FIT_MS` or more."""
+    slopes = growth_slopes(rows)
+    missing = [m for m, s in slopes.items() if not np.isfinite(s)]
+    if not missing:
+        return ""
+    which = ("No method has" if len(missing) == len(slopes)
+             else f"{len(missing)} of {len(slopes)} methods have")
+    return (f"{which} a growth exponent: one is fitted only on {MIN_FIT_SIZES} or more sizes "
+            f"with times of {MIN_FIT_MS:.0f} ms or more (this run: {len(rows)} "
+            f"size{'' if len(rows) == 1 else 's'}, the slowest time "
+            f"{max(r[f'{m}_ms'] for r in rows for m in missing):.2f} ms); a line through fewer "
+            f"or shorter times shows timer noise, not growth.")
+
+
+def plain_log_ticks(ax, values, min_ratio: float = 1.6) -> None:
+    """Label the log x axis of ``ax`` at ``values`` only, as plain numbers ("8,530"), with
+    no minor labels, dropping a value closer than ``min_ratio`` times to the last one kept:
+    the default log labels put "3x10^3", "4x10^3", ... between the sizes and ran into each
+    other."""
+    from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter, NullLocator
+
+    kept = []
+    for v in sorted(float(v) for v in values if v > 0):
+        if not kept or v >= kept[-1] * min_ratio:
+            kept.append(v)
+    ax.xaxis.set_major_locator(FixedLocator(kept))
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:,.0f}"))
+    ax.xaxis.set_minor_locator(NullLocator())
+    ax.xaxis.set_minor_formatter(NullFormatter())
 
 
 _STYLE = {"hierarchy": "-", "partition": "--", "overlap region": "-."}
@@ -165,6 +214,7 @@ def draw_partitions(fig, rows: list[dict], scene_title: str, caption: str) -> No
     for ax in (ax_time, ax_tests):
         ax.set_xscale("log")
         ax.set_yscale("log")
+        plain_log_ticks(ax, n)
         ax.set_xlabel("triangles of A + B", fontsize=9)
         ax.grid(alpha=0.3, which="both")
         ax.tick_params(labelsize=8)
@@ -215,6 +265,9 @@ def partitions_reading(rows: list[dict]) -> str:
             f"as n^{finite[lo]:.2f} for the {label[lo]} and as n^{finite[hi]:.2f} for the "
             f"{label[hi]}."
         )
+    reason = no_exponent_reason(rows)
+    if reason:
+        text += " " + reason
     counts = ", ".join(f"{r['contacts']:,}" for r in rows)
     text += (f" All {len(methods)} methods found the same contact pairs at every size "
              f"({counts}).")  # fmt: skip
@@ -240,10 +293,14 @@ def run_partitions(options: ExperimentOptions, progress: Progress) -> Experiment
         scenes = [teapot_sphere_scene(n) for n in sorted(sizes)]
         title = f"a {scenes[0].mesh_a.n_faces}-triangle teapot against spheres"
     rows = measure_partitions(scenes, repeats=REPEATS, report=progress.report)
+    reason = no_exponent_reason(rows)
+    exponents = ("with each method's growth exponent in the legend" if not reason else
+                 "with the growth exponent in the legend where one was fitted ("
+                 f"{MIN_FIT_SIZES} or more sizes of {MIN_FIT_MS:.0f} ms or more)")
     caption = (f"{sentence_case(title)}: one query per method from the bare meshes (the "
                f"tree, partition or grid built inside the timed call, as the paper times them), "
                f"median of "
-               f"{REPEATS} runs; log-log, with each method's growth exponent in the legend. "
+               f"{REPEATS} runs; log-log, {exponents}. "
                f"All methods found the same contact pairs. After {SOURCE}.")  # fmt: skip
     summary = {
         "triangles": [r["triangles"] for r in rows],

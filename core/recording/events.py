@@ -17,7 +17,10 @@ class EventKind(enum.Enum):
     """What happened at a marked frame; the value is the words shown to people."""
 
     FIRST_CONTACT = "first contact"
-    """First frame with contacts after one without (or the oldest frame if it has contacts)."""
+    """The recording's first frame with contacts (the oldest frame if it has contacts)."""
+    CONTACT_AGAIN = "contact again"
+    """A later frame with contacts after one without: the bodies touch again (every one of
+    these was labelled "first contact" before)."""
     CONTACT_PEAK = "most contacts"
     """The first frame with the recording's highest contact count (when it is above 0)."""
     REBUILD = "tree rebuilt (drift)"
@@ -96,11 +99,14 @@ def find_events(facts: Sequence[FrameFacts]) -> list[RecordingEvent]:
     """
     events = []
     peak_position, peak = None, 0
+    has_touched = False
     for position, fact in enumerate(facts):
         previous = facts[position - 1].n_contacts if position else 0
         if fact.n_contacts > 0 and previous == 0:
-            events.append(RecordingEvent(position, EventKind.FIRST_CONTACT,
-                                         f"first contact: {_pairs_words(fact.n_contacts)}"))
+            kind = EventKind.CONTACT_AGAIN if has_touched else EventKind.FIRST_CONTACT
+            events.append(RecordingEvent(position, kind,
+                                         f"{kind.value}: {_pairs_words(fact.n_contacts)}"))
+            has_touched = True
         if fact.n_contacts > peak:
             peak_position, peak = position, fact.n_contacts
         for key, drift in zip(fact.rebuilt_by_drift, fact.drift_before):

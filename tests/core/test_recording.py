@@ -121,6 +121,21 @@ def test_events_first_contact_peak_and_user_events():
     assert rec.next_event(len(rec) - 1) is None
 
 
+def test_only_the_first_contact_is_called_first_contact():
+    """Bodies that touch, part and touch again: the second start is "contact again" (every
+    re-contact was labelled "first contact" on the timeline)."""
+    from core.recording.events import FrameFacts, find_events
+
+    counts = [0, 3, 5, 0, 0, 2, 0, 4]
+    events = [e for e in find_events([FrameFacts(n) for n in counts])
+              if e.kind in (EventKind.FIRST_CONTACT, EventKind.CONTACT_AGAIN)]
+    assert [(e.position, e.kind, e.text) for e in events] == [
+        (1, EventKind.FIRST_CONTACT, "first contact: 3 triangle pairs"),
+        (5, EventKind.CONTACT_AGAIN, "contact again: 2 triangle pairs"),
+        (7, EventKind.CONTACT_AGAIN, "contact again: 4 triangle pairs"),
+    ]
+
+
 def test_events_follow_when_the_oldest_frames_drop():
     frames = _run()
     rec = _recorded(frames, max_frames=4)  # holds frames 2..5: frame 2 touches

@@ -92,8 +92,7 @@ def drag(widget, start: QPointF, end: QPointF, n_steps: int = 8,
 
 def red_mask(image: np.ndarray) -> np.ndarray:
     """``(h, w) bool``: pixels of the crossing-contact red (Okabe-Ito vermillion, the only
-    colour this close to it the viewer draws; the orange closest-points line is bluer and
-    redder)."""
+    colour this close to it the viewer draws)."""
     from viewer.render.overlays import KIND_COLORS, KIND_CROSSING
 
     rgb = image[..., :3].astype(int)

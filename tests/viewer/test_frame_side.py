@@ -98,7 +98,7 @@ def test_a_side_result_older_than_the_shown_frame_says_from_frame_n():
     assert shown.distance is side.distance
     assert shown.late == f"from frame {computed_on.index}"
     notes = build_overlays(later, Display(), None, side=shown).notes
-    assert f"minimum distance {side.distance.distance:.4g} (orange line, from frame " \
+    assert f"minimum distance {side.distance.distance:.4g} (purple line, from frame " \
            f"{computed_on.index})" in notes
     assert f"no contact: A is inside B (from frame {computed_on.index})" in notes
     assert relation_text(later, later.result, shown).endswith(

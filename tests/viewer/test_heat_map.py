@@ -209,8 +209,8 @@ def test_each_body_has_its_own_colour_scale_and_bar(window):
     assert _close(expected, layer.color_of(value, cool), tol=2)
     assert layer.bar_titles() == ["A: volume + triangle tests per triangle",
                                   "B: volume + triangle tests per triangle"]
-    assert (f"heat map: triangles by volume + triangle tests per triangle, frame "
-            f"{window.model.frame.index} (a colour bar each)") in window.renderer.legend_texts
+    assert (f"heat map: triangles, frame {window.model.frame.index} (a colour bar each)"
+            in window.renderer.legend_texts)
     # One body hidden: one bar, its own.
     window.model.set_visible(1 - cool, False)
     window.redraw()
@@ -237,3 +237,33 @@ def test_colour_bar_ticks_are_powers_of_ten_on_a_log_scale(window):
     assert sorted(layer.last.scales) == [0, 1]
     for body, scale in layer.last.scales.items():
         assert layer.bar_labels(body) == labels(scale, True)
+
+
+def test_colour_bar_titles_clear_the_tick_labels_at_any_size():
+    """The bars' boxes were a fixed share of the view: with a larger font (lecture mode, a
+    small export) the tick labels ran out of their box into the title under them. Now each
+    box holds the bar and a line of labels, and each title stands clear above its box."""
+    import pyvista as pv
+
+    from viewer.render.heat import HeatLayer
+
+    for size, font in (((640, 400), 14), ((640, 400), 28), ((1280, 800), 15),
+                       ((1920, 1080), 30)):
+        plotter = pv.Plotter(off_screen=True, window_size=list(size))
+        layer = HeatLayer(plotter)
+        layer.set_font_px(font)
+        plotter.ren_win.Render()  # the layer lays itself out before each render
+        spans = []
+        for bar, title in zip(layer.bars, layer.bar_title_actors):
+            x, y = bar.GetPosition()
+            _w, h = bar.GetPosition2()
+            bottom, height = y * size[1], h * size[1]
+            labels = height * (1.0 - bar.GetBarRatio())
+            assert labels >= 1.2 * font, (size, font, labels)  # a line of tick labels fits
+            assert title.GetTextProperty().GetFontSize() == font
+            title_y = title.GetPosition()[1] * size[1]
+            assert title_y >= bottom + height  # on its box, not over its labels
+            spans.append((bottom, title_y + 1.2 * font))
+        (top_bottom, _), (_, low_title_top) = spans
+        assert low_title_top <= top_bottom  # the lower bar's title under the upper box
+        plotter.close()

@@ -62,9 +62,10 @@ def _swatch_pixels(window, image) -> dict[str, tuple[int, int]]:
 
 
 def _on_screen_together(a: str, b: str) -> bool:
-    """Contacts and the closest-points line are never drawn together (the distance query
-    runs only when the meshes do not touch)."""
-    return not ({a, b} & CONTACT_ROWS and DISTANCE_ROW in {a, b})
+    """Every two rows of one legend (it lists only what is drawn) are checked, the
+    closest-points line against the contacts too: it was drawn in the crossing contacts'
+    orange, which a student could not tell apart from a contact."""
+    return True
 
 
 def _check_apart(window, image, save_dir=None) -> float:
@@ -116,8 +117,8 @@ def test_the_pairs_the_issue_named_differ_and_actors_draw_the_legend_colours(win
     # Contacts keep their meaning: crossing is the palette's red.
     r, g, b = KIND_COLORS[KIND_CROSSING]
     assert r > 2 * g and r > 2 * b
-    # What the actors draw is what the legend shows.
-    legend = dict((t, c) for t, c in window.renderer.canvas_legend.entries)
+    # What the actors draw is what the legend shows (every row, the ones not in use too).
+    legend = dict(sc.legend_entries(window.renderer.legend_kind, True, True))
     actors = window.renderer.actors
     for name, text in (("tree_a", "mesh A and its boxes"), ("tree_b", "mesh B and its boxes"),
                        ("overlap", "box pairs overlapping at this level"),
@@ -129,6 +130,25 @@ def test_the_pairs_the_issue_named_differ_and_actors_draw_the_legend_colours(win
     for name in ("inspect", "selection"):
         drawn = np.round(np.array(actors[name].prop.color.float_rgb) * 255).astype(int)
         assert drawn.tolist() == hex_rgb(sc.INSPECT_COLOR).astype(int).tolist()
+
+
+def test_closest_points_differ_from_every_other_colour_of_the_canvas():
+    """The closest-points line was Tol's rainbow orange beside the crossing contacts'
+    vermillion: now it differs from every legend row, the analyses' rows and the tree marks,
+    in normal vision and under each simulated deficiency."""
+    from viewer.render.marks import NODE_COLOR, VIOLATION_COLOR
+
+    rows = sc.legend_entries(has_partition=True, has_distance=True)
+    distance = dict(rows)[DISTANCE_ROW]
+    others = [c for t, c in rows if t != DISTANCE_ROW]
+    others += [sc.GHOST_COLOR, sc.CROSSCHECK_COLOR, sc.HEAT_SWATCH, NODE_COLOR, VIOLATION_COLOR,
+               sc.BACKGROUND]
+    for other in others:
+        for vision in ("normal", *MACHADO_2009):
+            bound = MIN_DELTA_E_NORMAL if vision == "normal" else MIN_DELTA_E_CVD
+            diff = float(delta_e(simulate(hex_rgb(distance), vision),
+                                 simulate(hex_rgb(other), vision)))
+            assert diff >= bound, f"{vision}: closest points vs {other} differ by {diff:.1f}"
 
 
 def _text_heights(window, image) -> list[int]:

@@ -182,8 +182,9 @@ def test_a_new_scene_clears_the_recording(qtbot, window):
 
 
 def test_the_marker_tooltip_and_styles_differ_by_shape_and_colour(qtbot, window):
-    shapes = {style.shape for style in MARKER_STYLES.values()}
-    colours = {style.rgb for style in MARKER_STYLES.values()}
+    # "contact again" is the first contact's mark drawn hollow: filled or not tells them apart
+    shapes = {(style.shape, style.is_hollow) for style in MARKER_STYLES.values()}
+    colours = {(style.rgb, style.is_hollow) for style in MARKER_STYLES.values()}
     assert len(shapes) == len(colours) == len(MARKER_STYLES)
     assert frame_label_text(None, 0) == "live"
     assert frame_label_text(36, 240) == "frame 37 of 240 (recorded)"

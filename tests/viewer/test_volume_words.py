@@ -93,6 +93,12 @@ def _legend(window) -> list[str]:
 
 def test_legend_and_stats_name_the_chosen_volume(qtbot, window):
     stats = window.docks["stats_dock"].panel
+    # The legend lists only rows drawn: the culled pairs' row while culled pairs show.
+    window.model.set_display(show_culled=True)
+    window.model.set_level(8)
+    settle(qtbot, window)
+    window.redraw()
+    assert window.renderer.cell_count("culled") > 0
     assert _legend(window)[2:4] == ["box pairs overlapping at this level",
                                     "box pairs culled at this level"]
     assert "volume tests N<sub>bv</sub>" in stats.totals.text()
@@ -104,7 +110,8 @@ def test_legend_and_stats_name_the_chosen_volume(qtbot, window):
         window.redraw()
         legend = _legend(window)
         assert legend[2] == f"{words} overlapping at this level"
-        assert legend[3] == f"{words} culled at this level"
+        assert (legend[3] == f"{words} culled at this level") == (
+            window.renderer.cell_count("culled") > 0)
         assert legend[0] == f"mesh A and its {volume_noun(key, plural=True)}"
         assert f"({words} tested;" in stats.totals.text()
         fit_ms = 1e3 * window.model.frame.timings["fit"]

@@ -174,12 +174,15 @@ class FrameRecording:
         return True
 
     def _on_scene_for_recording(self) -> None:
-        """A new scene: the old scene's frames go (a recording is one scene's)."""
+        """A new scene: the old scene's frames go (a recording is one scene's). A new
+        recording, not the old one cleared: a save started just before the switch (the window
+        asks) goes on writing the old one's frames."""
         self.stop_playback()
         self._pending_events = []
         self._n_frames_before_events = 0
         if len(self.recording):
-            self.recording.clear()
+            self.recording = Recording(*self.recording_limits)
+            self.model.set_recording(self.recording)
         self.model.recording_changed.emit()
 
     # -- scrubbing --------------------------------------------------------------------------

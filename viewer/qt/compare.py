@@ -31,6 +31,9 @@ from viewer.compare import DEFAULT_KINDS, SAT_KINDS, KindComparison, volume_set
 from viewer.render.thumbnails import volumes_image
 
 MAX_PICTURES = 4
+
+MIN_PICTURE_PX = 160
+"""Narrowest a picture of the compare view is shrunk to."""
 """Kinds drawn side by side (the first ticked ones): more would be too small to read."""
 
 COLUMNS = ("kind", "total volume at depth", "volume tests", "overlapping", "triangle tests",
@@ -59,6 +62,11 @@ def sat_note(rows) -> str:
             f"on all 15 (9 more edge-edge axes, the costliest to compute); {cost}. Traversal "
             f"{lite.traverse_ms:.2f} ms against {full.traverse_ms:.2f} ms: on this frame "
             f"{faster} wins.")
+
+
+COMPARE_SIZE = (1500, 820)
+"""Size of the compare view at most; a smaller screen gets 95 % of its free width and 90 % of
+its free height."""
 
 
 class CompareDialog(QDialog):
@@ -119,7 +127,14 @@ class CompareDialog(QDialog):
         self.note.setWordWrap(True)
         layout.addWidget(self.note)
         layout.addLayout(self.pictures)
-        self.resize(1500, 820)
+        width, height = COMPARE_SIZE
+        screen = parent.screen() if parent is not None else self.screen()
+        if screen is not None:
+            # 1500x820 stood off a 1280x800 screen: its title bar and OK out of reach.
+            free = screen.availableGeometry()
+            width, height = min(width, int(0.95 * free.width())), min(height,
+                                                                      int(0.9 * free.height()))
+        self.resize(width, height)
         model.scene_changed.connect(self.clear)
 
     @property
@@ -222,7 +237,13 @@ class CompareDialog(QDialog):
             h, w = image.shape[:2]
             qimage = QImage(image.data, w, h, 3 * w, QImage.Format.Format_RGB888).copy()
             label = QLabel()
-            label.setPixmap(QPixmap.fromImage(qimage))
+            pixmap = QPixmap.fromImage(qimage)
+            # Four side by side within the window (at 360 px each they made it 1,480 px wide,
+            # wider than a 1280x800 screen).
+            room = max(MIN_PICTURE_PX, (self.width() - 40) // max(1, len(kinds)) - 8)
+            if pixmap.width() > room:
+                pixmap = pixmap.scaledToWidth(room, Qt.TransformationMode.SmoothTransformation)
+            label.setPixmap(pixmap)
             label.setToolTip(volumes.label)
             self.pictures.addWidget(label)
             self.picture_labels.append(label)

@@ -6,11 +6,9 @@ The keys named in the prose and the whole Keys table come from the action table
 
 from __future__ import annotations
 
-from PyQt6.QtCore import Qt
 from PyQt6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
-    QMessageBox,
     QTextBrowser,
     QVBoxLayout,
 )
@@ -33,7 +31,7 @@ tested and rejected there. The last position, <i>all</i>, shows every level at o
 they cross, <b>yellow</b> where they only touch (a corner or an edge on the other surface),
 <b>purple</b> where they lie on each other in one plane. The <b>black</b> lines are where they
 meet. With no contact, the Stats dock and the canvas say whether one mesh is inside the other, or
-that this is undefined because a mesh is open, and an <b>orange</b> line joins the two closest
+that this is undefined because a mesh is open, and a <b>purple</b> line joins the two closest
 points.</li>
 <li>The <i>self-collision</i> scenes test one mesh against itself: the orange pairs are two boxes
 of the same tree.</li>
@@ -70,10 +68,11 @@ partition; the legend and the inspector name the chosen volume.</li>
 <li>The <b>timeline</b> under the view records every frame. Drag its slider (or
 <b>{k[recording.step_back]}</b> / <b>{k[recording.step_forward]}</b>) to show a recorded frame:
 the overlays, the level slider, the Stats dock and the inspector then show that frame. The markers
-are events (▼ first contact, ◆ most contacts, ■ tree rebuilt for drift, ● body moved, ▲ body
-sculpted, ✚ settings changed); <b>{k[recording.previous_event]}/{k[recording.next_event]}</b> jump
-to the previous or next one. <b>{k[tools.play]}</b> plays the recording while a recorded frame is
-shown, <b>{k[recording.reverse]}</b> plays it backwards, and <b>{k[recording.live]}</b> (or
+are events (▼ first contact, ▽ contact again, ◆ most contacts, ■ tree rebuilt for drift,
+● body moved, ▲ body sculpted, ✚ settings changed);
+<b>{k[recording.previous_event]}/{k[recording.next_event]}</b> jump to the previous or next
+one. <b>{k[tools.play]}</b> plays the recording while a recorded frame is shown,
+<b>{k[recording.reverse]}</b> plays it backwards, and <b>{k[recording.live]}</b> (or
 <i>Live</i>) goes back to the live scene. The Recording menu saves and opens recordings and
 replays one with another bounding volume, split rule, update or descend rule. </li>
 <li>The <b>Tree</b> menu debugs a hierarchy. The <b>Quality</b> panel ({k[tree.quality]}) measures
@@ -120,17 +119,45 @@ def help_html() -> str:
 HELP_TEXT = help_html()
 
 
-def _open_box(window, title: str, html: str) -> QMessageBox:
-    box = QMessageBox(QMessageBox.Icon.Information, title, html, QMessageBox.StandardButton.Ok,
-                      window)
-    box.setTextFormat(Qt.TextFormat.RichText)
-    box.open()
-    return box
+HELP_SIZE = (760, 900)
+"""Size of the How to read this view window at most; a smaller screen gets 90 % of its free
+height and width. In a message box the text was 1,050 px tall, taller than a 1280x800 screen
+(its OK button out of reach); it scrolls inside instead."""
 
 
-def show_help(window) -> QMessageBox:
+class HelpDialog(QDialog):
+    """Help > How to read this view: the prose, scrolling, within the screen."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.setWindowTitle("How to read this view")
+        layout = QVBoxLayout(self)
+        self.browser = QTextBrowser()
+        self.browser.setOpenExternalLinks(False)
+        self.browser.setHtml(HELP_TEXT)
+        layout.addWidget(self.browser)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok)
+        buttons.accepted.connect(self.accept)
+        layout.addWidget(buttons)
+        width, height = HELP_SIZE
+        screen = parent.screen() if parent is not None else self.screen()
+        if screen is not None:
+            free = screen.availableGeometry()
+            width = min(width, int(0.9 * free.width()))
+            height = min(height, int(0.9 * free.height()))
+            self.setMaximumHeight(free.height())
+        self.resize(width, height)
+
+    def text(self) -> str:
+        """The help as plain text (what a message box's ``text()`` gave)."""
+        return self.browser.toPlainText()
+
+
+def show_help(window) -> HelpDialog:
     """Help > How to read this view (not modal: the frame loop goes on)."""
-    return _open_box(window, "How to read this view", HELP_TEXT)
+    dialog = HelpDialog(window)
+    dialog.open()
+    return dialog
 
 
 KEYS_SIZE = (640, 720)

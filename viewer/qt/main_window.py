@@ -38,6 +38,7 @@ from viewer.qt.menus import (
 from viewer.qt.panels.levels import level_text, tree_depth_text
 from viewer.qt.panels.stepper import position_text
 from viewer.qt.recording_menu import RecordingMenu
+from viewer.qt.scene_switch import load_scene_asking, may_leave_recording
 from viewer.qt.session_menu import SessionMenu
 from viewer.qt.status_line import StatusLine
 from viewer.qt.timeline import TimelinePanel
@@ -120,6 +121,7 @@ class MainWindow(QMainWindow):
         self.interaction = CanvasInteraction(self.plotter, self.renderer, model, controller, self)
         self.docks = make_docks(model, controller)
         self.docks["scene_dock"].panel.scene_octree_requested.connect(self.open_scene_octree)
+        self.docks["scene_dock"].panel.may_switch_scene = lambda: may_leave_recording(self)
         self.timeline = TimelinePanel(model, controller)
         self.timeline_dock = layout.make_timeline_dock(self.timeline)
         layout.apply_default_layout(self)
@@ -210,8 +212,8 @@ class MainWindow(QMainWindow):
 
     def scene_actions(self) -> list[QAction]:
         """File > Built-in scenes: one entry per scene, Ctrl+1, Ctrl+2, … in order."""
-        scenes = self.controller.scenes
-        return [make_action(self, spec.title, lambda _c=False, k=key: scenes.load_scene(k),
+        # Through load_scene_asking: a recording is not dropped unasked.
+        return [make_action(self, spec.title, lambda _c=False, k=key: load_scene_asking(self, k),
                             f"Ctrl+{i + 1}") for i, (key, spec) in enumerate(SCENES.items())]
 
     def dock_toggle_actions(self) -> list[QAction]:
@@ -324,7 +326,7 @@ class MainWindow(QMainWindow):
         self.request_redraw()
         QTimer.singleShot(COLD_START_DELAY_MS, self._show_progress_if_waiting)
         self.statusBar().showMessage(
-            f"Scene: {self.model.scene_title} — computing the first frame", 8000)
+            f"{self.model.scene_title}: computing the first frame", 8000)
 
     def _set_bodies(self) -> None:
         display = self.model.display
@@ -382,8 +384,8 @@ class MainWindow(QMainWindow):
             return
         self.progress_dialogs.hide_first_frame()
         if not self._has_frame:
-            self.statusBar().showMessage(f"Scene: {self.model.scene_title}. Press F1 for how to "
-                                         "read this view.", 8000)
+            self.statusBar().showMessage(f"{self.model.scene_title} · F1: how to read this "
+                                         "view", 8000)
         self._has_frame = True
         if self.model.inspect is not None:
             self._refresh_inspect()

@@ -102,6 +102,20 @@ class ExportMeshDialog(QDialog):
         buttons.rejected.connect(self.reject)
         layout.addWidget(buttons)
         link_format_and_suffix(self.format_combo, self.path_edit, "mesh")
+        self._bodies = list(bodies)
+        self._proposed_stem = name
+        self.body_combo.currentIndexChanged.connect(self._propose_name)
+
+    def _propose_name(self, index: int) -> None:
+        """The file name follows the chosen body ("sphere B.obj" after choosing body B; it kept
+        "sphere A.obj"), unless the user typed a name of their own: folder and suffix stay."""
+        if not 0 <= index < len(self._bodies):
+            return
+        path = Path(self.path_edit.text())
+        if path.stem != self._proposed_stem:
+            return  # a name the user chose
+        self._proposed_stem = self._bodies[index].name
+        self.path_edit.setText(str(path.with_name(self._proposed_stem + path.suffix)))
 
     def _browse(self) -> None:
         filters = ";;".join(words for _, words in EXPORT_FORMATS)

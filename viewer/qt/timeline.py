@@ -35,10 +35,14 @@ class MarkerStyle:
     rgb: tuple[int, int, int]
     shape: str  # "triangle_down", "diamond", "square", "circle", "triangle_up", "cross"
     symbol: str  # the same shape as a character, for legends and tooltips
+    is_hollow: bool = False  # drawn as an outline in its colour (a lighter kind of the same)
 
 
 MARKER_STYLES = {
     "FIRST_CONTACT": MarkerStyle((213, 94, 0), "triangle_down", "▼"),  # vermillion
+    # The bodies touch again: the same mark (it is a contact's start); its tooltip and the
+    # slider's legend say "contact again".
+    "CONTACT_AGAIN": MarkerStyle((213, 94, 0), "triangle_down", "▽", is_hollow=True),
     "CONTACT_PEAK": MarkerStyle((204, 121, 167), "diamond", "◆"),  # reddish purple
     "REBUILD": MarkerStyle((0, 114, 178), "square", "■"),  # blue
     "GRABBED": MarkerStyle((0, 158, 115), "circle", "●"),  # bluish green
@@ -160,8 +164,14 @@ class EventSlider(QSlider):
         for marker in self.markers:
             style = MARKER_STYLES.get(marker.kind, UNKNOWN_MARKER)
             x = self.x_of(marker.position)
-            painter.setPen(outline)
-            painter.setBrush(QColor(*style.rgb))
+            if style.is_hollow:
+                ring = QPen(QColor(*style.rgb))
+                ring.setWidthF(1.8)
+                painter.setPen(ring)
+                painter.setBrush(QColor(255, 255, 255))
+            else:
+                painter.setPen(outline)
+                painter.setBrush(QColor(*style.rgb))
             painter.drawPath(_marker_path(style.shape, x, y, MARKER_SIZE_PX))
         painter.end()
 
@@ -239,6 +249,7 @@ class TimelinePanel(QWidget):
         self.slider.setToolTip("Drag to show a recorded frame; the markers are events: "
                                + ", ".join(f"{MARKER_STYLES[k].symbol} {words}" for k, words in (
                                    ("FIRST_CONTACT", "first contact"),
+                                   ("CONTACT_AGAIN", "contact again"),
                                    ("CONTACT_PEAK", "most contacts"),
                                    ("REBUILD", "tree rebuilt (drift)"),
                                    ("GRABBED", "body moved"),

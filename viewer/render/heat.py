@@ -24,6 +24,7 @@ duck-typed: ``values(body, what)``); this module only draws them.
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -56,11 +57,52 @@ MAX_LOG_LABELS = 6
 """Most labels on a log-scale colour bar."""
 
 BAR_PLACES = ((0.52, 0.175, 0.45, 0.085), (0.52, 0.02, 0.45, 0.085))
-"""Where the colour bars and their labels stand (normalized viewport: x, y, width, height),
-each title just above: the first body's above the second's, in the lower right corner."""
+"""Where the colour bars and their labels stand before the first render (normalized
+viewport: x, y, width, height), each title just above: the first body's above the second's,
+in the lower right corner. Every render lays them out again in pixels from the font
+(:func:`bar_layout`)."""
+
+BAR_LINE_EM = 1.35
+"""Height of one line of bar text (a title, the tick labels), in ems of the bar font."""
+
+BAR_THICKNESS_EM = 1.0
+"""Thickness of the colour bar itself, in ems."""
+
+BAR_GAP_EM = 0.6
+"""Free space between one bar's tick labels and the next bar's title, in ems."""
+
+BAR_MARGIN = 0.02
+"""Gap under the lowest bar, as a fraction of the view's height."""
 
 BAR_FONT_PX = 14
 """Colour bar title and label size at 96 DPI (times the screen scale), like the legend's."""
+
+
+def bar_layout(view: tuple[int, int], font_px: int, n_bars: int = 2) -> list[dict]:
+    """Where each colour bar, its tick labels and its title stand, in display pixels (y up),
+    top bar first: the bar's box holds the bar and, under it, one line of tick labels; the
+    title stands on the box. Sized from the font: with the box a fixed share of the view
+    (8.5 %), the labels of a larger font (lecture mode, a small export) ran out of their
+    box into the title below.
+
+    Returns
+    -------
+    list of dict
+        ``{"box": (x, y, width, height), "title_y": y, "bar_ratio": float}`` per bar.
+    """
+    line = BAR_LINE_EM * font_px
+    thickness = BAR_THICKNESS_EM * font_px
+    box_h = thickness + line
+    gap = BAR_GAP_EM * font_px
+    x = BAR_PLACES[0][0] * view[0]
+    width = BAR_PLACES[0][2] * view[0]
+    y = BAR_MARGIN * view[1]
+    out = []
+    for _ in range(n_bars):  # bottom bar first
+        out.append({"box": (x, y, width, box_h), "title_y": y + box_h + 0.15 * font_px,
+                    "bar_ratio": thickness / box_h})
+        y += box_h + line + gap
+    return out[::-1]
 
 
 def heat_range(values: np.ndarray, is_log: bool, is_count: bool = True) -> tuple[float, float]:
@@ -307,9 +349,41 @@ class HeatLayer:
         self.bars = [self._make_bar(lut, place, text_scale)
                      for lut, place in zip(self.bar_luts, BAR_PLACES)]
         self.bar_title_actors = [self._make_title(place, text_scale) for place in BAR_PLACES]
+        self.font_px = max(8, round(BAR_FONT_PX * text_scale))
         self._bar_of: dict[int, int] = {}  # body -> index of its bar in bars
         self.last = HeatPicture()
         self._made_for: tuple = ()
+        self._placed_for = None
+        # Laid out before every render (the view's size or the font may have changed); a
+        # weak reference: the renderer must not keep the layer alive.
+        ref = weakref.ref(self)
+        self._observer = plotter.renderer.AddObserver(
+            "StartEvent", lambda *_a: ref() is not None and ref().place())
+
+    def set_font_px(self, px: int) -> None:
+        """The bars' text ``px`` pixels (lecture mode scales it like the legend's)."""
+        if int(px) != self.font_px:
+            self.font_px = int(px)
+            self._placed_for = None
+
+    def place(self) -> None:
+        """Lay the bars, their labels and titles out for the view's size and the font
+        (:func:`bar_layout`)."""
+        view = tuple(int(v) for v in self.plotter.renderer.GetSize())
+        key = (view, self.font_px)
+        if key == self._placed_for or view[0] <= 0 or view[1] <= 0:
+            return
+        self._placed_for = key
+        for bar, title, spot in zip(self.bars, self.bar_title_actors,
+                                    bar_layout(view, self.font_px, len(self.bars))):
+            x, y, w, h = spot["box"]
+            bar.SetPosition(x / view[0], y / view[1])
+            bar.SetPosition2(w / view[0], h / view[1])
+            bar.SetBarRatio(spot["bar_ratio"])
+            for prop in (bar.GetTitleTextProperty(), bar.GetLabelTextProperty()):
+                prop.SetFontSize(self.font_px)
+            title.SetPosition((x + 0.5 * w) / view[0], spot["title_y"] / view[1])
+            title.GetTextProperty().SetFontSize(self.font_px)
 
     def _make_title(self, place, text_scale: float) -> vtkTextActor:
         """A bar's title, centred above it: the bar's own title sat under its labels, and
@@ -321,6 +395,9 @@ class HeatLayer:
         _plain_black_text(prop, text_scale)
         prop.SetJustificationToCentered()
         prop.SetVerticalJustificationToBottom()
+        # On a light backing like the bar's: over dark boxes the black words were lost.
+        prop.SetBackgroundColor(1.0, 1.0, 1.0)
+        prop.SetBackgroundOpacity(0.85)
         title.VisibilityOff()
         self.plotter.renderer.AddActor(title)
         return title
@@ -335,6 +412,11 @@ class HeatLayer:
         bar.SetPosition(*place[:2])
         bar.SetPosition2(*place[2:])
         bar.UnconstrainedFontSizeOn()
+        # A light backing under the bar and its tick labels: drawn over the dark tree boxes
+        # of the heat map, "0" and "5" could not be read (640x400 export).
+        bar.DrawBackgroundOn()
+        bar.GetBackgroundProperty().SetColor(1.0, 1.0, 1.0)
+        bar.GetBackgroundProperty().SetOpacity(1.0)
         for prop in (bar.GetTitleTextProperty(), bar.GetLabelTextProperty()):
             _plain_black_text(prop, text_scale)
         bar.VisibilityOff()

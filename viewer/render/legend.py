@@ -23,7 +23,103 @@ LEGEND_FONT_PX = 15
 back of a room; multiplied by the screen's logical DPI / 96."""
 
 LEGEND_MARGIN_PX = 8
-"""Gap between the legend and the view's top-right corner."""
+"""Gap between the legend and the view's corner it stands in."""
+
+SMALL_VIEW_PX = 800
+"""Views narrower than this (a 640x400 GIF or MP4 export) get a smaller legend font, in
+proportion to their width: at 15 px the legend covered most of a 640x400 frame."""
+
+SMALL_VIEW_MIN_FONT_PX = 9
+"""The smallest legend font a small view gets (still readable on a video frame)."""
+
+CORNERS = ("top right", "bottom right", "top left", "bottom left")
+"""The corners a legend may stand in, in the order preferred when they hide as much."""
+
+TEXT_WEIGHT = 4.0
+"""Weight of a box of text or of a box a helper asked to keep clear (the stepper's pair)
+against a box of geometry: covering a word or the pair under test hides more than covering
+a part of a mesh."""
+
+
+def small_view_font_px(font_px: int, view_width: int) -> int:
+    """The legend font for a view ``view_width`` pixels wide: ``font_px`` from
+    :data:`SMALL_VIEW_PX` up, in proportion below (at least :data:`SMALL_VIEW_MIN_FONT_PX`)."""
+    if view_width >= SMALL_VIEW_PX:
+        return int(font_px)
+    return max(min(int(font_px), SMALL_VIEW_MIN_FONT_PX),
+               round(font_px * view_width / SMALL_VIEW_PX))
+
+
+def corner_origin(corner: str, view: tuple[int, int], box: tuple[int, int],
+                  margin: int = LEGEND_MARGIN_PX) -> tuple[int, int]:
+    """Lower-left pixel ``(x, y)`` (VTK display coordinates, y up) of a ``box = (width,
+    height)`` in ``corner`` of a ``view = (width, height)``."""
+    x = view[0] - margin - box[0] if corner.endswith("right") else margin
+    y = view[1] - margin - box[1] if corner.startswith("top") else margin
+    return int(x), int(y)
+
+
+def pick_corner(view: tuple[int, int], box: tuple[int, int], avoid=(),
+                margin: int = LEGEND_MARGIN_PX) -> str:
+    """The corner of :data:`CORNERS` where a legend of ``box = (width, height)`` pixels hides
+    the least of ``avoid``.
+
+    Parameters
+    ----------
+    view : (int, int)
+        The view's width and height in pixels.
+    box : (int, int)
+        The legend's width and height.
+    avoid : iterable of (x0, y0, x1, y1) or (x0, y0, x1, y1, weight)
+        Screen boxes in pixels (VTK display coordinates, y up). Boxes without a weight are
+        geometry: they count once together, as the share of the legend that lies over any
+        of them (a scene's many overlays overlap each other). A weighted box (a text, the
+        stepper's pair) counts the share of itself the legend would cover, times its
+        weight.
+    margin : int
+
+    Returns
+    -------
+    str
+        The corner with the least cost; the first of :data:`CORNERS` on a tie.
+    """
+    geometry, weighted = [], []
+    for b in avoid:
+        x0, y0, x1, y1 = (float(v) for v in b[:4])
+        if len(b) > 4:
+            area = max(x1 - x0, 1.0) * max(y1 - y0, 1.0)
+            weighted.append((x0, y0, x1, y1, float(b[4]), area))
+        else:
+            geometry.append((x0, y0, x1, y1))
+    geometry = np.asarray(geometry, dtype=np.float64).reshape(-1, 4)
+    # The legend's area sampled on a grid: the share of it over geometry.
+    u = (np.arange(GRID[0]) + 0.5) / GRID[0]
+    v = (np.arange(GRID[1]) + 0.5) / GRID[1]
+    gu, gv = np.meshgrid(u, v)
+    best, best_cost = CORNERS[0], np.inf
+    for corner in CORNERS:
+        lx, ly = corner_origin(corner, view, box, margin)
+        hx, hy = lx + box[0], ly + box[1]
+        cost = 0.0
+        if geometry.shape[0]:
+            px = (lx + gu * box[0]).reshape(-1, 1)
+            py = (ly + gv * box[1]).reshape(-1, 1)
+            covered = ((px >= geometry[:, 0]) & (px <= geometry[:, 2])
+                       & (py >= geometry[:, 1]) & (py <= geometry[:, 3])).any(axis=1)
+            cost += float(covered.mean())
+        for x0, y0, x1, y1, weight, area in weighted:
+            w = min(hx, x1) - max(lx, x0)
+            h = min(hy, y1) - max(ly, y0)
+            if w > 0 and h > 0:
+                cost += weight * w * h / area
+        if cost < best_cost - 1e-9:
+            best, best_cost = corner, cost
+    return best
+
+
+GRID = (24, 12)
+"""Points across and up the legend box at which :func:`pick_corner` asks whether geometry
+lies under it."""
 
 LEGEND_PADDING_PX = 6
 
@@ -52,7 +148,12 @@ def _swatch(color: str) -> pv.PolyData:
 
 
 class CanvasLegend:
-    """A ``vtkLegendBoxActor`` in the view's top-right corner with a fixed font size.
+    """A ``vtkLegendBoxActor`` with a fixed font size, in the corner of the view where it
+    hides the least (:func:`pick_corner`), smaller in a small view
+    (:func:`small_view_font_px`).
+
+    What it keeps clear: the boxes ``screen_boxes()`` gives (the scene sets it: its drawn
+    geometry and text) and the boxes set by name with :meth:`set_avoid` (the stepper's pair).
 
     Parameters
     ----------
@@ -80,13 +181,9 @@ class CanvasLegend:
         actor.SetScalarVisibility(True)
         self.entries: list[tuple[str, str]] = []
         self._placed_for = None  # (view size, entries, corner) the box was last placed for
-        # Callables the scene renderer may set: the display point (x, y) the box must keep
-        # clear of (the stepper's pair), or None; and the pixels kept free at the bottom
-        # (the caption bar). The box then goes to the right-hand corner farther from it.
-        self.keep_clear_of = None
-        self.bottom_px = None
-        self.corner = "top right"
-        self._sized = None  # ((view, entries, font px), width, height) last measured
+        self.corner = CORNERS[0]
+        self.screen_boxes = lambda: []  # (x0, y0, x1, y1[, weight]) of what is drawn
+        self._avoid: dict[str, list] = {}
         # One swatch per colour and one measurement per (text, points), kept: the heat map's
         # row names its frame, so the entries change every frame while playing, and building
         # a swatch per entry and measuring every text again took 7 ms of each frame.
@@ -128,11 +225,30 @@ class CanvasLegend:
     def texts(self) -> list[str]:
         return [t for t, _c in self.entries]
 
-    def box_px(self) -> tuple[int, int]:
-        """``(width, height)`` in pixels that makes the actor pick :attr:`font_px`: rows as
-        tall as the longest entry's text at that size, the text column as wide."""
+    def set_avoid(self, name: str, boxes) -> None:
+        """Keep ``boxes`` (``(x0, y0, x1, y1)`` in display pixels, y up) clear of the legend,
+        under ``name`` (a new call replaces that name's boxes; ``[]`` forgets them)."""
+        boxes = [tuple(float(v) for v in b[:4]) + (TEXT_WEIGHT,) for b in boxes]
+        if boxes:
+            self._avoid[name] = boxes
+        else:
+            self._avoid.pop(name, None)
+
+    def shown_font_px(self, view_width: int | None = None) -> int:
+        """The font size the legend is drawn at in a view ``view_width`` wide (default: the
+        renderer's)."""
+        if view_width is None:
+            view_width = int(self.renderer.GetSize()[0])
+        return small_view_font_px(self.font_px, view_width) if view_width > 0 else self.font_px
+
+    def box_px(self, font_px: int | None = None) -> tuple[int, int]:
+        """``(width, height)`` in pixels that makes the actor pick ``font_px`` (default
+        :meth:`shown_font_px`): rows as tall as the longest entry's text at that size, the
+        text column as wide."""
         if not self.entries:
             return 0, 0
+        if font_px is None:
+            font_px = self.shown_font_px()
         probe = vtkTextMapper()
         probe.GetTextProperty().ShallowCopy(self.actor.GetEntryTextProperty())
         size = [0, 0]
@@ -156,52 +272,40 @@ class CanvasLegend:
         widest = max(self.texts(), key=lambda t: measure(t, 12)[0])
         w12, h12 = measure(widest, 12)
         symbol_share = SWATCH_ASPECT / (SWATCH_ASPECT + w12 / max(1, h12))
-        text_w, text_h = measure(widest, self.font_px)
+        text_w, text_h = measure(widest, font_px)
         pad = 2 * LEGEND_PADDING_PX
         width = int(np.ceil(text_w / (1.0 - symbol_share))) + pad + 1
         height = text_h * len(self.entries) + pad
         return width, height
 
-    def _choose_corner(self, view, width: int, height: int) -> tuple[str, int]:
-        """``(corner, y0)``: top right, or bottom right (above :attr:`bottom_px`) when that
-        box is farther from :attr:`keep_clear_of`'s point."""
-        top_y0 = view[1] - LEGEND_MARGIN_PX - height
-        point = self.keep_clear_of() if self.keep_clear_of is not None else None
-        if point is None:
-            return "top right", top_y0
-        lift = int(self.bottom_px()) if self.bottom_px is not None else 0
-        bottom_y0 = min(top_y0, LEGEND_MARGIN_PX + lift)
-        x0 = view[0] - LEGEND_MARGIN_PX - width
-
-        def distance(y0: int) -> float:  # from the point to the box
-            dx = max(x0 - point[0], 0.0, point[0] - (x0 + width))
-            dy = max(y0 - point[1], 0.0, point[1] - (y0 + height))
-            return float(np.hypot(dx, dy))
-
-        if distance(bottom_y0) > distance(top_y0):
-            return "bottom right", bottom_y0
-        return "top right", top_y0
-
     def place(self) -> None:
-        """Put the box in the top-right corner (or the bottom-right one, see
-        :meth:`_choose_corner`) at the size :meth:`box_px` gives."""
-        view = tuple(self.renderer.GetSize())
-        if view[0] <= 0 or view[1] <= 0:
+        """Put the box, at the size :meth:`box_px` gives, in the corner where it hides the
+        least of what is drawn (:func:`pick_corner`)."""
+        view = tuple(int(v) for v in self.renderer.GetSize())
+        if view[0] <= 0 or view[1] <= 0 or not self.entries:
             return
-        size_key = (view, tuple(self.entries), self.font_px)
-        if self._sized is None or self._sized[0] != size_key:  # measured once per change
-            width, height = self.box_px()
-            self._sized = (size_key, min(width, view[0] - 2 * LEGEND_MARGIN_PX),
-                           min(height, view[1] - 2 * LEGEND_MARGIN_PX))
-        _key, width, height = self._sized
-        self.corner, y0 = self._choose_corner(view, width, height)
-        key = (view, tuple(self.entries), self.font_px, y0)
+        width, height = self.box_px(self.shown_font_px(view[0]))
+        width = min(width, view[0] - 2 * LEGEND_MARGIN_PX)
+        height = min(height, view[1] - 2 * LEGEND_MARGIN_PX)
+        avoid = list(self.screen_boxes())
+        for boxes in self._avoid.values():
+            avoid.extend(boxes)
+        self.corner = pick_corner(view, (width, height), avoid)
+        key = (view, tuple(self.entries), self.font_px, self.corner)
         if key == self._placed_for:
             return
         self._placed_for = key
-        x0 = view[0] - LEGEND_MARGIN_PX - width
+        x0, y0 = corner_origin(self.corner, view, (width, height))
         self.actor.SetPosition(x0 / view[0], y0 / view[1])
         self.actor.SetPosition2(width / view[0], height / view[1])
+
+    def box_on_screen(self) -> tuple[int, int, int, int]:
+        """``(x0, y0, x1, y1)`` of the legend in display pixels (y up), as last placed."""
+        view = self.renderer.GetSize()
+        x, y = self.actor.GetPosition()
+        w, h = self.actor.GetPosition2()
+        return (round(x * view[0]), round(y * view[1]), round((x + w) * view[0]),
+                round((y + h) * view[1]))
 
     def remove(self) -> None:
         self.renderer.RemoveObserver(self._observer)

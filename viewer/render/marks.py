@@ -34,8 +34,7 @@ tritanopia simulations and in normal vision (tests/viewer/test_quality_panel.py)
 VIOLATION_COLOR = "#b00000"
 """Dark red: the nodes that break an invariant. A dark red rather than a pure one, because
 pure red is within Delta E 3 of the vermillion crossing contacts for colour-blind viewers;
-this one stays >= 18 from them and from the orange closest-points line under every
-simulation."""
+this one stays >= 18 from them and from the closest-points line under every simulation."""
 
 MAX_TINTED_TRIANGLES = 200_000
 """Most triangles of the selected node tinted (the root of a 500k-triangle mesh holds all of

@@ -242,7 +242,7 @@ def _add_extras(frame, poses, out: Overlays, level: int | None, side: ShownSide)
     if dist is not None:
         out.polys["distance"] = distance_polydata(dist.point_a, dist.point_b)
         late = f", {side.late}" if side.late else ""
-        out.notes.append(f"minimum distance {dist.distance:.4g} (orange line{late})")
+        out.notes.append(f"minimum distance {dist.distance:.4g} (purple line{late})")
         out.notes.append(f"  closest: triangle {int(dist.pair[0])} of A, {int(dist.pair[1])} of "
                          f"B; {dist.counters.n_bv_tests:,} RSS pairs bounded")
 

@@ -24,6 +24,7 @@ from viewer.render.decimation import (  # noqa: F401 - viewer.control.files impo
 )
 from viewer.render.geometry import mesh_polydata, ring_polydata
 from viewer.render.ghost import GhostView, build_crosscheck, build_ghost, ghost_box_counts
+from viewer.render.heat import BAR_FONT_PX as BAR_TITLE_PX
 from viewer.render.heat import HeatLayer, build_heat
 from viewer.render.lecture import (
     CAPTION_FONT_PX,
@@ -31,10 +32,11 @@ from viewer.render.lecture import (
     FigureLayer,
     line_scale,
 )
-from viewer.render.legend import LEGEND_FONT_PX, CanvasLegend
+from viewer.render.legend import LEGEND_FONT_PX, TEXT_WEIGHT, CanvasLegend
 from viewer.render.marks import MARK_NAMES, Marks, build_marks
 from viewer.render.overlays import OVERLAY_NAMES, Overlays, build_overlays, node_volumes
 from viewer.render.picking import MeshPicker, camera_axes, display_to_world, world_to_display
+from viewer.render.screen_boxes import actor_boxes, text_box
 from viewer.render.stepper import (
     STEP_OVERLAY_NAMES,
     StepView,
@@ -53,6 +55,7 @@ from viewer.render.style import (
     OVERLAY_STYLE,
     STEP_GAP_COLOR,
     TITLE_FONT_PX,
+    frame_legend_rows,
     frame_words,
     ghost_words,
     legend_entries,
@@ -155,13 +158,14 @@ class SceneRenderer:
             corner.SetMinimumFontSize(size)
             corner.SetMaximumFontSize(size)
         self._picker = MeshPicker()
+        self.canvas_legend.screen_boxes = self._legend_avoid_boxes
+        self._legend_args = None  # set_legend_kind's last arguments but `drawn`
+        self._frame_drawn: frozenset = frozenset()  # legend rows the last frame drew
         self.caption_bar = CaptionBar(plotter.renderer)
         self.figure_layer = FigureLayer(plotter.renderer)
         self.presentation_scale = 1.0
         # The legend keeps clear of the stepper's pair (it covered it at test 1,410 of Two
-        # spheres) and of the caption bar.
-        self.canvas_legend.keep_clear_of = self.step_pair_display_point
-        self.canvas_legend.bottom_px = self.caption_bar.top_px
+        # spheres) and of the caption bar: both are among _legend_avoid_boxes.
         self._step_label_at = (None, "")  # (point, text) of the separation's label
 
     # -- lecture mode -----------------------------------------------------------------------
@@ -172,6 +176,7 @@ class SceneRenderer:
         self.presentation_scale = float(scale)
         text = self.text_scale * self.presentation_scale
         self.canvas_legend.set_font_px(max(8, round(LEGEND_FONT_PX * text)))
+        self.heat.set_font_px(max(8, round(BAR_TITLE_PX * text)))
         for corner, px in ((self.note, NOTE_FONT_PX), (self.title, TITLE_FONT_PX),
                            (self.failure, NOTE_FONT_PX)):
             size = max(8, round(px * text))
@@ -355,16 +360,19 @@ class SceneRenderer:
         """Outline the selected body's box (``body`` None clears it)."""
         if body is None:
             self._set_poly("selection", pv.PolyData())
+            self._refresh_legend_rows()
             return
         lo, hi = body.rest.bounds
         outline = pv.Box(bounds=(lo[0], hi[0], lo[1], hi[1], lo[2], hi[2])).outline()
         self._set_poly("selection", outline)
         self.actors["selection"].user_matrix = body.pose
+        self._refresh_legend_rows()
 
     def set_brush(self, center: np.ndarray | None, radius: float = 0.0) -> None:
         """Draw the brush footprint: a circle facing the camera (``center`` None hides it)."""
         if center is None:
             self._set_poly("brush", pv.PolyData())
+            self._refresh_legend_rows()
             return
         cam = self.plotter.camera
         normal = np.asarray(cam.direction, dtype=np.float64)
@@ -373,6 +381,7 @@ class SceneRenderer:
         u /= np.linalg.norm(u)
         v = np.cross(u, normal)
         self._set_poly("brush", ring_polydata(np.asarray(center, np.float64), u, v, radius))
+        self._refresh_legend_rows()
 
     # -- frames -----------------------------------------------------------------------------
     def update_frame(self, frame, display, level, inspect=None, extra_note: str = "",
@@ -451,13 +460,16 @@ class SceneRenderer:
             # Node heat draws each tree's own boxes, whatever kind the traversal tests.
             what = "triangles" if heat_mode == "work" else "tree boxes"
             bars = "a colour bar each" if len(picture.scales) > 1 else "colour bar"
-            extra_rows.append((f"heat map: {what} by {picture.title}, frame {frame.index} "
-                               f"({bars})", HEAT_SWATCH))
+            # What the colours count is each bar's title: said again here, the row made the
+            # legend as wide as a 640x400 export and it covered the scene's title.
+            extra_rows.append((f"heat map: {what}, frame {frame.index} ({bars})",
+                               HEAT_SWATCH))
         if self.polys["crosscheck"].n_cells:
             extra_rows.append(("triangles of pairs only one engine reports", CROSSCHECK_COLOR))
         if step is not None and frame is not None:
             self.set_step_legend(frame_words(frame))
         elif frame is not None:
+            self._frame_drawn = frame_legend_rows(overlays)
             self.set_legend_kind(frame_words(frame), has_partition=overlays.polys[
                 "partition_cells"].n_cells > 0 or overlays.polys["partition_planes"].n_cells > 0,
                 has_distance=overlays.polys["distance"].n_cells > 0,
@@ -588,14 +600,72 @@ class SceneRenderer:
         """Name the volumes in the kind's ``words`` in the legend, with the partition and
         closest-points rows when those are drawn, for two meshes or one mesh tested against
         itself, and ``extra_rows`` at the end (entries rewritten only when they change)."""
-        key = (words, has_partition, has_distance, is_one_mesh, tuple(extra_rows))
+        self._legend_args = (words, has_partition, has_distance, is_one_mesh,
+                             tuple(extra_rows))
+        drawn = self._drawn_legend_rows()
+        key = (*self._legend_args, drawn)
         if key == self._legend_key:
             return
         self._legend_key = key
         self.legend_kind = words
         self.canvas_legend.set_entries(
-            legend_entries(words, has_partition, has_distance, is_one_mesh, extra_rows))
+            legend_entries(words, has_partition, has_distance, is_one_mesh, extra_rows, drawn))
         self.legend_texts = self.canvas_legend.texts()
+
+    def _drawn_legend_rows(self) -> frozenset:
+        """The optional legend rows (``style.LEGEND_ROW_KEYS``) whose colour is on screen:
+        the last frame's overlays, the selection and the brush."""
+        drawn = set(self._frame_drawn)
+        if self.polys["inspect"].n_cells or self.polys["selection"].n_cells:
+            drawn.add("selected")
+        if self.polys["brush"].n_cells:
+            drawn.add("brush")
+        return frozenset(drawn)
+
+    def _refresh_legend_rows(self) -> None:
+        """The selection or the brush came or went: the legend's rows follow (outside the
+        stepper, whose legend is its own)."""
+        if self._legend_args is not None and (self._legend_key or ("",))[0] != "stepper":
+            self.set_legend_kind(*self._legend_args)
+
+    def _legend_avoid_boxes(self) -> list:
+        """Screen boxes the legend keeps clear (``(x0, y0, x1, y1[, weight])``, display
+        pixels): every actor drawing something, the title, the note, the failure line and
+        the heat map's colour bars."""
+        renderer = self.plotter.renderer
+        actors = [a for a in self.mesh_actors]
+        actors += [self.actors[name] for name, poly in self.polys.items() if poly.n_cells]
+        actors += [self.heat.actors[name] for name, poly in self.heat.polys.items()
+                   if poly.n_cells]
+        boxes = list(actor_boxes(renderer, actors))
+        # The stepper's pair under test (and its gap) is what the student reads: kept clear
+        # like a text.
+        pair = [self.actors[name] for name in ("step_a", "step_b", "step_gap")
+                if self.polys[name].n_cells]
+        boxes.extend((*box, TEXT_WEIGHT) for box in actor_boxes(renderer, pair))
+        view = tuple(int(v) for v in renderer.GetSize())
+        scale = self.text_scale * self.presentation_scale
+        for actor, corner_id, corner, px in ((self.title, 2, "upper_left", TITLE_FONT_PX),
+                                             (self.failure, 2, "upper_left", NOTE_FONT_PX),
+                                             (self.note, 0, "lower_left", NOTE_FONT_PX)):
+            if actor.GetVisibility():
+                box = text_box(actor.GetText(corner_id) or "", px * scale, corner, view)
+                if box is not None:
+                    boxes.append((*box, TEXT_WEIGHT))
+        for bar in self.heat.bars:
+            if bar.GetVisibility():
+                x, y = bar.GetPosition()
+                w, h = bar.GetPosition2()
+                boxes.append((x * view[0], y * view[1], (x + w) * view[0],
+                              (y + h) * view[1] + 1.5 * self.heat.font_px, TEXT_WEIGHT))
+        # The lecture caption and its line of keys, as they were last placed.
+        for actor in (self.caption_bar.actor, self.caption_bar.hint_actor):
+            if actor.GetVisibility():
+                bbox = [0.0, 0.0, 0.0, 0.0]
+                actor.GetBoundingBox(renderer, bbox)
+                if bbox[1] > bbox[0] and bbox[3] > bbox[2]:
+                    boxes.append((bbox[0], bbox[2], bbox[1], bbox[3], TEXT_WEIGHT))
+        return boxes
 
     def cell_count(self, name: str) -> int:
         """Cells currently drawn by overlay ``name`` (heat map actors included)."""

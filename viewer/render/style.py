@@ -34,7 +34,13 @@ SELECTION_COLOR = INSPECT_COLOR
 BRUSH_COLOR = "#ffaabb"  # Tol light pink
 PARTITION_COLOR = "#882255"  # Tol muted wine: partition cells and BSP splitting planes
 PLANE_COLOR = PARTITION_COLOR
-DISTANCE_COLOR = "#e8601c"  # Tol rainbow orange, thick, with its two end points as balls
+DISTANCE_COLOR = "#770099"
+"""Dark purple, thick, with its two end points as balls: the closest points. It was Tol's
+rainbow orange, next to the crossing contacts' vermillion; searched over the sRGB cube (steps
+of 17) for the colour farthest from every other colour of the canvas (the legend's rows, the
+meshes, the background, the ghost, the cross-check, the heat swatch, the tree marks) under
+normal vision and the three simulations: Delta E >= 23 from each, >= 30 from the violet of
+the selected node (tests/viewer/test_palette.py, tests/viewer/test_quality_panel.py)."""
 # The traversal stepper (viewer.render.stepper): the pair under test in A's and B's tree
 # colours, the decided pairs faint in the colours the level overlays give overlapping and
 # culled pairs, leaf pairs in Tol's light pink, the separating axis in Tol's bright cyan and
@@ -117,39 +123,65 @@ def _hex(rgb) -> str:
     return "#" + "".join(f"{c:02x}" for c in rgb)
 
 
+LEGEND_ROW_KEYS = ("overlap", "culled", "crossing", "touching", "coplanar", "segments",
+                   "selected", "brush")
+"""The legend rows shown only while something is drawn in their colour (``drawn`` of
+:func:`legend_entries`); the meshes' rows are always shown."""
+
+
 def legend_entries(words: KindWords = UNNAMED, has_partition: bool = False,
                    has_distance: bool = False, is_one_mesh: bool = False,
-                   extra_rows=()) -> list[list[str]]:
+                   extra_rows=(), drawn=None) -> list[list[str]]:
     """``[text, colour]`` rows of the canvas legend, naming the volumes in the kind's
     ``words`` ("sphere pairs overlapping at this level", "14-DOP pairs ..."); the partition
     and closest-points rows only when those are drawn.
 
     ``is_one_mesh``: the frame has one mesh (tested against itself): no row speaks of a
     mesh B, and the pairs are pairs of the mesh's own volumes. ``extra_rows``: ``(text,
-    colour)`` rows added at the end (the ghost's, the cross-check's)."""
+    colour)`` rows added at the end (the ghost's, the cross-check's). ``drawn``: the keys of
+    :data:`LEGEND_ROW_KEYS` whose overlay draws something now (None: every row, the legend
+    before the first frame); a row for nothing on screen ("sculpt brush" while nobody
+    sculpts) only took room over the picture."""
     plural, pairs = words.plural, words.pairs
     if is_one_mesh:
         meshes = [[f"the mesh and its {plural}", TREE_A_COLOR]]
     else:
         meshes = [[f"mesh A and its {plural}", TREE_A_COLOR],
                   [f"mesh B and its {plural}", TREE_B_COLOR]]
-    rows = [
-        *meshes,
-        [f"{pairs} overlapping at this level", OVERLAP_COLOR],
-        [f"{pairs} culled at this level", CULLED_COLOR],
-        ["contact: crossing triangles", _hex(KIND_COLORS[KIND_CROSSING])],
-        ["contact: touching triangles", _hex(KIND_COLORS[KIND_TOUCHING])],
-        ["contact: coplanar overlap", _hex(KIND_COLORS[KIND_COPLANAR])],
-        ["intersection segments", SEGMENT_COLOR],
-        [f"selected: clicked {words.noun} and partners, mesh", INSPECT_COLOR],
-        ["sculpt brush", BRUSH_COLOR],
+    optional = [
+        ("overlap", [f"{pairs} overlapping at this level", OVERLAP_COLOR]),
+        ("culled", [f"{pairs} culled at this level", CULLED_COLOR]),
+        ("crossing", ["contact: crossing triangles", _hex(KIND_COLORS[KIND_CROSSING])]),
+        ("touching", ["contact: touching triangles", _hex(KIND_COLORS[KIND_TOUCHING])]),
+        ("coplanar", ["contact: coplanar overlap", _hex(KIND_COLORS[KIND_COPLANAR])]),
+        ("segments", ["intersection segments", SEGMENT_COLOR]),
+        ("selected", [f"selected: clicked {words.noun} and partners, mesh", INSPECT_COLOR]),
+        ("brush", ["sculpt brush", BRUSH_COLOR]),
     ]
+    rows = [*meshes, *(row for key, row in optional if drawn is None or key in drawn)]
     if has_partition:
         rows.append(["partition cells and splitting planes", PARTITION_COLOR])
     if has_distance:
         rows.append(["closest points (minimum distance)", DISTANCE_COLOR])
     rows.extend([str(t), str(c)] for t, c in extra_rows)
     return rows
+
+
+def frame_legend_rows(overlays) -> frozenset:
+    """The keys of :data:`LEGEND_ROW_KEYS` a frame's overlays (a
+    :class:`viewer.render.overlays.Overlays`) draw something for: the level's pairs, each
+    contact kind present, the segments."""
+    polys = overlays.polys
+    drawn = {key for key, name in (("overlap", "overlap"), ("culled", "culled"),
+                                   ("segments", "contact_segments")) if polys[name].n_cells}
+    by_kind = getattr(overlays, "n_by_kind", None) or {}
+    for key, kind in (("crossing", KIND_CROSSING), ("touching", KIND_TOUCHING),
+                      ("coplanar", KIND_COPLANAR)):
+        if by_kind.get(kind, 0):
+            drawn.add(key)
+    if polys["inspect"].n_cells:
+        drawn.add("selected")
+    return frozenset(drawn)
 
 
 def step_legend_entries(words: KindWords = UNNAMED) -> list[list[str]]:

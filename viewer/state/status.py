@@ -58,7 +58,11 @@ class CostView:
     measured_ms : float
         The frame's measured core time for the same work (ms).
     measured_note : str
-        What the measured time leaves out (a tree build), "" when nothing.
+        What the measured time leaves out (a tree build, a fit of unchanged trees), "" when
+        nothing.
+    measured_phases : str
+        The phases the measured time (and so the prediction) covers, in words ("volume
+        updates and fit, traversal and triangle tests").
     status : str
         What is going on ("measuring unit costs of spheres…") or why there is no
         prediction; "" when ``prediction`` is shown.
@@ -69,4 +73,5 @@ class CostView:
     prediction: object
     measured_ms: float
     measured_note: str = ""
+    measured_phases: str = "traversal and triangle tests"
     status: str = ""

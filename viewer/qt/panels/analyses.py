@@ -19,7 +19,7 @@ BESIDE = "beside the frame"
 ANALYSES = (
     ("distance", "minimum distance (apart)", BESIDE,
      "When A and B do not touch: the closest points of A and B and their distance, drawn "
-     "as an orange line. Computed "
+     "as a purple line. Computed "
      f"{BESIDE}, on the finished frame, one at a time for the newest frame: it never slows "
      "the frames down; a result older than the frame shown says \"from frame N\"."),
     ("containment", "inside test (apart)", BESIDE,

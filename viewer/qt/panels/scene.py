@@ -46,6 +46,8 @@ class ScenePanel(QWidget):
     def __init__(self, model, controller, parent=None):
         super().__init__(parent)
         self.model, self.controller = model, controller
+        # Asked before a click switches scenes (the main window asks about the recording).
+        self.may_switch_scene = lambda: True
         self.scene_list = QListWidget()
         for key, spec in SCENES.items():
             item = QListWidgetItem(spec.title)
@@ -99,6 +101,9 @@ class ScenePanel(QWidget):
         if key == SCENE_OCTREE_ENTRY:
             self.refresh()  # keep the current scene highlighted
             self.scene_octree_requested.emit()
+            return
+        if not self.may_switch_scene():
+            self.refresh()  # cancelled: the current scene stays highlighted
             return
         self.controller.scenes.load_scene(key)
 

@@ -206,9 +206,8 @@ class StatsPanel(QWidget):
             ratio += PLAYING_NOTE
         self.cost_total.setText(
             f"Predicted T = <b>{prediction.total_ms:.3f} ms</b>; measured "
-            f"<b>{measured:.3f} ms</b> (volume updates and fit, traversal and triangle tests "
-            f"of this frame){ratio}" + (f"; {view.measured_note}" if view.measured_note
-                                         else ""))
+            f"<b>{measured:.3f} ms</b> (both cover the {view.measured_phases} of this "
+            f"frame){ratio}" + (f"; {view.measured_note}" if view.measured_note else ""))
 
     def _highlight_level(self) -> None:
         level = self.model.level
