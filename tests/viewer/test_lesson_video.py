@@ -163,3 +163,27 @@ def test_an_exported_caption_appears_only_with_its_state(qapp, tmp_path):
     played = [r for r in records if r["step"] == 1 and not r["is_reached"]]
     assert [r["caption"] for r in played] == [f"Playing the animation: frame {k} of 4…"
                                               for k in (1, 2, 3, 4)]
+
+
+def test_a_lesson_frames_the_stepper_pair_off_screen_too(qapp):
+    """The exported video (and the off-screen check) frames the pair a step talks about: at
+    the tandem lesson's leaf step it was a speck in a corner of the picture."""
+    from viewer.lesson_video import OffscreenLesson
+    from viewer.lessons import load_lesson
+
+    lesson = load_lesson("tandem-traversal")
+    index = max((i for i, step in enumerate(lesson.steps) if step.step_pairs is not None),
+                key=lambda i: lesson.steps[i].step_pairs)
+    with OffscreenLesson((640, 400)) as player:
+        lessons = player.controller.lessons
+        assert lessons.open_lesson(str(lesson.path))
+        for _ in range(index):
+            assert lessons.next_step()
+        player.draw("", player.caption(lesson.steps[index]))
+        r = player.renderer
+        lo = np.min([np.asarray(r.polys[n].bounds)[0::2] for n in ("step_a", "step_b")], axis=0)
+        hi = np.max([np.asarray(r.polys[n].bounds)[1::2] for n in ("step_a", "step_b")], axis=0)
+        corners = np.array([[x, y, z] for x in (lo[0], hi[0]) for y in (lo[1], hi[1])
+                            for z in (lo[2], hi[2])])
+        ys = [r.world_to_display(c)[1] for c in corners]
+        assert max(ys) - min(ys) > 0.3 * 400

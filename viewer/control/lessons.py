@@ -342,6 +342,9 @@ class LessonPlaying:
             self._stepper.step_to(step.step_pairs)
             if step.step_until is not None:
                 self._stepper.step_run_to(step.step_until)
+            # The pair the caption talks about, framed: a few levels deep it was a speck
+            # (tandem lesson step 5, in the window and in exported videos alike).
+            self._stepper.frame_pair()
         if step.experiment is not None:
             self.run_experiment_figure(step.experiment.name, step.experiment.sizes)
 
