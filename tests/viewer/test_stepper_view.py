@@ -271,3 +271,28 @@ def test_in_lecture_mode_a_pair_too_small_to_read_is_framed(qtbot, window):
     x0, y0, x1, y1 = _pair_display_box(window)
     assert y1 - y0 > 0.3 * view_h
     window.lecture.leave()
+
+
+def test_the_stepper_legend_lists_only_what_the_step_draws(window):
+    """A culled step names its separating axis and gap; a leaf step (no axis, no gap) does
+    not list them, nor an outcome no earlier pair had."""
+    from core.collide.steps import CODE_CULLED, CODE_LEAF_PAIR
+
+    _on(window)
+    steps = traversal_steps(window.model.frame)
+    _a, _b, codes = steps.decided(len(steps))
+    culled = int(np.flatnonzero(codes == CODE_CULLED)[0])
+    leaf = int(np.flatnonzero(codes == CODE_LEAF_PAIR)[0])
+    stepper = window.controller.stepper
+    stepper.step_to(culled)
+    QApplication.processEvents()
+    rows = " | ".join(window.renderer.canvas_legend.texts())
+    assert "separating axis" in rows and "gap between the two extents" in rows
+    stepper.step_to(leaf)
+    QApplication.processEvents()
+    rows = " | ".join(window.renderer.canvas_legend.texts())
+    assert "separating axis" not in rows and "gap between" not in rows
+    assert "under test" in rows
+    for name, words in (("step_culled", "culled (apart)"), ("step_split", "overlap, split"),
+                        ("step_leaf", "two leaves")):
+        assert (words in rows) == (window.renderer.cell_count(name) > 0), name

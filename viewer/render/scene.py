@@ -467,7 +467,10 @@ class SceneRenderer:
         if self.polys["crosscheck"].n_cells:
             extra_rows.append(("triangles of pairs only one engine reports", CROSSCHECK_COLOR))
         if step is not None and frame is not None:
-            self.set_step_legend(frame_words(frame))
+            # Only the rows of what this step draws (a leaf pair has no axis, no gap).
+            drawn = {name for name in STEP_OVERLAY_NAMES if self.polys[name].n_cells}
+            self.set_step_legend(frame_words(frame), frozenset(drawn)
+                                 | frame_legend_rows(overlays))
         elif frame is not None:
             self._frame_drawn = frame_legend_rows(overlays)
             self.set_legend_kind(frame_words(frame), has_partition=overlays.polys[
@@ -584,14 +587,15 @@ class SceneRenderer:
         x, y, _depth = self.world_to_display(0.5 * (lo + hi))
         return float(x), float(y)
 
-    def set_step_legend(self, words: KindWords) -> None:
-        """The legend of the stepper's colours, naming the kind's volumes."""
-        key = ("stepper", words)
+    def set_step_legend(self, words: KindWords, drawn: frozenset | None = None) -> None:
+        """The legend of the stepper's colours, naming the kind's volumes; only the rows of
+        what is ``drawn`` (:func:`viewer.render.style.step_legend_entries`)."""
+        key = ("stepper", words, drawn)
         if key == self._legend_key:
             return
         self._legend_key = key
         self.legend_kind = words
-        self.canvas_legend.set_entries(step_legend_entries(words))
+        self.canvas_legend.set_entries(step_legend_entries(words, drawn))
         self.legend_texts = self.canvas_legend.texts()
 
     def set_legend_kind(self, words: KindWords, has_partition: bool = False,

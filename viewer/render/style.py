@@ -184,22 +184,34 @@ def frame_legend_rows(overlays) -> frozenset:
     return frozenset(drawn)
 
 
-def step_legend_entries(words: KindWords = UNNAMED) -> list[list[str]]:
-    """``[text, colour]`` rows of the canvas legend while the traversal stepper is on."""
+def step_legend_entries(words: KindWords = UNNAMED,
+                        drawn: frozenset | None = None) -> list[list[str]]:
+    """``[text, colour]`` rows of the canvas legend while the traversal stepper is on.
+
+    Parameters
+    ----------
+    words : KindWords
+    drawn : frozenset of str, optional
+        What is drawn: names of :data:`viewer.render.stepper.STEP_OVERLAY_NAMES` with cells,
+        and the contact keys of :func:`frame_legend_rows`. Only the rows of what is drawn are
+        listed (the pair under test always); None lists every row.
+    """
     noun = words.noun
-    return [
-        [f"A's {noun} under test; its extent on the axis", TREE_A_COLOR],
-        [f"B's {noun} under test; its extent on the axis", TREE_B_COLOR],
-        ["decided earlier: culled (apart)", CULLED_COLOR],
-        ["decided earlier: overlap, split", OVERLAP_COLOR],
-        ["decided earlier: two leaves, triangles tested", STEP_LEAF_COLOR],
-        ["separating axis (culled pair)", STEP_AXIS_COLOR],
-        ["gap between the two extents", STEP_GAP_COLOR],
-        ["contact: crossing triangles", _hex(KIND_COLORS[KIND_CROSSING])],
-        ["contact: touching triangles", _hex(KIND_COLORS[KIND_TOUCHING])],
-        ["contact: coplanar overlap", _hex(KIND_COLORS[KIND_COPLANAR])],
-        ["intersection segments", SEGMENT_COLOR],
+    rows = [
+        (None, f"A's {noun} under test; its extent on the axis", TREE_A_COLOR),
+        (None, f"B's {noun} under test; its extent on the axis", TREE_B_COLOR),
+        ("step_culled", "decided earlier: culled (apart)", CULLED_COLOR),
+        ("step_split", "decided earlier: overlap, split", OVERLAP_COLOR),
+        ("step_leaf", "decided earlier: two leaves, triangles tested", STEP_LEAF_COLOR),
+        ("step_axis", "separating axis (culled pair)", STEP_AXIS_COLOR),
+        ("step_gap", "gap between the two extents", STEP_GAP_COLOR),
+        ("crossing", "contact: crossing triangles", _hex(KIND_COLORS[KIND_CROSSING])),
+        ("touching", "contact: touching triangles", _hex(KIND_COLORS[KIND_TOUCHING])),
+        ("coplanar", "contact: coplanar overlap", _hex(KIND_COLORS[KIND_COPLANAR])),
+        ("segments", "intersection segments", SEGMENT_COLOR),
     ]
+    return [[text, colour] for key, text, colour in rows
+            if key is None or drawn is None or key in drawn]
 
 
 LEGEND = legend_entries()
