@@ -662,6 +662,14 @@ def write_json(report: dict, out) -> None:
     out.write("}\n")
 
 
+def _print_report(args, report: dict, text) -> None:
+    """``report`` as one JSON object with ``--json``, else ``text()``, on standard output."""
+    if args.json:
+        write_json(report, sys.stdout)
+    else:
+        print(text())
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -698,37 +706,26 @@ def main(argv: list[str] | None = None) -> int:
             from core.cli_quality import format_quality, run_quality
 
             report = run_quality(args)
-            if args.json:
-                write_json(report, sys.stdout)
-            else:
-                print(format_quality(report, get_kind(args.bv).people_name))
+            _print_report(args, report,
+                          lambda: format_quality(report, get_kind(args.bv).people_name))
             return 0
         if args.command == "validate":
             from core.cli_validate import exit_status, format_validate, run_validate
 
             report = run_validate(args)
-            if args.json:
-                write_json(report, sys.stdout)
-            else:
-                print(format_validate(report))
+            _print_report(args, report, lambda: format_validate(report))
             return exit_status(report)
         if args.command == "diff":
             from core.cli_diff import format_diff, run_diff
 
             report = run_diff(args)
-            if args.json:
-                write_json(report, sys.stdout)
-            else:
-                print(format_diff(report))
+            _print_report(args, report, lambda: format_diff(report))
             return 0
         if args.command == "audit":
             from core.cli_audit import audit_exit_status, format_audit, run_audit
 
             report, audits = run_audit(args)
-            if args.json:
-                write_json(report, sys.stdout)
-            else:
-                print(format_audit(report, audits, args.max_listed))
+            _print_report(args, report, lambda: format_audit(report, audits, args.max_listed))
             return audit_exit_status(report)
         report = run_distance(args) if args.command == "distance" else run_contacts(args)
         if args.json:

@@ -165,9 +165,11 @@ class OffscreenLesson:
         # The meshes were made when the scene opened, perhaps before the step set its
         # overlays: their opacity follows the display as the window's do.
         self.renderer.set_mesh_opacity(model.display.mesh_opacity)
+        # The caption first: the legend places itself clear of the caption bar as it was
+        # last placed (drawn after it, the legend sat over the caption in exported frames).
+        self.renderer.set_caption(caption, hint)
         self.renderer.update_frame(model.frame, model.display, model.level,
                                    step=self.step_view())
-        self.renderer.set_caption(caption, hint)
         self.plotter.render()
 
     def close(self) -> None:

@@ -167,7 +167,8 @@ def test_an_exported_caption_appears_only_with_its_state(qapp, tmp_path):
 
 def test_a_lesson_frames_the_stepper_pair_off_screen_too(qapp):
     """The exported video (and the off-screen check) frames the pair a step talks about: at
-    the tandem lesson's leaf step it was a speck in a corner of the picture."""
+    the tandem lesson's leaf step it was a speck in a corner of the picture; and its legend
+    stays off the caption."""
     from viewer.lesson_video import OffscreenLesson
     from viewer.lessons import load_lesson
 
@@ -187,3 +188,7 @@ def test_a_lesson_frames_the_stepper_pair_off_screen_too(qapp):
                             for z in (lo[2], hi[2])])
         ys = [r.world_to_display(c)[1] for c in corners]
         assert max(ys) - min(ys) > 0.3 * 400
+        # The legend keeps clear of the caption bar drawn in the same frame (it sat over it
+        # when the bar was placed after the legend).
+        x0, y0 = r.legend.GetPosition()
+        assert y0 * 400 >= r.caption_bar.top_px()

@@ -125,21 +125,22 @@ height and width. In a message box the text was 1,050 px tall, taller than a 128
 (its OK button out of reach); it scrolls inside instead."""
 
 
-class HelpDialog(QDialog):
-    """Help > How to read this view: the prose, scrolling, within the screen."""
+class ScrollingTextDialog(QDialog):
+    """A titled page of HTML that scrolls inside, at most ``size`` and within 90 % of the
+    screen's free width and height (Help > How to read this view, Help > Keys)."""
 
-    def __init__(self, parent=None):
+    def __init__(self, title: str, html: str, size: tuple[int, int], parent=None):
         super().__init__(parent)
-        self.setWindowTitle("How to read this view")
+        self.setWindowTitle(title)
         layout = QVBoxLayout(self)
         self.browser = QTextBrowser()
         self.browser.setOpenExternalLinks(False)
-        self.browser.setHtml(HELP_TEXT)
+        self.browser.setHtml(html)
         layout.addWidget(self.browser)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok)
         buttons.accepted.connect(self.accept)
         layout.addWidget(buttons)
-        width, height = HELP_SIZE
+        width, height = size
         screen = parent.screen() if parent is not None else self.screen()
         if screen is not None:
             free = screen.availableGeometry()
@@ -149,8 +150,15 @@ class HelpDialog(QDialog):
         self.resize(width, height)
 
     def text(self) -> str:
-        """The help as plain text (what a message box's ``text()`` gave)."""
+        """The page as plain text (what a message box's ``text()`` gave)."""
         return self.browser.toPlainText()
+
+
+class HelpDialog(ScrollingTextDialog):
+    """Help > How to read this view: the prose, scrolling, within the screen."""
+
+    def __init__(self, parent=None):
+        super().__init__("How to read this view", HELP_TEXT, HELP_SIZE, parent)
 
 
 def show_help(window) -> HelpDialog:
@@ -166,24 +174,11 @@ seventy keys scrolls: in a message box it was 1,900 px tall, its OK button off a
 screen)."""
 
 
-class KeysDialog(QDialog):
+class KeysDialog(ScrollingTextDialog):
     """Help > Keys: the action table's keys, scrolling."""
 
     def __init__(self, parent=None):
-        super().__init__(parent)
-        self.setWindowTitle("Keys")
-        layout = QVBoxLayout(self)
-        self.browser = QTextBrowser()
-        self.browser.setHtml(keys_html())
-        layout.addWidget(self.browser)
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok)
-        buttons.accepted.connect(self.accept)
-        layout.addWidget(buttons)
-        width, height = KEYS_SIZE
-        screen = parent.screen() if parent is not None else None
-        if screen is not None:
-            height = min(height, int(0.9 * screen.availableGeometry().height()))
-        self.resize(width, height)
+        super().__init__("Keys", keys_html(), KEYS_SIZE, parent)
 
 
 def show_keys(window) -> KeysDialog:

@@ -662,13 +662,12 @@ class SceneRenderer:
                 w, h = bar.GetPosition2()
                 boxes.append((x * view[0], y * view[1], (x + w) * view[0],
                               (y + h) * view[1] + 1.5 * self.heat.font_px, TEXT_WEIGHT))
-        # The lecture caption and its line of keys, as they were last placed.
-        for actor in (self.caption_bar.actor, self.caption_bar.hint_actor):
-            if actor.GetVisibility():
-                bbox = [0.0, 0.0, 0.0, 0.0]
-                actor.GetBoundingBox(renderer, bbox)
-                if bbox[1] > bbox[0] and bbox[3] > bbox[2]:
-                    boxes.append((bbox[0], bbox[2], bbox[1], bbox[3], TEXT_WEIGHT))
+        # The lecture caption and its line of keys: the band they take at the bottom, from
+        # the caption's words (the bar places its actors when it renders, which may come
+        # after the legend: read as last placed, an exported frame's legend sat over it).
+        bar = self.caption_bar
+        if bar.caption or bar.hint:
+            boxes.append((0.0, 0.0, float(view[0]), float(bar.top_px()), TEXT_WEIGHT))
         return boxes
 
     def cell_count(self, name: str) -> int:
