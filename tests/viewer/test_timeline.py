@@ -188,6 +188,8 @@ def test_the_marker_tooltip_and_styles_differ_by_shape_and_colour(qtbot, window)
     assert len(shapes) == len(colours) == len(MARKER_STYLES)
     assert frame_label_text(None, 0) == "live"
     assert frame_label_text(36, 240) == "frame 37 of 240 (recorded)"
+    assert frame_label_text(None, 1) == "live (1 frame recorded)"  # not "1 frames"
+    assert frame_label_text(None, 2) == "live (2 frames recorded)"
     record_approach(qtbot, window)
     slider = window.timeline.slider
     marker = slider.markers[0]

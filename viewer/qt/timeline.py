@@ -76,7 +76,9 @@ class Marker:
 def frame_label_text(cursor: int | None, n_frames: int) -> str:
     """The timeline's label: "frame 37 of 240 (recorded)", or "live" (with the count held)."""
     if cursor is None:
-        return "live" if n_frames == 0 else f"live ({n_frames:,} frames recorded)"
+        if n_frames == 0:
+            return "live"
+        return f"live ({n_frames:,} frame{'' if n_frames == 1 else 's'} recorded)"
     return f"frame {cursor + 1:,} of {n_frames:,} (recorded)"
 
 
