@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from core.bvh.diagnosis import box_volume
+from core.bvh.diagnosis import box_volume, node_triangles
 from core.mesh import TriMesh
 
 N_DIFFER = 10
@@ -101,10 +101,15 @@ def tree_from_spec(spec: str, mesh: TriMesh) -> TreeSource:
                       f"BVH Lab's {split.name.lower()} build, leaf size {leaf_size}")
 
 
-def node_fingerprints(tree, n_triangles: int) -> np.ndarray:
-    """``(k,) uint64``: each node's sum of one fixed random word per triangle under it."""
-    words = np.random.default_rng(_FINGERPRINT_SEED).integers(
+def triangle_words(n_triangles: int) -> np.ndarray:
+    """``(n_triangles,) uint64``: one fixed odd random word per triangle."""
+    return np.random.default_rng(_FINGERPRINT_SEED).integers(
         0, 2**63, size=n_triangles, dtype=np.uint64) * np.uint64(2) + np.uint64(1)
+
+
+def node_fingerprints(tree, words: np.ndarray) -> np.ndarray:
+    """``(k,) uint64``: each node's sum of ``words`` (:func:`triangle_words`) over the
+    triangles under it."""
     ordered = words[tree.prim_ids]
     # prefix sums (mod 2**64) give each node's run in prim_ids in one subtraction
     prefix = np.concatenate([[np.uint64(0)], np.cumsum(ordered, dtype=np.uint64)])
@@ -120,7 +125,8 @@ def match_nodes(first, second, n_triangles: int) -> tuple[np.ndarray, np.ndarray
     nodes_first, nodes_second : (j,) int64
         Matched pairs (equal fingerprint and triangle count), in ``first``'s node order.
     """
-    fa, fb = node_fingerprints(first, n_triangles), node_fingerprints(second, n_triangles)
+    words = triangle_words(n_triangles)
+    fa, fb = node_fingerprints(first, words), node_fingerprints(second, words)
     # A valid binary tree has no two nodes over the same set (no node has one child), so a
     # fingerprint is unique within a tree; intersect1d keeps the first of any collision.
     _common, a, b = np.intersect1d(fa, fb, assume_unique=False, return_indices=True)
@@ -131,9 +137,7 @@ def match_nodes(first, second, n_triangles: int) -> tuple[np.ndarray, np.ndarray
 
 
 def _same_triangles(first, second, a: int, b: int) -> bool:
-    run_a = first.prim_ids[first.prim_start[a]:first.prim_start[a] + first.n_prims[a]]
-    run_b = second.prim_ids[second.prim_start[b]:second.prim_start[b] + second.n_prims[b]]
-    return np.array_equal(np.sort(run_a), np.sort(run_b))
+    return np.array_equal(np.sort(node_triangles(first, a)), np.sort(node_triangles(second, b)))
 
 
 def differing_nodes(first: TreeSource, second: TreeSource, n_triangles: int,
@@ -180,23 +184,19 @@ def per_level(values: np.ndarray, depth: np.ndarray) -> list:
     return out
 
 
-def query_cost(mesh: TriMesh, source: TreeSource, offset: float) -> dict:
+def query_cost(mesh: TriMesh, source: TreeSource, pose_b, tree_b) -> dict:
     """Volume tests, triangle tests and contacts of the mesh with ``source``'s tree against
-    a copy of itself moved by ``offset`` box diagonals along +x (midpoint tree)."""
-    from core.bvh import build_tree
+    its copy (``tree_b`` at ``pose_b``, the same for both trees of a diff)."""
     from core.collide.query import collide
-    from core.pose import Pose
 
-    diagonal = float(np.linalg.norm(mesh.vertices.max(axis=0) - mesh.vertices.min(axis=0)))
-    pose_b = Pose(translation=(offset * diagonal, 0.0, 0.0))
-    result = collide(mesh, source.tree, mesh, build_tree(mesh), None, pose_b)
+    result = collide(mesh, source.tree, mesh, tree_b, None, pose_b)
     counters = result.counters
     return {"volume_tests": int(counters.n_bv_tests), "triangle_tests": int(counters.n_tri_tests),
             "contacts": int(result.pairs.shape[0])}
 
 
-def tree_summary(mesh: TriMesh, source: TreeSource, offset: float) -> dict:
-    """One tree's column of the diff."""
+def tree_summary(mesh: TriMesh, source: TreeSource, query: dict) -> dict:
+    """One tree's column of the diff (``query``: its :func:`query_cost`)."""
     from core.bvh import tree_quality
 
     quality = tree_quality(mesh, source.tree)
@@ -209,14 +209,23 @@ def tree_summary(mesh: TriMesh, source: TreeSource, offset: float) -> dict:
         "sah": measures["sah"], "epo": measures["epo"],
         "sah_per_level": per_level(quality.nodes.sah, quality.node_depth),
         "epo_per_level": per_level(quality.nodes.epo, quality.node_depth),
-        "query": query_cost(mesh, source, offset),
+        "query": query,
     }  # fmt: skip
 
 
 def diff_trees(mesh: TriMesh, first: TreeSource, second: TreeSource,
                offset: float = DEFAULT_OFFSET) -> dict:
-    """The diff of two trees of ``mesh`` (the JSON of ``python -m core diff``)."""
-    columns = [tree_summary(mesh, first, offset), tree_summary(mesh, second, offset)]
+    """The diff of two trees of ``mesh`` (the JSON of ``python -m core diff``).
+
+    The query's copy of the mesh (moved by ``offset`` box diagonals along +x, with BVH
+    Lab's midpoint tree) is made once and met by both trees."""
+    from core.bvh import build_tree
+    from core.pose import Pose
+
+    diagonal = float(np.linalg.norm(mesh.vertices.max(axis=0) - mesh.vertices.min(axis=0)))
+    pose_b, tree_b = Pose(translation=(offset * diagonal, 0.0, 0.0)), build_tree(mesh)
+    columns = [tree_summary(mesh, source, query_cost(mesh, source, pose_b, tree_b))
+               for source in (first, second)]
     n_matched, rows = differing_nodes(first, second, mesh.n_faces)
     contacts = [c["query"]["contacts"] for c in columns]
     return {

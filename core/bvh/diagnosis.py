@@ -77,7 +77,8 @@ def path_to_root(tree, node: int) -> list[int]:
     return path
 
 
-def _triangles(tree, node: int) -> np.ndarray:
+def node_triangles(tree, node: int) -> np.ndarray:
+    """``(n_prims[node],) int32``: the triangles under ``node`` (its run of ``prim_ids``)."""
     start = int(tree.prim_start[node])
     return tree.prim_ids[start:start + int(tree.n_prims[node])]
 
@@ -128,7 +129,7 @@ def why_bad(mesh, tree, node: int, name=lambda k: k) -> list[str]:
             reasons.append(f"children {name(left)} and {name(right)} overlap by "
                            f"{100 * shared / volume:.0f} % of the node's volume")
     else:
-        thin = _thin_triangles(mesh.vertices, mesh.faces, _triangles(tree, node))
+        thin = _thin_triangles(mesh.vertices, mesh.faces, node_triangles(tree, node))
         if thin:
             triangle, ratio = thin[0]
             more = f" (and {len(thin) - 1} more)" if len(thin) > 1 else ""
@@ -143,7 +144,7 @@ def why_bad(mesh, tree, node: int, name=lambda k: k) -> list[str]:
             if sibling_volume > 0.0 and volume / sibling_volume > SIBLING_RATIO:
                 reasons.append(f"a leaf {volume / sibling_volume:.0f}x the volume of its "
                                f"sibling {name(sibling)}")
-    corners = mesh.vertices[mesh.faces[_triangles(tree, node)]].reshape(-1, 3)
+    corners = mesh.vertices[mesh.faces[node_triangles(tree, node)]].reshape(-1, 3)
     if corners.size:
         tight = box_volume(corners.min(axis=0), corners.max(axis=0))
         if tight > 0.0 and volume / tight > LOOSE_RATIO:
