@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-# pyvistaqt picks its Qt binding through qtpy, which reads QT_API; pytest-qt reads qt_api from
+# matplotlib's Qt backend picks its binding from QT_API; pytest-qt reads qt_api from
 # pyproject.toml. Both must agree on PyQt6 before any Qt module is imported.
 os.environ.setdefault("QT_API", "pyqt6")
 

@@ -177,8 +177,9 @@ def _wait_for_paints(qtbot, window):
 
 
 def test_a_redraw_renders_once_and_the_canvas_shows_it(qtbot, make_window):
-    # pyvistaqt's repaint re-rendered the scene after every explicit render: two renders per
-    # drawn frame while playing (13.3 renders a second for 6.6 frames on bunny-bunny).
+    # pyvistaqt's canvas re-rendered the scene in the repaint after every explicit render: two
+    # renders per drawn frame while playing (13.3 renders a second for 6.6 frames on
+    # bunny-bunny). The native canvas must keep one.
     window = make_window()
     _wait_for_paints(qtbot, window)
     canvas = window.plotter

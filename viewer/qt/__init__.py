@@ -1,1 +1,2 @@
-"""Qt widgets of the viewer (PyQt6 + pyvistaqt): the main window, docks and canvas input."""
+"""Qt widgets of the viewer (PyQt6): the main window, docks and canvas input (the 3-D canvas
+widget itself is :mod:`viewer.canvas`)."""

@@ -1,9 +1,9 @@
 """Mouse and keys on the canvas: Camera, Move and Sculpt modes, and the click inspector.
 
-An event filter on the ``QtInteractor`` sees every mouse event before VTK does. In Camera
-mode it lets them through (pyvista's trackball) and only notices plain clicks for the
-inspector; in Move and Sculpt modes a press on a mesh is consumed and drives the model,
-while a press on empty space falls through to the camera.
+An event filter on the canvas (:class:`viewer.canvas.Canvas`) sees every mouse event before
+VTK does. In Camera mode it lets them through (pyvista's trackball) and only notices plain
+clicks for the inspector; in Move and Sculpt modes a press on a mesh is consumed and drives
+the model, while a press on empty space falls through to the camera.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ class CanvasInteraction(QObject):
 
     Parameters
     ----------
-    plotter : pyvistaqt.QtInteractor
+    plotter : viewer.canvas.Canvas
     renderer : viewer.render.SceneRenderer
     model : viewer.model.ViewerModel
     controller : viewer.controller.Controller

@@ -14,11 +14,11 @@ from PyQt6.QtCore import QSettings, QTimer, pyqtSignal
 from PyQt6.QtGui import QAction, QActionGroup
 from PyQt6.QtWidgets import QFileDialog, QMainWindow, QMessageBox
 
+from viewer.canvas import Canvas
 from viewer.control.error_log import ErrorLog
 from viewer.qt import help as window_help
 from viewer.qt import layout, window_settings
 from viewer.qt.actions import shortcut_of
-from viewer.qt.canvas import Canvas
 from viewer.qt.caption import CanvasCaption
 from viewer.qt.docks import make_docks
 from viewer.qt.error_guard import error_log_dialog
@@ -109,9 +109,9 @@ class MainWindow(QMainWindow):
         self.setWindowTitle("BVH Lab")
         self.resize(*layout.default_window_size(self.screen()))
 
-        self.plotter = Canvas(self, auto_update=False, multi_samples=0)
+        self.plotter = Canvas(self, multi_samples=0)
         self.setCentralWidget(self.plotter)
-        # Count the renders VTK really finished (pyvistaqt's render() may skip one), and report
+        # Count the renders VTK really finished (a closed canvas skips its render), and report
         # the first frame only once the canvas is visible: on screen, not before.
         self._n_renders = 0
         self._is_first_frame_drawn = False

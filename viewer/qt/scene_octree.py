@@ -23,8 +23,8 @@ from PyQt6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
-from pyvistaqt import QtInteractor
 
+from viewer.canvas import Canvas
 from viewer.control.worker import Tag, Workers
 from viewer.render.octree_demo import (
     ROLE_COLORS,
@@ -61,7 +61,7 @@ class SceneOctreeWindow(QMainWindow):
         self.demo = demo if demo is not None else SceneOctreeDemo()
         self.t = 0.0
         self.frame = None
-        self.plotter = QtInteractor(self, auto_update=False, multi_samples=0)
+        self.plotter = Canvas(self, multi_samples=0)
         self.plotter.set_background(BACKGROUND)
         panel = QWidget()
         self.play = QPushButton("Play")

@@ -384,7 +384,7 @@ def grab_frame(plotter) -> np.ndarray:
 
     Parameters
     ----------
-    plotter : pyvista.Plotter or pyvistaqt.QtInteractor
+    plotter : pyvista.Plotter or viewer.canvas.Canvas
         Rendered (``render()`` called) since the scene last changed.
     """
     return as_rgb(plotter.screenshot(None, transparent_background=False, return_img=True))

@@ -1,9 +1,9 @@
 """The render layer: meshes and overlays as a fixed set of named actors, updated in place.
 
-Works on any pyvista plotter (the window's ``QtInteractor`` or an off-screen ``Plotter`` in
-benchmarks and tests); imports no Qt. Each overlay kind is added once with a stable name,
-and every frame copies new geometry into the same PolyData (``shallow_copy``), so the scene
-graph never grows.
+Works on any pyvista plotter (the window's canvas, :class:`viewer.canvas.Canvas`, or an
+off-screen ``Plotter`` in benchmarks and tests); imports no Qt. Each overlay kind is added
+once with a stable name, and every frame copies new geometry into the same PolyData
+(``shallow_copy``), so the scene graph never grows.
 """
 
 from __future__ import annotations
