@@ -45,6 +45,7 @@ from viewer.qt.timeline import TimelinePanel
 from viewer.qt.tree_menu import TreeTools
 from viewer.qt.window_dialogs import ProgressDialogs
 from viewer.render import SceneRenderer, inspect_node
+from viewer.render.draw_cost import drawn_cells, slow_drawing_words
 from viewer.render.scene import set_default_view
 from viewer.scenes import SCENES
 from viewer.side_results import shown_side
@@ -115,6 +116,7 @@ class MainWindow(QMainWindow):
         # the first frame only once the canvas is visible: on screen, not before.
         self._n_renders = 0
         self._is_first_frame_drawn = False
+        self._slow_drawing_reason = ""  # the last slow drawing's reason said in the status bar
         self.plotter.ren_win.AddObserver("EndEvent", self._count_render)
         # Canvas text follows the screen's logical DPI (96 = scale 1), like the widgets' text.
         self.renderer = SceneRenderer(self.plotter, text_scale=self.logicalDpiY() / 96.0)
@@ -531,9 +533,22 @@ class MainWindow(QMainWindow):
                 and not self._is_first_frame_drawn):
             self._is_first_frame_drawn = True
             self.first_frame_drawn.emit()
-        self.model.set_view_timings(ViewTimings(overlay_s, render_s))
+        self.model.set_view_timings(ViewTimings(overlay_s, render_s,
+                                                self._slow_drawing(frame, overlay_s, render_s)))
         if frame is not None:
             self._show_timings(frame)
+
+    def _slow_drawing(self, frame, overlay_s: float, render_s: float) -> str:
+        """Why drawing ``frame`` was slow ("" when it was not); said in the status bar once
+        per reason (the layers and the advice), like a slow frame's core time."""
+        words = slow_drawing_words(getattr(frame, "index", None), overlay_s, render_s,
+                                   drawn_cells(self.plotter.renderer.actors),
+                                   tuple(self.plotter.ren_win.GetSize()))
+        reason = words.split(" pixels", 1)[-1]
+        if words and reason != self._slow_drawing_reason:
+            self.model.message.emit(words)
+        self._slow_drawing_reason = reason if words else ""
+        return words
 
     # -- lessons and lecture mode (viewer.qt.caption) ----------------------------------------
     def refresh_caption(self) -> None:

@@ -8,10 +8,13 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class ViewTimings:
-    """Seconds spent in the viewer for the last frame: overlay update and render."""
+    """Seconds spent in the viewer for the last frame: overlay update and render, and why
+    drawing it was slow ("" when it was not; :func:`viewer.render.draw_cost.
+    slow_drawing_words`)."""
 
     overlay: float = 0.0
     render: float = 0.0
+    slow_words: str = ""
 
 
 @dataclass(frozen=True)

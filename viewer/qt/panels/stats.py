@@ -91,7 +91,7 @@ class StatsPanel(QWidget):
         model.scene_changed.connect(self._refresh_meshes)
         model.body_changed.connect(lambda _i: self._refresh_meshes())
         model.display_changed.connect(lambda _d: self._refresh_meshes())
-        model.view_timings_changed.connect(lambda _t: self._refresh_phases(self.model.frame))
+        model.view_timings_changed.connect(self._on_view_timings)
         model.level_changed.connect(lambda _l: self._highlight_level())
         # The controller measures the cost model anew after every frame.
         self.cost_refresh = WhenShown(self, model, self.show_cost)
@@ -100,13 +100,24 @@ class StatsPanel(QWidget):
                                                           self.model.frame))
         self.show_cost(model.cost_view)
 
+    def _on_view_timings(self, _timings) -> None:
+        self._refresh_phases(self.model.frame)
+        self._refresh_slow(self.model.frame)
+
+    def _refresh_slow(self, frame) -> None:
+        """Why the shown live frame was slow: its core time (the frame's own phases) and its
+        drawing (the last redraw's, which drew this frame)."""
+        lines = [self.model.slow_frame] if frame is self.model.live_frame else []
+        lines.append(self.model.view_timings.slow_words)
+        self.slow.setText("\n".join(line for line in lines if line))
+        self.slow.setVisible(bool(self.slow.text()))
+
     def refresh(self, frame) -> None:
         show_header(self.header, self.model, frame)
         result = shown_result(frame)
         self.relation.setText(relation_text(
             frame, result, shown_side(frame, self.model.side, self.model.side_by_frame)))
-        self.slow.setText(self.model.slow_frame if frame is self.model.live_frame else "")
-        self.slow.setVisible(bool(self.slow.text()))
+        self._refresh_slow(frame)
         self._refresh_meshes()
         if frame is None or result is None:
             self.table.setRowCount(0)
