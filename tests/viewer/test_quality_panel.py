@@ -247,3 +247,28 @@ def test_status_bar_and_panel_count_every_violation_found_not_only_the_listed(qt
     # The child and the axis of each line, the child by the file's id (4094 - ours).
     assert [panel.violations.item(0, c).text() for c in (1, 2, 3)] == \
         ["4091 (BVH Lab's 3)", "child 4087", "-z"]
+
+
+
+def test_a_chart_deleted_while_it_draws_raises_nothing(qtbot, monkeypatch):
+    # Its window closed during the idle draw: update() on the deleted widget raised and
+    # matplotlib printed the traceback into the test log.
+    from matplotlib.backends.backend_qtagg import FigureCanvasQTAgg
+    from PyQt6 import sip
+
+    def draw_then_gone(self):
+        sip.delete(self)
+        self.update()  # what matplotlib's Qt draw does last
+
+    gone = HistogramCanvas("depths", "depth", "nodes")
+    monkeypatch.setattr(FigureCanvasQTAgg, "draw", draw_then_gone)
+    gone.draw()
+    kept = HistogramCanvas("depths", "depth", "nodes")
+    qtbot.addWidget(kept)
+
+    def fails(self):
+        raise RuntimeError("another failure")
+
+    monkeypatch.setattr(FigureCanvasQTAgg, "draw", fails)
+    with pytest.raises(RuntimeError, match="another failure"):
+        kept.draw()  # only a deleted chart's error is dropped
