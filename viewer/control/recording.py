@@ -359,7 +359,15 @@ class FrameRecording:
         return self.start_job(f"Opening {path.name}", lambda progress, cancel: open_recording(
             path, progress=progress, cancel=cancel), done)
 
-    def _show_opened(self, recording, path: Path) -> None:
+    def show_recording(self, recording, path, title: str | None = None,
+                       notes: str | None = None) -> None:
+        """Show ``recording``, made elsewhere (a contact log's frames), as an opened one:
+        its bodies become the scene, titled ``title``, and its first frame is shown."""
+        self.stop_playback()
+        self._show_opened(recording, Path(path), title, notes)
+
+    def _show_opened(self, recording, path: Path, title: str | None = None,
+                     notes: str | None = None) -> None:
         if len(recording) == 0:
             self.model.error.emit("Cannot open recording", f"{path}: it holds no frame")
             return
@@ -376,8 +384,8 @@ class FrameRecording:
         self._forget_strokes()
         self.model.set_time(last.t)
         # set_scene clears the old scene's recording (scene_changed); the opened one follows.
-        self.model.set_scene(bodies, None, f"Recording {path.stem}",
-                             f"{len(recording)} recorded frames read from {path}")
+        self.model.set_scene(bodies, None, title or f"Recording {path.stem}",
+                             notes or f"{len(recording)} recorded frames read from {path}")
         # The user's caps, raised if needed so that no frame of the file is dropped.
         max_megabytes, max_frames = self.recording_limits
         recording.set_limits(max(max_megabytes, 2 * recording.nbytes / 1e6),
