@@ -59,6 +59,10 @@ def test_a_triangle_search_selects_its_leaf_and_lists_the_path_to_the_root(qtbot
     assert panel.why_label.text().startswith(f"Why leaf {node} is bad:") or \
         "none of the diagnosis's reasons" in panel.why_label.text()
     assert panel.worst_label.text().startswith("Worst nodes of this tree")
+    # Another scene: the path of the old one goes.
+    window.controller.scenes.load_scene("two-spheres")
+    settle(qtbot, window)
+    assert panel.path is None and panel.path_table.rowCount() == 0
 
 
 def test_a_bad_search_says_why_in_one_line_and_keeps_the_selection(qtbot, window):

@@ -62,7 +62,7 @@ def test_the_diff_of_the_shown_tree_and_a_sah_build_is_shown_and_drawn(qtbot, wi
     assert renderer.cell_count("diff_tree") > 0 and renderer.cell_count("diff_tree") % 48 == 0
     assert renderer.cell_count("diff_nodes") == 0
     legend = [text for text, _colour in renderer.canvas_legend.entries]
-    assert any(text.startswith("tree 2 of the diff (BVH Lab's sah build") for text in legend)
+    assert "diff: tree 2 of A (dashed)" in legend
     dialog.draw_buttons[0].click()
     window.redraw()
     assert renderer.cell_count("diff_tree") == 0
@@ -107,6 +107,8 @@ def test_a_refitted_tree_against_its_build_names_the_nodes_that_grew_most(qtbot,
     window.redraw()
     assert renderer.cell_count("diff_nodes") == 12 * len(rows)
     assert renderer.polys["diff_nodes"].bounds != first
+    legend = [text for text, _colour in renderer.canvas_legend.entries]
+    assert f"diff: tree 2 of A (dashed), its {len(rows)} most-changed nodes (bold)" in legend
     # Against a fresh build of the same vertices: same triangles, same boxes: nothing grew.
     _compare(qtbot, window, 0, "shown", "fresh")
     assert "tree 2 = a fresh BVH Lab's midpoint build" in dialog.caption.text()

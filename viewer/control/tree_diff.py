@@ -222,5 +222,6 @@ class TreeDiffing:
         result, k = self.result, self.drawn
         if result is None or k is None:
             return None
+        # The legend row stays short: the dialog names the tree in full.
         return TreeDiffView(result.body, result.sources[k].tree, result.differ_nodes[k],
-                            f"tree {k + 1} of the diff ({result.sources[k].words})")
+                            f"diff: tree {k + 1} of {BODY_NAMES[result.body]}")

@@ -181,7 +181,9 @@ class TreeDiffDialog(QDialog):
             self.differ_note.setText("")
             return
         report = result.report
-        same = "the same contacts" if report["same_contacts"] else "DIFFERENT contacts"
+        same = "the same contacts" if report["same_contacts"] else (
+            "DIFFERENT contacts (a tree whose boxes no longer enclose its triangles, such as "
+            "one built before a deformation, misses some: the query uses its boxes as they are)")
         self.caption.setText(
             f"Computed on {result.caption()}. Query: the mesh against a copy of itself moved "
             f"by {report['query_offset']:g} box diagonals along +x; both trees find {same}. "

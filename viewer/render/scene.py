@@ -477,8 +477,9 @@ class SceneRenderer:
         if self.polys["crosscheck"].n_cells:
             extra_rows.append(("triangles of pairs only one engine reports", CROSSCHECK_COLOR))
         if self.polys["diff_tree"].n_cells:
-            extra_rows.append((f"{tree_diff.words}, dashed; bold: the "
-                               f"{len(tree_diff.nodes)} nodes that differ most", DIFF_COLOR))
+            n_changed = len(tree_diff.nodes)
+            bold = f", its {n_changed} most-changed nodes (bold)" if n_changed else ""
+            extra_rows.append((f"{tree_diff.words} (dashed){bold}", DIFF_COLOR))
         if step is not None and frame is not None:
             # Only the rows of what this step draws (a leaf pair has no axis, no gap).
             drawn = {name for name in STEP_OVERLAY_NAMES if self.polys[name].n_cells}

@@ -333,6 +333,9 @@ class OutlinerPanel(QWidget):
                                    "cost), how much its children overlap (share of its "
                                    "volume) and its volume. Click a row to select that node.")
         self.path_table.setMinimumHeight(120)
+        # Rows as tall as the text: the path of a deep leaf is twenty rows.
+        self.path_table.verticalHeader().setDefaultSectionSize(
+            self.path_table.fontMetrics().height() + 6)
         self.path_table.cellClicked.connect(self._on_path_row)
         self.why_label = wrap_label(QLabel(""))
         self.worst_label = wrap_label(QLabel(""))
@@ -390,7 +393,16 @@ class OutlinerPanel(QWidget):
     def _request_path(self, selection) -> None:
         # Measured only where it is read: a click on the canvas with the outliner hidden
         # would measure a whole tree for nothing.
-        if selection is None or self.controller is None or not self.isVisible():
+        if selection is None:
+            # Another scene, or the selection cleared: the path shown is no longer of it.
+            self.path, self._path_asked = None, None
+            self.path_table.setRowCount(0)
+            self.why_label.setText("")
+            self.worst_label.setText("")
+            self.path_caption.setText("Select a node (or search one) to see its path to the "
+                                      "root.")
+            return
+        if self.controller is None or not self.isVisible():
             return
         frame = self.model.frame
         body, node = selection
