@@ -113,6 +113,13 @@ def test_a_log_with_one_pair_removed_and_one_added_is_marked_listed_and_outlined
     window.redraw()
     assert window.renderer.cell_count("crosscheck") == 6
 
+    # Frame 3 gives A's deformed vertices in a file: the view draws them.
+    dialog._on_frame_row(3, 0)
+    settle(qtbot, window)
+    grown = np.load(path.parent / "sphere-a-frame3.npy")
+    np.testing.assert_allclose(model.frame.meshes[0].vertices, grown)
+    np.testing.assert_allclose(window.renderer.mesh_polys[0].points, grown)
+
     # An agreeing frame: nothing outlined, no pair listed.
     dialog._on_frame_row(0, 0)
     settle(qtbot, window)
