@@ -99,6 +99,13 @@ def test_a_log_with_one_pair_removed_and_one_added_is_marked_listed_and_outlined
     assert dialog.shown.text().startswith("Shown: log frame 2 (line 4)")
     # One triangle of A and one of B outlined, three edges each.
     assert window.renderer.cell_count("crosscheck") == 6
+    # Framed: the camera looks at the two triangles (the missed contact is inside the ring).
+    assert dialog.frame_button.isEnabled()
+    lo, hi = job.pairs_bounds()
+    dialog.frame_button.click()
+    settle(qtbot, window)
+    focal = np.asarray(window.model.read_camera().focal_point)
+    np.testing.assert_allclose(focal, 0.5 * (lo + hi), atol=1e-9)
 
     # Another disagreeing frame: its poses are the log's; the added pair is apart.
     dialog._on_frame_row(4, 0)
@@ -126,6 +133,7 @@ def test_a_log_with_one_pair_removed_and_one_added_is_marked_listed_and_outlined
     window.redraw()
     assert dialog.pairs.rowCount() == 0
     assert window.renderer.cell_count("crosscheck") == 0
+    assert not dialog.frame_button.isEnabled() and job.pairs_bounds() is None
 
     # Another scene: the markers go; the dialog says its result is stale.
     window.controller.scenes.load_scene("two-spheres")

@@ -15,10 +15,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+
 from core.audit import ContactLogError, FrameAudit, audit_log, read_contact_log
 from core.mesh import TriMesh
 from core.pipeline import BodyInput, FramePipeline
 from core.recording import Recording, RecordingCancelled
+from viewer.control.stepping import camera_on_box
 from viewer.control.worker import JobCancelled
 
 BODY_KEYS = ("{name}#log-a", "{name}#log-b")
@@ -214,6 +217,31 @@ class ContactLogAuditing:
         if audit is None or audit.agrees:
             return None
         return DisagreeingPairs(audit.missed, audit.only_engine)
+
+    def pairs_bounds(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """``(lo, hi)``, ``(3,) float64`` each: the world box around the triangles of the
+        shown log frame's differing pairs, at the frame's poses; None when it agrees."""
+        pairs, frame = self.disagreeing_pairs(), self.model.frame
+        if pairs is None or frame is None or len(frame.meshes) < 2:
+            return None
+        both = np.concatenate([np.asarray(pairs.only_ours), np.asarray(pairs.only_theirs)])
+        corners = []
+        for body in (0, 1):
+            mesh, pose = frame.meshes[body], frame.poses[body].as_matrix()
+            points = mesh.vertices[mesh.faces[np.unique(both[:, body])]].reshape(-1, 3)
+            corners.append(points @ pose[:3, :3].T + pose[:3, 3])
+        corners = np.concatenate(corners)
+        return corners.min(axis=0), corners.max(axis=0)
+
+    def frame_pairs(self) -> bool:
+        """Move the camera to the shown log frame's differing pairs (a missed contact is a
+        few triangles inside the contact ring: too small to find at the scene's view),
+        looking from where it looks now. False (nothing moves) when the frame agrees."""
+        bounds = self.pairs_bounds()
+        if bounds is None:
+            return False
+        self.model.restore_camera(camera_on_box(*bounds, self.model.read_camera()))
+        return True
 
     def timeline_markers(self) -> list[tuple[int, str]]:
         """``(position, words)`` of each disagreeing frame, while the log is on the

@@ -19,6 +19,7 @@ from PyQt6.QtWidgets import (
     QDialog,
     QHeaderView,
     QLabel,
+    QPushButton,
     QTableWidget,
     QVBoxLayout,
 )
@@ -86,6 +87,11 @@ class ContactLogDialog(QDialog):
         layout.addWidget(self.frames, 2)
         self.shown = wrap_label(QLabel(""))
         layout.addWidget(self.shown)
+        self.frame_button = QPushButton("Frame these pairs")
+        self.frame_button.setToolTip("Move the camera to the outlined triangles of the shown "
+                                     "frame's differing pairs, looking from where it looks now")
+        self.frame_button.clicked.connect(controller.contact_log.frame_pairs)
+        layout.addWidget(self.frame_button)
         self.pairs = self._table(PAIR_COLUMNS)
         self.pairs.setToolTip("The shown frame's pairs that differ from the exact answer. The "
                               "gap is exact: 0 means the triangles touch, so an engine that "
@@ -138,6 +144,7 @@ class ContactLogDialog(QDialog):
         audit = job.audit
         self.pairs.setRowCount(0)
         self.shown.setStyleSheet("")
+        self.frame_button.setEnabled(job.disagreeing_pairs() is not None)
         if audit is None:
             self.shown.setText("")
             return

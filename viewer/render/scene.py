@@ -237,8 +237,10 @@ class SceneRenderer:
         if name == "node_triangles":
             # The tint lies on the mesh: pulled forward like the contact triangles.
             mapper.SetRelativeCoincidentTopologyPolygonOffsetParameters(-2.0, -4.0)
-        if name == "contact_segments":
-            # The segments lie on the red triangles: pull them further forward still.
+        if name in ("contact_segments", "crosscheck"):
+            # The segments lie on the red triangles: pull them further forward still. So do
+            # the outlines of a pair only one engine reports: a missed contact's edges are
+            # the edges of its red triangles, and were hidden by them.
             mapper.SetRelativeCoincidentTopologyLineOffsetParameters(-4.0, -16.0)
         actor = pv.Actor(mapper=mapper)
         color, width, opacity = OVERLAY_STYLE[name]
