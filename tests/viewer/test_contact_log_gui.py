@@ -158,3 +158,17 @@ def test_a_bad_log_names_the_file_and_line_and_leaves_the_scene(qtbot, window, t
     assert window.model.frame is frame_before
     assert window.controller.contact_log.audit is None
     assert not [m for m in window.timeline.slider.markers if m.kind == "ENGINE_DISAGREES"]
+
+
+def test_cancel_stops_the_check_and_leaves_the_scene(qtbot, window, tmp_path):
+    path, _removed, _added = _edited_log(tmp_path)
+    title_before, frame_before = window.model.scene_title, window.model.frame
+    messages = []
+    window.model.message.connect(messages.append)
+    assert window.contact_log_menu.open_contact_log(str(path))
+    window.controller.recorder.cancel_job()  # the job stops at its next frame
+    qtbot.waitUntil(lambda: not window.controller.recorder.is_job_running, timeout=120_000)
+    QApplication.processEvents()
+    assert f"Opening contact log {path.name} cancelled" in messages
+    assert window.controller.contact_log.audit is None
+    assert window.model.scene_title == title_before and window.model.frame is frame_before

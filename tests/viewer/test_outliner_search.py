@@ -59,6 +59,9 @@ def test_a_triangle_search_selects_its_leaf_and_lists_the_path_to_the_root(qtbot
     assert panel.why_label.text().startswith(f"Why leaf {node} is bad:") or \
         "none of the diagnosis's reasons" in panel.why_label.text()
     assert panel.worst_label.text().startswith("Worst nodes of this tree")
+    # A row of the path selects that ancestor.
+    panel._on_path_row(2, 0)
+    assert window.model.selected_node == (0, path[2])
     # Another scene: the path of the old one goes.
     window.controller.scenes.load_scene("two-spheres")
     settle(qtbot, window)

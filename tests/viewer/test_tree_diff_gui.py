@@ -125,3 +125,17 @@ def test_a_bad_tree_file_is_one_line_and_keeps_the_last_result(qtbot, window, tm
     assert title == "Cannot compare trees"
     assert "not-a-tree.json" in text and "\n" not in text
     assert window.controller.tree_diff.result is kept
+
+
+def test_cancel_stops_the_diff_and_keeps_no_result(qtbot, window):
+    messages = []
+    window.model.message.connect(messages.append)
+    dialog = window.tree_diff_menu.open_dialog()
+    dialog.choose(0, "shown", "build:sah")
+    assert dialog.compare()
+    window.controller.recorder.cancel_job()  # checked after the trees are made
+    qtbot.waitUntil(lambda: not window.controller.recorder.is_job_running, timeout=120_000)
+    QApplication.processEvents()
+    assert "Tree diff cancelled" in messages
+    assert window.controller.tree_diff.result is None
+    assert dialog.caption.text().startswith("Nothing compared yet")

@@ -86,6 +86,7 @@ class FrameRecording:
         # window's progress dialog.
         self._job_lane = workers.lane("recording")
         self._job_words = ""
+        self._job_on_done = None  # what the job's end calls (start_job's on_done)
         self._job = None  # the job running, until its result is handled
         self._playback_timer = QTimer(parent)
         self._playback_timer.setInterval(PLAYBACK_TICK_MS)
@@ -280,8 +281,15 @@ class FrameRecording:
     def cancel_job(self) -> None:
         """Cancel pressed: the job stops at its next check (a long frame shown in the same
         dialog, at its traversal's next level)."""
-        if self._job is not None:
-            self._job.cancel()
+        job = self._job
+        if job is not None:
+            job.cancel()
+            if job.is_done:
+                # Dropped while it still waited for the lane: no callback will come, and the
+                # job would block every later one ("Wait: ... is still running").
+                self._finish_job(self._job_words, None,
+                                 JobCancelled(f"{self._job_words} was cancelled"),
+                                 self._job_on_done)
         self._frames.cancel_frame()
 
     def start_job(self, words: str, work, on_done) -> bool:
@@ -291,6 +299,7 @@ class FrameRecording:
             self.model.message.emit(f"Wait: {self._job_words} is still running")
             return False
         self._job_words = words
+        self._job_on_done = on_done
         self.model.job_progress.emit(words, 0, 0)
 
         def run(control):
