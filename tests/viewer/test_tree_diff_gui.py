@@ -73,6 +73,10 @@ def test_the_diff_of_the_shown_tree_and_a_sah_build_is_shown_and_drawn(qtbot, wi
     assert window.model.frame.index != frame.index
     assert dialog.stale.text().startswith(f"Stale: computed on frame {frame.index}; the view "
                                           f"shows frame {window.model.frame.index}")
+    dialog.draw_buttons[1].click()
+    window.redraw()
+    legend = [text for text, _colour in window.renderer.canvas_legend.entries]
+    assert f"diff: tree 1 of A, frame {frame.index} (dashed)" in legend
 
 
 def test_a_refitted_tree_against_its_build_names_the_nodes_that_grew_most(qtbot, window):

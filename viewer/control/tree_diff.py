@@ -222,6 +222,8 @@ class TreeDiffing:
         result, k = self.result, self.drawn
         if result is None or k is None:
             return None
-        # The legend row stays short: the dialog names the tree in full.
+        # The legend row stays short (the dialog names the tree in full) and says when its
+        # boxes are another frame's.
+        late = f", frame {result.frame_index}" if self.is_stale() else ""
         return TreeDiffView(result.body, result.sources[k].tree, result.differ_nodes[k],
-                            f"diff: tree {k + 1} of {BODY_NAMES[result.body]}")
+                            f"diff: tree {k + 1} of {BODY_NAMES[result.body]}{late}")
