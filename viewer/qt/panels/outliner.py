@@ -438,11 +438,12 @@ class OutlinerPanel(QWidget):
                 set_cell(table, r, c, text, right if c else None)
         self.path_caption.setText(self.path_caption_text())
         first = rows[0]
+        kind = "leaf" if first["leaf"] else "node"
         self.why_label.setText(
-            f"Why {'leaf' if first['leaf'] else 'node'} {first['node']} is bad: "
-            + "; ".join(path.why) if path.why else
-            f"Node {first['node']}: none of the diagnosis's reasons applies (children overlap, "
-            "long thin triangle, leaf far larger than its sibling, loose box).")
+            f"Why {kind} {first['node']} is bad: " + "; ".join(path.why) if path.why else
+            f"{kind.capitalize()} {first['node']}: none of the diagnosis's reasons applies "
+            "(children overlap, long thin triangle, leaf far larger than its sibling, loose "
+            "box).")
         worst = [f"node {w['node']} (worst by {w['worst_by'].replace('_', ' ')}): "
                  + "; ".join(w["why"]) for w in path.worst[:WORST_LISTED]]
         more = len(path.worst) - WORST_LISTED
