@@ -1,9 +1,10 @@
 """The viewer's controller: the one object the window and its docks ask to change the scene.
 
 Each of its jobs is a plain class in a module of :mod:`viewer.control` (scenes, files, poses,
-sculpt, frames, animation, recording, stepping, session, analysis, inspecting, exporting,
-lessons, experiments, costs, kernels) that is given what it uses when it is made: the model,
-the workers it takes its lanes from, and the other jobs (or their methods) it calls.
+sculpt, frames, animation, recording, stepping, session, analysis, inspecting, node_search,
+tree_diff, contact_log, exporting, lessons, experiments, costs, kernels) that is given what
+it uses when it is made: the model, the workers it takes its lanes from, and the other jobs
+(or their methods) it calls.
 :class:`Controller` makes them in dependency order and keeps each as an attribute named for
 what it does; callers say which job they ask (``controller.frames.request_frame()``).
 """
@@ -14,6 +15,7 @@ from PyQt6.QtCore import QObject
 
 from viewer.control.analysis import FrameAnalysis
 from viewer.control.animation import Animation
+from viewer.control.contact_log import ContactLogAuditing
 from viewer.control.costs import CostModelling
 from viewer.control.experiments import ExperimentRunning
 from viewer.control.exporting import FrameExporting
@@ -22,12 +24,14 @@ from viewer.control.frames import FrameRunning
 from viewer.control.inspecting import Inspecting
 from viewer.control.kernels import KernelCompiling
 from viewer.control.lessons import LessonPlaying
+from viewer.control.node_search import NodeSearching
 from viewer.control.poses import BodyPosing
 from viewer.control.recording import FrameRecording
 from viewer.control.scenes import SceneLoading
 from viewer.control.sculpt import Sculpting
 from viewer.control.session import SessionKeeping
 from viewer.control.stepping import Stepping
+from viewer.control.tree_diff import TreeDiffing
 from viewer.control.worker import Workers
 from viewer.model import ViewerModel
 
@@ -63,9 +67,13 @@ class Controller(QObject):
         self.poses = BodyPosing(model, self.recorder)
         self.sculpting = Sculpting(model, self.recorder, body_size=self.poses.body_size)
         self.scenes = SceneLoading(model, workers, self.frames, self.sculpting.forget_strokes)
+        self.contact_log = ContactLogAuditing(model, self.frames, self.recorder)
         self.files = FileLoading(model, workers, self.frames, self.scenes.replace_scene)
         self.animation = Animation(model, self.frames.request_frame, parent=self)
         self.inspector = Inspecting(model, workers, self.frames)
+        self.nodes = NodeSearching(model, workers, self.frames, self.inspector.tree_file_ids)
+        self.tree_diff = TreeDiffing(model, self.frames, self.recorder,
+                                     self.inspector.tree_file_ids)
         self.stepper = Stepping(model, workers, is_threaded, self.inspector.tree_file_ids)
         self.session = SessionKeeping(model, workers, self.recorder, self.sculpting,
                                       self.scenes.replace_scene, self.frames.request_frame,

@@ -86,6 +86,7 @@ class FrameRecording:
         # window's progress dialog.
         self._job_lane = workers.lane("recording")
         self._job_words = ""
+        self._job_on_done = None  # what the job's end calls (start_job's on_done)
         self._job = None  # the job running, until its result is handled
         self._playback_timer = QTimer(parent)
         self._playback_timer.setInterval(PLAYBACK_TICK_MS)
@@ -280,8 +281,15 @@ class FrameRecording:
     def cancel_job(self) -> None:
         """Cancel pressed: the job stops at its next check (a long frame shown in the same
         dialog, at its traversal's next level)."""
-        if self._job is not None:
-            self._job.cancel()
+        job = self._job
+        if job is not None:
+            job.cancel()
+            if job.is_done:
+                # Dropped while it still waited for the lane: no callback will come, and the
+                # job would block every later one ("Wait: ... is still running").
+                self._finish_job(self._job_words, None,
+                                 JobCancelled(f"{self._job_words} was cancelled"),
+                                 self._job_on_done)
         self._frames.cancel_frame()
 
     def start_job(self, words: str, work, on_done) -> bool:
@@ -291,6 +299,7 @@ class FrameRecording:
             self.model.message.emit(f"Wait: {self._job_words} is still running")
             return False
         self._job_words = words
+        self._job_on_done = on_done
         self.model.job_progress.emit(words, 0, 0)
 
         def run(control):
@@ -359,7 +368,15 @@ class FrameRecording:
         return self.start_job(f"Opening {path.name}", lambda progress, cancel: open_recording(
             path, progress=progress, cancel=cancel), done)
 
-    def _show_opened(self, recording, path: Path) -> None:
+    def show_recording(self, recording, path, title: str | None = None,
+                       notes: str | None = None) -> None:
+        """Show ``recording``, made elsewhere (a contact log's frames), as an opened one:
+        its bodies become the scene, titled ``title``, and its first frame is shown."""
+        self.stop_playback()
+        self._show_opened(recording, Path(path), title, notes)
+
+    def _show_opened(self, recording, path: Path, title: str | None = None,
+                     notes: str | None = None) -> None:
         if len(recording) == 0:
             self.model.error.emit("Cannot open recording", f"{path}: it holds no frame")
             return
@@ -376,8 +393,8 @@ class FrameRecording:
         self._forget_strokes()
         self.model.set_time(last.t)
         # set_scene clears the old scene's recording (scene_changed); the opened one follows.
-        self.model.set_scene(bodies, None, f"Recording {path.stem}",
-                             f"{len(recording)} recorded frames read from {path}")
+        self.model.set_scene(bodies, None, title or f"Recording {path.stem}",
+                             notes or f"{len(recording)} recorded frames read from {path}")
         # The user's caps, raised if needed so that no frame of the file is dropped.
         max_megabytes, max_frames = self.recording_limits
         recording.set_limits(max(max_megabytes, 2 * recording.nbytes / 1e6),

@@ -105,6 +105,11 @@ ACTIONS: tuple[Action, ...] = (
     _sep(FILE, 1),
     Action("file.screenshot", FILE, "&Save screenshot…", "Ctrl+S", handler="save_screenshot"),
     _sep(FILE, 2),
+    Action("file.open_contact_log", FILE, "Open &contact log…", "Ctrl+Shift+C",
+           "Check another engine's contacts, frame by frame (JSON lines, README \"Contact "
+           "logs\"), against the exact answer; its frames go on the timeline, each "
+           "disagreeing one marked", "contact_log_menu.open_contact_log",
+           words="open an engine's contact log and check it against the exact answer"),
     Action("file.export_mesh", FILE, "&Export mesh…", "Ctrl+E",
            "Write the selected body's current triangles as OBJ, PLY or STL",
            "session_menu.ask_export_mesh", words="export the selected body's mesh (OBJ, PLY, STL)"),
@@ -232,6 +237,11 @@ ACTIONS: tuple[Action, ...] = (
     Action("tree.every_refit", TREE, "Check invariants after every &refit", "",
            "Debug setting: the pipeline checks every tree it refits or builds (slower)",
            "tree_tools.set_validate_after_refit", takes_checked=True, checkable=True),
+    Action("tree.diff", TREE, "Compare &two trees…", "Ctrl+Shift+T",
+           "Two trees of the shown body's mesh side by side (the shown one, a fresh build, "
+           "another split rule, a tree file): counts, histograms, SAH and EPO per level, the "
+           "nodes that differ most, drawn in the view", "tree_diff_menu.open_dialog",
+           words="compare two trees of a body's mesh (tree diff)"),
     _sep(TREE, 2),
     *(Action(f"tree.open_{body}", TREE, f"&Open tree file for body {name}…", "",
              f"Read a tree of body {name} built by another engine (JSON or NPZ, see the "

@@ -20,6 +20,7 @@ from viewer.qt import help as window_help
 from viewer.qt import layout, window_settings
 from viewer.qt.actions import shortcut_of
 from viewer.qt.caption import CanvasCaption
+from viewer.qt.contact_log_dialog import ContactLogMenu
 from viewer.qt.docks import make_docks
 from viewer.qt.error_guard import error_log_dialog
 from viewer.qt.experiments_menu import ExperimentsMenu
@@ -42,6 +43,7 @@ from viewer.qt.scene_switch import load_scene_asking, may_leave_recording
 from viewer.qt.session_menu import SessionMenu
 from viewer.qt.status_line import StatusLine
 from viewer.qt.timeline import TimelinePanel
+from viewer.qt.tree_diff_dialog import TreeDiffMenu
 from viewer.qt.tree_menu import TreeTools
 from viewer.qt.window_dialogs import ProgressDialogs
 from viewer.render import SceneRenderer, inspect_node
@@ -169,6 +171,8 @@ class MainWindow(QMainWindow):
         answer them are made between the actions and the menus (they hold their actions)."""
         self.table_actions = create_actions(self)
         self.session_menu = SessionMenu(self)
+        self.contact_log_menu = ContactLogMenu(self)
+        self.tree_diff_menu = TreeDiffMenu(self)
         self.export_menu = ExportMenu(self)
         self.recording_menu = RecordingMenu(self)
         self.lesson_menu = LessonMenu(self)
@@ -518,7 +522,8 @@ class MainWindow(QMainWindow):
                                                step, heat=heat, heat_note=heat_note,
                                                contact_ids=level_contacts,
                                                ghost=self.controller.analysis.ghost_view(),
-                                               crosscheck=self.controller.analysis.crosscheck_view(),
+                                               crosscheck=self._outlined_pairs(),
+                                               tree_diff=self.controller.tree_diff.diff_view(),
                                                side=shown_side(frame, self.model.side,
                                                                self.model.side_by_frame))
         self.renderer.update_marks(frame, self.model.selected_node,
@@ -549,6 +554,12 @@ class MainWindow(QMainWindow):
             self.model.message.emit(words)
         self._slow_drawing_reason = reason if words else ""
         return words
+
+    def _outlined_pairs(self):
+        """The pairs whose triangles the view outlines: a cross-check's of the shown frame,
+        else the disagreeing pairs of the contact-log frame shown."""
+        return (self.controller.analysis.crosscheck_view()
+                or self.controller.contact_log.disagreeing_pairs())
 
     # -- lessons and lecture mode (viewer.qt.caption) ----------------------------------------
     def refresh_caption(self) -> None:

@@ -48,6 +48,9 @@ MARKER_STYLES = {
     "GRABBED": MarkerStyle((0, 158, 115), "circle", "●"),  # bluish green
     "SCULPTED": MarkerStyle((230, 159, 0), "triangle_up", "▲"),  # orange
     "OPENED": MarkerStyle((86, 180, 233), "cross", "✚"),  # sky blue
+    # A contact log's frame whose pairs differ from the exact answer (File > Open contact
+    # log): black, the one Okabe-Ito colour left, and a shape of its own.
+    "ENGINE_DISAGREES": MarkerStyle((0, 0, 0), "x", "✖"),
 }
 """Marker style by event kind name (``core.recording.EventKind`` member names; the widget
 reads them as strings, it does not import the core)."""
@@ -92,6 +95,15 @@ def _marker_path(shape: str, x: float, y: float, size: float) -> QPainterPath:
     if shape == "square":
         path.addRect(x - h * 0.85, y - h * 0.85, 1.7 * h, 1.7 * h)
         return path
+    if shape == "x":
+        w = h / 2.5
+        bar = QPainterPath()
+        bar.addRect(-h, -w, 2 * h, 2 * w)
+        for angle in (45, -45):
+            path.addPath(QTransform().translate(x, y).rotate(angle).map(bar))
+        # The bars overlap at the centre: winding fill keeps it filled when merged.
+        path.setFillRule(Qt.FillRule.WindingFill)
+        return path.simplified()
     if shape == "cross":
         w = h / 2.5
         path.addRect(x - h, y - w, 2 * h, 2 * w)
@@ -256,7 +268,9 @@ class TimelinePanel(QWidget):
                                    ("REBUILD", "tree rebuilt (drift)"),
                                    ("GRABBED", "body moved"),
                                    ("SCULPTED", "body sculpted"),
-                                   ("OPENED", "settings changed"))))
+                                   ("OPENED", "settings changed"),
+                                   ("ENGINE_DISAGREES", "a contact log's engine disagrees "
+                                                        "with the exact answer"))))
         self.slider.valueChanged.connect(self._on_slider)
         layout.addWidget(self.slider, 1)
 
@@ -289,7 +303,11 @@ class TimelinePanel(QWidget):
         recording = self.model.recording
         if recording is None:
             return []
-        return [Marker(e.position, e.kind.name, e.text) for e in recording.events()]
+        markers = [Marker(e.position, e.kind.name, e.text) for e in recording.events()]
+        # A contact log's disagreeing frames (File > Open contact log) while it is shown.
+        markers += [Marker(position, "ENGINE_DISAGREES", text)
+                    for position, text in self.controller.contact_log.timeline_markers()]
+        return markers
 
     def refresh(self) -> None:
         recording = self.model.recording

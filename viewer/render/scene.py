@@ -46,6 +46,7 @@ from viewer.render.stepper import (
 from viewer.render.style import (
     BACKGROUND,
     CROSSCHECK_COLOR,
+    DIFF_COLOR,
     FAILURE_COLOR,
     GHOST_COLOR,
     HEAT_SWATCH,
@@ -61,9 +62,10 @@ from viewer.render.style import (
     legend_entries,
     step_legend_entries,
 )
+from viewer.render.tree_diff import TreeDiffView, build_diff_nodes, build_diff_tree
 from viewer.render.words import KindWords
 
-ANALYSIS_NAMES = ("ghost", "crosscheck")
+ANALYSIS_NAMES = ("ghost", "crosscheck", "diff_tree", "diff_nodes")
 """Overlays the controller computes on demand (a fresh tree, another engine's answer)."""
 
 LEVEL_OVERLAYS_OFF = {"show_tree_a": False, "show_tree_b": False, "show_parents": False,
@@ -235,8 +237,10 @@ class SceneRenderer:
         if name == "node_triangles":
             # The tint lies on the mesh: pulled forward like the contact triangles.
             mapper.SetRelativeCoincidentTopologyPolygonOffsetParameters(-2.0, -4.0)
-        if name == "contact_segments":
-            # The segments lie on the red triangles: pull them further forward still.
+        if name in ("contact_segments", "crosscheck"):
+            # The segments lie on the red triangles: pull them further forward still. So do
+            # the outlines of a pair only one engine reports: a missed contact's edges are
+            # the edges of its red triangles, and were hidden by them.
             mapper.SetRelativeCoincidentTopologyLineOffsetParameters(-4.0, -16.0)
         actor = pv.Actor(mapper=mapper)
         color, width, opacity = OVERLAY_STYLE[name]
@@ -387,7 +391,8 @@ class SceneRenderer:
     def update_frame(self, frame, display, level, inspect=None, extra_note: str = "",
                      hidden=frozenset(), step: StepView | None = None, heat=None,
                      heat_note: str = "", ghost: GhostView | None = None,
-                     crosscheck=None, side=None, contact_ids=None) -> float:
+                     crosscheck=None, side=None, contact_ids=None,
+                     tree_diff: TreeDiffView | None = None) -> float:
         """Copy a frame's deformed meshes and overlays into the actors.
 
         Parameters
@@ -416,6 +421,8 @@ class SceneRenderer:
         contact_ids : (c,) int64 or None
             Only these rows of the frame's contacts are drawn (step mode's contacts reached
             by the level shown); None: all. The stepper's ``step.contact_ids`` win.
+        tree_diff : viewer.render.tree_diff.TreeDiffView or None
+            One tree of a tree diff: its volumes at the level, its most-changed nodes bold.
 
         Returns
         -------
@@ -455,6 +462,11 @@ class SceneRenderer:
             p.as_matrix() if hasattr(p, "as_matrix") else np.asarray(p, np.float64)
             for p in ghost.frame.poses], hidden_ab, int(display.box_cap)))
         self._set_poly("crosscheck", build_crosscheck(frame, crosscheck, poses))
+        if step is not None or frame is None:
+            tree_diff = None
+        self._set_poly("diff_tree", build_diff_tree(tree_diff, level, poses, hidden_ab,
+                                                    int(display.box_cap)))
+        self._set_poly("diff_nodes", build_diff_nodes(tree_diff, poses, hidden_ab))
         extra_rows = [(row, GHOST_COLOR) for row in ghost_notes]
         if picture.title:
             # Node heat draws each tree's own boxes, whatever kind the traversal tests.
@@ -466,6 +478,10 @@ class SceneRenderer:
                                HEAT_SWATCH))
         if self.polys["crosscheck"].n_cells:
             extra_rows.append(("triangles of pairs only one engine reports", CROSSCHECK_COLOR))
+        if self.polys["diff_tree"].n_cells:
+            n_changed = len(tree_diff.nodes)
+            bold = f", its {n_changed} most-changed nodes (bold)" if n_changed else ""
+            extra_rows.append((f"{tree_diff.words} (dashed){bold}", DIFF_COLOR))
         if step is not None and frame is not None:
             # Only the rows of what this step draws (a leaf pair has no axis, no gap).
             drawn = {name for name in STEP_OVERLAY_NAMES if self.polys[name].n_cells}

@@ -55,6 +55,9 @@ GHOST_COLOR = "#777777"
 """Grey dashes: the volumes of a freshly built tree (the ghost beside the refitted ones)."""
 CROSSCHECK_COLOR = "#ee3377"
 """Tol vibrant magenta: the triangles of pairs only one of two engines reports."""
+DIFF_COLOR = "#009988"
+"""Tol vibrant teal: Tree > Compare two trees' drawn tree (dashed) and its nodes that differ
+most from the other tree (thick)."""
 HEAT_SWATCH = "#21918c"
 """Viridis at its middle: the legend row that points to the heat map's colour bar."""
 BACKGROUND = "#f4f6f9"
@@ -108,6 +111,8 @@ OVERLAY_STYLE = {
     # Thick and nearly opaque: at 3 px and 0.75 the dashes were lost among the tree boxes.
     "ghost": (GHOST_COLOR, 4.0, 0.95),
     "crosscheck": (CROSSCHECK_COLOR, 5.0, 1.0),
+    "diff_tree": (DIFF_COLOR, 2.0, 0.9),
+    "diff_nodes": (DIFF_COLOR, 6.0, 0.99),
     # Tree inspection (viewer.render.marks): flagged nodes thick red, the selected node's
     # triangles tinted and its volume thicker than any level overlay. Opacity just below 1
     # puts them in VTK's translucent pass, after the meshes (see set_bodies): drawn opaque

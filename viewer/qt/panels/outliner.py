@@ -15,8 +15,13 @@ import numpy as np
 from PyQt6.QtCore import QAbstractItemModel, QModelIndex, Qt
 from PyQt6.QtWidgets import (
     QAbstractItemView,
+    QComboBox,
+    QHBoxLayout,
     QHeaderView,
     QLabel,
+    QLineEdit,
+    QPushButton,
+    QTableWidget,
     QTreeView,
     QVBoxLayout,
     QWidget,
@@ -25,6 +30,7 @@ from PyQt6.QtWidgets import (
 from viewer.qt.panels.common import (
     WhenShown,
     header_label,
+    set_cell,
     show_header,
     tree_words,
     wrap_label,
@@ -35,6 +41,14 @@ PARTNERS_LISTED = 4
 """Partner ids listed in the "partners this frame" column; the rest are counted."""
 
 BODY_NAMES = ("A", "B")
+
+PATH_COLUMNS = ("node", "depth", "triangles", "SAH term", "sibling overlap", "volume")
+"""The columns of the path table (core.bvh.diagnosis.node_row's measures)."""
+
+WORST_LISTED = 3
+"""Worst nodes whose reasons the outliner lists under the path (the rest are counted)."""
+
+SEARCH_ERROR_STYLE = "color: #D55E00;"
 
 
 def _shown_trace(frame):
@@ -299,7 +313,38 @@ class OutlinerPanel(QWidget):
         layout = QVBoxLayout(self)
         layout.addWidget(self.header)
         layout.addWidget(self.note)
+        layout.addLayout(self._search_row())
+        self.search_error = wrap_label(QLabel(""))
+        self.search_error.setStyleSheet(SEARCH_ERROR_STYLE)
+        self.search_error.hide()
+        layout.addWidget(self.search_error)
         layout.addWidget(self.view, 1)
+        self.path_caption = wrap_label(QLabel("Select a node (or search one) to see its path "
+                                              "to the root."))
+        self.path_table = QTableWidget(0, len(PATH_COLUMNS))
+        self.path_table.setHorizontalHeaderLabels(PATH_COLUMNS)
+        self.path_table.verticalHeader().hide()
+        self.path_table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.path_table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.path_table.horizontalHeader().setSectionResizeMode(
+            QHeaderView.ResizeMode.ResizeToContents)
+        self.path_table.setToolTip("The selected node (first row), its parent, ... the root, "
+                                   "each with its SAH term (its share of the expected query "
+                                   "cost), how much its children overlap (share of its "
+                                   "volume) and its volume. Click a row to select that node.")
+        self.path_table.setMinimumHeight(120)
+        # Rows as tall as the text: the path of a deep leaf is twenty rows.
+        self.path_table.verticalHeader().setDefaultSectionSize(
+            self.path_table.fontMetrics().height() + 6)
+        self.path_table.cellClicked.connect(self._on_path_row)
+        self.why_label = wrap_label(QLabel(""))
+        self.worst_label = wrap_label(QLabel(""))
+        self.worst_label.setToolTip("The tree's worst nodes by SAH term, sibling overlap and "
+                                    "volume, and why each is bad (core.bvh.diagnosis)")
+        for widget in (self.path_caption, self.path_table, self.why_label, self.worst_label):
+            layout.addWidget(widget)
+        self.path = None  # the NodePath shown
+        self._path_asked = None  # (frame index, body, node) of the path last asked for
         self._is_syncing = False
         self.view.selectionModel().currentRowChanged.connect(self._on_current)
         self.frame_refresh = WhenShown(self, model, self.refresh)
@@ -309,6 +354,125 @@ class OutlinerPanel(QWidget):
         model.tree_sources_changed.connect(lambda: self.refresh(self.model.frame))
         model.frame_failed.connect(lambda _f: show_header(self.header, self.model,
                                                           self.items.frame))
+        model.node_selected.connect(self._request_path)
+
+    # -- search and path ---------------------------------------------------------------------
+    def _search_row(self) -> QHBoxLayout:
+        row = QHBoxLayout()
+        self.search_body = QComboBox()
+        self.search_body.addItems([f"tree {name}" for name in BODY_NAMES])
+        self.search_body.setToolTip("Which tree to search")
+        self.search_field = QLineEdit()
+        self.search_field.setPlaceholderText("node id, #our id, or t triangle")
+        self.search_field.setToolTip(
+            "Find a node: its id (for a tree read from a file, the file's id), #id for BVH "
+            "Lab's id, or t 120 for the leaf that holds triangle 120. Enter selects it.")
+        self.search_field.returnPressed.connect(self.find)
+        self.search_button = QPushButton("Find")
+        self.search_button.clicked.connect(self.find)
+        row.addWidget(self.search_body)
+        row.addWidget(self.search_field, 1)
+        row.addWidget(self.search_button)
+        return row
+
+    def find(self, text: str | None = None, body: int | None = None) -> int | None:
+        """Search the field's text (or ``text``) in tree ``body`` (default: the combo's) and
+        select the node found; a failed search says why in one line under the field."""
+        if text is not None:
+            self.search_field.setText(text)
+        if body is not None:
+            self.search_body.setCurrentIndex(body)
+        if self.controller is None:
+            return None
+        node, error = self.controller.nodes.search(self.search_body.currentIndex(),
+                                                   self.search_field.text())
+        self.search_error.setText(error)
+        self.search_error.setVisible(bool(error))
+        return node
+
+    def _request_path(self, selection) -> None:
+        # Measured only where it is read: a click on the canvas with the outliner hidden
+        # would measure a whole tree for nothing.
+        if selection is None:
+            # Another scene, or the selection cleared: the path shown is no longer of it.
+            self.path, self._path_asked = None, None
+            self.path_table.setRowCount(0)
+            self.why_label.setText("")
+            self.worst_label.setText("")
+            self.path_caption.setText("Select a node (or search one) to see its path to the "
+                                      "root.")
+            return
+        if self.controller is None or not self.isVisible():
+            return
+        frame = self.model.frame
+        body, node = selection
+        self._path_asked = (getattr(frame, "index", None), body, node)
+        self.path_caption.setText(f"Measuring the path of node "
+                                  f"{self._shown_id(body, node)} of {BODY_NAMES[body]}…")
+        self.controller.nodes.request_path(body, node, self._show_path)
+
+    def _shown_id(self, body: int, node: int) -> str:
+        return str(shown_node_id(node, self.items.file_ids.get(body)))
+
+    def _show_path(self, path, error) -> None:
+        if error is not None:
+            self.path = None
+            self.path_table.setRowCount(0)
+            self.path_caption.setText(f"Path not measured: {error}")
+            return
+        self.path = path
+        rows = path.rows
+        table = self.path_table
+        table.setRowCount(len(rows))
+        right = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
+
+        def number(value, fmt="{:.4g}"):
+            return "" if value is None else fmt.format(value)
+
+        for r, row in enumerate(rows):
+            kind = "leaf" if row["leaf"] else "node"
+            cells = (f"{kind} {row['node']}", str(row["depth"]), f"{row['triangles']:,}",
+                     number(row["sah"]), number(row["sibling_overlap"], "{:.1%}"),
+                     number(row["volume"]))
+            for c, text in enumerate(cells):
+                set_cell(table, r, c, text, right if c else None)
+        self.path_caption.setText(self.path_caption_text())
+        first = rows[0]
+        kind = "leaf" if first["leaf"] else "node"
+        self.why_label.setText(
+            f"Why {kind} {first['node']} is bad: " + "; ".join(path.why) if path.why else
+            f"{kind.capitalize()} {first['node']}: none of the diagnosis's reasons applies "
+            "(children overlap, long thin triangle, leaf far larger than its sibling, loose "
+            "box).")
+        worst = [f"node {w['node']} (worst by {w['worst_by'].replace('_', ' ')}): "
+                 + "; ".join(w["why"]) for w in path.worst[:WORST_LISTED]]
+        more = len(path.worst) - WORST_LISTED
+        self.worst_label.setText(
+            ("Worst nodes of this tree:\n" + "\n".join(worst)
+             + (f"\n({more} more bad nodes)" if more > 0 else "")) if worst
+            else "Worst nodes of this tree: no reason to report.")
+
+    def path_caption_text(self) -> str:
+        """What the path table was computed on; marked when the view shows another frame."""
+        path = self.path
+        if path is None:
+            return ""
+        text = (f"Path of node {path.rows[0]['node']} to the root, {path.caption}; measured "
+                f"with {path.kind_label}.")
+        frame = self.model.frame
+        if frame is not None and getattr(frame, "index", None) != path.frame_index:
+            text += f" Stale: the view shows frame {frame.index}."
+        return text
+
+    def _on_path_row(self, row: int, _column: int) -> None:
+        path = self.path
+        if path is None or self.items.frame is None:
+            return
+        node = path.node
+        tree = self.items.trees[path.body]
+        for _ in range(row):
+            node = int(tree.parent[node])
+        self.model.select_node(path.body, node)
 
     def refresh(self, frame) -> None:
         names = [b.name for b in self.model.bodies[:2]]
@@ -334,6 +498,12 @@ class OutlinerPanel(QWidget):
         self.note.setText("; ".join(parts) + ". Partners: the pairs of the shown frame.")
         if self.model.selected_node is not None:
             self.reveal(self.model.selected_node)
+            # While playing the path is marked stale instead: a new tree every frame.
+            if (self._path_asked is not None and self._path_asked[0] != frame.index
+                    and not self.model.is_playing):
+                self._request_path(self.model.selected_node)  # the new frame's measures
+        if self.path is not None:
+            self.path_caption.setText(self.path_caption_text())
 
     def _on_quality(self, quality) -> None:
         self.items.set_quality(quality)
