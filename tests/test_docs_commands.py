@@ -40,13 +40,19 @@ NOT_RUN = {
 _PROMPT = re.compile(r"^(?:\$ )?(?:\.venv/bin/)?(python3? -m .*)$")
 
 
-def _fenced_lines(text: str):
-    """``(line number, command)`` of the command lines inside fenced blocks."""
+def _lines(text: str):
+    """``(line number, line, is inside a fenced block)`` of every line but the fences."""
     is_fenced = False
     for number, line in enumerate(text.split("\n"), 1):
         if line.startswith("```"):
             is_fenced = not is_fenced
-            continue
+        else:
+            yield number, line, is_fenced
+
+
+def _fenced_lines(text: str):
+    """``(line number, command)`` of the command lines inside fenced blocks."""
+    for number, line, is_fenced in _lines(text):
         match = _PROMPT.match(line.strip()) if is_fenced else None
         if match:
             yield number, match.group(1)
@@ -54,11 +60,7 @@ def _fenced_lines(text: str):
 
 def _inline_spans(text: str):
     """``(line number, command)`` of ``python -m`` code spans outside fenced blocks."""
-    is_fenced = False
-    for number, line in enumerate(text.split("\n"), 1):
-        if line.startswith("```"):
-            is_fenced = not is_fenced
-            continue
+    for number, line, is_fenced in _lines(text):
         if not is_fenced:
             for match in re.finditer(r"`(python3? -m [^`]+)`", line):
                 yield number, match.group(1)
