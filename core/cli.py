@@ -331,8 +331,9 @@ def _tree_words(imported, path, request) -> dict:
     """Which tree a body's query used: ``file`` (the tree file, or None), ``nodes`` and
     ``text`` for people."""
     if imported is not None:
+        note = f"; {imported.volume_note}" if imported.volume_note else ""
         return {"file": str(path), "nodes": int(imported.tree.n_nodes),
-                "text": f"tree from {path} ({imported.tree.n_nodes:,} nodes)"}  # fmt: skip
+                "text": f"tree from {path} ({imported.tree.n_nodes:,} nodes){note}"}  # fmt: skip
     return {"file": None, "nodes": None,
             "text": f"BVH Lab's AABB tree ({request.split.name.lower()} split, leaf size "
                     f"{request.leaf_size})"}  # fmt: skip
@@ -357,6 +358,11 @@ def run_contacts(args) -> dict:
     mesh_a, mesh_b, pose_b, file_trees, imported = _load_posed(args, (args.tree_a,
                                                                       args.tree_b))
     t1 = time.perf_counter()
+    if args.bv is None:
+        # A tree file that brings its own volumes (coal's oriented boxes) is queried with
+        # them: its kind for both bodies (a body without such a file gets that kind fitted).
+        kinds = [next(iter(i.volumes)) for i in imported if i is not None and i.volumes]
+        args.bv = kinds[0] if kinds else None
     request = contacts_request(args)
     if request.partition is not None:
         return _partition_report(args, request, mesh_a, mesh_b, pose_b, 1e3 * (t1 - t0))
@@ -514,9 +520,9 @@ def _load_posed(args, tree_files=(None, None)):
     check_coordinate_bound(mesh_b, str(args.mesh_b), pose_b)
     imported = [None, None]
     if any(path is not None for path in tree_files):
-        from core.bvh.treefile import read_tree
+        from core.bvh.tree_formats import read_any_tree
 
-        imported = [None if path is None else read_tree(path, mesh)
+        imported = [None if path is None else read_any_tree(path, mesh)
                     for path, mesh in zip(tree_files, (mesh_a, mesh_b))]  # fmt: skip
     tree_b = None if imported[1] is None else imported[1].tree
     mesh_b, tree_b, pose_b = rigid_body(mesh_b, tree_b, pose_b)

@@ -79,8 +79,8 @@ def run_validate(args: argparse.Namespace) -> dict:
     ValueError, BVHLabError, OSError
         One-line errors: a bad option, an unreadable mesh, a bad tree file.
     """
-    from core.bvh.treefile import read_tree
-    from core.bvh.validate import validate_tree
+    from core.bvh.tree_formats import read_any_tree
+    from core.bvh.validate_volumes import validate_imported
     from core.io import load_mesh
     from core.mesh import check_coordinate_bound
 
@@ -89,9 +89,8 @@ def run_validate(args: argparse.Namespace) -> dict:
     mesh = load_mesh(args.mesh)
     check_coordinate_bound(mesh, str(args.mesh))
     t0 = time.perf_counter()
-    imported = read_tree(args.tree, mesh)
-    report = validate_tree(imported.tree, mesh.vertices, max_listed=args.max_listed,
-                           file_ids=imported.file_ids)  # fmt: skip
+    imported = read_any_tree(args.tree, mesh)
+    report = validate_imported(imported, mesh.vertices, max_listed=args.max_listed)
     return {
         "mesh": str(args.mesh),
         "triangles": mesh.n_faces,
