@@ -331,7 +331,12 @@ def _tree_words(imported, path, request) -> dict:
     """Which tree a body's query used: ``file`` (the tree file, or None), ``nodes`` and
     ``text`` for people."""
     if imported is not None:
-        note = f"; {imported.volume_note}" if imported.volume_note else ""
+        note = ""
+        if imported.volumes and request.bv in imported.volumes:
+            note = f"; {imported.volume_note}"
+        elif imported.volumes:
+            note = (f"; {request.bv} volumes fitted to its nodes (the file's own: "
+                    f"{', '.join(imported.volumes)}, with --bv)")
         return {"file": str(path), "nodes": int(imported.tree.n_nodes),
                 "text": f"tree from {path} ({imported.tree.n_nodes:,} nodes){note}"}  # fmt: skip
     return {"file": None, "nodes": None,

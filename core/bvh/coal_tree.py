@@ -71,7 +71,8 @@ def read_coal_tree(path: Path, mesh: TriMesh, data: bytes) -> ImportedTree:
 
     _same_mesh(vertices, triangles, mesh, fail)
     if n_nodes == 0 or records.size % n_nodes:
-        fail(f"{records.size:,} bytes of nodes are not {n_nodes:,} records")
+        fail(f"the {records.size:,} bytes of nodes are not {n_nodes:,} records of one size "
+             f"(the file is cut short, or num_bvs is wrong)")
     size = records.size // n_nodes
     bv_type = NODE_BYTES.get(size)
     if bv_type is None or bv_type.startswith("KDOP"):
@@ -103,13 +104,15 @@ def read_coal_tree(path: Path, mesh: TriMesh, data: bytes) -> ImportedTree:
         # The file has no axis-aligned boxes: the tree's own (what the AABB query and the box
         # checks use) are fitted to each node's triangles; the file's volumes are kept as is.
         tree = _fitted_boxes(tree, mesh)
+    imported = ImportedTree(tree=tree, file_ids=file_of, path=path,
+                            source=f"coal {bv_type} file {path.name}, {n_nodes:,} nodes",
+                            volumes=ours, volume_note=_note(bv_type))  # fmt: skip
     if ours:
         from core.bv.registry import give_volumes
 
-        give_volumes(tree, mesh.vertices, ours)
-    return ImportedTree(tree=tree, file_ids=file_of, path=path,
-                        source=f"coal {bv_type} file {path.name}, {n_nodes:,} nodes",
-                        volumes=ours, volume_note=_note(bv_type))  # fmt: skip
+        # On the tree the ImportedTree holds (it names its file: a copy of ``tree``).
+        give_volumes(imported.tree, mesh.vertices, ours)
+    return imported
 
 
 def _kind(data: bytes) -> str:
@@ -184,18 +187,23 @@ def _same_mesh(vertices, triangles, mesh: TriMesh, fail) -> None:
     if wrong.size:
         i = int(wrong[0])
         fail(f"vertex {i} is {_xyz(vertices[i])} in the file but {_xyz(mesh.vertices[i])} in "
-             f"the mesh{_named(mesh)} ({wrong.size:,} vertices differ): the tree was built "
-             f"on another mesh")  # fmt: skip
+             f"the mesh{_named(mesh)} ({_differ(wrong.size, 'vertex', 'vertices')}): the tree "
+             f"was built on another mesh")  # fmt: skip
     wrong = np.flatnonzero((triangles != mesh.faces).any(axis=1))
     if wrong.size:
         i = int(wrong[0])
         fail(f"triangle {i} is {tuple(int(v) for v in triangles[i])} in the file but "
              f"{tuple(int(v) for v in mesh.faces[i])} in the mesh{_named(mesh)} "
-             f"({wrong.size:,} triangles differ): the tree was built on another mesh")
+             f"({_differ(wrong.size, 'triangle', 'triangles')}): the tree was built on "
+             f"another mesh")
+
+
+def _differ(n: int, one: str, many: str) -> str:
+    return f"1 {one} differs" if n == 1 else f"{n:,} {many} differ"
 
 
 def _xyz(p) -> str:
-    return "(" + ", ".join(f"{float(x):.17g}" for x in p) + ")"
+    return "(" + ", ".join(repr(float(x)) for x in p) + ")"
 
 
 def _topology(first_child, n_prims, m: int, fail):

@@ -117,14 +117,34 @@ def validate_imported(imported, vertices: np.ndarray, max_listed: int = 1000) ->
     """:func:`core.bvh.validate.validate_tree` of an imported tree, plus the check of the
     volumes its file brought (:attr:`core.bvh.treefile.ImportedTree.volumes`), listed
     together, largest first."""
+    return validate_with_volumes(imported.tree, vertices, imported.volumes, max_listed,
+                                 imported.file_ids)  # fmt: skip
+
+
+def validate_given(tree: Tree, vertices: np.ndarray, max_listed: int = 1000,
+                   file_ids: np.ndarray | None = None) -> ValidationReport:  # fmt: skip
+    """:func:`validate_with_volumes` with the volumes a tree file gave ``tree`` while
+    ``vertices`` are those they were read for (:func:`core.bv.registry.give_volumes`; a
+    frame's pinned coal tree), else :func:`core.bvh.validate.validate_tree` alone."""
+    from core.bv.registry import given_volumes
+
+    volumes = {name: rows for name in ("obb", "rss")
+               if (rows := given_volumes(tree, vertices, name)) is not None}  # fmt: skip
+    return validate_with_volumes(tree, vertices, volumes, max_listed, file_ids)
+
+
+def validate_with_volumes(tree: Tree, vertices: np.ndarray, volumes: dict,
+                          max_listed: int = 1000,
+                          file_ids: np.ndarray | None = None) -> ValidationReport:  # fmt: skip
+    """:func:`core.bvh.validate.validate_tree` plus :func:`check_volumes` of each of
+    ``volumes`` (kind name -> rows), listed together, largest first."""
     t0 = time.perf_counter()
-    boxes = validate_tree(imported.tree, vertices, max_listed=max_listed,
-                          file_ids=imported.file_ids)  # fmt: skip
-    if not imported.volumes:
+    boxes = validate_tree(tree, vertices, max_listed=max_listed, file_ids=file_ids)
+    if not volumes:
         return boxes
     found = []
-    for name, rows in imported.volumes.items():
-        found += check_volumes(imported.tree, vertices, name, rows, imported.file_ids)
+    for name, rows in volumes.items():
+        found += check_volumes(tree, vertices, name, rows, file_ids)
     if not found:
         return ValidationReport(boxes.violations, boxes.nodes_checked,
                                 time.perf_counter() - t0, boxes.n_found,
