@@ -86,8 +86,9 @@ def read_three_mesh_bvh(path: Path, mesh: TriMesh, data: bytes) -> ImportedTree:
     if len(raw) % BYTES_PER_NODE or not raw:
         fail(f"roots[0] holds {len(raw):,} bytes, not a whole number of 32-byte nodes")
     k = len(raw) // BYTES_PER_NODE
-    index = _typed(keys.get("index"), "index", fail, most=3 * m)
-    indirect = _typed(keys.get("indirectBuffer"), "indirectBuffer", fail, most=m)
+    # Their counts are checked against the mesh once decoded (the file's size bounds them).
+    index = _typed(keys.get("index"), "index", fail)
+    indirect = _typed(keys.get("indirectBuffer"), "indirectBuffer", fail)
     order = _primitives(index, indirect, mesh, fail)
 
     words = np.frombuffer(raw, dtype="<u4").reshape(k, 8)
@@ -120,10 +121,10 @@ def read_three_mesh_bvh(path: Path, mesh: TriMesh, data: bytes) -> ImportedTree:
                         source=f"three-mesh-bvh file {path.name} ({mode}), {k:,} nodes")
 
 
-def _base64(text, what: str, fail, most: int) -> bytes:
+def _base64(text, what: str, fail, most: int | None) -> bytes:
     if not isinstance(text, str):
         fail(f"{what!r} must be a base64 string")
-    if len(text) > 4 * (most // 3 + 3):
+    if most is not None and len(text) > 4 * (most // 3 + 3):
         fail(f"{what!r} holds about {len(text) * 3 // 4:,} bytes, more than a tree over the "
              f"mesh's triangles has ({most:,})")
     try:
@@ -132,7 +133,7 @@ def _base64(text, what: str, fail, most: int) -> bytes:
         fail(f"{what!r} is not base64")
 
 
-def _typed(value, what: str, fail, most: int) -> np.ndarray | None:
+def _typed(value, what: str, fail) -> np.ndarray | None:
     """A ``{"type", "data"}`` typed array as int64, or None."""
     if value is None:
         return None
@@ -142,7 +143,7 @@ def _typed(value, what: str, fail, most: int) -> np.ndarray | None:
     if dtype is None:
         fail(f"{what!r} has type {str(value['type'])[:40]!r} (one of {', '.join(_TYPES)})")
     itemsize = np.dtype(dtype).itemsize
-    raw = _base64(value["data"], f"{what}.data", fail, most=itemsize * most)
+    raw = _base64(value["data"], f"{what}.data", fail, most=None)
     if len(raw) % itemsize:
         fail(f"{what!r}: {len(raw):,} bytes are not whole {value['type']} items")
     return np.frombuffer(raw, dtype=dtype).astype(np.int64)

@@ -10,7 +10,6 @@ first bytes                            read by
 ``<?xml`` ... ``<boost_serialization``  :func:`core.bvh.coal_tree.read_coal_tree` (XML)
 ``\\x16\\0\\0\\0\\0\\0\\0\\0serialization::archive``  coal (binary)
 ``{`` ... ``"roots"``                    :func:`core.bvh.three_mesh_bvh.read_three_mesh_bvh`
-``3MBVH`` (8 bytes)                    :func:`core.bvh.three_mesh_bvh.read_three_mesh_bvh`
 =====================================  ==============================================
 
 Our own files keep :func:`~core.bvh.treefile.read_tree`'s behaviour and messages; a file
@@ -45,7 +44,7 @@ a triangle instead of :func:`core.bvh.treefile.max_tree_bytes`' 2 KiB (still at 
 :data:`core.io.common.MAX_FILE_BYTES`)."""
 
 WHAT_IS_READ = ("BVH Lab's .json or .npz, a coal BVHModel saved as text, XML or binary, or "
-                "three-mesh-bvh's serialize() as JSON or 3MBVH binary")  # fmt: skip
+                "three-mesh-bvh's serialize() as JSON")  # fmt: skip
 
 
 def sniff(head: bytes) -> str | None:
@@ -57,13 +56,11 @@ def sniff(head: bytes) -> str | None:
         return "coal"
     if head.startswith(b"PK\x03\x04"):
         return "ours-npz"
-    if head.startswith(b"3MBVH"):
-        return "three"
     text = head.lstrip(b"\xef\xbb\xbf \t\r\n")
     if text.startswith(b"{"):
         if re.search(rb'"format"\s*:\s*"bvh-lab-tree"', head):
             return "ours-json"
-        if re.search(rb'"roots"\s*:', head):
+        if re.search(rb'"roots"\s*:|"format"\s*:\s*"three-mesh-bvh"', head):
             return "three"
         return "ours-json"
     return None
