@@ -43,6 +43,11 @@ bytes each; an OBBRSS node is 256 bytes, two nodes a triangle): its limit is 1 M
 a triangle instead of :func:`core.bvh.treefile.max_tree_bytes`' 2 KiB (still at most
 :data:`core.io.common.MAX_FILE_BYTES`)."""
 
+TEXT_BYTES_PER_TRIANGLE = 3 * 2**10
+"""A coal text archive writes every byte of its node records as a number of up to 4 characters
+and a space (an OBBRSS node is 256 bytes, two nodes a triangle: up to 2.5 KiB a triangle;
+1.8 KiB measured on a 100k-triangle sphere): its limit is 1 MiB + 3 KiB a triangle."""
+
 WHAT_IS_READ = ("BVH Lab's .json or .npz, a coal BVHModel saved as text, XML or binary, or "
                 "three-mesh-bvh's serialize() as JSON")  # fmt: skip
 
@@ -119,10 +124,12 @@ def read_any_tree(path, mesh: TriMesh, max_bytes: int = MAX_FILE_BYTES) -> Impor
                                   f"({WHAT_IS_READ})")  # fmt: skip
     limit = min(int(max_bytes), max_tree_bytes(mesh.n_faces))
     why = f" (1 MiB + 2 KiB a triangle of the mesh's {mesh.n_faces:,})"
-    if kind == "coal" and XML_MARK in head:
-        limit = min(int(max_bytes), MAX_FILE_BYTES,
-                    2**20 + XML_BYTES_PER_TRIANGLE * mesh.n_faces)  # fmt: skip
-        why = f" (1 MiB + 24 KiB a triangle of the mesh's {mesh.n_faces:,}, for XML)"
+    if kind == "coal" and not head.startswith(BINARY_START):
+        per, what = ((XML_BYTES_PER_TRIANGLE, "XML") if XML_MARK in head
+                     else (TEXT_BYTES_PER_TRIANGLE, "text"))  # fmt: skip
+        limit = min(int(max_bytes), MAX_FILE_BYTES, 2**20 + per * mesh.n_faces)
+        why = (f" (1 MiB + {per // 2**10} KiB a triangle of the mesh's {mesh.n_faces:,}, "
+               f"for a coal {what} archive)")
     data = _file_bytes(path, limit, why if limit < int(max_bytes) else "")
     if kind == "coal":
         from core.bvh.coal_tree import read_coal_tree
