@@ -78,6 +78,9 @@ Infinity: a value that is not finite is written as null.
 
 --tree-a / --tree-b FILE run the query with a tree read from a tree file, its boxes as
 given (as the app runs a pinned tree); "tree_a" and "tree_b" say which tree each body used.
+A tree file is BVH Lab's (.json, .npz), a coal BVHModel archive (text, XML, binary) or
+three-mesh-bvh's serialize() as JSON, told by its content; a coal file's own volumes (OBB,
+or the OBB of an OBBRSS) are the query's unless --bv says another kind.
 --steps FILE.jsonl writes each volume-pair test in the traversal's order, one JSON object a
 line: {"level", "node_a", "node_b", "result" ("overlap" or "culled"), "test" (the test that
 culled the pair), "split" ("A", "B", "both"; null for a culled pair or two leaves)}, nodes of
@@ -145,9 +148,9 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--leaf-size", type=_integer, default=None, metavar="K",
                    help="most triangles per leaf (default 1)")  # fmt: skip
     c.add_argument("--tree-a", default=None, metavar="FILE",
-                   help="run the query with the tree in this tree file for A (.json or .npz, "
-                   "read over A's mesh as loaded, boxes used as given) instead of building "
-                   "one")  # fmt: skip
+                   help="run the query with the tree in this tree file for A (BVH Lab's "
+                   ".json or .npz, coal's archive or three-mesh-bvh's JSON, read over A's "
+                   "mesh as loaded, volumes used as given) instead of building one")
     c.add_argument("--tree-b", default=None, metavar="FILE",
                    help="the same for B (its boxes scaled with --scale-b)")  # fmt: skip
     c.add_argument("--steps", default=None, metavar="FILE.jsonl",

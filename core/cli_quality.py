@@ -77,8 +77,9 @@ def add_quality_parser(sub, rule_names: list[str], bv_names: list[str], integer)
     q.add_argument("--leaf-size", type=integer, default=None, metavar="K",
                    help="most triangles per leaf of the build (default 1)")  # fmt: skip
     q.add_argument("--tree", default=None, metavar="FILE",
-                   help="measure the tree in this tree file (.json or .npz, written by "
-                   "'python -m core tree' or another engine) instead of building one")
+                   help="measure the tree in this tree file (.json or .npz written by "
+                   "'python -m core tree' or another engine, a coal BVHModel archive or a "
+                   "three-mesh-bvh JSON) instead of building one")
     q.add_argument("--traversal-cost", type=float, default=1.0, metavar="C",
                    help="C_t, cost of one bounding-volume test in SAH and EPO (default 1)")
     q.add_argument("--intersection-cost", type=float, default=1.0, metavar="C",

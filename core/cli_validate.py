@@ -47,7 +47,8 @@ def add_validate_parser(sub, integer) -> None:
     )
     v.add_argument("mesh", help="OBJ, STL, PLY, OFF, VTK, VTP or glTF file")
     v.add_argument("--tree", required=True, metavar="FILE",
-                   help="the tree file to check (.json or .npz)")  # fmt: skip
+                   help="the tree file to check (.json or .npz, a coal BVHModel archive or "
+                   "a three-mesh-bvh JSON)")  # fmt: skip
     v.add_argument("--max-listed", type=integer, default=DEFAULT_MAX_LISTED, metavar="N",
                    help=f"list at most N violations, largest first (default "
                    f"{DEFAULT_MAX_LISTED:,}); all are counted")  # fmt: skip
