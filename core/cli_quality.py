@@ -143,13 +143,13 @@ def run_quality(args: argparse.Namespace) -> dict:
         say(f"reading {args.tree}")
         imported = read_any_tree(args.tree, mesh)
         tree, split = imported.tree, imported.split
+    else:
+        split = SplitRule[(args.split or "midpoint").upper()]
+        tree = build_tree(mesh, split, leaf_size)
     if args.bv is None:
         # A file's own volumes (coal's oriented boxes) are measured by default.
         own = list(imported.volumes) if imported is not None else []
         args.bv = own[0] if own else "aabb"
-    else:
-        split = SplitRule[(args.split or "midpoint").upper()]
-        tree = build_tree(mesh, split, leaf_size)
     quality = tree_quality(mesh, tree, args.bv, constants, pair_budget=args.pair_budget,
                            progress=say)  # fmt: skip
     measures = quality.to_json()
