@@ -11,6 +11,11 @@ The file (``tests/data/three-mesh-bvh/make_example.mjs`` writes it)::
 array is ``{"type", "data"}`` (``Uint16Array``, ``Uint32Array`` or ``Int32Array``, the
 little-endian bytes in base64); ``format`` and ``library_version`` are optional.
 
+The binary form (``.3mbvh``, the buffers as they are): ``3MBVH\0``, a uint16 container
+version (1) and a uint32 header length ``H`` (little-endian), ``H`` bytes of a JSON header
+with the keys above where every base64 text is ``{"offset": o, "length": n}`` instead, then
+the data: a buffer is the ``n`` bytes at ``o`` from the data's start.
+
 A root buffer holds 32 bytes a node, in depth-first order (three-mesh-bvh 0.9.17,
 ``src/core/build/buildTree.js`` and ``src/core/utils/nodeBufferUtils.js``): 6 float32 bounds
 (min x, y, z, max x, y, z); then a leaf has a uint32 primitive offset, a uint16 count and
@@ -32,6 +37,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import struct
 import time
 from pathlib import Path
 
@@ -45,6 +51,12 @@ from core.bvh.treefile import (
     tree_from_file,
 )
 from core.mesh import TriMesh
+
+#: The first bytes of the binary form, then a uint16 container version and a uint32 header
+#: length (little-endian).
+MAGIC = b"3MBVH\0"
+BINARY_VERSION = 1
+MAX_HEADER_BYTES = 2**20
 
 #: serialize()'s newest ``version`` read.
 SERIAL_VERSION = 1
@@ -62,11 +74,16 @@ def read_three_mesh_bvh(path: Path, mesh: TriMesh, data: bytes) -> ImportedTree:
         One line naming the file and, where a node is at fault, its index in the root buffer.
     """
     t0 = time.perf_counter()
-    keys = _json_keys(path, data)
-    del data
 
     def fail(reason: str):
         raise TreeFileError(path, f"three-mesh-bvh: {reason}")
+
+    blob = None
+    if data.startswith(MAGIC):
+        keys, blob = _binary_keys(path, data, fail)
+    else:
+        keys = _json_keys(path, data)
+    del data
 
     version = keys.get("version", 0)
     if type(version) is not int:
@@ -82,13 +99,13 @@ def read_three_mesh_bvh(path: Path, mesh: TriMesh, data: bytes) -> ImportedTree:
     if len(roots) != 1:
         fail(f"{len(roots)} roots (a geometry with groups): this reader reads one root")
     m = mesh.n_faces
-    raw = _base64(roots[0], "roots[0]", fail, most=BYTES_PER_NODE * max(2 * m - 1, 1))
+    raw = _buffer(roots[0], "roots[0]", fail, BYTES_PER_NODE * max(2 * m - 1, 1), blob)
     if len(raw) % BYTES_PER_NODE or not raw:
         fail(f"roots[0] holds {len(raw):,} bytes, not a whole number of 32-byte nodes")
     k = len(raw) // BYTES_PER_NODE
     # Their counts are checked against the mesh once decoded (the file's size bounds them).
-    index = _typed(keys.get("index"), "index", fail)
-    indirect = _typed(keys.get("indirectBuffer"), "indirectBuffer", fail)
+    index = _typed(keys.get("index"), "index", fail, blob)
+    indirect = _typed(keys.get("indirectBuffer"), "indirectBuffer", fail, blob)
     order = _primitives(index, indirect, mesh, fail)
 
     words = np.frombuffer(raw, dtype="<u4").reshape(k, 8)
@@ -121,6 +138,37 @@ def read_three_mesh_bvh(path: Path, mesh: TriMesh, data: bytes) -> ImportedTree:
                         source=f"three-mesh-bvh file {path.name} ({mode}), {k:,} nodes")
 
 
+def _binary_keys(path: Path, data: bytes, fail) -> tuple[dict, memoryview]:
+    """The header's keys and the data section of a 3MBVH binary file."""
+    if len(data) < len(MAGIC) + 6:
+        fail("the file ends inside its 3MBVH header")
+    version, length = struct.unpack_from("<HI", data, len(MAGIC))
+    if version != BINARY_VERSION:
+        fail(f"3MBVH container version {version}; this reader reads version {BINARY_VERSION}")
+    start = len(MAGIC) + 6
+    if length > MAX_HEADER_BYTES or start + length > len(data):
+        fail(f"the 3MBVH header is {length:,} bytes, more than the file holds or "
+             f"{MAX_HEADER_BYTES:,}")
+    keys = _json_keys(path, bytes(data[start : start + length]))
+    return keys, memoryview(data)[start + length :]
+
+
+def _buffer(value, what: str, fail, most: int | None, blob) -> bytes:
+    """A buffer's bytes: base64 text in JSON, ``{"offset", "length"}`` in a binary file."""
+    if blob is None:
+        return _base64(value, what, fail, most)
+    if not (isinstance(value, dict) and set(value) == {"offset", "length"}
+            and all(type(value[key]) is int and value[key] >= 0 for key in value)):
+        fail(f"{what!r} must be {{\"offset\": bytes, \"length\": bytes}} in a 3MBVH header")
+    end = value["offset"] + value["length"]
+    if end > len(blob):
+        fail(f"{what!r} runs to byte {end:,} of the data, which has {len(blob):,}")
+    if most is not None and value["length"] > most:
+        fail(f"{what!r} holds {value['length']:,} bytes, more than a tree over the mesh's "
+             f"triangles has ({most:,})")
+    return bytes(blob[value["offset"] : end])
+
+
 def _base64(text, what: str, fail, most: int | None) -> bytes:
     if not isinstance(text, str):
         fail(f"{what!r} must be a base64 string")
@@ -133,17 +181,17 @@ def _base64(text, what: str, fail, most: int | None) -> bytes:
         fail(f"{what!r} is not base64")
 
 
-def _typed(value, what: str, fail) -> np.ndarray | None:
+def _typed(value, what: str, fail, blob=None) -> np.ndarray | None:
     """A ``{"type", "data"}`` typed array as int64, or None."""
     if value is None:
         return None
     if not isinstance(value, dict) or set(value) != {"type", "data"}:
-        fail(f"{what!r} must be null or {{\"type\": ..., \"data\": base64}}")
+        fail(f"{what!r} must be null or {{\"type\": ..., \"data\": ...}}")
     dtype = _TYPES.get(value["type"]) if isinstance(value["type"], str) else None
     if dtype is None:
         fail(f"{what!r} has type {str(value['type'])[:40]!r} (one of {', '.join(_TYPES)})")
     itemsize = np.dtype(dtype).itemsize
-    raw = _base64(value["data"], f"{what}.data", fail, most=None)
+    raw = _buffer(value["data"], f"{what}.data", fail, None, blob)
     if len(raw) % itemsize:
         fail(f"{what!r}: {len(raw):,} bytes are not whole {value['type']} items")
     return np.frombuffer(raw, dtype=dtype).astype(np.int64)

@@ -10,6 +10,7 @@ first bytes                            read by
 ``<?xml`` ... ``<boost_serialization``  :func:`core.bvh.coal_tree.read_coal_tree` (XML)
 ``\\x16\\0\\0\\0\\0\\0\\0\\0serialization::archive``  coal (binary)
 ``{`` ... ``"roots"``                    :func:`core.bvh.three_mesh_bvh.read_three_mesh_bvh`
+``3MBVH\0``                           three-mesh-bvh (binary: the buffers as they are)
 =====================================  ==============================================
 
 Our own files keep :func:`~core.bvh.treefile.read_tree`'s behaviour and messages; a file
@@ -49,7 +50,7 @@ and a space (an OBBRSS node is 256 bytes, two nodes a triangle: up to 2.5 KiB a 
 1.8 KiB measured on a 100k-triangle sphere): its limit is 1 MiB + 3 KiB a triangle."""
 
 WHAT_IS_READ = ("BVH Lab's .json or .npz, a coal BVHModel saved as text, XML or binary, or "
-                "three-mesh-bvh's serialize() as JSON")  # fmt: skip
+                "three-mesh-bvh's serialize() as JSON or 3MBVH binary")  # fmt: skip
 
 
 def sniff(head: bytes) -> str | None:
@@ -61,6 +62,8 @@ def sniff(head: bytes) -> str | None:
         return "coal"
     if head.startswith(b"PK\x03\x04"):
         return "ours-npz"
+    if head.startswith(b"3MBVH\0"):
+        return "three"
     text = head.lstrip(b"\xef\xbb\xbf \t\r\n")
     if text.startswith(b"{"):
         if re.search(rb'"format"\s*:\s*"bvh-lab-tree"', head):

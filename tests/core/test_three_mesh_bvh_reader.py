@@ -21,13 +21,14 @@ from core.io import load_mesh
 DATA = Path(__file__).resolve().parents[1] / "data" / "three-mesh-bvh"
 MESH = DATA / "icosphere80.obj"
 FILES = ("icosphere80.json", "icosphere80-indirect.json")
+BINARY = ("icosphere80.3mbvh", "icosphere80-indirect.3mbvh")
 
 
 def _nodes(path: Path) -> bytes:
-    return base64.b64decode(json.loads(path.read_text())["roots"][0])
+    return base64.b64decode(json.loads(path.with_suffix(".json").read_text())["roots"][0])
 
 
-@pytest.mark.parametrize("name", FILES)
+@pytest.mark.parametrize("name", FILES + BINARY)
 def test_a_three_mesh_bvh_file_reads_with_its_leaves_on_the_meshs_faces(name):
     mesh = load_mesh(MESH)
     imported = read_any_tree(DATA / name, mesh)
@@ -48,11 +49,49 @@ def test_a_three_mesh_bvh_file_reads_with_its_leaves_on_the_meshs_faces(name):
     assert tree.stats.leaf_size_max <= 5
 
 
-def test_the_two_modes_give_the_same_tree():
+def test_the_two_modes_and_both_forms_give_the_same_tree():
     mesh = load_mesh(MESH)
-    a, b = (read_any_tree(DATA / name, mesh) for name in FILES)
-    np.testing.assert_array_equal(a.tree.first, b.tree.first)
-    np.testing.assert_array_equal(a.tree.prim_ids, b.tree.prim_ids)
+    a, *others = (read_any_tree(DATA / name, mesh) for name in FILES + BINARY)
+    for b in others:
+        np.testing.assert_array_equal(a.tree.first, b.tree.first)
+        np.testing.assert_array_equal(a.tree.prim_ids, b.tree.prim_ids)
+        np.testing.assert_array_equal(a.tree.bmin, b.tree.bmin)
+
+
+def _binary(change_header=None, cut=0, version=1):
+    data = (DATA / BINARY[0]).read_bytes()
+    length = int.from_bytes(data[8:12], "little")
+    header = json.loads(data[12 : 12 + length])
+    if change_header is not None:
+        change_header(header)
+    text = json.dumps(header).encode()
+    out = (b"3MBVH\0" + version.to_bytes(2, "little") + len(text).to_bytes(4, "little") + text
+           + data[12 + length :])  # fmt: skip
+    return out[: len(out) - cut]
+
+
+BINARY_CATALOGUE = [
+    ("container", _binary(version=2), "3MBVH container version 2; this reader reads version 1"),
+    ("cut", _binary(cut=40), "'index.data' runs to byte "),
+    ("offset", _binary(lambda h: h["roots"][0].update(offset=10**9)),
+     "'roots[0]' runs to byte 1,000,001,248 of the data, which has "),
+    ("not-offset", _binary(lambda h: h["roots"].__setitem__(0, "AAAA")),
+     "'roots[0]' must be {\"offset\": bytes, \"length\": bytes} in a 3MBVH header"),
+    ("header", b"3MBVH\0\x01\x00\xff\xff\xff\x7f{", "the 3MBVH header is 2,147,483,647 "
+     "bytes, more than the file holds"),
+]
+
+
+@pytest.mark.parametrize("name, data, words", BINARY_CATALOGUE,
+                         ids=[c[0] for c in BINARY_CATALOGUE])  # fmt: skip
+def test_a_bad_3mbvh_file_is_one_line(tmp_path, name, data, words):
+    path = tmp_path / f"{name}.3mbvh"
+    path.write_bytes(data)
+    with pytest.raises(TreeFileError) as caught:
+        read_any_tree(path, load_mesh(MESH))
+    message = str(caught.value)
+    assert "\n" not in message and message.startswith(f"{path}: three-mesh-bvh: ")
+    assert words in message
 
 
 def test_validate_quality_and_contacts_take_a_three_mesh_bvh_file(capsys):
@@ -213,7 +252,7 @@ def test_a_file_no_reader_knows_names_its_first_bytes(tmp_path):
     assert str(caught.value) == (
         f"{path}: not a tree file BVH Lab reads: starts with 'solid cube\\nfacet normal ' "
         f"(BVH Lab's .json or .npz, a coal BVHModel saved as text, XML or binary, or "
-        f"three-mesh-bvh's serialize() as JSON)")
+        f"three-mesh-bvh's serialize() as JSON or 3MBVH binary)")
     # Our own files keep their reader's messages.
     bad = tmp_path / "bad.json"
     bad.write_text("{ not json")

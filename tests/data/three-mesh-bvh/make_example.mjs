@@ -1,10 +1,11 @@
 // Builds a three-mesh-bvh MeshBVH over an icosphere and writes what MeshBVH.serialize()
-// returns as JSON with base64 buffers, and the mesh as an OBJ (the vertices are the
+// returns as JSON with base64 buffers and as its binary buffers, and the mesh as an OBJ (the vertices are the
 // geometry's float32 positions, written exactly).
 //
 //   node make_example.mjs DETAIL OUT_STEM [indirect]
 //
-// writes OUT_STEM.obj and OUT_STEM.json; run in a folder where `npm install three
+// writes OUT_STEM.obj, OUT_STEM.json and OUT_STEM.3mbvh (the binary form, documented in
+// core/bvh/three_mesh_bvh.py); run in a folder where `npm install three
 // three-mesh-bvh` was run (see README.md here for the exact commands and versions).
 import { readFileSync, writeFileSync } from 'node:fs';
 import { IcosahedronGeometry } from 'three';
@@ -49,4 +50,32 @@ const json = {
 	indirectBuffer: typed( data.indirectBuffer ),
 };
 writeFileSync( `${ stem }.json`, JSON.stringify( json ) + '\n' );
+
+// The binary form: "3MBVH\0", uint16 container version 1, uint32 header length, the JSON
+// header (each buffer as {offset, length} into the data that follows), then the buffers.
+const chunks = [];
+let at = 0;
+const place = bytes => {
+
+	const view = Buffer.from( bytes.buffer ?? bytes, bytes.byteOffset ?? 0, bytes.byteLength );
+	chunks.push( view );
+	const where = { offset: at, length: view.byteLength };
+	at += view.byteLength;
+	return where;
+
+};
+const placeTyped = array => array === null ? null : { type: array.constructor.name, data: place( array ) };
+const header = Buffer.from( JSON.stringify( {
+	format: 'three-mesh-bvh',
+	library_version: json.library_version,
+	version: data.version,
+	roots: data.roots.map( root => place( new Uint8Array( root ) ) ),
+	index: placeTyped( data.index ),
+	indirectBuffer: placeTyped( data.indirectBuffer ),
+} ) );
+const lead = Buffer.alloc( 12 );
+lead.write( '3MBVH\0', 0, 'latin1' );
+lead.writeUInt16LE( 1, 6 );
+lead.writeUInt32LE( header.byteLength, 8 );
+writeFileSync( `${ stem }.3mbvh`, Buffer.concat( [ lead, header, ...chunks ] ) );
 console.log( `${ stem }: ${ original.length / 3 } triangles, ${ data.roots[ 0 ].byteLength / 32 } nodes` );
