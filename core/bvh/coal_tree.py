@@ -307,7 +307,8 @@ def _fitted_boxes(tree, mesh: TriMesh):
 
 def _note(bv_type: str) -> str:
     return {
-        "OBBRSS": "coal OBBRSS: the OBB part is drawn and tested (--bv rss uses the RSS part)",
+        "OBBRSS": "coal OBBRSS: the OBB part is drawn and tested (--bv rss, or RSS volumes in "
+                  "the app, uses the RSS part)",
         "kIOS": "coal kIOS: its OBB is drawn and tested (the spheres it also keeps are not)",
         "OBB": "coal OBB: the file's oriented boxes are drawn and tested",
         "RSS": "coal RSS: the file's rounded rectangles are drawn and tested",

@@ -126,7 +126,8 @@ class ImportedTree:
         key is the kind drawn and tested by default.
     volume_note : str
         For people: which of the file's volumes are used, e.g. "coal OBBRSS: the OBB part
-        is drawn and tested (--bv rss uses the RSS part)"; "" for our own files.
+        is drawn and tested (--bv rss, or RSS volumes in the app, uses the RSS part)"; ""
+        for our own files.
     """
 
     tree: Tree
