@@ -63,7 +63,7 @@ def read_coal_tree(path: Path, mesh: TriMesh, data: bytes) -> ImportedTree:
         archive = open_archive(data)
         vertices, triangles, records, n_nodes = _walk(archive, mesh)
     except ArchiveError as exc:
-        raise TreeFileError(path, f"coal {_kind(data)} archive: {exc.args[0]}") from None
+        raise TreeFileError(path, f"coal {_archive_kind(data)} archive: {exc.args[0]}") from None
     where = f"coal {archive.kind} archive"
 
     def fail(reason: str):
@@ -115,7 +115,7 @@ def read_coal_tree(path: Path, mesh: TriMesh, data: bytes) -> ImportedTree:
     return imported
 
 
-def _kind(data: bytes) -> str:
+def _archive_kind(data: bytes) -> str:
     return {b"2": "text", b"\x16": "binary"}.get(data[:1], "XML")
 
 
@@ -138,7 +138,7 @@ def _walk(a, mesh: TriMesh):
         a.float(name)
     n = a.uint("num_vertices")
     if n != mesh.n_vertices:
-        raise ArchiveError(f"num_vertices is {n:,} but the mesh{_named(mesh)} has "
+        raise ArchiveError(f"num_vertices is {n:,} but the mesh{_mesh_words(mesh)} has "
                            f"{mesh.n_vertices:,} vertices")
     a.class_info("vertices")
     if not a.pointer("vertices", new_class=True):
@@ -147,7 +147,7 @@ def _walk(a, mesh: TriMesh):
     vertices = a.numbers("the vertices", 3 * n, "f8").reshape(n, 3)
     m = a.uint("num_tris")
     if m != mesh.n_faces:
-        raise ArchiveError(f"num_tris is {m:,} but the mesh{_named(mesh)} has "
+        raise ArchiveError(f"num_tris is {m:,} but the mesh{_mesh_words(mesh)} has "
                            f"{mesh.n_faces:,} triangles")
     a.class_info("tri_indices")
     if not a.pointer("tri_indices", new_class=True):
@@ -177,7 +177,7 @@ def _collection(a, what: str, want: int) -> None:
     a.item_version(what)
 
 
-def _named(mesh: TriMesh) -> str:
+def _mesh_words(mesh: TriMesh) -> str:
     return f" {mesh.name}" if mesh.name else ""
 
 
@@ -187,13 +187,13 @@ def _same_mesh(vertices, triangles, mesh: TriMesh, fail) -> None:
     if wrong.size:
         i = int(wrong[0])
         fail(f"vertex {i} is {_xyz(vertices[i])} in the file but {_xyz(mesh.vertices[i])} in "
-             f"the mesh{_named(mesh)} ({_differ(wrong.size, 'vertex', 'vertices')}): the tree "
+             f"the mesh{_mesh_words(mesh)} ({_differ(wrong.size, 'vertex', 'vertices')}): the tree "
              f"was built on another mesh")  # fmt: skip
     wrong = np.flatnonzero((triangles != mesh.faces).any(axis=1))
     if wrong.size:
         i = int(wrong[0])
         fail(f"triangle {i} is {tuple(int(v) for v in triangles[i])} in the file but "
-             f"{tuple(int(v) for v in mesh.faces[i])} in the mesh{_named(mesh)} "
+             f"{tuple(int(v) for v in mesh.faces[i])} in the mesh{_mesh_words(mesh)} "
              f"({_differ(wrong.size, 'triangle', 'triangles')}): the tree was built on "
              f"another mesh")
 

@@ -92,7 +92,7 @@ def volume_excess(tree: Tree, vertices: np.ndarray, kind_name: str,
     return excess, worst
 
 
-def check_volumes(tree: Tree, vertices: np.ndarray, kind_name: str, rows: np.ndarray,
+def volume_violations(tree: Tree, vertices: np.ndarray, kind_name: str, rows: np.ndarray,
                   file_ids: np.ndarray | None = None) -> list[Violation]:  # fmt: skip
     """One TRIANGLE_OUTSIDE violation per node whose volume does not enclose a triangle
     under it (by more than :data:`VOLUME_ROUND` of the mesh's size), largest first."""
@@ -136,7 +136,7 @@ def validate_given(tree: Tree, vertices: np.ndarray, max_listed: int = 1000,
 def validate_with_volumes(tree: Tree, vertices: np.ndarray, volumes: dict,
                           max_listed: int = 1000,
                           file_ids: np.ndarray | None = None) -> ValidationReport:  # fmt: skip
-    """:func:`core.bvh.validate.validate_tree` plus :func:`check_volumes` of each of
+    """:func:`core.bvh.validate.validate_tree` plus :func:`volume_violations` of each of
     ``volumes`` (kind name -> rows), listed together, largest first."""
     t0 = time.perf_counter()
     boxes = validate_tree(tree, vertices, max_listed=max_listed, file_ids=file_ids)
@@ -144,7 +144,7 @@ def validate_with_volumes(tree: Tree, vertices: np.ndarray, volumes: dict,
         return boxes
     found = []
     for name, rows in volumes.items():
-        found += check_volumes(tree, vertices, name, rows, file_ids)
+        found += volume_violations(tree, vertices, name, rows, file_ids)
     if not found:
         return ValidationReport(boxes.violations, boxes.nodes_checked,
                                 time.perf_counter() - t0, boxes.n_found,
