@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from pathlib import Path
 
 from core.bvh.boost_archive import BINARY_START, TEXT_START, XML_MARK
@@ -112,14 +113,22 @@ def read_any_tree(path, mesh: TriMesh, max_bytes: int = MAX_FILE_BYTES) -> Impor
     if not isinstance(mesh, TriMesh):
         raise TypeError(f"mesh must be a TriMesh, got {type(mesh).__name__}")
     path = Path(os.fspath(path))
-    if path.is_dir():
-        raise TreeFileError(path, "is a directory, not a tree file")
-    head = _head(path) if path.exists() else b""
+    try:
+        info = os.stat(path)
+    except OSError:
+        info = None  # missing or unreadable: read_tree's own words below
+    if info is not None and not stat.S_ISREG(info.st_mode):
+        # A directory, pipe, device or socket: named before a byte is read (a pipe's first
+        # bytes would wait for a writer).
+        _file_bytes(path, MAX_FILE_BYTES)
+    head = _head(path) if info is not None else b""
     kind = sniff(head) if head else None
     suffix = path.suffix.lower()
     if kind in ("ours-json", "ours-npz"):
         return read_tree(path, mesh, max_bytes, encoding=kind[5:])
-    if kind is None and (suffix in (".json", ".npz") or not path.exists()):
+    if info is None:
+        _file_bytes(path, MAX_FILE_BYTES)  # "no such file" or "cannot be read", whatever suffix
+    if kind is None and suffix in (".json", ".npz"):
         return read_tree(path, mesh, max_bytes)
     if kind is None:
         shown = head[:24].decode("latin-1")

@@ -258,5 +258,7 @@ def test_a_file_no_reader_knows_names_its_first_bytes(tmp_path):
     bad.write_text("{ not json")
     with pytest.raises(TreeFileError, match=r"bad\.json: not JSON \("):
         read_any_tree(bad, load_mesh(MESH))
-    with pytest.raises(TreeFileError, match=r"missing\.txt: unknown tree file type '\.txt'"):
+    with pytest.raises(TreeFileError, match=r"missing\.txt: no such file$"):
         read_any_tree(tmp_path / "missing.txt", load_mesh(MESH))
+    with pytest.raises(TreeFileError, match=r"is a directory, not a tree file$"):
+        read_any_tree(tmp_path, load_mesh(MESH))
