@@ -1,5 +1,6 @@
-"""Read a coal (hpp-fcl) ``BVHModel`` as its ``saveToText``, ``saveToXML`` or
-``saveToBinary`` wrote it.
+"""Read a coal 3 ``BVHModel`` as its ``saveToText``, ``saveToXML`` or ``saveToBinary`` wrote
+it (hpp-fcl 2.x, coal's predecessor, saved vertices and triangles as Eigen matrices with a
+``has_prev_vertices`` flag: another layout, not read here).
 
 What coal 3.0.3 saves (``coal/serialization/BVH_model.h``, ``BV_node.h``; checked against
 files the installed package writes):
