@@ -244,7 +244,8 @@ ACTIONS: tuple[Action, ...] = (
            words="compare two trees of a body's mesh (tree diff)"),
     _sep(TREE, 2),
     *(Action(f"tree.open_{body}", TREE, f"&Open tree file for body {name}…", "",
-             f"Read a tree of body {name} built by another engine (JSON or NPZ; the format is in "
+             f"Read a tree of body {name} built by another engine (BVH Lab's JSON or NPZ, coal's "
+             "archives, three-mesh-bvh's serialize(); told by the content; formats in "
              "docs/file-formats.md), check it and use it for the collision query",
              "tree_tools.open_tree_file", (body,)) for body, name in enumerate("AB")),
     *(Action(f"tree.own_{body}", TREE, f"Use BVH Lab's own tree again for {name}", "",
