@@ -53,8 +53,10 @@ def drawn_cells(actors) -> dict[str, int]:
         if not actor.GetVisibility():
             continue
         mapper = actor.GetMapper() if hasattr(actor, "GetMapper") else None
-        data = mapper.GetInput() if mapper is not None else None
-        if data is None:
+        # A label or text mapper (the pseudo-code's labels) has no input data set: nothing
+        # counted (test_pseudocode failed on vtkLabeledDataMapper).
+        data = mapper.GetInput() if hasattr(mapper, "GetInput") else None
+        if data is None or not hasattr(data, "GetNumberOfCells"):
             continue
         cells = int(data.GetNumberOfCells())
         if cells == 0:
