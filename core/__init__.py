@@ -72,8 +72,10 @@ def contacts(
     TypeError
         An argument of the wrong type, or an unknown override (named in the message).
     ValueError
-        ``leaf_size < 1``, an unknown rule name, or a posed mesh whose coordinates reach past
-        :data:`core.mesh.MAX_ABS_COORDINATE`.
+        ``leaf_size < 1``, an unknown rule name, a posed mesh whose coordinates reach past
+        :data:`core.mesh.MAX_ABS_COORDINATE`, or a frame option asked for (``distance``,
+        ``containment``, ``self_collision``: :data:`FRAME_OPTIONS` names the call that
+        answers each).
     PairBudgetError
         The trees' boxes overlap in more than ``pair_budget`` pairs: one line naming the tree
         and the budget (:class:`core.errors.PairBudgetError`, a ValueError too).
@@ -98,9 +100,30 @@ def contacts(
         if name in overrides:
             overrides[name] = enum_member(overrides[name], name, enum_cls, getattr(base, name))
     request = base.replace(**overrides) if overrides else base
+    _refuse_frame_options(request)
     check_coordinate_bound(mesh_a, "mesh_a", pose_a)
     check_coordinate_bound(mesh_b, "mesh_b", pose_b)
     return run_query(request, mesh_a, mesh_b, pose_a, pose_b)
+
+
+FRAME_OPTIONS = {
+    "distance": "core.distance.min_distance(mesh_a, mesh_b, pose_a, pose_b)",
+    "containment": "core.containment.pair_containment(mesh_a, mesh_b, pose_a, pose_b)",
+    "self_collision": "core.collide.selfcollide.self_collide(mesh, tree)",
+}
+"""Fields of a request that only the frame pipeline runs (``FramePipeline`` with
+``PipelineSettings``), and the call that answers each for one pair of meshes."""
+
+
+def _refuse_frame_options(request) -> None:
+    """An option ``contacts`` would not run is an error, not a silent no-op: ``contacts(...,
+    distance=True)`` answered with contacts only."""
+    asked = [name for name in FRAME_OPTIONS if getattr(request, name)]
+    if asked:
+        name = asked[0]
+        raise ValueError(f"{name}=True: contacts() answers the contact query of two meshes "
+                         f"only; {name} is a frame option (PipelineSettings), or call "
+                         f"{FRAME_OPTIONS[name]}")
 
 
 def load_mesh(path, name=None) -> TriMesh:

@@ -1,7 +1,7 @@
 """Check another engine's contact log against the exact answer, frame by frame.
 
 An engineer's engine reports, every frame, which triangle pairs of two bodies touch. The log
-is JSON lines (documented in the README, "Contact logs"):
+is JSON lines (documented in docs/command-line.md, "Contact logs"):
 
 * line 1, the header: ``{"bvh_lab_contact_log": 1, "mesh_a": "a.obj", "mesh_b": "b.obj",
   "engine": "python-fcl 0.7.0.10"}`` (mesh paths relative to the log; ``engine`` optional);

@@ -78,6 +78,9 @@ Infinity: a value that is not finite is written as null.
 
 --tree-a / --tree-b FILE run the query with a tree read from a tree file, its boxes as
 given (as the app runs a pinned tree); "tree_a" and "tree_b" say which tree each body used.
+A tree file is BVH Lab's (.json, .npz), a coal BVHModel archive (text, XML, binary) or
+three-mesh-bvh's serialize() as JSON, told by its content; a coal file's own volumes (OBB,
+or the OBB of an OBBRSS) are the query's unless --bv says another kind.
 --steps FILE.jsonl writes each volume-pair test in the traversal's order, one JSON object a
 line: {"level", "node_a", "node_b", "result" ("overlap" or "culled"), "test" (the test that
 culled the pair), "split" ("A", "B", "both"; null for a culled pair or two leaves)}, nodes of
@@ -153,9 +156,9 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--leaf-size", type=_integer, default=None, metavar="K",
                    help="most triangles per leaf (default 1)")  # fmt: skip
     c.add_argument("--tree-a", default=None, metavar="FILE",
-                   help="run the query with the tree in this tree file for A (.json or .npz, "
-                   "read over A's mesh as loaded, boxes used as given) instead of building "
-                   "one")  # fmt: skip
+                   help="run the query with the tree in this tree file for A (BVH Lab's "
+                   ".json or .npz, coal's archive or three-mesh-bvh's JSON, read over A's "
+                   "mesh as loaded, volumes used as given) instead of building one")
     c.add_argument("--tree-b", default=None, metavar="FILE",
                    help="the same for B (its boxes scaled with --scale-b)")  # fmt: skip
     c.add_argument("--steps", default=None, metavar="FILE.jsonl",
@@ -339,8 +342,14 @@ def _tree_words(imported, path, request) -> dict:
     """Which tree a body's query used: ``file`` (the tree file, or None), ``nodes`` and
     ``text`` for people."""
     if imported is not None:
+        note = ""
+        if imported.volumes and request.bv in imported.volumes:
+            note = f"; {imported.volume_note}"
+        elif imported.volumes:
+            note = (f"; {request.bv} volumes fitted to its nodes (the file's own: "
+                    f"{', '.join(imported.volumes)}, with --bv)")
         return {"file": str(path), "nodes": int(imported.tree.n_nodes),
-                "text": f"tree from {path} ({imported.tree.n_nodes:,} nodes)"}  # fmt: skip
+                "text": f"tree from {path} ({imported.tree.n_nodes:,} nodes){note}"}  # fmt: skip
     return {"file": None, "nodes": None,
             "text": f"BVH Lab's AABB tree ({request.split.name.lower()} split, leaf size "
                     f"{request.leaf_size})"}  # fmt: skip
@@ -365,6 +374,11 @@ def run_contacts(args) -> dict:
     mesh_a, mesh_b, pose_b, file_trees, imported = _load_posed(args, (args.tree_a,
                                                                       args.tree_b))
     t1 = time.perf_counter()
+    if args.bv is None:
+        # A tree file that brings its own volumes (coal's oriented boxes) is queried with
+        # them: its kind for both bodies (a body without such a file gets that kind fitted).
+        kinds = [next(iter(i.volumes)) for i in imported if i is not None and i.volumes]
+        args.bv = kinds[0] if kinds else None
     request = contacts_request(args)
     if request.partition is not None:
         return _partition_report(args, request, mesh_a, mesh_b, pose_b, 1e3 * (t1 - t0))
@@ -522,9 +536,9 @@ def _load_posed(args, tree_files=(None, None)):
     check_coordinate_bound(mesh_b, str(args.mesh_b), pose_b)
     imported = [None, None]
     if any(path is not None for path in tree_files):
-        from core.bvh.treefile import read_tree
+        from core.bvh.tree_formats import read_any_tree
 
-        imported = [None if path is None else read_tree(path, mesh)
+        imported = [None if path is None else read_any_tree(path, mesh)
                     for path, mesh in zip(tree_files, (mesh_a, mesh_b))]  # fmt: skip
     tree_b = None if imported[1] is None else imported[1].tree
     mesh_b, tree_b, pose_b = rigid_body(mesh_b, tree_b, pose_b)

@@ -1,6 +1,6 @@
 """``python -m core audit LOG [--max-listed N] [--json]``: check an engine's contact log.
 
-Reads a contact log (:mod:`core.audit`, format in the README's "Contact logs") and checks
+Reads a contact log (:mod:`core.audit`, format in docs/command-line.md, "Contact logs") and checks
 every frame against the exact answer on the log's coordinates. Exit status 0 when the engine
 agrees on every frame, 1 when a frame disagrees, 2 for a bad log or option (one line, as every
 sub-command). The parser and ``main`` live in :mod:`core.cli`.

@@ -70,14 +70,16 @@ def add_quality_parser(sub, rule_names: list[str], bv_names: list[str], integer)
     q.add_argument("mesh", help="OBJ, STL, PLY, OFF, VTK, VTP or glTF file")
     q.add_argument("--split", choices=rule_names, default=None,
                    help="split rule of the build (default: midpoint, van den Bergen)")  # fmt: skip
-    q.add_argument("--bv", choices=bv_names, default="aabb", metavar="KIND",
+    q.add_argument("--bv", choices=bv_names, default=None, metavar="KIND",
                    help="bounding volume measured: " + " ".join(bv_names)
-                   + " (default aabb: the tree's own boxes)")  # fmt: skip
+                   + " (default aabb: the tree's own boxes; with --tree of a coal file, "
+                   "the file's own volumes: obb for OBB, OBBRSS and kIOS, rss for RSS)")
     q.add_argument("--leaf-size", type=integer, default=None, metavar="K",
                    help="most triangles per leaf of the build (default 1)")  # fmt: skip
     q.add_argument("--tree", default=None, metavar="FILE",
-                   help="measure the tree in this tree file (.json or .npz, written by "
-                   "'python -m core tree' or another engine) instead of building one")
+                   help="measure the tree in this tree file (.json or .npz written by "
+                   "'python -m core tree' or another engine, a coal BVHModel archive or a "
+                   "three-mesh-bvh JSON) instead of building one")
     q.add_argument("--traversal-cost", type=float, default=1.0, metavar="C",
                    help="C_t, cost of one bounding-volume test in SAH and EPO (default 1)")
     q.add_argument("--intersection-cost", type=float, default=1.0, metavar="C",
@@ -136,14 +138,18 @@ def run_quality(args: argparse.Namespace) -> dict:
     t0 = time.perf_counter()
     imported = None
     if args.tree is not None:
-        from core.bvh.treefile import read_tree
+        from core.bvh.tree_formats import read_any_tree
 
         say(f"reading {args.tree}")
-        imported = read_tree(args.tree, mesh)
+        imported = read_any_tree(args.tree, mesh)
         tree, split = imported.tree, imported.split
     else:
         split = SplitRule[(args.split or "midpoint").upper()]
         tree = build_tree(mesh, split, leaf_size)
+    if args.bv is None:
+        # A file's own volumes (coal's oriented boxes) are measured by default.
+        own = list(imported.volumes) if imported is not None else []
+        args.bv = own[0] if own else "aabb"
     quality = tree_quality(mesh, tree, args.bv, constants, pair_budget=args.pair_budget,
                            progress=say)  # fmt: skip
     measures = quality.to_json()
@@ -173,14 +179,13 @@ def _file_keys(imported, mesh, measures: dict) -> dict:
     ``internal_node``), and the keys ``tree`` (the file) and ``violations`` (how many
     invariants its boxes break, :func:`core.bvh.validate.validate_tree`; ``python -m core
     validate`` lists them)."""
-    from core.bvh.validate import validate_tree
+    from core.bvh.validate_volumes import validate_imported
 
     for rows in measures["worst"].values():
         for i, row in enumerate(rows):
             node = row.pop("node")
             rows[i] = {"node": imported.file_id(node), "internal_node": node, **row}
-    check = validate_tree(imported.tree, mesh.vertices, max_listed=1,
-                          file_ids=imported.file_ids)  # fmt: skip
+    check = validate_imported(imported, mesh.vertices, max_listed=1)
     return {"tree": str(imported.path), "violations": check.n_found}
 
 

@@ -20,7 +20,7 @@ def add_tree_parser(sub, rule_names: list[str], integer) -> None:
         "tree",
         help="build a mesh's tree and write it to a tree file (.json or .npz)",
         description="Build the AABB tree of MESH and write it to FILE in the tree file "
-        "format (JSON with one node's box per line, or a NumPy archive), as the README "
+        "format (JSON with one node's box per line, or a NumPy archive), as docs/file-formats.md "
         "describes; prints one line.",
     )
     t.add_argument("mesh", help="OBJ, STL, PLY, OFF, VTK, VTP or glTF file")

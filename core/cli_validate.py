@@ -47,7 +47,8 @@ def add_validate_parser(sub, integer) -> None:
     )
     v.add_argument("mesh", help="OBJ, STL, PLY, OFF, VTK, VTP or glTF file")
     v.add_argument("--tree", required=True, metavar="FILE",
-                   help="the tree file to check (.json or .npz)")  # fmt: skip
+                   help="the tree file to check (.json or .npz, a coal BVHModel archive or "
+                   "a three-mesh-bvh JSON)")  # fmt: skip
     v.add_argument("--max-listed", type=integer, default=DEFAULT_MAX_LISTED, metavar="N",
                    help=f"list at most N violations, largest first (default "
                    f"{DEFAULT_MAX_LISTED:,}); all are counted")  # fmt: skip
@@ -79,8 +80,8 @@ def run_validate(args: argparse.Namespace) -> dict:
     ValueError, BVHLabError, OSError
         One-line errors: a bad option, an unreadable mesh, a bad tree file.
     """
-    from core.bvh.treefile import read_tree
-    from core.bvh.validate import validate_tree
+    from core.bvh.tree_formats import read_any_tree
+    from core.bvh.validate_volumes import validate_imported
     from core.io import load_mesh
     from core.mesh import check_coordinate_bound
 
@@ -89,9 +90,8 @@ def run_validate(args: argparse.Namespace) -> dict:
     mesh = load_mesh(args.mesh)
     check_coordinate_bound(mesh, str(args.mesh))
     t0 = time.perf_counter()
-    imported = read_tree(args.tree, mesh)
-    report = validate_tree(imported.tree, mesh.vertices, max_listed=args.max_listed,
-                           file_ids=imported.file_ids)  # fmt: skip
+    imported = read_any_tree(args.tree, mesh)
+    report = validate_imported(imported, mesh.vertices, max_listed=args.max_listed)
     return {
         "mesh": str(args.mesh),
         "triangles": mesh.n_faces,

@@ -320,15 +320,17 @@ class FramePipeline:
             If ``mesh`` has another number of faces than the tree has triangles (naming
             the key).
         """
+        from core.bv.registry import give_volumes
         from core.bvh.treefile import ImportedTree
 
         instance(key, "key", str)
         instance(mesh, "mesh", TriMesh)
         instance(label, "label", str, optional=True)
         file_ids = None
+        volumes = {}
         if isinstance(tree, ImportedTree):
             label = label or f"tree from {tree.path.name}"
-            tree, file_ids = tree.tree, tree.file_ids
+            tree, file_ids, volumes = tree.tree, tree.file_ids, tree.volumes
         label = label or "pinned tree"
         instance(tree, "tree", Tree)
         n_tree = int(tree.prim_ids.shape[0])
@@ -337,6 +339,9 @@ class FramePipeline:
                              f"its mesh has {mesh.n_faces:,} faces")  # fmt: skip
         if tree.faces is not mesh.faces:
             tree = dataclasses.replace(tree, faces=mesh.faces)
+        # The file's own volumes (coal's oriented boxes) are the tree's while the body keeps
+        # the vertices they were read for; moved vertices get volumes fitted again.
+        give_volumes(tree, mesh.vertices, volumes)
         self._pinned[key] = _Pin(tree, mesh.vertices, label, file_ids)
         self._cache.pop(key, None)
 

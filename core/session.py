@@ -6,7 +6,7 @@ one ``.npy`` member per array, ``manifest.json``), with its own manifest, format
 sculpting, faces, the source face ids and, when they differ, the vertices as loaded); the
 manifest holds everything else as plain JSON: the scene, the poses, colours, visibility,
 deformers and their settings, the time, the pipeline and display choices, the traversal level,
-the mode and the camera (see the README's "Sessions").
+the mode and the camera (see docs/app.md, "Sessions", and docs/file-formats.md).
 
 Reading never unpickles and checks everything before it is used: every array's dtype and
 shape, finite coordinates within :data:`core.mesh.MAX_ABS_COORDINATE`, face indices in range,
@@ -17,7 +17,7 @@ problem is one :class:`SessionFileError` line naming the file.
 
 The manifest is checked against a schema before anything reaches the caller: every value's
 type (``version`` the exact integer 1, not ``1.0`` or ``true``; a number is never a bool or a
-string), finiteness and range (the ``MAX_...`` constants below, listed in the README's
+string), finiteness and range (the ``MAX_...`` constants below, listed in docs/file-formats.md's
 "Sessions"): at most :data:`MAX_BODIES` bodies, poses with a bounded scale and translation,
 ``#rrggbb`` colours, deformer settings within the registry's slider ranges, cameras that look
 somewhere, margins and opacities the app's controls can set, and text of bounded length.

@@ -75,7 +75,7 @@ def tree_from_spec(spec: str, mesh: TriMesh) -> TreeSource:
     """
     from core.bvh import SplitRule, build_tree
     from core.bvh.refit import refit_tree
-    from core.bvh.treefile import read_tree
+    from core.bvh.tree_formats import read_any_tree as read_tree
 
     if os.path.exists(spec) or not spec.startswith(("build:", "refit:")):
         imported = read_tree(spec, mesh)

@@ -14,7 +14,7 @@ Tables (each CSV's first line names every column and says what it holds):
 * ``contacts``: every contacting triangle pair with its contact kind and intersection
   segment (world coordinates).
 
-The JSON holds the same under the keys documented in the README ("Frame data").
+The JSON holds the same under the keys documented in docs/app.md ("Frame data").
 """
 
 from __future__ import annotations
@@ -59,7 +59,7 @@ COLUMNS = {
               "outcome (overlap, culled, or self pair: a node with itself in self-collision, "
               "split without a test)",
               "id of the test that culled the pair (-1: it overlapped; numbered per volume "
-              "kind, see README)"),
+              "kind, see docs/app.md)"),
     "counters": ("name", "value", "unit", "what it is"),
     "contacts": ("triangle id in body A", "triangle id in body B",
                  "contact kind (crossing, touching or coplanar)",
@@ -169,7 +169,7 @@ def table_csv(name: str, rows) -> str:
 
 def frame_document(frame, scene: str = "", bodies=(), recorded_index: int | None = None,
                    tables: dict | None = None) -> dict:
-    """The frame as a JSON-ready dict (keys in the README's "Frame data").
+    """The frame as a JSON-ready dict (keys in docs/app.md, "Frame data").
 
     Parameters
     ----------

@@ -333,6 +333,30 @@ def lower_bound_by_code(code, ra, rb, rot, trans):
 
 
 _CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_GIVEN: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def give_volumes(tree, vertices: np.ndarray, volumes: dict) -> None:
+    """Make ``volumes`` (kind name -> ``(k, width)`` rows, read-only) what
+    :func:`fit_volumes` returns for ``tree`` while the mesh's vertices equal ``vertices``:
+    an engine's tree file brings its own volumes (coal's OBBs), used as they are by the
+    query, the drawing and the measures. Once the vertices change they are fitted again."""
+    if volumes:
+        _GIVEN[tree] = (vertices, dict(volumes))
+
+
+def given_volumes(tree, vertices: np.ndarray, bv: str | BVKind):
+    """The rows :func:`give_volumes` gave ``tree`` for kind ``bv`` if ``vertices`` are
+    still those they were given for, else None."""
+    hit = _GIVEN.get(tree)
+    if hit is None:
+        return None
+    rows = hit[1].get(get_kind(bv).name)
+    if rows is None:
+        return None
+    same = hit[0] is vertices or (hit[0].shape == vertices.shape
+                                  and np.array_equal(hit[0], vertices))  # fmt: skip
+    return rows if same else None
 
 
 def fit_volumes(tree, mesh, bv: str | BVKind = "obb", obb_fit: ObbFit | None = None):
@@ -350,9 +374,14 @@ def fit_volumes(tree, mesh, bv: str | BVKind = "obb", obb_fit: ObbFit | None = N
     Returns
     -------
     (k, width) float64
-        Read-only; row layout documented in the kind's module.
+        Read-only; row layout documented in the kind's module. For a tree given volumes of
+        this kind (:func:`give_volumes`, a tree read from coal's file) while the vertices
+        are those they were given for: those volumes, whatever ``obb_fit``.
     """
     kind = get_kind(bv)
+    given = given_volumes(tree, mesh.vertices, kind) if tree in _GIVEN else None
+    if given is not None:
+        return given
     method = ObbFit.SURFACE if obb_fit is None else ObbFit(obb_fit)
     key = (kind.name, int(method) if kind.has_fit_choice else -1)
     per_tree = _CACHE.setdefault(tree, {})

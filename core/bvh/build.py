@@ -1,6 +1,6 @@
 """Top-down construction of the AABB tree with a selectable split rule.
 
-One builder, steered by :class:`~core.bvh.tree.SplitRule` (ARCHITECTURE style rule 4): every
+One builder, steered by :class:`~core.bvh.tree.SplitRule` (CONTRIBUTING.md, convention 4): every
 rule only decides where a node's run of triangles is cut; allocation, boxes and fallbacks
 are shared. Work per level is linear, so a build is O(m log m).
 """

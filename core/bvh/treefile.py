@@ -117,6 +117,17 @@ class ImportedTree:
         The split rule the file names (trees BVH Lab wrote), or None: built by another engine
         with its own rule. The SplitRule enum gains no "imported" member on purpose: every
         member is a rule the builder can run.
+    volumes : dict of str to (k, w) float64
+        The file's own bounding volumes, by the name of the kind of :mod:`core.bv` whose row
+        layout they are in (``"obb"``, ``"rss"``), in our node order, read-only: an engine's
+        tree file (coal) brings its own oriented volumes, used as they are by the query,
+        the drawing, the quality measures and the checks
+        (:func:`core.bv.registry.give_volumes`). Empty for a file of boxes only. The first
+        key is the kind drawn and tested by default.
+    volume_note : str
+        For people: which of the file's volumes are used, e.g. "coal OBBRSS: the OBB part
+        is drawn and tested (--bv rss, or RSS volumes in the app, uses the RSS part)"; ""
+        for our own files.
     """
 
     tree: Tree
@@ -124,6 +135,8 @@ class ImportedTree:
     path: Path
     source: str
     split: SplitRule | None = None
+    volumes: dict = dataclasses.field(default_factory=dict)
+    volume_note: str = ""
 
     def file_id(self, node: int) -> int:
         """The file's id of our node ``node`` (what tables, captions, JSON and errors show
@@ -838,7 +851,8 @@ def max_tree_bytes(n_triangles: int) -> int:
     return min(MAX_FILE_BYTES, BASE_BYTES + BYTES_PER_TRIANGLE * int(n_triangles))
 
 
-def read_tree(path, mesh: TriMesh, max_bytes: int = MAX_FILE_BYTES) -> ImportedTree:
+def read_tree(path, mesh: TriMesh, max_bytes: int = MAX_FILE_BYTES,
+              encoding: str | None = None) -> ImportedTree:  # fmt: skip
     """Read a tree file (``.json`` or ``.npz``) built over ``mesh``'s faces.
 
     Parameters
@@ -850,6 +864,9 @@ def read_tree(path, mesh: TriMesh, max_bytes: int = MAX_FILE_BYTES) -> ImportedT
         Largest file read (default :data:`core.io.common.MAX_FILE_BYTES`, 2 GiB); for an
         ``.npz`` also the most its arrays may unpack to. The mesh sets a lower limit
         (:func:`max_tree_bytes`: 1 MiB + 2 KiB a triangle).
+    encoding : {"json", "npz"}, optional
+        Read as this encoding whatever the suffix (:func:`core.bvh.tree_formats.
+        read_any_tree` chooses it from the file's first bytes); default: by the suffix.
 
     Returns
     -------
@@ -876,7 +893,7 @@ def read_tree(path, mesh: TriMesh, max_bytes: int = MAX_FILE_BYTES) -> ImportedT
     if not isinstance(mesh, TriMesh):
         raise TypeError(f"mesh must be a TriMesh, got {type(mesh).__name__}")
     path = Path(os.fspath(path))
-    suffix = _suffix(path)
+    suffix = _suffix(path) if encoding is None else f".{encoding}"
     limit = min(int(max_bytes), max_tree_bytes(mesh.n_faces))
     why = (f" (1 MiB + 2 KiB a triangle of the mesh's {mesh.n_faces:,})"
            if limit < int(max_bytes) else "")  # fmt: skip
@@ -887,10 +904,21 @@ def read_tree(path, mesh: TriMesh, max_bytes: int = MAX_FILE_BYTES) -> ImportedT
         keys = _Keys(path, _npz_keys(path, data, limit), is_json=False)
     del data
 
+    f = _check_keys(keys, mesh)
+    tree, file_of = tree_from_file(path, mesh, f, t0)
+    return ImportedTree(tree=tree, file_ids=file_of, path=path,
+                        source=f"file {path.name}, {f.k:,} nodes", split=f.split)  # fmt: skip
+
+
+def tree_from_file(path: Path, mesh: TriMesh, f: _FileTree,
+                   t0: float) -> tuple[Tree, np.ndarray]:  # fmt: skip
+    """Check a file's tree in the children layout and renumber it into ours: ``(tree,
+    file_of)``, ``file_of[ours]`` the file's id (what every reader of another engine's file
+    ends with, as :func:`read_tree` does). TreeFileError naming the file's node at fault."""
+
     def fail(reason: str):
         raise TreeFileError(path, reason)
 
-    f = _check_keys(keys, mesh)
     _check_nodes(f, fail)
     root = _root(f, fail)
     bfs_file_of, bfs_depth = _renumber(f, root, fail)
@@ -903,9 +931,7 @@ def read_tree(path, mesh: TriMesh, max_bytes: int = MAX_FILE_BYTES) -> ImportedT
     else:
         file_of, depth = bfs_file_of, bfs_depth
     _check_coverage(f, fail)
-    tree = _build(f, mesh, file_of, depth, t0)
-    return ImportedTree(tree=tree, file_ids=file_of, path=path,
-                        source=f"file {path.name}, {f.k:,} nodes", split=f.split)  # fmt: skip
+    return _build(f, mesh, file_of, depth, t0), file_of
 
 
 def _check_coverage(f: _FileTree, fail) -> None:

@@ -9,7 +9,7 @@ Stages (the paper's section 4 and its ``predicates.c``):
 
 A. the plain float determinant and the forward error bound ``errboundA * permanent``: if the
    determinant is farther from zero than the bound, its sign is right. Almost every call on a
-   mesh ends here (measured: see the README section on the triangle test).
+   mesh ends here (measured: see docs/exactness.md).
 B. the determinant of the rounded coordinate differences, exactly, as an expansion; right
    when the differences were exact (their tails are zero) or when it clears ``errboundB``.
 C. B corrected by the first-order terms of the tails, with ``errboundC``.

@@ -51,7 +51,6 @@ __all__ = [
     "OctreeParams",
     "Partition",
     "PartitionKind",
-    "PartitionResult",
     "PlaneRecords",
     "make_params",
     "partition_contacts",
@@ -109,13 +108,6 @@ def make_params(kind: str, **params):
     return ptype(**params)
 
 
-PartitionResult = CollisionResult
-"""A partition query's result is the one result type of every pair query
-(:class:`core.collide.query.CollisionResult`): ``partition_kind``, ``cells``, ``planes``,
-``n_candidates`` ... filled, the volume counters 0. The name stays for callers of
-:func:`partition_contacts`."""
-
-
 def run_tri_tests(va, fa, vb, fb, candidates, tol: Tolerances, pose_a: Pose | None):
     """Exact tests of candidate pairs (B already in A's frame); keeps the contacts in order.
 
@@ -162,7 +154,7 @@ def partition_contacts(
     params=None,
     tol: Tolerances = DEFAULT_TOLERANCES,
     **param_kwargs,
-) -> PartitionResult:
+) -> CollisionResult:
     """All contacting triangle pairs of two posed meshes, candidates from a spatial partition.
 
     Parameters

@@ -42,6 +42,21 @@ def test_contacts_arguments(kwargs, error, message):
         contacts(**args)
 
 
+@pytest.mark.parametrize("name, call", [("distance", "core.distance.min_distance"),
+                                        ("containment", "core.containment.pair_containment"),
+                                        ("self_collision", "core.collide.selfcollide")])
+def test_contacts_refuses_an_option_it_would_not_run(name, call):
+    # contacts(..., distance=True) answered with contacts only and said nothing (issue 29).
+    with pytest.raises(ValueError, match=rf"^{name}=True: contacts\(\) answers the contact "
+                                         rf"query .*a frame option .*{call}"):
+        contacts(SPHERE, SPHERE, None, NEAR, **{name: True})
+    from core.request import CollisionRequest
+
+    with pytest.raises(ValueError, match=rf"^{name}=True"):
+        contacts(SPHERE, SPHERE, None, NEAR, request=CollisionRequest(**{name: True}))
+    assert contacts(SPHERE, SPHERE, None, NEAR, **{name: False}).n_contacts > 0
+
+
 def test_contacts_takes_rule_names():
     by_enum = contacts(SPHERE, SPHERE, None, NEAR, split=SplitRule.SAH,
                        descend=DescendRule.LARGER_VOLUME, leaf_size=np.int64(2))  # fmt: skip

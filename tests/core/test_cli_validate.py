@@ -91,7 +91,7 @@ def test_max_listed_caps_the_lines_not_the_count(capsys, tmp_path, four_obj):
 
 @pytest.mark.parametrize("argv, words", [
     (["--tree", "missing.json"], "missing.json: no such file"),
-    (["--tree", "theirs.txt"], "unknown tree file type '.txt'"),
+    (["--tree", "theirs.txt"], "theirs.txt: no such file"),  # any suffix: read by content
     (["--tree", "theirs.json", "--max-listed", "-1"], "--max-listed must be at least 0"),
 ])  # fmt: skip
 def test_a_bad_file_or_option_is_one_line_and_exit_2(capsys, tmp_path, four_obj, argv, words,

@@ -444,8 +444,8 @@ def test_too_large_file_is_refused_from_its_size(tmp_path):
     assert read_tree(path, FOUR).tree.n_nodes == 7
 
 
-def test_the_readme_example_reads(tmp_path, repo_root):
-    text = (repo_root / "README.md").read_text()
+def test_the_documented_example_reads(tmp_path, repo_root):
+    text = (repo_root / "docs" / "file-formats.md").read_text()
     section = text[text.index("## Tree files"):]
     begin = section.index("```json\n") + len("```json\n")
     example = section[begin:section.index("```\n", begin)]

@@ -1,5 +1,5 @@
 """The action table (viewer/qt/actions.py) is the one source of the window's menus, keys, Keys
-help and the README's key table: they agree, every key is unique, every row is reachable."""
+help and the key table of docs/app.md: they agree, every key is unique, every row is reachable."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from PyQt6.QtWidgets import QApplication
 from viewer.qt.actions import ACTIONS, ACTIONS_BY_ID, TOOLBAR, keyed_rows, keys_markdown
 from viewer.qt.help import HELP_TEXT, KeysDialog
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+KEYS_DOC = Path(__file__).resolve().parents[2] / "docs" / "app.md"
 START, END = "<!-- keys-table: start -->\n", "<!-- keys-table: end -->"
 
 
@@ -20,8 +20,8 @@ def _portable(key: str) -> str:
 
 
 def test_the_readme_key_table_is_the_action_tables_rendering():
-    text = README.read_text(encoding="utf-8")
-    assert START in text and END in text, "README.md lost its keys-table markers"
+    text = KEYS_DOC.read_text(encoding="utf-8")
+    assert START in text and END in text, "docs/app.md lost its keys-table markers"
     section = text[text.index(START) + len(START):text.index(END)]
     assert section == keys_markdown(), "write it with: python -m viewer.qt.actions"
 

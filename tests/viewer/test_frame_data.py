@@ -19,7 +19,7 @@ from viewer.frame_data import COLUMNS, TABLE_NAMES, frame_files
 
 JSON_KEYS = ["format_version", "scene", "bodies", "frame", "bounding_volume", "self_collision",
              "counters", "timings_ms", "levels", "trace", "contacts"]
-"""The keys the README documents, in order."""
+"""The keys docs/app.md documents ("Frame data"), in order."""
 
 
 def _tables(files, stem="f"):

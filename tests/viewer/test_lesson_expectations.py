@@ -79,7 +79,7 @@ def test_lessons_whose_claims_are_numbers_show_them_in_the_caption():
     for name in BUILTIN_LESSONS:
         for caption in captions(name):
             fill_caption(caption, {})  # every field is one the caption can show
-            assert set(CAPTION_FIELDS)  # the names the README lists
+            assert set(CAPTION_FIELDS)  # the names docs/lessons.md lists
 
 
 def test_expect_reads_into_plain_values(tmp_path):

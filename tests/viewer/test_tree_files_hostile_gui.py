@@ -58,7 +58,7 @@ def test_a_worker_that_fails_unexpectedly_still_clears_the_progress_line(
     def boom(path, mesh):
         raise RecursionError("maximum recursion depth exceeded")
 
-    monkeypatch.setattr(inspecting, "read_tree", boom)
+    monkeypatch.setattr(inspecting, "read_any_tree", boom)
     settle(qtbot, window)
     loading, done = [], []
     window.model.loading_changed.connect(loading.append)

@@ -26,8 +26,9 @@ from PyQt6.QtCore import QTimer
 
 from core.bv import TREE_BOX_KIND
 from core.bvh.metrics import CostConstants, tree_quality
-from core.bvh.treefile import TreeFileError, read_tree, write_tree
-from core.bvh.validate import validate_tree
+from core.bvh.tree_formats import read_any_tree
+from core.bvh.treefile import TreeFileError, write_tree
+from core.bvh.validate_volumes import validate_given, validate_imported
 from core.errors import BVHLabError
 from viewer.control.error_log import one_line, operation, printable
 from viewer.control.worker import Tag
@@ -287,7 +288,7 @@ class Inspecting:
         trees = list(zip(frame.trees[:2], frame.meshes[:2]))
 
         def work(_control):
-            reports = [validate_tree(tree, mesh.vertices, file_ids=file_ids.get(body))
+            reports = [validate_given(tree, mesh.vertices, file_ids=file_ids.get(body))
                        for body, (tree, mesh) in enumerate(trees)]
             return tree_check(reports, frame, file_ids)
 
@@ -365,9 +366,8 @@ class Inspecting:
         name = Path(path).name
         try:
             with operation("Reading tree file", path):
-                imported = read_tree(path, rest)
-                report = validate_tree(imported.tree, rest.vertices,
-                                       file_ids=imported.file_ids)
+                imported = read_any_tree(path, rest)
+                report = validate_imported(imported, rest.vertices)
         except (TreeFileError, BVHLabError, OSError, ValueError) as exc:
             text = printable(str(exc))
             return None, text if name in text else f"{name}: {text}"
@@ -397,7 +397,13 @@ class Inspecting:
                                    "rest pose")  # fmt: skip
         self.model.select_node(None)
         self.model.set_validation(check)
-        self.model.message.emit(f"Tree of {BODY_NAMES[body]} from {imported.source}. "
+        note = ""
+        if imported.volumes:
+            # An engine's file brings its own volumes (coal's oriented boxes): show those.
+            if self.model.pipeline.bv not in imported.volumes:
+                self.model.set_pipeline(bv=next(iter(imported.volumes)))
+            note = f" {imported.volume_note}."
+        self.model.message.emit(f"Tree of {BODY_NAMES[body]} from {imported.source}.{note} "
                                 + check.status())
         self._frames.request_frame()
         return True

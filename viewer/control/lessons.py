@@ -9,7 +9,7 @@ state: the stepper walks the frame it is shown.
 
 A lesson plays the same from any prior state: its first step starts from
 :data:`LESSON_START` (every setting and overlay a step does not set has this documented
-default, listed in the README's "Lessons"), so what the user had on before does not leak
+default, listed in docs/lessons.md), so what the user had on before does not leak
 into it; closing the lesson gives the user's settings back (:class:`UserSettings`).
 """
 

@@ -23,7 +23,7 @@ CAPTION_FIELDS = {
     "update": "the tree update mode (refit, rebuild, auto)",
     "frame": "the number of the frame shown",
 }
-"""Numbers and words a caption can show with ``{name}`` (the README lists the same)."""
+"""Numbers and words a caption can show with ``{name}`` (docs/lessons.md lists the same)."""
 
 VISIBLE_OVERLAYS = {
     "A boxes": ("tree_a",),
@@ -59,7 +59,7 @@ EXPECT_KEYS = {
     "visible": "names of what is drawn (a list)",
     "hidden": "names of what is not drawn (a list)",
 }
-"""Keys of a step's ``expect`` table (the README lists the same)."""
+"""Keys of a step's ``expect`` table (docs/lessons.md lists the same)."""
 
 BOX_OVERLAY_NAMES = ("tree_a", "tree_b", "parents", "overlap", "culled")
 """The overlays whose cells :data:`EXPECT_KEYS` ``most_boxes`` counts."""

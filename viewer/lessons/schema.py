@@ -7,7 +7,7 @@ is found in the text (:func:`key_line`). Unknown keys are errors: a typo must no
 silently. Plain Python, no Qt: the controller applies a step (``viewer.control.lessons``).
 
 A lesson may come from a stranger, so everything that grows with the file has a limit (the
-``MAX_...`` constants below, listed in the README's "Lessons"): the file's size (no more is
+``MAX_...`` constants below, listed in docs/lessons.md): the file's size (no more is
 read), each text, the steps, the mesh files named, the seconds held, the frames played, the
 stepper's pairs, the level, the experiments' sizes and an expect table's lists of names.
 Numbers must be finite; text holds no control characters, and a message quoting the file
@@ -87,7 +87,7 @@ STEP_KEYS = {
     "hold": "seconds the step is held in an exported video",
     "expect": "what must be true when the step is shown (a table; the tests check it)",
 }
-"""Keys a step may have, with what each sets (the README lists the same)."""
+"""Keys a step may have, with what each sets (docs/lessons.md lists the same)."""
 
 CAMERA_KEYS = ("position", "focal_point", "up", "view_angle")
 EXPERIMENT_KEYS = ("name", "sizes")

@@ -2,7 +2,7 @@
 
 :data:`ACTIONS` is the one table the window builds its menus, toolbar and shortcuts from
 (:mod:`viewer.qt.menus`), and the one source of the Keys help (Help > Keys) and of the
-README's key table (:func:`keys_markdown`; tests/viewer/test_actions.py checks they agree).
+key table of docs/app.md (:func:`keys_markdown`; tests/viewer/test_actions.py checks they agree).
 A key written anywhere else (a tooltip, a button, the caption bar's hint) reads it from here
 with :func:`shortcut_of`.
 
@@ -50,7 +50,7 @@ class Action:
         such as one per built-in scene: ``handler`` names the window method that returns
         them) or ``"key"`` (a key a widget handles itself; documented only).
     words : str
-        What the key does, for the Keys help and the README; default: the label.
+        What the key does, for the Keys help and docs/app.md; default: the label.
     shares_key_with : str
         Id of the one action that has the same key and is never active at the same time
         (Esc: Clear selection, or Cancel the experiment while one runs).
@@ -106,8 +106,8 @@ ACTIONS: tuple[Action, ...] = (
     Action("file.screenshot", FILE, "&Save screenshot…", "Ctrl+S", handler="save_screenshot"),
     _sep(FILE, 2),
     Action("file.open_contact_log", FILE, "Open &contact log…", "Ctrl+Shift+C",
-           "Check another engine's contacts, frame by frame (JSON lines, README \"Contact "
-           "logs\"), against the exact answer; its frames go on the timeline, each "
+           "Check another engine's contacts, frame by frame (JSON lines; the format is in "
+           "docs/command-line.md), against the exact answer; its frames go on the timeline, each "
            "disagreeing one marked", "contact_log_menu.open_contact_log",
            words="open an engine's contact log and check it against the exact answer"),
     Action("file.export_mesh", FILE, "&Export mesh…", "Ctrl+E",
@@ -244,8 +244,9 @@ ACTIONS: tuple[Action, ...] = (
            words="compare two trees of a body's mesh (tree diff)"),
     _sep(TREE, 2),
     *(Action(f"tree.open_{body}", TREE, f"&Open tree file for body {name}…", "",
-             f"Read a tree of body {name} built by another engine (JSON or NPZ, see the "
-             "README), check it and use it for the collision query",
+             f"Read a tree of body {name} built by another engine (BVH Lab's JSON or NPZ, coal's "
+             "archives, three-mesh-bvh's serialize(); told by the content; formats in "
+             "docs/file-formats.md), check it and use it for the collision query",
              "tree_tools.open_tree_file", (body,)) for body, name in enumerate("AB")),
     *(Action(f"tree.own_{body}", TREE, f"Use BVH Lab's own tree again for {name}", "",
              f"Forget the tree read from a file for body {name}: build BVH Lab's own",
@@ -296,7 +297,7 @@ ACTIONS: tuple[Action, ...] = (
            words="the built-in lessons"),
     _sep(LESSONS, 1),
     Action("lessons.open", LESSONS, "&Open lesson file…", "Ctrl+Shift+L",
-           "Play a lesson written as a TOML file (README, Lessons)", "lesson_menu.open_file"),
+           "Play a lesson written as a TOML file (docs/lessons.md)", "lesson_menu.open_file"),
     Action("lessons.next", LESSONS, "&Next step", "PgDown",
            "Go to the lesson's next step (Right in lecture mode)", "controller.lessons.next_step",
            words="next lesson step (Right in lecture mode)"),
@@ -375,7 +376,7 @@ def menu_paths() -> list[str]:
 
 
 def keyed_rows() -> list[Action]:
-    """The rows with a key, in table order: what the Keys help and the README list."""
+    """The rows with a key, in table order: what the Keys help and docs/app.md list."""
     return [row for row in ACTIONS if row.shortcut and row.kind != "separator"]
 
 
@@ -384,7 +385,7 @@ def _row_words(row: Action) -> str:
 
 
 def keys_markdown() -> str:
-    """The README's key table (between its ``keys-table`` markers), rendered from the table."""
+    """The key table of docs/app.md (between its ``keys-table`` markers), made from the table."""
     lines = ["| key | where | what it does |", "|---|---|---|"]
     for row in keyed_rows():
         key = row.shortcut.replace("|", "\\|")
@@ -405,5 +406,5 @@ def keys_html() -> str:
             f"<th align=\"left\">what it does</th></tr>\n{rows}\n</table>")
 
 
-if __name__ == "__main__":  # python -m viewer.qt.actions: the README's key table
+if __name__ == "__main__":  # python -m viewer.qt.actions: the key table of docs/app.md
     print(keys_markdown(), end="")

@@ -182,7 +182,7 @@ class KeysDialog(ScrollingTextDialog):
 
 
 def show_keys(window) -> KeysDialog:
-    """Help > Keys: every key of the window, the table the README's key table is made from
+    """Help > Keys: every key of the window, the table the key table of docs/app.md is made from
     (not modal)."""
     dialog = KeysDialog(window)
     dialog.open()

@@ -20,7 +20,10 @@ from viewer.qt.menus import actions_under
 
 BODY_NAMES = ("A", "B")
 
-TREE_OPEN_FILTER = "BVH Lab trees (*.json *.npz);;All files (*)"
+# Any file is read by its content (core.bvh.tree_formats); the filters only help find them.
+TREE_OPEN_FILTER = ("Tree files (*.json *.npz *.txt *.xml *.bin *.3mbvh);;"
+                    "BVH Lab trees (*.json *.npz);;coal BVHModel archives (*.txt *.xml *.bin);;"
+                    "three-mesh-bvh trees (*.json *.3mbvh);;All files (*)")
 TREE_SAVE_FILTERS = {"JSON tree (*.json)": ".json", "NumPy archive tree (*.npz)": ".npz"}
 
 SHORTCUTS = {key: shortcut_of(f"tree.{key}") for key in ("quality", "outliner", "check")}
