@@ -104,6 +104,14 @@ def _bv_names() -> list[str]:
     return list(BV_KINDS)
 
 
+def _has_fit_choice(bv: str | None) -> bool:
+    """Whether kind ``bv`` (None: no ``--bv``) has the OBB fit choice, so ``--obb-fit``
+    applies to it and the report names it."""
+    from core.bv import get_kind
+
+    return bv is not None and get_kind(bv).has_fit_choice
+
+
 def _distance_bv_names() -> list[str]:
     from core.bv import BV_KINDS
 
@@ -401,7 +409,7 @@ def run_contacts(args) -> dict:
         "tree_a": _tree_words(imported[0], files[0], request),
         "tree_b": _tree_words(imported[1], files[1], request),
         **({"bv": args.bv} if args.bv is not None else {}),
-        **({"obb_fit": args.obb_fit} if args.bv == "obb" else {}),
+        **({"obb_fit": args.obb_fit} if _has_fit_choice(args.bv) else {}),
         **({"steps": {"file": str(args.steps), "lines": result.counters.n_bv_tests}}
            if args.steps is not None else {}),  # fmt: skip
         "counters": {

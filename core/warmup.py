@@ -131,12 +131,12 @@ def _warm_kind(name: str) -> Callable:
     def warm(a, b, pose) -> None:
         """Fitting and refitting one bounding-volume kind, and the traversal over its rows."""
         import core.collide.query as query
-        from core.bv import ObbFit, fit_volumes, refit_volumes
+        from core.bv import ObbFit, fit_volumes, get_kind, refit_volumes
         from core.collide.bvquery import collide_bv
 
         tree_a, tree_b = _midpoint_trees(a, b)
-        for method in ObbFit if name == "obb" else ():
-            fit_volumes(tree_a, a, "obb", obb_fit=method)
+        for method in ObbFit if get_kind(name).has_fit_choice else ():
+            fit_volumes(tree_a, a, name, obb_fit=method)
         fit_volumes(tree_b, b, name)
         refit_volumes(tree_a, a, name)
         # collide_bv runs through query's traversal driver: its threshold picks the variant.
@@ -232,16 +232,16 @@ def _steps() -> tuple[WarmStep, ...]:
         WarmStep("trees", "the tree build and refit", _warm_trees),
         WarmStep("frame", "the first frame: traversal with its record, distance, inside tests",
                  _warm_frame),
-        # The OBB kind (four fit methods) is the longest step after the first frame's: queued
-        # with the other kinds it finished alone, last (measured: 23rd of 23); started early,
-        # it runs beside the short ones (longest job first).
-        kind_step("obb"),
+        # A kind with a fit choice (the OBB: four fit methods) is the longest step after the
+        # first frame's: queued with the other kinds it finished alone, last (measured: 23rd
+        # of 23); started early, it runs beside the short ones (longest job first).
+        *(kind_step(name) for name in BV_KINDS if BV_KINDS[name].has_fit_choice),
         WarmStep("traversal", "the traversal's variants (descend rules, serial and parallel)",
                  _warm_traversal),
         WarmStep("splits", "every split rule", _warm_splits),
         WarmStep("near", "near contacts and distances", _warm_near),
     ]
-    steps += [kind_step(name) for name in BV_KINDS if name != "obb"]
+    steps += [kind_step(name) for name in BV_KINDS if not BV_KINDS[name].has_fit_choice]
     steps += [WarmStep(f"partition-{name}", _PARTITION_WORDS.get(name, name),
                        _warm_partition(name)) for name in PARTITION_KINDS]
     steps += [

@@ -37,6 +37,8 @@ SHARED_BY_DESIGN: dict[str, tuple[str, tuple[str, ...]]] = {
     "separation": ("a bounding-volume kind's registry hook: the axis and intervals of a culled "
                    "pair, and the step's separation that calls it",
                    (_BV_KINDS, "core/collide/steps.py")),
+    "shape": ("a bounding-volume kind's registry hook: its rows as a core.bv.shapes record",
+              (_BV_KINDS,)),
     "corners": ("a box kind's corners of its own rows, which its wire draws", (_BV_KINDS,)),
     "_fit_node": ("a kind's fit of one node, the body of its fit hook", (_BV_KINDS,)),
     "build": ("a partition kind's registry hook: partition two meshes", (_PARTITIONS,)),

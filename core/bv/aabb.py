@@ -16,9 +16,12 @@ from numba import njit
 
 from core.bv._wire import box_record
 from core.bv.obb import box_axis_text, box_separation, gap15, sat6, sat15
+from core.bv.shapes import Boxes
 
 #: Row layout: ``bmin`` (3) then ``bmax`` (3).
 WIDTH = 6
+#: Columns of the row layout.
+BMIN, BMAX = slice(0, 3), slice(3, 6)
 
 
 @njit(cache=True, nogil=True)
@@ -219,3 +222,9 @@ def separation(row_a: np.ndarray, row_b: np.ndarray, rot: np.ndarray, trans: np.
 def _aabb_box(row: np.ndarray):
     row = np.asarray(row, dtype=np.float64)
     return 0.5 * (row[0:3] + row[3:6]), np.eye(3), 0.5 * (row[3:6] - row[0:3])
+
+
+def shape(rows: np.ndarray) -> Boxes:
+    """The rows ``(j, 6)`` as :class:`core.bv.shapes.Boxes`."""
+    rows = np.asarray(rows, dtype=np.float64).reshape(-1, WIDTH)
+    return Boxes(rows[:, BMIN], rows[:, BMAX])

@@ -30,6 +30,7 @@ from numba import njit
 
 from core.bv._geom import is_identity_rotation
 from core.bv._wire import lines_record, polygon_loops
+from core.bv.shapes import Slabs
 
 _AXES = [(1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0)]
 _CORNERS = [(1.0, 1.0, 1.0), (1.0, 1.0, -1.0), (1.0, -1.0, 1.0), (-1.0, 1.0, 1.0)]
@@ -542,3 +543,15 @@ def distance_outside(row: np.ndarray, points: np.ndarray, dirs: np.ndarray) -> n
     nd = dirs.shape[0]
     proj = points @ dirs.T
     return np.maximum(row[:nd] - proj, proj - row[nd:]).max(axis=1)
+
+
+def make_shape(dirs: np.ndarray):
+    """The registry's ``shape`` of the k-DOP on ``dirs (d, 3)``: rows ``(j, 2d)`` (``dmin``
+    then ``dmax``) as :class:`core.bv.shapes.Slabs`."""
+    nd = dirs.shape[0]
+
+    def shape(rows: np.ndarray) -> Slabs:
+        rows = np.asarray(rows, dtype=np.float64).reshape(-1, 2 * nd)
+        return Slabs(dirs, rows[:, :nd], rows[:, nd:])
+
+    return shape

@@ -19,9 +19,13 @@ from numba import njit
 from core.bv._geom import ROUND
 from core.bv._wire import box_record
 from core.bv.obb_fit import fit_method
+from core.bv.shapes import OrientedBoxes
 
 #: Row layout: center 3, axes 9 (columns are axes), half 3.
 WIDTH = 15
+#: Columns of the row layout; ``HALF_AT`` is the first of ``HALF`` (numba kernels index by it).
+CENTRE, AXES, HALF = slice(0, 3), slice(3, 12), slice(12, 15)
+HALF_AT = 12
 
 #: Below this length of a cross axis ``a_i x b_j`` its gap is not used as a distance bound:
 #: the gap is divided by the length, which would amplify round-off past ``sqrt(ROUND)``.
@@ -281,7 +285,7 @@ def lower_bound(ra, rb, rot, trans):
 @njit(cache=True, nogil=True)
 def half_volume(vol, i):
     """Volume of row ``i`` over 8 (the product of the half-lengths), read by index."""
-    return vol[i, 12] * vol[i, 13] * vol[i, 14]
+    return vol[i, HALF_AT] * vol[i, HALF_AT + 1] * vol[i, HALF_AT + 2]
 
 
 @njit(cache=True, nogil=True)
@@ -400,3 +404,9 @@ def separation(row_a: np.ndarray, row_b: np.ndarray, rot: np.ndarray, trans: np.
 def _obb_box(row: np.ndarray):
     row = np.asarray(row, dtype=np.float64)
     return row[0:3], row[3:12].reshape(3, 3), row[12:15]
+
+
+def shape(rows: np.ndarray) -> OrientedBoxes:
+    """The rows ``(j, 15)`` as :class:`core.bv.shapes.OrientedBoxes`."""
+    rows = np.asarray(rows, dtype=np.float64).reshape(-1, WIDTH)
+    return OrientedBoxes(rows[:, CENTRE], rows[:, AXES].reshape(-1, 3, 3), rows[:, HALF])

@@ -38,7 +38,10 @@ class BVKind:
         Registry key.
     code : int
         Its number in the numba dispatch (:func:`overlap_by_code`, :func:`volume_by_code`,
-        :func:`lower_bound_by_code`).
+        :func:`lower_bound_by_code`): which ``overlap``, ``volume`` and ``lower_bound`` the
+        traversal and the distance query run on its rows. A kind with tests of its own takes
+        the next free number and one branch in each of the three; a kind whose rows have
+        another kind's layout and tests (a box fitted differently) takes that kind's number.
     width : int
         Floats per node row.
     fit, refit, overlap, volume, lower_bound : numba functions
@@ -92,6 +95,15 @@ class BVKind:
         test separated along, both volumes' projections on it (``x . axis``, B posed in A's
         frame) and a point near the pair to draw the axis through, all in A's frame (what
         :func:`core.collide.steps.separation` shows).
+    shape : callable or None
+        ``shape(rows (j, width) float64)`` -> one record of :mod:`core.bv.shapes` (``Boxes``,
+        ``OrientedBoxes``, ``Slabs``, ``Balls``, ``SweptRectangles``): the rows as geometry,
+        read through the module's named columns. The tree-quality metrics
+        (:mod:`core.bvh.metrics`) measure that shape; None: the kind has no metrics.
+    listing : str or None
+        Name of the pseudo-code listing of its ``overlap`` test in
+        :mod:`core.collide.pseudocode` (``"sat_lite"``, ``"sat15"``, ``"kdop"``, ...);
+        None: no listing.
     """
 
     name: str
@@ -119,6 +131,8 @@ class BVKind:
     has_fit_choice: bool = False
     is_tree_box: bool = False
     separation: Callable | None = None
+    shape: Callable | None = None
+    listing: str | None = None
 
     @property
     def bounds_distance(self) -> bool:
@@ -154,7 +168,7 @@ def _kinds() -> dict[str, BVKind]:
                **{**boxes, "people_name": "axis-aligned box (AABB, SAT lite)"},
                separating_test=aabb.separating_test, distance_outside=aabb.distance_outside,
                refit_how="exact merge of children, O(k)", is_tree_box=True,
-               separation=aabb.separation),
+               separation=aabb.separation, shape=aabb.shape, listing="sat_lite"),
         BVKind("aabb15", 1, aabb.WIDTH, aabb.fit, aabb.refit, aabb.overlap15, aabb.volume,
                aabb.lower_bound, aabb.wire, True, "AABB (15 axes)",
                "Axis-aligned boxes tested with the full 15-axis separating axis test: fewer "
@@ -162,7 +176,7 @@ def _kinds() -> dict[str, BVKind]:
                **{**boxes, "people_name": "axis-aligned box (AABB, 15 axes)"},
                separating_test=aabb.separating_test, distance_outside=aabb.distance_outside,
                refit_how="exact merge of children, O(k)", is_tree_box=True,
-               separation=aabb.separation),
+               separation=aabb.separation, shape=aabb.shape, listing="sat15"),
         BVKind("obb", 2, obb.WIDTH, obb.fit, obb.refit, obb.overlap, obb.volume,
                obb.lower_bound, obb.wire, True, "OBB",
                "Oriented boxes along the principal axes of the triangles (OBBTree, RAPID); "
@@ -171,7 +185,8 @@ def _kinds() -> dict[str, BVKind]:
                         "oriented box pairs"),
                separating_test=obb.separating_test, distance_outside=obb.distance_outside,
                refit_how="from primitives: covariance O(k) by running sums, extents O(m depth)",
-               has_fit_choice=True, separation=obb.separation),
+               has_fit_choice=True, separation=obb.separation, shape=obb.shape,
+               listing="sat15"),
         BVKind("sphere", 3, sphere.WIDTH, sphere.fit, sphere.refit, sphere.overlap,
                sphere.volume, sphere.lower_bound, sphere.wire, False, "Sphere",
                "Spheres around the box centre. Rotation-invariant and the cheapest test, but "
@@ -179,7 +194,8 @@ def _kinds() -> dict[str, BVKind]:
                **_words("sphere", "sphere", "spheres", "sphere pairs"),
                separating_test=sphere.separating_test,
                distance_outside=sphere.distance_outside,
-               refit_how="loose merge of child spheres, O(k)", separation=sphere.separation),
+               refit_how="loose merge of child spheres, O(k)", separation=sphere.separation,
+               shape=sphere.shape, listing="sphere"),
     ]
     code = 4
     for n in (6, 14, 18, 26):
@@ -195,7 +211,7 @@ def _kinds() -> dict[str, BVKind]:
             distance_outside=partial(kdop.distance_outside, dirs=dirs),
             refit_how="exact slab-wise merge, O(k)", parameters={"directions": dirs},
             max_drawn=kdop.MAX_DRAWN, exact_volume=partial(kdop.shape_volume, dirs=dirs),
-            separation=kdop.make_separation(dirs),
+            separation=kdop.make_separation(dirs), shape=kdop.make_shape(dirs), listing="kdop",
         ))  # fmt: skip
         code += 1
     k += [
@@ -206,14 +222,14 @@ def _kinds() -> dict[str, BVKind]:
                **_words("point swept sphere (PSS)", "sphere", "spheres", "sphere pairs"),
                separating_test=ssv.separating_test_pss, distance_outside=ssv.distance_outside,
                refit_how="from primitives (the sphere fit of every node), O(m depth)",
-               separation=ssv.separation),
+               separation=ssv.separation, shape=ssv.shape_pss, listing="point_swept_sphere"),
         BVKind("lss", 9, ssv.WIDTH, ssv.fit_lss, ssv.refit_lss, ssv.overlap_lss, ssv.volume,
                ssv.lower_bound_lss, ssv.wire, True, "LSS (capsule)",
                "A segment along the main axis swept by a sphere (PQP): a capsule.",
                **_words("capsule (LSS)", "capsule", "capsules", "capsule pairs"),
                separating_test=ssv.separating_test_lss, distance_outside=ssv.distance_outside,
                refit_how="from primitives (OBB fit, then the radius), O(m depth)",
-               separation=ssv.separation),
+               separation=ssv.separation, shape=ssv.shape, listing="swept_sphere"),
         BVKind("rss", 10, ssv.WIDTH, ssv.fit_rss, ssv.refit_rss, ssv.overlap_rss, ssv.volume,
                ssv.lower_bound_rss, ssv.wire, True, "RSS (rounded rectangle)",
                "A rectangle in the two main axes swept by a sphere (PQP): tight for distance "
@@ -223,7 +239,7 @@ def _kinds() -> dict[str, BVKind]:
                         "rounded-rectangle pairs"),
                separating_test=ssv.separating_test_rss, distance_outside=ssv.distance_outside,
                refit_how="from primitives (the OBB fit), O(m depth)",
-               separation=ssv.separation),
+               separation=ssv.separation, shape=ssv.shape, listing="swept_sphere"),
     ]
     return {kind.name: kind for kind in k}
 
@@ -280,7 +296,8 @@ def volume_by_code(code, vol, i):
     """The ``volume`` of kind ``code`` of row ``i`` of ``vol`` (the OBB's read by index, as in
     :func:`overlap_by_code`)."""
     if code == 2:
-        return 8.0 * vol[i, 12] * vol[i, 13] * vol[i, 14]
+        # 8 a b c as obb.volume: scaling by a power of two is exact, so the product is the same.
+        return 8.0 * obb.half_volume(vol, i)
     row = vol[i]
     if code <= 1:
         return aabb.volume(row)

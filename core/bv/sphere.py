@@ -13,9 +13,12 @@ import numpy as np
 from numba import njit
 
 from core.bv._wire import CIRCLE_SEGMENTS, circle_basis, closed_loops, lines_record
+from core.bv.shapes import Balls
 
 #: Row layout: center 3, radius 1.
 WIDTH = 4
+#: Columns of the row layout.
+CENTRE, RADIUS = slice(0, 3), 3
 
 
 @njit(cache=True, nogil=True)
@@ -172,3 +175,9 @@ def centre_line_separation(centre_a, radius_a, centre_b, radius_b):
     mid_a, mid_b = float(axis @ centre_a), float(axis @ centre_b)
     return (axis, (mid_a - float(radius_a), mid_a + float(radius_a)),
             (mid_b - float(radius_b), mid_b + float(radius_b)), 0.5 * (centre_a + centre_b))
+
+
+def shape(rows: np.ndarray) -> Balls:
+    """The rows ``(j, 4)`` as :class:`core.bv.shapes.Balls`."""
+    rows = np.asarray(rows, dtype=np.float64).reshape(-1, WIDTH)
+    return Balls(rows[:, CENTRE], rows[:, RADIUS])

@@ -25,10 +25,13 @@ from numba import njit, prange
 from core.bv import obb, sphere
 from core.bv._geom import closest_seg_seg, rect_rect_distance
 from core.bv._wire import CIRCLE_SEGMENTS, closed_loops, lines_record
+from core.bv.shapes import Balls, SweptRectangles
 from core.vec3 import axpy3, dot3, sub3
 
 #: Row layout: center 3, axes 9, half 2, radius 1.
 WIDTH = 15
+#: Columns of the row layout.
+CENTRE, AXES, HALF, RADIUS = slice(0, 3), slice(3, 12), slice(12, 14), 14
 
 
 @njit(cache=True, nogil=True)
@@ -453,3 +456,16 @@ def distance_outside(row: np.ndarray, points: np.ndarray) -> np.ndarray:
     clamped[:, 1] = np.clip(local[:, 1], -row[13], row[13])
     clamped[:, 2] = 0.0
     return np.linalg.norm(local - clamped, axis=1) - row[14]
+
+
+def shape(rows: np.ndarray) -> SweptRectangles:
+    """LSS and RSS rows ``(j, 15)`` as :class:`core.bv.shapes.SweptRectangles`."""
+    rows = np.asarray(rows, dtype=np.float64).reshape(-1, WIDTH)
+    return SweptRectangles(rows[:, CENTRE], rows[:, AXES].reshape(-1, 3, 3), rows[:, HALF],
+                           rows[:, RADIUS])
+
+
+def shape_pss(rows: np.ndarray) -> Balls:
+    """PSS rows ``(j, 15)`` (a core of one point) as :class:`core.bv.shapes.Balls`."""
+    rows = np.asarray(rows, dtype=np.float64).reshape(-1, WIDTH)
+    return Balls(rows[:, CENTRE], rows[:, RADIUS])

@@ -41,6 +41,7 @@ from pathlib import Path
 
 import numpy as np
 
+from core.bv import obb, ssv
 from core.bvh.boost_archive import ArchiveError, open_archive
 from core.bvh.treefile import ImportedTree, TreeFileError, _FileTree, tree_from_file
 from core.mesh import TriMesh
@@ -245,10 +246,10 @@ def _topology(first_child, n_prims, m: int, fail):
 
 def _obb_rows(d: np.ndarray) -> np.ndarray:
     """coal OBB doubles ``(k, 15)`` (axes column-major, To, extent) as our OBB rows."""
-    rows = np.empty((d.shape[0], 15))
-    rows[:, 0:3] = d[:, 9:12]
-    rows[:, 3:12] = d[:, 0:9].reshape(-1, 3, 3).transpose(0, 2, 1).reshape(-1, 9)
-    rows[:, 12:15] = d[:, 12:15]
+    rows = np.empty((d.shape[0], obb.WIDTH))
+    rows[:, obb.CENTRE] = d[:, 9:12]
+    rows[:, obb.AXES] = d[:, 0:9].reshape(-1, 3, 3).transpose(0, 2, 1).reshape(-1, 9)
+    rows[:, obb.HALF] = d[:, 12:15]
     return rows
 
 
@@ -256,11 +257,11 @@ def _rss_rows(d: np.ndarray) -> np.ndarray:
     """coal RSS doubles ``(k, 15)`` (axes, corner Tr, length 2, radius) as our RSS rows
     (centre of the rectangle, axes, half side lengths, radius)."""
     axes = d[:, 0:9].reshape(-1, 3, 3)  # axes[:, j] is axis j (column-major storage)
-    rows = np.empty((d.shape[0], 15))
-    rows[:, 0:3] = d[:, 9:12] + 0.5 * (d[:, 12:13] * axes[:, 0] + d[:, 13:14] * axes[:, 1])
-    rows[:, 3:12] = axes.transpose(0, 2, 1).reshape(-1, 9)
-    rows[:, 12:14] = 0.5 * d[:, 12:14]
-    rows[:, 14] = d[:, 14]
+    rows = np.empty((d.shape[0], ssv.WIDTH))
+    rows[:, ssv.CENTRE] = d[:, 9:12] + 0.5 * (d[:, 12:13] * axes[:, 0] + d[:, 13:14] * axes[:, 1])
+    rows[:, ssv.AXES] = axes.transpose(0, 2, 1).reshape(-1, 9)
+    rows[:, ssv.HALF] = 0.5 * d[:, 12:14]
+    rows[:, ssv.RADIUS] = d[:, 14]
     return rows
 
 

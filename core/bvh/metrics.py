@@ -10,17 +10,19 @@
 * **Sibling overlap**: ``volume(left ∩ right) / volume(node)`` of each internal node.
 * Depth and leaf-size histograms, node count, memory.
 
-Which kinds have which measure, and why:
+A kind's rows are measured as the shape its registry row's ``shape`` says they are (a record
+of :mod:`core.bv.shapes`); no kind is named here. Which shapes have which measure, and why:
 
-=================  ====================  =====================  ====================
-kind               area, volume          EPO                    sibling overlap
-=================  ====================  =====================  ====================
-aabb, aabb15       exact                 exact (clipping)       exact
-obb                exact                 exact (clipping)       exact (clipping)
-kdop6 ... kdop26   exact (face solver)   exact (clipping)       exact (face solver)
-sphere, pss        exact                 exact (disc area)      exact (lens formula)
-lss, rss           exact (Steiner)       not defined here       not defined here
-=================  ====================  =====================  ====================
+=====================  ====================  ==================  ====================
+shape (kinds today)    area, volume          EPO                 sibling overlap
+=====================  ====================  ==================  ====================
+Boxes (aabb, aabb15)   exact                 exact (clipping)    exact
+OrientedBoxes (obb)    exact                 exact (clipping)    exact (clipping)
+Slabs (kdop6 ... 26)   exact (face solver)   exact (clipping)    exact (face solver)
+Balls (sphere, pss)    exact                 exact (disc area)   exact (lens formula)
+SweptRectangles        exact (Steiner)       not defined here    not defined here
+(lss, rss)
+=====================  ====================  ==================  ====================
 
 A capsule or rounded rectangle cuts a triangle's plane along a curve that is neither a line
 nor one circle, and two of them intersect in a solid without a closed-form volume: rather
@@ -38,6 +40,7 @@ import numpy as np
 
 from core.bv.aabb import refit as aabb_refit
 from core.bv.registry import fit_volumes, get_kind
+from core.bv.shapes import Balls, Boxes, OrientedBoxes, Slabs, SweptRectangles
 from core.bvh.epo import foreign_areas
 from core.bvh.polytope import polytope_measures
 from core.mesh import triangle_areas
@@ -283,8 +286,8 @@ class _Shapes:
 _BOX_NORMALS = np.concatenate([np.eye(3), -np.eye(3)])[None]  # (1, 6, 3)
 
 
-def _boxes(rows, left, right) -> _Shapes:
-    bmin, bmax = rows[:, :3], rows[:, 3:]
+def _boxes(shape: Boxes, left, right) -> _Shapes:
+    bmin, bmax = shape.bmin, shape.bmax
     ext = bmax - bmin
     lo = np.maximum(bmin[left], bmin[right])
     hi = np.minimum(bmax[left], bmax[right])
@@ -292,16 +295,16 @@ def _boxes(rows, left, right) -> _Shapes:
         area=2.0 * (ext[:, 0] * ext[:, 1] + ext[:, 1] * ext[:, 2] + ext[:, 2] * ext[:, 0]),
         volume=np.prod(ext, axis=1),
         overlap_volume=np.prod(np.clip(hi - lo, 0.0, None), axis=1),
-        query_box=rows,
+        query_box=np.concatenate([bmin, bmax], axis=1),
         normals=_BOX_NORMALS,
         offsets=np.concatenate([bmax, -bmin], axis=1),
     )
 
 
-def _oriented_boxes(rows, left, right) -> _Shapes:
-    centre = rows[:, 0:3]
-    axes = rows[:, 3:12].reshape(-1, 3, 3).transpose(0, 2, 1)  # row j = box axis j
-    half = rows[:, 12:15]
+def _oriented_boxes(shape: OrientedBoxes, left, right) -> _Shapes:
+    centre = shape.centre
+    axes = shape.axes.transpose(0, 2, 1)  # row j = box axis j
+    half = shape.half
     proj = np.einsum("kij,kj->ki", axes, centre)
     normals = np.concatenate([axes, -axes], axis=1)  # (k, 6, 3)
     offsets = np.concatenate([proj + half, half - proj], axis=1)
@@ -322,14 +325,15 @@ def _oriented_boxes(rows, left, right) -> _Shapes:
     )
 
 
-def _kdops(rows, left, right, dirs) -> _Shapes:
-    nd = dirs.shape[0]
+def _kdops(shape: Slabs, left, right) -> _Shapes:
+    dirs = shape.directions
     normals = np.concatenate([dirs, -dirs])[None]  # (1, k, 3)
-    offsets = np.ascontiguousarray(np.concatenate([rows[:, nd:], -rows[:, :nd]], axis=1))
+    offsets = np.ascontiguousarray(np.concatenate([shape.hi, -shape.lo], axis=1))
     # The first three directions are the axes: their slabs are the k-DOP's box.
-    box = np.concatenate([rows[:, 0:3], rows[:, nd : nd + 3]], axis=1)
-    centre = 0.5 * (box[:, :3] + box[:, 3:])
-    radius = 0.5 * np.linalg.norm(box[:, 3:] - box[:, :3], axis=1)
+    lo, hi = shape.lo[:, 0:3], shape.hi[:, 0:3]
+    box = np.concatenate([lo, hi], axis=1)
+    centre = 0.5 * (lo + hi)
+    radius = 0.5 * np.linalg.norm(hi - lo, axis=1)
     area, volume = polytope_measures(_frozen(normals), _frozen(offsets), _frozen(centre),
                                      _frozen(radius))  # fmt: skip
     # Two k-DOPs on the same directions meet in the k-DOP of the tighter slab sides.
@@ -361,7 +365,8 @@ def lens_volume(r1, r2, d):
     return out
 
 
-def _balls(centre, radius, left, right) -> _Shapes:
+def _balls(shape: Balls, left, right) -> _Shapes:
+    centre, radius = shape.centre, shape.radius
     gap = np.linalg.norm(centre[left] - centre[right], axis=1)
     return _Shapes(
         area=4.0 * np.pi * radius**2,
@@ -372,8 +377,8 @@ def _balls(centre, radius, left, right) -> _Shapes:
     )
 
 
-def _swept(rows, left) -> _Shapes:
-    h0, h1, r = rows[:, 12], rows[:, 13], rows[:, 14]
+def _swept(shape: SweptRectangles, left, _right) -> _Shapes:
+    h0, h1, r = shape.half[:, 0], shape.half[:, 1], shape.radius
     a, b = 2.0 * h0, 2.0 * h1
     # Steiner's formulas for a rectangle a x b swept by a ball of radius r (as ssv.volume).
     return _Shapes(
@@ -385,19 +390,22 @@ def _swept(rows, left) -> _Shapes:
     )
 
 
+#: The measures of each shape family of :mod:`core.bv.shapes`.
+_MEASURES = {Boxes: _boxes, OrientedBoxes: _oriented_boxes, Slabs: _kdops, Balls: _balls,
+             SweptRectangles: _swept}
+
+
 def _shapes(kind, rows, left, right) -> _Shapes:
-    name = kind.name
-    if kind.is_tree_box:
-        return _boxes(rows, left, right)
-    if name == "obb":
-        return _oriented_boxes(rows, left, right)
-    if "directions" in kind.parameters:
-        return _kdops(rows, left, right, kind.parameters["directions"])
-    if name == "sphere":
-        return _balls(rows[:, 0:3], rows[:, 3], left, right)
-    if name == "pss":
-        return _balls(rows[:, 0:3], rows[:, 14], left, right)
-    return _swept(rows, left)
+    if kind.shape is None:
+        raise ValueError(f"bounding volume {kind.name!r} has no shape in its registry row "
+                         "(BVKind.shape): its tree quality cannot be measured")
+    shape = kind.shape(rows)
+    measures = _MEASURES.get(type(shape))
+    if measures is None:
+        raise ValueError(f"bounding volume {kind.name!r}: no measures for its shape "
+                         f"{type(shape).__name__} (core.bvh.metrics knows "
+                         f"{', '.join(t.__name__ for t in _MEASURES)})")
+    return measures(shape, left, right)
 
 
 # -- the measures -------------------------------------------------------------------------------

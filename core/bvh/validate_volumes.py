@@ -21,6 +21,7 @@ import time
 import numpy as np
 
 from core.bv.registry import get_kind
+from core.bv.shapes import OrientedBoxes, SweptRectangles
 from core.bvh.tree import Tree
 from core.bvh.validate import ValidationReport, Violation, ViolationKind, validate_tree
 
@@ -33,15 +34,20 @@ CHUNK_PAIRS = 1 << 18
 
 
 def _outside(kind_name: str, rows: np.ndarray, points: np.ndarray) -> np.ndarray:
-    """How far each point ``(p, 3)`` is outside its own row ``rows (p, 15)``."""
-    local = np.einsum("pi,pij->pj", points - rows[:, 0:3], rows[:, 3:12].reshape(-1, 3, 3))
-    if kind_name == "obb":
-        return (np.abs(local) - rows[:, 12:15]).max(axis=1)
+    """How far each point ``(p, 3)`` is outside its own row ``rows (p, width)`` of an
+    oriented box or a swept rectangle kind (read as its registry row's ``shape``)."""
+    shape = get_kind(kind_name).shape(rows)
+    if not isinstance(shape, (OrientedBoxes, SweptRectangles)):
+        raise ValueError(f"a tree file's {kind_name} volumes cannot be checked: only oriented "
+                         "boxes and swept rectangles are read from tree files")
+    local = np.einsum("pi,pij->pj", points - shape.centre, shape.axes)
+    if isinstance(shape, OrientedBoxes):
+        return (np.abs(local) - shape.half).max(axis=1)
     clamped = local.copy()
-    clamped[:, 0] = np.clip(local[:, 0], -rows[:, 12], rows[:, 12])
-    clamped[:, 1] = np.clip(local[:, 1], -rows[:, 13], rows[:, 13])
+    clamped[:, 0] = np.clip(local[:, 0], -shape.half[:, 0], shape.half[:, 0])
+    clamped[:, 1] = np.clip(local[:, 1], -shape.half[:, 1], shape.half[:, 1])
     clamped[:, 2] = 0.0
-    return np.linalg.norm(local - clamped, axis=1) - rows[:, 14]
+    return np.linalg.norm(local - clamped, axis=1) - shape.radius
 
 
 def volume_excess(tree: Tree, vertices: np.ndarray, kind_name: str,

@@ -158,16 +158,16 @@ POINT_SWEPT_SPHERE = Listing(
     ),
 )
 
-_FAMILY = {"aabb": SAT_LITE, "aabb15": SAT15, "obb": SAT15, "sphere": SPHERE,
-           "kdop6": KDOP, "kdop14": KDOP, "kdop18": KDOP, "kdop26": KDOP,
-           "pss": POINT_SWEPT_SPHERE, "lss": SWEPT_SPHERE, "rss": SWEPT_SPHERE}  # fmt: skip
+#: The listings by the name a registry row gives in :attr:`core.bv.BVKind.listing`.
+LISTINGS = {"sat_lite": SAT_LITE, "sat15": SAT15, "sphere": SPHERE, "kdop": KDOP,
+            "point_swept_sphere": POINT_SWEPT_SPHERE, "swept_sphere": SWEPT_SPHERE}
 
 
 def overlap_listing(kind: str | BVKind) -> Listing:
     """The overlap test of a kind as pseudo-code."""
     kind = get_kind(kind)
     try:
-        return _FAMILY[kind.name]
+        return LISTINGS[kind.listing]
     except KeyError:
         raise ValueError(f"no pseudo-code for the {kind.label} test yet") from None
 

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from core.bv.aabb import BMAX, BMIN
 from core.bv.registry import BVKind, fit_volumes, get_kind
 from core.collide.budget import check_trace_rows
 from core.collide.tandem import DescendRule
@@ -187,7 +188,7 @@ def _volume_measure(inputs: QueryInputs, side: int, node: int) -> tuple[float, f
 
     row = inputs.volumes[side]
     if inputs.code == TREE_BOXES:
-        half = 0.5 * (row[node, 3:6] - row[node, 0:3])
+        half = 0.5 * (row[node, BMAX] - row[node, BMIN])
         return float(half[0] * half[1] * half[2]), float(half.sum())
     return float(volume_by_code(inputs.code, row, node)), 0.0
 

@@ -140,11 +140,14 @@ def kdop_cost_words(costs_by_kind: dict) -> str:
     directions, then A's box on B's k/2 (:func:`core.bv.kdop.overlap_dirs`), where the AABB's
     SAT lite projects on 6 axes sharing one relative rotation."""
     aabb = costs_by_kind.get("aabb")
-    kdops = sorted((k for k in costs_by_kind if k.startswith("kdop")), key=lambda k: int(k[4:]))
+    # The k-DOPs are the kinds with fixed slab directions; k is their row width.
+    kdops = sorted((get_kind(k) for k in costs_by_kind if "directions" in get_kind(k).parameters),
+                   key=lambda kind: kind.width)  # fmt: skip
     if aabb is None or not kdops or not aabb.volume_test_ns > 0:
         return ""
-    ratios = ", ".join(f"{k[4:]}-DOP {costs_by_kind[k].volume_test_ns / aabb.volume_test_ns:.1f}x"
-                       for k in kdops)  # fmt: skip
+    ratios = ", ".join(f"{kind.width}-DOP "
+                       f"{costs_by_kind[kind.name].volume_test_ns / aabb.volume_test_ns:.1f}x"
+                       for kind in kdops)  # fmt: skip
     return (f"A k-DOP volume test costs more than an AABB test ({ratios} here) because B is "
             f"turned: its slabs are not A's, so each box is carried into the other's frame "
             f"and projected on all k/2 of the other's directions (k/2 + k/2 interval tests, "

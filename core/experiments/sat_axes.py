@@ -20,8 +20,9 @@ import math
 
 import numpy as np
 
-from core.bv import fit_volumes
+from core.bv import fit_volumes, get_kind
 from core.bv._geom import ROUND
+from core.bv.shapes import OrientedBoxes
 from core.bvh import SplitRule, build_trees
 from core.collide.bvquery import collide_bv
 from core.collide.query import box_margin, relative_pose, rigid_body
@@ -99,12 +100,12 @@ def ops_per_test(sep: np.ndarray, full: bool) -> np.ndarray:
 def boxes_from_rows(rows: np.ndarray, kind: str):
     """``(centre (n, 3), axes (n, 3, 3), half (n, 3))`` of AABB rows ``(n, 6)`` (bmin,
     bmax) or OBB rows ``(n, 15)``; ``axes[:, :, i]`` is the box's i-th axis."""
-    rows = np.asarray(rows, dtype=np.float64)
-    if kind == "obb":
-        return rows[:, 0:3], rows[:, 3:12].reshape(-1, 3, 3), rows[:, 12:15]
-    centre = 0.5 * (rows[:, 0:3] + rows[:, 3:6])
-    axes = np.broadcast_to(np.eye(3), (rows.shape[0], 3, 3))
-    return centre, axes, 0.5 * (rows[:, 3:6] - rows[:, 0:3])
+    shape = get_kind(kind).shape(rows)
+    if isinstance(shape, OrientedBoxes):
+        return shape.centre, shape.axes, shape.half
+    centre = 0.5 * (shape.bmin + shape.bmax)
+    axes = np.broadcast_to(np.eye(3), (centre.shape[0], 3, 3))
+    return centre, axes, 0.5 * (shape.bmax - shape.bmin)
 
 
 def first_separating_axis(centre_a, axes_a, half_a, centre_b, axes_b, half_b, rot, trans,

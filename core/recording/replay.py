@@ -84,7 +84,7 @@ def settings_words(settings: PipelineSettings) -> str:
 
     request = settings.request
     kind = get_kind(request.bv)
-    bv = f"{request.bv} ({request.obb_fit.name.lower()} fit)" if kind.name == "obb" else request.bv
+    bv = f"{request.bv} ({request.obb_fit.name.lower()} fit)" if kind.has_fit_choice else request.bv
     words = [bv, f"{request.split.name.lower()} split", f"leaf size {request.leaf_size}",
              f"{settings.update.value} update", f"descend {request.descend.name.lower()}"]
     if settings.update.value == "auto":

@@ -310,6 +310,7 @@ def test_obb_sibling_overlap_of_a_cube_and_its_45_degree_turn():
     """Two cubes [-1, 1]^3 about the origin, one turned 45 degrees about z: they meet in a
     regular octagonal prism of inradius 1 and height 2, volume 8 tan(pi/8) * 2 =
     16 (sqrt 2 - 1); the parent box is taken as the cube [-2, 2]^3, volume 64."""
+    from core.bv.obb import shape
     from core.bvh.metrics import _oriented_boxes
 
     c, s = math.cos(math.pi / 4), math.sin(math.pi / 4)
@@ -318,12 +319,12 @@ def test_obb_sibling_overlap_of_a_cube_and_its_45_degree_turn():
     for i, (axes, half) in enumerate([(np.eye(3), 2.0), (np.eye(3), 1.0), (turned, 1.0)]):
         rows[i, 3:12] = axes.ravel()
         rows[i, 12:15] = half
-    shapes = _oriented_boxes(rows, np.array([1]), np.array([2]))
+    shapes = _oriented_boxes(shape(rows), np.array([1]), np.array([2]))
     assert shapes.overlap_volume[0] == pytest.approx(16 * (SQRT2 - 1), rel=1e-12)
     assert shapes.volume.tolist() == [64.0, 8.0, 8.0]
     assert shapes.area.tolist() == [96.0, 24.0, 24.0]
     # A box and itself: the coincident faces count once.
-    same = _oriented_boxes(rows, np.array([1]), np.array([1]))
+    same = _oriented_boxes(shape(rows), np.array([1]), np.array([1]))
     assert same.overlap_volume[0] == pytest.approx(8.0, rel=1e-12)
 
 
