@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from core.bv import hull as hull_module
 from core.bv.hull import convex_hull, hull_of_subset
+from core.kernel_args import frozen
 from tests.core.meshgen import closest_point_on_triangle
 
 TOL_REL = 1e-12
@@ -566,7 +567,8 @@ def test_sliver_just_above_tolerance_is_3d():
 @pytest.mark.parametrize("id_dtype", [np.int32, np.int64])
 def test_hull_of_subset_indexes_the_big_array(id_dtype):
     rng = np.random.default_rng(11)
-    vertices = rng.normal(size=(5000, 3))
+    # Read-only like a mesh's vertices, which the OBB fit passes (its compiled signature).
+    vertices = frozen(rng.normal(size=(5000, 3)))
     ids = rng.choice(5000, 60, replace=False).astype(id_dtype)
     ids = np.concatenate([ids, ids[:10]])  # a node's vertex list may repeat ids
     tol = _tol(vertices)
