@@ -154,15 +154,20 @@ def _warm_kind(name: str) -> Callable:
     def warm(a, b, pose) -> None:
         """Fitting and refitting one bounding-volume kind, and the traversal over its rows."""
         import core.collide.query as query
-        from core.bv import ObbFit, fit_volumes, refit_volumes
+        from core.bv import BV_KINDS, ObbFit, fit_volumes, refit_volumes
         from core.bv.registry import fit_from_triangles
         from core.collide.bvquery import collide_bv
 
         tree_a, tree_b = _midpoint_trees(a, b)
         for method in ObbFit if name == "obb" else ():
             fit_volumes(tree_a, a, "obb", obb_fit=method)
-        fit_volumes(tree_b, b, name)
+        rows = fit_volumes(tree_b, b, name)
         refit_volumes(tree_a, a, name)
+        # The kind's hooks called from Python (the inspector, the tests), on read-only rows
+        # and pose arrays as the traversal passes them.
+        kind = BV_KINDS[name]
+        kind.volume(rows[0])
+        kind.overlap(rows[0], rows[0], pose.rotation, pose.translation, 0.0)
         # The fit from each node's own triangles (the compare view times it; fit_volumes
         # merges children instead for the kinds whose merge is exact).
         fit_from_triangles(tree_b, b, name)

@@ -177,7 +177,7 @@ def test_kdop_rotated_test_is_the_two_box_projections():
     import numpy as np
 
     from core.bv import kdop
-    from core.kernel_args import frozen_args
+    from core.kernel_args import frozen, frozen_args
 
     rng = np.random.default_rng(7)
 
@@ -193,7 +193,7 @@ def test_kdop_rotated_test_is_the_two_box_projections():
         return -1
 
     for n_dirs in (6, 14, 26):
-        dirs = kdop.DIRECTIONS[n_dirs]
+        dirs = frozen(kdop.DIRECTIONS[n_dirs])  # read-only, as the registry's kinds bind them
         nd = dirs.shape[0]
         seen = set()
         for _ in range(300):
