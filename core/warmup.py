@@ -167,6 +167,7 @@ def _warm_kind(name: str) -> Callable:
         # and pose arrays as the traversal passes them.
         kind = BV_KINDS[name]
         kind.volume(rows[0])
+        kind.shape_volumes(rows)  # the compare view's tightness (exact_volume where it has one)
         kind.overlap(rows[0], rows[0], pose.rotation, pose.translation, 0.0)
         # The fit from each node's own triangles (the compare view times it; fit_volumes
         # merges children instead for the kinds whose merge is exact).

@@ -26,7 +26,7 @@ from numba import njit
 
 from core.bv import aabb, kdop, obb, sphere, ssv
 from core.bv.obb_fit import ObbFit, fit_hull_bottom_up, fit_method
-from core.kernel_args import frozen_args
+from core.kernel_args import frozen, frozen_args
 
 
 @dataclass(frozen=True)
@@ -128,7 +128,8 @@ class BVKind:
 
     def shape_volumes(self, rows: np.ndarray) -> np.ndarray:
         """Volume of each row's shape, ``(j,) float64`` (``exact_volume``, else ``volume``)."""
-        rows = np.asarray(rows, dtype=np.float64).reshape(-1, self.width)
+        # Read-only rows (core.kernel_args): a caller's selection of rows is a writable copy.
+        rows = frozen(np.asarray(rows, dtype=np.float64).reshape(-1, self.width))
         if self.exact_volume is not None:
             return self.exact_volume(rows)
         return np.array([self.volume(r) for r in rows], dtype=np.float64)

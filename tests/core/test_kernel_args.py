@@ -53,7 +53,8 @@ def _spy(monkeypatch, module, name, outputs=()):
 
 
 def _writable_tree(tree):
-    """``tree`` with every array a writable copy, as a caller (or a tree file) may build one."""
+    """``tree`` made from writable copies of its arrays, as a caller (or a tree file reader)
+    may build one (the Tree keeps read-only views of them)."""
     return dataclasses.replace(tree, **{
         f.name: np.array(getattr(tree, f.name)) for f in dataclasses.fields(tree)
         if isinstance(getattr(tree, f.name), np.ndarray)})
@@ -138,3 +139,14 @@ def test_the_distance_oracle_takes_writable_arrays_read_only(monkeypatch):
                                                  np.array(a.faces, np.int64), far, a.faces)
     assert calls == [[]]
     assert d == expected and 0.9 < d < 1.5 and np.array_equal(same_pair, pair)
+
+
+def test_a_tree_made_from_writable_arrays_holds_them_read_only():
+    """Every tree reads as read-only, whoever made it: a build, a refit, a tree file, a
+    caller (a file's writable boxes compiled ``sah_cost`` and the traversal again)."""
+    tree = build_tree(sphere_mesh(6))
+    made = _writable_tree(tree)
+    arrays = [getattr(made, f.name) for f in dataclasses.fields(made)
+              if isinstance(getattr(made, f.name), np.ndarray)]
+    assert len(arrays) == 12 and not any(a.flags.writeable for a in arrays)
+    assert np.array_equal(made.bmin, tree.bmin) and np.array_equal(made.first, tree.first)
