@@ -93,7 +93,7 @@ run: system-run display $(TEST_STAMP)
 test: system-test $(TEST_STAMP) warmup
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/lint-imports --no-logo
-	$(PY) -m pytest -n $(TEST_WORKERS)
+	$(PY) -m pytest -n $(TEST_WORKERS) $(if $(filter 0,$(TEST_WORKERS)),,--dist worksteal)
 
 # The performance table, close proximity per bounding-volume kind, then the long robustness runs that do not fit the test budget:
 # 1e6 triangle pairs against the exact rational test, and a 10,000-frame soak of the viewer's
@@ -146,12 +146,17 @@ $(PY):
 	@$(MAKE) --no-print-directory python-venv
 	$(PYTHON) -m venv $(VENV)
 
+# --no-compile: pip would byte-compile every module of every package (about 5,800 files,
+# VTK's and Qt's included), single-threaded; Python compiles the few hundred the app and the
+# tests import the first time they are imported.
+PIP_INSTALL := $(PY) -m pip install --disable-pip-version-check --no-compile
+
 $(TEST_STAMP): pyproject.toml | $(PY)
-	$(PY) -m pip install --disable-pip-version-check -e '.[test]'
+	$(PIP_INSTALL) -e '.[test]'
 	@touch $@
 
 $(BENCH_STAMP): pyproject.toml | $(PY)
-	$(PY) -m pip install --disable-pip-version-check -e '.[test,bench]'
+	$(PIP_INSTALL) -e '.[test,bench]'
 	@touch $@ $(TEST_STAMP)
 
 clean:

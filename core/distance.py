@@ -27,6 +27,7 @@ from core.collide.query import box_margin, check_tree, relative_pose, rigid_body
 from core.collide.tandem import transform_points
 from core.collide.trace import Counters
 from core.collide.traversal import grow
+from core.kernel_args import frozen
 from core.mesh import TriMesh, check_coordinate_bound
 from core.pose import Pose
 from core.settings import DEFAULT_TOLERANCES, Tolerances
@@ -277,9 +278,30 @@ def within_distance(
     return bool(best <= d)
 
 
-@njit(cache=True, nogil=True)
 def brute_force_distance(va, fa, vb, fb):
     """Minimum triangle distance over all pairs, O(ma * mb): the oracle of the tests.
+
+    The arrays reach the kernel read-only, vertices ``float64`` and faces ``int32``
+    (:mod:`core.kernel_args`): one compiled signature, the warm-up's, for every caller.
+
+    Parameters
+    ----------
+    va, vb : (n, 3) float64
+        Both in the same frame.
+    fa, fb : (m, 3) int32
+
+    Returns
+    -------
+    dist : float
+    pair : (2,) int64
+    """
+    return _brute_force_distance(frozen(va, np.float64), frozen(fa, np.int32),
+                                 frozen(vb, np.float64), frozen(fb, np.int32))
+
+
+@njit(cache=True, nogil=True)
+def _brute_force_distance(va, fa, vb, fb):
+    """The kernel of :func:`brute_force_distance`.
 
     Parameters
     ----------

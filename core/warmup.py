@@ -59,18 +59,31 @@ def _warm_triangle_tests(a, b, pose) -> None:
     """The exact triangle-triangle test on every face pair (its exact fallback is the
     costliest kernel to compile: about half of the first frame's compile)."""
     from core.collide.query import exact_contacts
+    from core.collide.tritri import tri_tri
 
     pairs = np.array([(i, j) for i in range(a.n_faces) for j in range(b.n_faces)],
                      dtype=np.int32)
     exact_contacts(a, b, pairs, np.eye(3), np.zeros(3), None)
+    tri_tri(a.vertices[a.faces[0]], b.vertices[b.faces[0]])  # one pair, the public entry
 
 
 def _warm_trees(a, b, pose) -> None:
-    """The first frame's tree build (midpoint split), refit and drift measure."""
+    """The first frame's tree build (midpoint split), refit and drift measure; the refit's
+    two-thread variant (trees of many nodes) and its level-by-level one (a tree whose
+    children come before their parents, as a tree file may order them)."""
+    import core.bvh.refit as refit
     from core.bvh import SplitRule, build_tree, refit_tree, tree_drift
 
     tree_a = build_tree(a, SplitRule.MIDPOINT, 1)
-    tree_drift(tree_a, refit_tree(tree_a, a.with_vertices(a.vertices * 1.01)))
+    moved = a.with_vertices(a.vertices * 1.01)
+    saved = refit._PARALLEL_REFIT_MIN
+    try:
+        for parallel_min in (saved, 0):
+            refit._PARALLEL_REFIT_MIN = parallel_min
+            tree_drift(tree_a, refit_tree(tree_a, moved))
+    finally:
+        refit._PARALLEL_REFIT_MIN = saved
+    refit.refit_by_levels(tree_a, moved, np.empty_like(tree_a.bmin), np.empty_like(tree_a.bmax))
 
 
 def _warm_splits(a, b, pose) -> None:
@@ -102,6 +115,7 @@ def _warm_traversal(a, b, pose) -> None:
     # kernel (core.collide.traversal), whose machine code holds both variants.
     modules = (query, selfcollide)
     saved = [m.PARALLEL_MIN_PAIRS for m in modules]
+    saved_split = query.SPLIT_FRONTIER
     try:
         for parallel_min in (saved[0], 0):
             for m in modules:
@@ -111,34 +125,53 @@ def _warm_traversal(a, b, pose) -> None:
                     collide(a, tree_a, b, tree_b, None, pose, descend=descend, trace=trace)
                     collide(a, tree_a, b, tree_b, None, None, descend=descend, trace=trace)
                     self_collide(a, tree_a, trace=trace, descend=descend)
+        # A frontier wider than SPLIT_FRONTIER hands two halves to two threads: the fast
+        # mode's depth-first walk (core.collide.depthfirst, also the whole walk on one
+        # thread) and the recorded level loop from given start pairs. Big meshes get there;
+        # these tiny ones only with the split lowered.
+        query.SPLIT_FRONTIER = 1
+        for trace in (False, True):
+            collide(a, tree_a, b, tree_b, None, pose, trace=trace)
     finally:
         for m, value in zip(modules, saved):
             m.PARALLEL_MIN_PAIRS = value
+        query.SPLIT_FRONTIER = saved_split
 
 
 def _warm_near(a, b, pose) -> None:
     """Near contacts within a margin, and the distance queries."""
     from core.collide import collide
-    from core.distance import min_distance, within_distance
+    from core.distance import brute_force_distance, min_distance, within_distance
 
     tree_a, tree_b = _midpoint_trees(a, b)
     collide(a, tree_a, b, tree_b, None, pose, margin=0.1)  # the near-contact distance kernel
     min_distance(a, tree_a, b, tree_b, None, pose)
     within_distance(a, tree_a, b, tree_b, None, pose, d=0.1)
+    brute_force_distance(a.vertices, a.faces, b.vertices, b.faces)  # the tests' oracle
 
 
 def _warm_kind(name: str) -> Callable:
     def warm(a, b, pose) -> None:
         """Fitting and refitting one bounding-volume kind, and the traversal over its rows."""
         import core.collide.query as query
-        from core.bv import ObbFit, fit_volumes, get_kind, refit_volumes
+        from core.bv import BV_KINDS, ObbFit, fit_volumes, get_kind, refit_volumes
+        from core.bv.registry import fit_from_triangles
         from core.collide.bvquery import collide_bv
 
         tree_a, tree_b = _midpoint_trees(a, b)
         for method in ObbFit if get_kind(name).has_fit_choice else ():
             fit_volumes(tree_a, a, name, obb_fit=method)
-        fit_volumes(tree_b, b, name)
+        rows = fit_volumes(tree_b, b, name)
         refit_volumes(tree_a, a, name)
+        # The kind's hooks called from Python (the inspector, the tests), on read-only rows
+        # and pose arrays as the traversal passes them.
+        kind = BV_KINDS[name]
+        kind.volume(rows[0])
+        kind.shape_volumes(rows)  # the compare view's tightness (exact_volume where it has one)
+        kind.overlap(rows[0], rows[0], pose.rotation, pose.translation, 0.0)
+        # The fit from each node's own triangles (the compare view times it; fit_volumes
+        # merges children instead for the kinds whose merge is exact).
+        fit_from_triangles(tree_b, b, name)
         # collide_bv runs through query's traversal driver: its threshold picks the variant.
         saved = query.PARALLEL_MIN_PAIRS
         try:
@@ -154,12 +187,30 @@ def _warm_kind(name: str) -> Callable:
 
 def _warm_partition(kind: str) -> Callable:
     def warm(a, b, pose) -> None:
-        """One spatial partition's build and query."""
-        from core.partition import partition_contacts
+        """One spatial partition's build and query. The tiny meshes fit in one cell of the
+        default capacity (16 triangles): a capacity of 1 makes the tree kinds split, so
+        their split kernels compile too."""
+        from dataclasses import fields
 
-        partition_contacts(a, b, None, pose, kind=kind)
+        from core.partition import PARTITION_KINDS, partition_contacts
+
+        names = {f.name for f in fields(PARTITION_KINDS[kind].params_type)}
+        settings = {"capacity": 1} if "capacity" in names else {}
+        partition_contacts(a, b, None, pose, kind=kind, **settings)
 
     return warm
+
+
+def _warm_deformers(a, b, pose) -> None:
+    """Every deformer of the Deform dock and the sculpting brush (each falloff)."""
+    from core.deform import DEFORMERS
+    from core.deform.brush import Falloff, brush_pull, brush_weights
+
+    for make in DEFORMERS.values():
+        make()(a.vertices, 0.3)
+    for falloff in Falloff:
+        brush_weights(a.vertices, a.vertices[0], 0.5, falloff)
+        brush_pull(a.vertices, a.vertices[0], (0.0, 0.0, 0.1), 0.5, 1.0, falloff)
 
 
 def _warm_overlap_region(a, b, pose) -> None:
@@ -240,6 +291,7 @@ def _steps() -> tuple[WarmStep, ...]:
                  _warm_traversal),
         WarmStep("splits", "every split rule", _warm_splits),
         WarmStep("near", "near contacts and distances", _warm_near),
+        WarmStep("deformers", "every deformer and the sculpting brush", _warm_deformers),
     ]
     steps += [kind_step(name) for name in BV_KINDS if not BV_KINDS[name].has_fit_choice]
     steps += [WarmStep(f"partition-{name}", _PARTITION_WORDS.get(name, name),

@@ -26,6 +26,7 @@ from numba import njit
 
 from core.bv import aabb, kdop, obb, sphere, ssv
 from core.bv.obb_fit import ObbFit, fit_hull_bottom_up, fit_method
+from core.kernel_args import frozen, frozen_args
 
 
 @dataclass(frozen=True)
@@ -141,7 +142,8 @@ class BVKind:
 
     def shape_volumes(self, rows: np.ndarray) -> np.ndarray:
         """Volume of each row's shape, ``(j,) float64`` (``exact_volume``, else ``volume``)."""
-        rows = np.asarray(rows, dtype=np.float64).reshape(-1, self.width)
+        # Read-only rows (core.kernel_args): a caller's selection of rows is a writable copy.
+        rows = frozen(np.asarray(rows, dtype=np.float64).reshape(-1, self.width))
         if self.exact_volume is not None:
             return self.exact_volume(rows)
         return np.array([self.volume(r) for r in rows], dtype=np.float64)
@@ -389,16 +391,18 @@ def fit_volumes(tree, mesh, bv: str | BVKind = "obb", obb_fit: ObbFit | None = N
     if hit is not None and hit[0] is mesh.vertices:
         return hit[1]
     out = np.empty((tree.n_nodes, kind.width))
-    args = (mesh.vertices, mesh.faces, tree.prim_ids, tree.prim_start, tree.n_prims)
+    # Read-only inputs (core.kernel_args): one compiled signature for any caller's tree.
+    args = frozen_args((mesh.vertices, mesh.faces, tree.prim_ids, tree.prim_start,
+                        tree.n_prims))
+    levels = frozen_args((tree.first, tree.count, tree.level_nodes, tree.level_start))
     if kind.has_fit_choice and method in (ObbFit.HULL_VERTICES, ObbFit.HULL_SURFACE):
-        fit_hull_bottom_up(*args, tree.first, tree.count, tree.level_nodes, tree.level_start,
-                           out, int(method))  # fmt: skip
+        fit_hull_bottom_up(*args, *levels, out, int(method))
     elif kind.has_fit_choice:
         fit_method(*args, out, int(method))
     elif kind.refit_exact:
         # The same volumes as ``fit``, and for the merging kinds (boxes, k-DOPs) O(k) instead
         # of O(m log m): bunny-bunny, 69k triangles each, 14-DOP 26 -> 10 ms a frame (measured).
-        kind.refit(*args, tree.first, tree.count, tree.level_nodes, tree.level_start, out)
+        kind.refit(*args, *levels, out)
     else:
         kind.fit(*args, out)
     out.flags.writeable = False
@@ -413,7 +417,8 @@ def fit_from_triangles(tree, mesh, bv: str | BVKind = "obb",
     so callers can time it."""
     kind = get_kind(bv)
     out = np.empty((tree.n_nodes, kind.width))
-    args = (mesh.vertices, mesh.faces, tree.prim_ids, tree.prim_start, tree.n_prims, out)
+    args = frozen_args((mesh.vertices, mesh.faces, tree.prim_ids, tree.prim_start,
+                        tree.n_prims)) + (out,)
     if kind.has_fit_choice:
         fit_method(*args, int(ObbFit.SURFACE if obb_fit is None else ObbFit(obb_fit)))
     else:
@@ -426,9 +431,12 @@ def fit_from_triangles(tree, mesh, bv: str | BVKind = "obb",
 
 def refit_volumes(tree, mesh, bv: str | BVKind = "obb") -> np.ndarray:
     """Every node's volume through the kind's ``refit`` (bottom-up merge where the kind has
-    one, from primitives otherwise), ``(k, width) float64``; not cached."""
+    one, from primitives otherwise), ``(k, width) float64``, read-only; not cached."""
     kind = get_kind(bv)
     out = np.empty((tree.n_nodes, kind.width))
-    kind.refit(mesh.vertices, mesh.faces, tree.prim_ids, tree.prim_start, tree.n_prims,
-               tree.first, tree.count, tree.level_nodes, tree.level_start, out)  # fmt: skip
+    kind.refit(*frozen_args((mesh.vertices, mesh.faces, tree.prim_ids, tree.prim_start,
+                             tree.n_prims, tree.first, tree.count, tree.level_nodes,
+                             tree.level_start)), out)  # fmt: skip
+    # Read-only like fit_volumes' rows (the traversal reads them through core.kernel_args).
+    out.flags.writeable = False
     return out

@@ -448,6 +448,10 @@ def build_tree(
     is_leaf = count > 0
     leaf_depth = depth[is_leaf]
     leaf_count = count[is_leaf]
+    # Read-only before the measures: sah_cost and volume_sum then run the signature a tree
+    # read from a file (or any Tree, which holds its arrays read-only) runs.
+    _set_read_only(first, count, parent, depth, prim_start, n_prims, prim_ids, bmin, bmax,
+                   level_nodes, level_start)
     stats = BuildStats(
         n_nodes=int(first.shape[0]),
         n_leaves=int(is_leaf.sum()),
@@ -459,8 +463,6 @@ def build_tree(
         volume_sum=float(volume_sum(bmin, bmax)),
         build_seconds=seconds,
     )
-    _set_read_only(first, count, parent, depth, prim_start, n_prims, prim_ids, level_nodes,
-                   level_start)
     return Tree(
         first=first,
         count=count,

@@ -24,6 +24,7 @@ from numba import njit, prange
 
 from core.bvh.tree import Tree
 from core.errors import TopologyChangedError
+from core.kernel_args import frozen, frozen_args
 from core.mesh import TriMesh
 
 #: Trees with fewer nodes refit on one thread: the pass costs about 10 ns a node (1.9 ms for
@@ -222,18 +223,42 @@ def refit_tree(tree: Tree, mesh: TriMesh, leaves: np.ndarray | None = None) -> T
         )
     bmin = np.empty_like(tree.bmin)
     bmax = np.empty_like(tree.bmax)
-    args = (mesh.vertices, mesh.faces, tree.first, tree.count, tree.prim_ids, bmin, bmax)
-    ranges = _subtree_ranges(tree.first, tree.count)
+    # Read-only inputs (core.kernel_args): a tree made by a caller, not by build_tree, runs
+    # the kernels the warm-up compiled.
+    inputs = frozen_args((mesh.vertices, mesh.faces, tree.first, tree.count, tree.prim_ids))
+    ranges = frozen(_subtree_ranges(*inputs[2:4]))
     if tree.n_nodes >= _PARALLEL_REFIT_MIN and ranges.shape[0] == 2:
-        is_done = _refit_halves(*args, ranges)
+        is_done = _refit_halves(*inputs, bmin, bmax, ranges)
     else:
-        is_done = _refit_range(*args, 0, tree.n_nodes)
-    if is_done:
-        return dataclasses.replace(tree, bmin=bmin, bmax=bmax)
+        is_done = _refit_range(*inputs, bmin, bmax, 0, tree.n_nodes)
+    if not is_done:
+        refit_by_levels(tree, mesh, bmin, bmax, leaves)
+    # Read-only like a built tree's boxes: one signature of every kernel that reads them.
+    bmin.flags.writeable = False
+    bmax.flags.writeable = False
+    return dataclasses.replace(tree, bmin=bmin, bmax=bmax)
+
+
+def refit_by_levels(tree: Tree, mesh: TriMesh, bmin: np.ndarray, bmax: np.ndarray,
+                    leaves: np.ndarray | None = None) -> None:
+    """The refit of a tree in any node order: the leaves from their triangles, then each
+    level's parents from their children, deepest level first (:func:`refit_tree` falls back
+    to it when a child comes before its parent, as in some tree files).
+
+    Parameters
+    ----------
+    tree : Tree
+    mesh : TriMesh
+        Same faces as the tree was built on.
+    bmin, bmax : (k, 3) float64
+        Written with every node's box.
+    leaves : (l,) int32, optional
+        Leaf ids of ``tree`` (:func:`leaf_nodes`), if the caller keeps them.
+    """
     if leaves is None:
         leaves = leaf_nodes(tree)
-    _refit_leaves(
-        mesh.vertices, mesh.faces, tree.first, tree.count, tree.prim_ids, leaves, bmin, bmax
-    )
-    _refit_internal(tree.level_nodes, tree.level_start, tree.first, tree.count, bmin, bmax)
-    return dataclasses.replace(tree, bmin=bmin, bmax=bmax)
+    v, f, first, count, prim_ids, leaves, level_nodes, level_start = frozen_args((
+        mesh.vertices, mesh.faces, tree.first, tree.count, tree.prim_ids, leaves,
+        tree.level_nodes, tree.level_start))
+    _refit_leaves(v, f, first, count, prim_ids, leaves, bmin, bmax)
+    _refit_internal(level_nodes, level_start, first, count, bmin, bmax)

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from core.kernel_args import frozen
+
 
 class SplitRule(enum.IntEnum):
     """How a node's triangles are divided between its two children.
@@ -75,6 +77,11 @@ class BuildStats:
     build_seconds: float
 
 
+#: The array fields of a :class:`Tree`, read-only once it is made.
+_ARRAY_FIELDS = ("first", "count", "parent", "depth", "prim_start", "n_prims", "prim_ids",
+                 "bmin", "bmax", "level_nodes", "level_start", "faces")
+
+
 @dataclass(frozen=True, eq=False)
 class Tree:
     """A binary tree over the triangles of one mesh, with its boxes, in local coordinates.
@@ -132,6 +139,13 @@ class Tree:
     leaf_size: int
     stats: BuildStats
     origin: str = ""
+
+    def __post_init__(self):
+        # Read-only arrays whoever made the tree (a build, a refit, a tree file, a caller's
+        # own): the kernels that read them then run the one signature the warm-up compiled
+        # (core.kernel_args); a view, no copy.
+        for name in _ARRAY_FIELDS:
+            object.__setattr__(self, name, frozen(getattr(self, name)))
 
     @property
     def n_nodes(self) -> int:

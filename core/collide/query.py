@@ -37,6 +37,7 @@ from core.collide.traversal import (
     traverse_levels,
 )
 from core.collide.tritri import ContactKind, check_kinds, tri_tri_batch, tri_tri_distance_batch
+from core.kernel_args import frozen, frozen_args
 from core.mesh import TriMesh
 from core.pose import Pose
 from core.settings import DEFAULT_TOLERANCES, Tolerances
@@ -81,6 +82,10 @@ def _zip_levels(parts):
             np.concatenate(sep), np.asarray(leaves, dtype=np.int64))  # fmt: skip
 
 
+#: The pair of roots every walk starts from (read-only, as every input of the kernels).
+_ROOTS = frozen(np.zeros(1, dtype=np.int32))
+
+
 def split_traversal(args, record, budget: int, control_array: np.ndarray) -> TraversalRecord:
     """Run the traversal kernel, on two threads once its frontier is wide enough.
 
@@ -108,7 +113,10 @@ def split_traversal(args, record, budget: int, control_array: np.ndarray) -> Tra
     (:mod:`core.collide.depthfirst`): the same pairs and counters without the level loop's
     bookkeeping.
     """
-    roots = np.zeros(1, dtype=np.int32)
+    # Read-only inputs whatever the caller's arrays are (a refitted tree's boxes, rows a
+    # caller passed in): one compiled signature of each walk, the one the warm-up compiled.
+    args = frozen_args(args)
+    roots = _ROOTS
     is_two_trees = not args[15]
     is_depth_first = not record and is_two_trees
     is_split = numba.get_num_threads() > 1
@@ -122,8 +130,7 @@ def split_traversal(args, record, budget: int, control_array: np.ndarray) -> Tra
         return head
     # Interleaved halves: neighbouring pairs are neighbours in space, so every other pair
     # spreads the dense regions over both threads.
-    halves = [(np.ascontiguousarray(head.rest_a[k::2]), np.ascontiguousarray(head.rest_b[k::2]))
-              for k in range(2)]  # fmt: skip
+    halves = [(frozen(head.rest_a[k::2]), frozen(head.rest_b[k::2])) for k in range(2)]
     no_split = np.iinfo(np.int64).max
     if is_depth_first:
         futures = [_pool().submit(traverse_depth_first, *args[:15], ha, hb, budget,

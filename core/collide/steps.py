@@ -28,6 +28,7 @@ from core.collide.budget import check_trace_rows
 from core.collide.tandem import DescendRule
 from core.collide.trace import OVERLAPPED, Counters
 from core.collide.traversal import TREE_BOXES
+from core.kernel_args import frozen
 
 
 class StepOutcome(enum.Enum):
@@ -173,9 +174,11 @@ def query_inputs(frame) -> QueryInputs:
         code = kind.code
         # The padding collide_bv adds: sqrt(3) D for the near-contact margin D.
         margin = pad + np.sqrt(3.0) * request.margin
+    # Read-only rows, as the traversal reads them (core.kernel_args): the stepper's kernel
+    # calls reuse the traversal's compiled signatures.
     return QueryInputs(kind=kind, code=code, trees=(tree_a, tree_b), meshes=(mesh_a, mesh_b),
-                       volumes=volumes, rot=np.ascontiguousarray(rel.rotation),
-                       trans=np.ascontiguousarray(rel.translation), margin=float(margin),
+                       volumes=tuple(frozen(v) for v in volumes), rot=frozen(rel.rotation),
+                       trans=frozen(rel.translation), margin=float(margin),
                        near_margin=float(request.margin), rule=DescendRule(request.descend),
                        pose_a=pose_a if pose_a is not None else Pose())  # fmt: skip
 
@@ -190,7 +193,8 @@ def _volume_measure(inputs: QueryInputs, side: int, node: int) -> tuple[float, f
     if inputs.code == TREE_BOXES:
         half = 0.5 * (row[node, BMAX] - row[node, BMIN])
         return float(half[0] * half[1] * half[2]), float(half.sum())
-    return float(volume_by_code(inputs.code, row, node)), 0.0
+    # An int32 node id, as the traversal passes its node ids: the signature it compiled.
+    return float(volume_by_code(inputs.code, row, np.int32(node))), 0.0
 
 
 def _volume_measures(inputs: QueryInputs, side: int,
@@ -209,7 +213,7 @@ def _shown_volume(inputs: QueryInputs, side: int, node: int) -> float:
         return 8.0 * _volume_measure(inputs, side, node)[0]
     from core.bv.registry import volume_by_code
 
-    return float(volume_by_code(inputs.code, inputs.volumes[side], node))
+    return float(volume_by_code(inputs.code, inputs.volumes[side], np.int32(node)))
 
 
 def _split_a_by_volume(inputs: QueryInputs, a: int, b: int) -> bool:

@@ -61,6 +61,7 @@ from numba import njit, prange
 
 from core.bv._geom import tri_tri_closest
 from core.collide.predicates import O3D_ERRBOUND_A, orient2d_xy, orient3d
+from core.kernel_args import frozen
 from core.vec3 import cross3, dot3, lerp3, sub3
 
 __all__ = [
@@ -820,9 +821,37 @@ def tri_tri_contact(p0, p1, p2, q0, q1, q2, seg_out):
     return kind
 
 
-@njit(cache=True, nogil=True, parallel=True)
-def tri_tri_batch(va, fa, vb, fb, pair_ids, kinds_out, segs_out):
+def tri_tri_batch(va, fa, vb, fb, pair_ids, kinds_out, segs_out) -> None:
     """Run :func:`tri_tri_contact` on many face pairs, in parallel over the pairs.
+
+    The inputs reach the kernel read-only, as ``float64`` vertices and ``int32`` ids
+    (:func:`core.kernel_args.frozen`: a view, a copy only for another dtype), so every caller
+    runs the one compiled signature the warm-up made.
+
+    Parameters
+    ----------
+    va : (na, 3) float64
+        Vertices of mesh A.
+    fa : (ma, 3) int32
+        Faces of mesh A.
+    vb : (nb, 3) float64
+        Vertices of mesh B, already in A's frame.
+    fb : (mb, 3) int32
+        Faces of mesh B.
+    pair_ids : (c, 2) int32 or int64
+        Face ids ``(a, b)`` of the pairs to test.
+    kinds_out : (c,) int8
+        Written with the :class:`ContactKind` value of each pair (or :data:`OUT_OF_RANGE`).
+    segs_out : (c, 2, 3) float64
+        Written with the contact segment of each pair (NaN for DISJOINT).
+    """
+    _tri_tri_batch(frozen(va, np.float64), frozen(fa, np.int32), frozen(vb, np.float64),
+                   frozen(fb, np.int32), frozen(pair_ids, np.int32), kinds_out, segs_out)
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def _tri_tri_batch(va, fa, vb, fb, pair_ids, kinds_out, segs_out):
+    """The kernel of :func:`tri_tri_batch` (its inputs read-only, ids int32).
 
     Parameters
     ----------
@@ -856,9 +885,28 @@ def tri_tri_batch(va, fa, vb, fb, pair_ids, kinds_out, segs_out):
         _write(segs_out[k], kind, x0, x1)
 
 
-@njit(cache=True, nogil=True, parallel=True)
-def tri_tri_distance_batch(va, fa, vb, fb, pair_ids, dist_out, segs_out):
+def tri_tri_distance_batch(va, fa, vb, fb, pair_ids, dist_out, segs_out) -> None:
     """Float64 distance and closest points of many face pairs (the near-contact margin).
+
+    Inputs read-only, ids int32, as :func:`tri_tri_batch`'s.
+
+    Parameters
+    ----------
+    va, fa, vb, fb : as :func:`tri_tri_batch`
+    pair_ids : (c, 2) int32 or int64
+    dist_out : (c,) float64
+        Written with the distance of each pair (Ericson 2005, 5.1.9; a float approximation).
+    segs_out : (c, 2, 3) float64
+        Written with the closest points, on A then on B.
+    """
+    _tri_tri_distance_batch(frozen(va, np.float64), frozen(fa, np.int32),
+                            frozen(vb, np.float64), frozen(fb, np.int32),
+                            frozen(pair_ids, np.int32), dist_out, segs_out)
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def _tri_tri_distance_batch(va, fa, vb, fb, pair_ids, dist_out, segs_out):
+    """The kernel of :func:`tri_tri_distance_batch`.
 
     Parameters
     ----------
@@ -887,8 +935,8 @@ def pair_in_range(tri_a, tri_b) -> bool:
     ----------
     tri_a, tri_b : (3, 3) array_like of float
     """
-    a = np.asarray(tri_a, dtype=np.float64).reshape(3, 3)
-    b = np.asarray(tri_b, dtype=np.float64).reshape(3, 3)
+    a = frozen(np.asarray(tri_a, dtype=np.float64).reshape(3, 3))  # the kernels' signature
+    b = frozen(np.asarray(tri_b, dtype=np.float64).reshape(3, 3))
     ok, _ = _pair_scale(_tup(a[0]), _tup(a[1]), _tup(a[2]), _tup(b[0]), _tup(b[1]), _tup(b[2]))
     return bool(ok)
 
@@ -940,8 +988,9 @@ def tri_tri(tri_a, tri_b) -> tuple[ContactKind, np.ndarray]:
     ValueError
         If the pair is outside the guaranteed range.
     """
-    a = np.ascontiguousarray(tri_a, dtype=np.float64).reshape(3, 3)
-    b = np.ascontiguousarray(tri_b, dtype=np.float64).reshape(3, 3)
+    # Read-only corners: the one signature of tri_tri_contact the warm-up compiled.
+    a = frozen(np.asarray(tri_a, dtype=np.float64).reshape(3, 3))
+    b = frozen(np.asarray(tri_b, dtype=np.float64).reshape(3, 3))
     seg = np.empty((2, 3))
     kind = tri_tri_contact(a[0], a[1], a[2], b[0], b[1], b[2], seg)
     check_kinds(np.array([kind]), None, "the triangle pair")

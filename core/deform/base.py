@@ -17,6 +17,7 @@ from typing import ClassVar
 import numpy as np
 
 from core.errors import MeshError
+from core.kernel_args import frozen
 
 
 class Axis(enum.Enum):
@@ -92,16 +93,19 @@ def rest_box(rest: np.ndarray) -> RestBox:
 
 
 def as_rest(rest) -> np.ndarray:
-    """View ``rest`` as a C-contiguous ``(n, 3) float64`` array, copying only if it is not one.
+    """View ``rest`` as a read-only C-contiguous ``(n, 3) float64`` array, copying only if it
+    is not one.
 
-    Contiguous input also keeps the numba kernels to a single compiled layout.
+    Read-only and contiguous input keeps each deformer's kernel to the one compiled signature
+    the warm-up made (:mod:`core.kernel_args`): a mesh's vertices are read-only, an array a
+    caller built is not.
 
     Raises
     ------
     MeshError
         If the array is not ``(n, 3)``.
     """
-    v = np.ascontiguousarray(rest, dtype=np.float64)
+    v = frozen(rest, np.float64)
     if v.ndim != 2 or v.shape[1] != 3:
         raise MeshError(f"rest vertices must be an (n, 3) array, got shape {v.shape}")
     return v

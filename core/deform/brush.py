@@ -9,6 +9,7 @@ import numpy as np
 from numba import njit
 
 from core.deform.base import as_rest
+from core.kernel_args import frozen
 
 
 class Falloff(enum.Enum):
@@ -57,7 +58,7 @@ def brush_weights(vertices, center, radius: float, falloff: Falloff = Falloff.SM
         Negative or non-finite radius.
     """
     v = as_rest(vertices)
-    c = np.asarray(center, dtype=np.float64).reshape(3)
+    c = frozen(np.asarray(center, dtype=np.float64).reshape(3))  # read-only as v: one signature
     radius = _check_radius(radius)
     return _weights(v, c, radius, _FALLOFF_CODE[falloff])
 
@@ -141,8 +142,8 @@ def brush_pull(vertices, center, drag, radius: float, strength: float = 1.0,
         A new array.
     """
     v = as_rest(vertices)
-    c = np.asarray(center, dtype=np.float64).reshape(3)
-    d = float(strength) * np.asarray(drag, dtype=np.float64).reshape(3)
+    c = frozen(np.asarray(center, dtype=np.float64).reshape(3))  # read-only as v: one signature
+    d = frozen(float(strength) * np.asarray(drag, dtype=np.float64).reshape(3))
     return _pull(v, c, d, _check_radius(radius), _FALLOFF_CODE[falloff])
 
 

@@ -13,6 +13,7 @@ from core.bvh import SplitRule, build_tree
 from core.collide.brute import brute_force_pairs
 from core.collide.bvquery import collide_bv
 from core.collide.tritri import pair_in_range
+from core.kernel_args import frozen
 from core.mesh import TriMesh
 from core.pose import Pose
 from tests.core.meshgen import sphere_mesh, triangle_soup
@@ -122,14 +123,15 @@ def test_overlap_is_conservative(pa, pb, axis, angle, shift):
 def test_overlap_reports_the_separating_axis():
     box = TriMesh.from_arrays([[0, 0, 0], [1, 0, 0], [0, 1, 0.2]], [[0, 1, 2]])
     tree = build_tree(box)
-    eye = np.eye(3)
+    # Read-only pose arrays, as the traversal passes them: the signatures it compiled.
+    eye = frozen(np.eye(3))
     for kind in ("aabb", "aabb15", "obb"):
         row = fit_volumes(tree, box, kind)[0]
-        assert BV_KINDS[kind].overlap(row, row, eye, np.array([0.0, 5.0, 0.0]), 0.0) != -1
-        assert BV_KINDS[kind].overlap(row, row, eye, np.array([0.1, 0.0, 0.0]), 0.0) == -1
+        assert BV_KINDS[kind].overlap(row, row, eye, frozen([0.0, 5.0, 0.0]), 0.0) != -1
+        assert BV_KINDS[kind].overlap(row, row, eye, frozen([0.1, 0.0, 0.0]), 0.0) == -1
     row = fit_volumes(tree, box, "aabb")[0]
-    assert BV_KINDS["aabb"].overlap(row, row, eye, np.array([0.0, 5.0, 0.0]), 0.0) == 1
-    assert BV_KINDS["aabb"].overlap(row, row, eye, np.array([0.0, 0.0, -3.0]), 0.0) == 2
+    assert BV_KINDS["aabb"].overlap(row, row, eye, frozen([0.0, 5.0, 0.0]), 0.0) == 1
+    assert BV_KINDS["aabb"].overlap(row, row, eye, frozen([0.0, 0.0, -3.0]), 0.0) == 2
 
 
 def terrible_box_mesh() -> TriMesh:

@@ -177,6 +177,7 @@ def test_kdop_rotated_test_is_the_two_box_projections():
     import numpy as np
 
     from core.bv import kdop
+    from core.kernel_args import frozen, frozen_args
 
     rng = np.random.default_rng(7)
 
@@ -192,7 +193,7 @@ def test_kdop_rotated_test_is_the_two_box_projections():
         return -1
 
     for n_dirs in (6, 14, 26):
-        dirs = kdop.DIRECTIONS[n_dirs]
+        dirs = frozen(kdop.DIRECTIONS[n_dirs])  # read-only, as the registry's kinds bind them
         nd = dirs.shape[0]
         seen = set()
         for _ in range(300):
@@ -205,7 +206,8 @@ def test_kdop_rotated_test_is_the_two_box_projections():
             want = box_on(rb, ra, rot, trans, dirs, 0)
             if want < 0:
                 want = box_on(ra, rb, rot.T, -rot.T @ trans, dirs, nd)
-            got = kdop.overlap_dirs(ra, rb, rot, trans, 0.0, dirs)
+            # Read-only inputs, as the traversal passes them: its compiled signature.
+            got = kdop.overlap_dirs(*frozen_args((ra, rb, rot, trans)), 0.0, dirs)
             assert got == want
             seen.add(got >= nd if got >= 0 else None)
         assert seen == {None, False, True}  # overlaps, and separations by A's and B's slabs

@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from core.bv import hull as hull_module
 from core.bv.hull import convex_hull, hull_of_subset
+from core.kernel_args import frozen
 from tests.core.meshgen import closest_point_on_triangle
 
 TOL_REL = 1e-12
@@ -566,7 +567,8 @@ def test_sliver_just_above_tolerance_is_3d():
 @pytest.mark.parametrize("id_dtype", [np.int32, np.int64])
 def test_hull_of_subset_indexes_the_big_array(id_dtype):
     rng = np.random.default_rng(11)
-    vertices = rng.normal(size=(5000, 3))
+    # Read-only like a mesh's vertices, which the OBB fit passes (its compiled signature).
+    vertices = frozen(rng.normal(size=(5000, 3)))
     ids = rng.choice(5000, 60, replace=False).astype(id_dtype)
     ids = np.concatenate([ids, ids[:10]])  # a node's vertex list may repeat ids
     tol = _tol(vertices)
@@ -604,7 +606,8 @@ def _octahedron_state():
     fi = np.zeros((cap, hm._F_INT), np.int32)
     ff = np.zeros((cap, hm._F_FLT))
     for f, (a, b, c) in enumerate(faces):
-        hm._set_face(points, fi, ff, f, a, b, c)
+        # int32 corners, as the hull passes its point ids: the signature it compiled.
+        hm._set_face(points, fi, ff, f, np.int32(a), np.int32(b), np.int32(c))
     for f, face in enumerate(faces):
         for k in range(3):
             a, b = face[k], face[(k + 1) % 3]
@@ -645,7 +648,7 @@ def _check(o, n_vis, stamp):
 def _repair(o, n_vis, n_touch, bad):
     return hull_module._repair_patch(
         o["points"], o["fi"], o["ff"], o["state"], o["visible"], n_vis, o["vcount"],
-        o["touched"], n_touch, 8, o["stack"], bad, 6,
+        o["touched"], n_touch, 8, o["stack"], bad, np.int32(6),  # an int32 point id, as the hull's
     )  # fmt: skip
 
 
@@ -683,7 +686,7 @@ def test_drop_eye_picks_the_next_farthest_point():
     for q in (7, 6, 8):
         hm._add_conflict(points, fi, ff, nxt, 0, q, hm._height(points, fi, ff, 0, q), 1e-12)
     assert fi[0, hm._FAR] == 6
-    hm._drop_eye(points, fi, ff, nxt, 0, 6, 1e-12)
+    hm._drop_eye(points, fi, ff, nxt, 0, np.int32(6), 1e-12)  # an int32 point id, as the hull's
     assert fi[0, hm._FAR] == 7
     assert ff[0, hm._FAR_D] == pytest.approx(0.5 / np.sqrt(3.0))
     members, q = [], fi[0, hm._HEAD]

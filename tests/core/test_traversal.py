@@ -23,6 +23,7 @@ from core.collide.bvquery import collide_bv
 from core.collide.selfcollide import self_traverse
 from core.collide.tandem import traverse
 from core.collide.traversal import TREE_BOXES, TraversalRecord, traverse_levels
+from core.kernel_args import frozen, frozen_args
 from core.pose import Pose
 from tests.core.meshgen import sphere_mesh
 
@@ -45,10 +46,11 @@ def _leaves(tree) -> np.ndarray:
 
 def _run(code, tree_a, tree_b, vol_a, vol_b, rot, trans, margin, rule, is_self=False,
          record=True, parallel_min=10**9):  # fmt: skip
-    roots = np.zeros(1, dtype=np.int32)
-    return traverse_levels(code, tree_a.first, tree_a.count, tree_a.bmin, tree_a.bmax, vol_a,
-                           tree_b.first, tree_b.count, tree_b.bmin, tree_b.bmax, vol_b,
-                           rot, trans, margin, rule, is_self, record, parallel_min, roots,
+    # Read-only inputs, as the core passes them (core.kernel_args): the warmed signature.
+    roots = frozen(np.zeros(1, dtype=np.int32))
+    args = frozen_args((code, tree_a.first, tree_a.count, tree_a.bmin, tree_a.bmax, vol_a,
+                        tree_b.first, tree_b.count, tree_b.bmin, tree_b.bmax, vol_b, rot, trans))
+    return traverse_levels(*args, margin, rule, is_self, record, parallel_min, roots,
                            roots, NO_STOP, NO_BUDGET, start_array(None), 0)  # fmt: skip
 
 
@@ -226,10 +228,10 @@ def test_depth_first_walk_finds_the_level_loops_leaf_pairs_and_counts(two_sphere
     rel = relative_pose(None, POSES[pose])
     rot, trans = np.ascontiguousarray(rel.rotation), np.ascontiguousarray(rel.translation)
     levels = _run(code, tree_a, tree_b, vol_a, vol_b, rot, trans, 1e-9, int(rule), record=False)
-    roots = np.zeros(1, dtype=np.int32)
-    walk = traverse_depth_first(code, tree_a.first, tree_a.count, tree_a.bmin, tree_a.bmax,
-                                vol_a, tree_b.first, tree_b.count, tree_b.bmin, tree_b.bmax,
-                                vol_b, rot, trans, 1e-9, int(rule), roots, roots, NO_BUDGET,
+    roots = frozen(np.zeros(1, dtype=np.int32))
+    args = frozen_args((code, tree_a.first, tree_a.count, tree_a.bmin, tree_a.bmax, vol_a,
+                        tree_b.first, tree_b.count, tree_b.bmin, tree_b.bmax, vol_b, rot, trans))
+    walk = traverse_depth_first(*args, 1e-9, int(rule), roots, roots, NO_BUDGET,
                                 start_array(None), 0)  # fmt: skip
     assert levels.counts[0] > 1
     assert np.array_equal(walk.counts, levels.counts)

@@ -21,6 +21,7 @@ from core.collide.tritri import (
     tri_tri_batch,
     tri_tri_contact,
 )
+from core.kernel_args import frozen
 from tests.core.meshgen import closest_point_on_triangle
 
 MESH_DIR = Path("/work/shared/data/meshes")
@@ -238,7 +239,8 @@ def test_out_of_range_pairs_are_rejected_with_one_line():
             tri_tri(a, bad)
         assert "\n" not in str(info.value)
         seg = np.zeros((2, 3))
-        assert tri_tri_contact(a[0], a[1], a[2], bad[0], bad[1], bad[2], seg) == OUT_OF_RANGE
+        ra, rbad = frozen(a), frozen(bad)  # read-only corners, as tri_tri passes: its signature
+        assert tri_tri_contact(ra[0], ra[1], ra[2], rbad[0], rbad[1], rbad[2], seg) == OUT_OF_RANGE
         assert np.isnan(seg).all()
     # At the limit of the range the answer is still exact.
     edge = b.copy()
@@ -264,7 +266,8 @@ def test_contact_kernel_and_batch_agree_with_wrapper():
             if case[4] is not None:
                 assert _same_segment(segs[i], case[4], atol=1e-12)
     seg = np.zeros((2, 3))
-    kind = tri_tri_contact(a_tris[0, 0], a_tris[0, 1], a_tris[0, 2], *b_tris[0], seg)
+    ra, rb = frozen(a_tris[0]), frozen(b_tris[0])  # read-only corners, as tri_tri passes
+    kind = tri_tri_contact(ra[0], ra[1], ra[2], *rb, seg)
     assert kind == int(HAND_CASES[0][3])
     assert _same_segment(seg, HAND_CASES[0][4], atol=1e-12)
 

@@ -77,3 +77,78 @@ def test_bad_options_are_one_line(tmp_path):
                               capture_output=True, text=True, check=False)
         assert done.returncode == 2
         assert done.stderr.strip().splitlines() == [f"error: {words}"]
+
+
+# --- what the steps reach: the kernels a big input or a later choice would otherwise compile --
+
+
+def _calls(monkeypatch, module, name):
+    """Replace ``module.name`` by a wrapper counting its calls; returns the list of calls."""
+    original = getattr(module, name)
+    calls = []
+
+    def spy(*args, **kwargs):
+        calls.append(args)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(module, name, spy)
+    return calls
+
+
+def test_the_traversal_step_reaches_the_walks_below_the_split(monkeypatch):
+    """Big meshes hand the frontier to two threads (the fast mode's depth-first walk, the
+    recorded level loop from given pairs): the tiny meshes of the step must get there too, or
+    the first big query compiles the walk (a test compiled it for 22 s)."""
+    import core.collide.query as query
+
+    split = query.SPLIT_FRONTIER
+    walks = _calls(monkeypatch, query, "traverse_depth_first")
+    warmup.run_step("traversal")
+    assert walks, "the depth-first walk was never run"
+    assert query.SPLIT_FRONTIER == split, "the step puts the split back"
+
+
+def test_the_trees_step_refits_on_two_threads_and_by_levels(monkeypatch):
+    """A tree of 20,000 nodes or more refits its two halves on two threads, and a tree whose
+    children come before their parents (a tree file may order it so) refits level by level."""
+    import core.bvh.refit as refit
+
+    halves = _calls(monkeypatch, refit, "_refit_halves")
+    levels = _calls(monkeypatch, refit, "_refit_internal")
+    warmup.run_step("trees")
+    assert halves and levels
+
+
+@pytest.mark.parametrize("kind, module, kernel", [
+    ("octree", "core.partition.octree", "axis_masks"),
+    ("kdtree", "core.partition.kdtree", "_median_splits"),
+    ("bsp", "core.partition.bsp", "_choose_planes"),
+])
+def test_a_partition_step_splits_cells(monkeypatch, kind, module, kernel):
+    """The step's meshes (16 triangles) fit in one cell of the default capacity: the step
+    must split anyway, or the first real partition compiles its split kernels."""
+    import importlib
+
+    splits = _calls(monkeypatch, importlib.import_module(module), kernel)
+    warmup.run_step(f"partition-{kind}")
+    assert splits
+
+
+def test_the_deformers_step_runs_every_deformer_and_the_brush(monkeypatch):
+    import core.deform.brush as brush
+    from core.deform import DEFORMERS
+    from core.deform.base import Deformer
+
+    ran = []
+    call = Deformer.__call__
+
+    def spy(self, *args, **kwargs):
+        ran.append(type(self))
+        return call(self, *args, **kwargs)
+
+    monkeypatch.setattr(Deformer, "__call__", spy)
+    pulls = _calls(monkeypatch, brush, "_pull")
+    weights = _calls(monkeypatch, brush, "_weights")
+    warmup.run_step("deformers")
+    assert set(ran) == set(DEFORMERS.values())
+    assert pulls and weights
