@@ -145,6 +145,10 @@ def read_any_tree(path, mesh: TriMesh, max_bytes: int = MAX_FILE_BYTES) -> Impor
     data = _file_bytes(path, limit, why if limit < int(max_bytes) else "")
     if kind == "coal":
         from core.bvh.coal_tree import read_coal_tree
+        from core.bvh.hpp_fcl_tree import is_hpp_fcl, read_hpp_fcl_tree
+
+        if is_hpp_fcl(head):
+            return read_hpp_fcl_tree(path, mesh, data)
 
         return read_coal_tree(path, mesh, data)
     from core.bvh.three_mesh_bvh import read_three_mesh_bvh
