@@ -32,6 +32,7 @@ from core.mesh import TriMesh
 
 #: The class version hpp-fcl 2.x gives its ``BVHModel`` (newer ones are named and refused).
 CLASS_VERSION = 0
+_XML_MODEL = re.compile(rb'<boost_serialization[^>]*>\s*<\w+\s[^>]*\bversion="(\d+)"')
 
 
 def is_hpp_fcl(head: bytes) -> bool:
@@ -63,6 +64,9 @@ def _walk(a, mesh: TriMesh):
     """Values of the archive in hpp-fcl's order: ``(vertices (n, 3), triangles (m, 3), node
     bytes (j,) uint8, num_bvs)``. Counts are checked against the mesh before any array."""
     version = a.class_info("the BVHModel")
+    if a.kind == "XML":  # class words are attributes there: the model element's version
+        match = _XML_MODEL.search(a.data[:4096])
+        version = int(match.group(1)) if match else version
     if version > CLASS_VERSION:
         raise ArchiveError(f"BVHModel class version {version} is newer than this reader knows "
                            f"(it reads hpp-fcl 2.x's version {CLASS_VERSION})")

@@ -118,6 +118,9 @@ def _catalogue():
          "boost archive version 99 is newer"),
         ("class.txt", head.replace("archive 19 0 0 ", "archive 19 0 3 ", 1),
          "hpp-fcl text archive: BVHModel class version 3 is newer than this reader knows"),
+        ("class.xml", xml.replace('tracking_level="0" version="0"', 'tracking_level="0" '
+                                  'version="2"', 1), "hpp-fcl XML archive: BVHModel class "
+         "version 2 is newer than this reader knows"),
         ("cols.txt", head.replace(" 6 0 0 6 ", " 6 0 0 7 ", 1),
          "the vertices matrix has 7 columns, not 6"),
         ("huge-cols.bin", put("<q", 178, 2**62), "the vertices matrix has "
