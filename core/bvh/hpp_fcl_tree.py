@@ -57,10 +57,10 @@ def read_hpp_fcl_tree(path: Path, mesh: TriMesh, data: bytes) -> ImportedTree:
     TreeFileError
         One line naming the file and, where a node is at fault, its index in the file.
     """
-    return read_bvh_model(path, mesh, data, "hpp-fcl", _walk)
+    return read_bvh_model(path, mesh, data, "hpp-fcl", _walk_hpp_fcl)
 
 
-def _walk(a, mesh: TriMesh):
+def _walk_hpp_fcl(a, mesh: TriMesh):
     """Values of the archive in hpp-fcl's order: ``(vertices (n, 3), triangles (m, 3), node
     bytes (j,) uint8, num_bvs)``. Counts are checked against the mesh before any array."""
     version = a.class_info("the BVHModel")
@@ -87,14 +87,14 @@ def _walk(a, mesh: TriMesh):
         raise ArchiveError(f"num_vertices is {n:,} but the mesh{_mesh_words(mesh)} has "
                            f"{mesh.n_vertices:,} vertices")
     if n:
-        _matrix(a, "vertices", n)
+        _eigen_matrix_head(a, "vertices", n)
         vertices = a.numbers("the vertices", 3 * n, "f8").reshape(n, 3)
     m = a.uint("num_tris")
     if m != mesh.n_faces:
         raise ArchiveError(f"num_tris is {m:,} but the mesh{_mesh_words(mesh)} has "
                            f"{mesh.n_faces:,} triangles")
     if m:
-        _matrix(a, "tri_indices", m)
+        _eigen_matrix_head(a, "tri_indices", m)
         triangles = a.numbers("the triangles", 3 * m, "u8").reshape(m, 3)
     if not (n and m):
         raise ArchiveError("the model has no vertices or no triangles")
@@ -112,7 +112,7 @@ def _walk(a, mesh: TriMesh):
     return vertices, triangles, a.rest_bytes("the nodes"), k
 
 
-def _matrix(a, what: str, want: int) -> None:
+def _eigen_matrix_head(a, what: str, want: int) -> None:
     """An Eigen ``3 x want`` matrix's class words and column count (its data follows)."""
     a.class_info(what)
     if a.kind == "binary":
