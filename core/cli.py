@@ -78,9 +78,9 @@ Infinity: a value that is not finite is written as null.
 
 --tree-a / --tree-b FILE run the query with a tree read from a tree file, its boxes as
 given (as the app runs a pinned tree); "tree_a" and "tree_b" say which tree each body used.
-A tree file is BVH Lab's (.json, .npz), a coal BVHModel archive (text, XML, binary) or
-three-mesh-bvh's serialize() as JSON, told by its content; a coal file's own volumes (OBB,
-or the OBB of an OBBRSS) are the query's unless --bv says another kind.
+A tree file is BVH Lab's (.json, .npz), a coal or hpp-fcl BVHModel archive (text, XML,
+binary) or three-mesh-bvh's serialize() as JSON, told by its content; a coal or hpp-fcl
+file's own volumes (OBB, or the OBB of an OBBRSS) are the query's unless --bv says another kind.
 --steps FILE.jsonl writes each volume-pair test in the traversal's order, one JSON object a
 line: {"level", "node_a", "node_b", "result" ("overlap" or "culled"), "test" (the test that
 culled the pair), "split" ("A", "B", "both"; null for a culled pair or two leaves)}, nodes of

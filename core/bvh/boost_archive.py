@@ -207,6 +207,10 @@ class BinaryArchive:
     def int(self, what: str, name: str | None = None) -> int:
         return self._unpack("<i", what)
 
+    def signed64(self, what: str) -> int:
+        """An 8-byte signed integer (an ``Eigen::DenseIndex``, as hpp-fcl's matrices write)."""
+        return self._unpack("<q", what)
+
     def float(self, what: str, name: str | None = None) -> float:
         return self._unpack("<d", what)
 

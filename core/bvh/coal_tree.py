@@ -1,6 +1,6 @@
 """Read a coal 3 ``BVHModel`` as its ``saveToText``, ``saveToXML`` or ``saveToBinary`` wrote
-it (hpp-fcl 2.x, coal's predecessor, saved vertices and triangles as Eigen matrices with a
-``has_prev_vertices`` flag: another layout, not read here).
+it (hpp-fcl 2.x, coal's predecessor, saves another layout before the same node records:
+:mod:`core.bvh.hpp_fcl_tree` reads it, with :func:`read_bvh_model`).
 
 What coal 3.0.3 saves (``coal/serialization/BVH_model.h``, ``BV_node.h``; checked against
 files the installed package writes):
@@ -60,13 +60,20 @@ def read_coal_tree(path: Path, mesh: TriMesh, data: bytes) -> ImportedTree:
     TreeFileError
         One line naming the file and, where a node is at fault, its index in the file.
     """
+    return read_bvh_model(path, mesh, data, "coal", _walk)
+
+
+def read_bvh_model(path: Path, mesh: TriMesh, data: bytes, engine: str, walk) -> ImportedTree:
+    """The tree of a ``BVHModel`` archive of ``engine`` ("coal" or "hpp-fcl"); ``walk(archive,
+    mesh)`` reads its values up to the node records (see :func:`_walk`)."""
     t0 = time.perf_counter()
     try:
         archive = open_archive(data)
-        vertices, triangles, records, n_nodes = _walk(archive, mesh)
+        vertices, triangles, records, n_nodes = walk(archive, mesh)
     except ArchiveError as exc:
-        raise TreeFileError(path, f"coal {_archive_kind(data)} archive: {exc.args[0]}") from None
-    where = f"coal {archive.kind} archive"
+        raise TreeFileError(path, f"{engine} {_archive_kind(data)} archive: {exc.args[0]}"
+                            ) from None  # fmt: skip
+    where = f"{engine} {archive.kind} archive"
 
     def fail(reason: str):
         raise TreeFileError(path, f"{where}: {reason}")
@@ -79,13 +86,13 @@ def read_coal_tree(path: Path, mesh: TriMesh, data: bytes) -> ImportedTree:
     bv_type = NODE_BYTES.get(size)
     if bv_type is None or bv_type.startswith("KDOP"):
         what = f"{bv_type} volumes" if bv_type else f"node records of {size:,} bytes"
-        fail(f"{what}: this reader reads coal's {', '.join(READ_TYPES)} models")
+        fail(f"{what}: this reader reads {engine}'s {', '.join(READ_TYPES)} models")
     head = records.reshape(n_nodes, size)
     first_child = head[:, 0:4].copy().view("<i4").ravel().astype(np.int64)
     n_prims = head[:, 8:12].copy().view("<u4").ravel().astype(np.int64)
     doubles = head[:, 16:].copy().view("<f8").reshape(n_nodes, -1)
     m = mesh.n_faces
-    children, order = _topology(first_child, n_prims, m, fail)
+    children, order = _topology(first_child, n_prims, m, fail, engine)
     bv_type, volumes = _volumes(bv_type, doubles, mesh, fail)
     bounds = _bounds(bv_type, doubles)
     bad = ~np.isfinite(doubles).all(axis=1)
@@ -107,8 +114,8 @@ def read_coal_tree(path: Path, mesh: TriMesh, data: bytes) -> ImportedTree:
         # checks use) are fitted to each node's triangles; the file's volumes are kept as is.
         tree = _fitted_boxes(tree, mesh)
     imported = ImportedTree(tree=tree, file_ids=file_of, path=path,
-                            source=f"coal {bv_type} file {path.name}, {n_nodes:,} nodes",
-                            volumes=ours, volume_note=_note(bv_type))  # fmt: skip
+                            source=f"{engine} {bv_type} file {path.name}, {n_nodes:,} nodes",
+                            volumes=ours, volume_note=_note(bv_type, engine))  # fmt: skip
     if ours:
         from core.bv.registry import give_volumes
 
@@ -208,7 +215,7 @@ def _xyz(p) -> str:
     return "(" + ", ".join(repr(float(x)) for x in p) + ")"
 
 
-def _topology(first_child, n_prims, m: int, fail):
+def _topology(first_child, n_prims, m: int, fail, engine: str = "coal"):
     """``children (k, 2)`` (-1 for a leaf) and ``order (m,)``: the leaves' triangles in node
     order (leaf ``j`` in node order owns ``order[j]``)."""
     k = first_child.shape[0]
@@ -228,7 +235,7 @@ def _topology(first_child, n_prims, m: int, fail):
     if bad.any():
         node = int(np.flatnonzero(bad)[0])
         fail(f"node {node} is a leaf (triangle {int(tris[node])}) but num_primitives is "
-             f"{int(n_prims[node])}: coal's leaves hold one triangle")
+             f"{int(n_prims[node])}: {engine}'s leaves hold one triangle")
     order = tris[~inner]
     seen = np.bincount(order, minlength=m)
     twice = np.flatnonzero(seen > 1)
@@ -307,12 +314,12 @@ def _fitted_boxes(tree, mesh: TriMesh):
     return dataclasses.replace(tree, bmin=bmin, bmax=bmax, stats=stats)
 
 
-def _note(bv_type: str) -> str:
-    return {
-        "OBBRSS": "coal OBBRSS: the OBB part is drawn and tested (--bv rss, or RSS volumes in "
+def _note(bv_type: str, engine: str = "coal") -> str:
+    return engine + {
+        "OBBRSS": " OBBRSS: the OBB part is drawn and tested (--bv rss, or RSS volumes in "
                   "the app, uses the RSS part)",
-        "kIOS": "coal kIOS: its OBB is drawn and tested (the spheres it also keeps are not)",
-        "OBB": "coal OBB: the file's oriented boxes are drawn and tested",
-        "RSS": "coal RSS: the file's rounded rectangles are drawn and tested",
-        "AABB": "coal AABB: the file's boxes are the tree's boxes",
+        "kIOS": " kIOS: its OBB is drawn and tested (the spheres it also keeps are not)",
+        "OBB": " OBB: the file's oriented boxes are drawn and tested",
+        "RSS": " RSS: the file's rounded rectangles are drawn and tested",
+        "AABB": " AABB: the file's boxes are the tree's boxes",
     }[bv_type]

@@ -9,6 +9,7 @@ first bytes                            read by
 ``22 serialization::archive``          :func:`core.bvh.coal_tree.read_coal_tree` (text)
 ``<?xml`` ... ``<boost_serialization``  :func:`core.bvh.coal_tree.read_coal_tree` (XML)
 ``\\x16\\0\\0\\0\\0\\0\\0\\0serialization::archive``  coal (binary)
+any of the three, model untracked       :func:`core.bvh.hpp_fcl_tree.read_hpp_fcl_tree` (hpp-fcl)
 ``{`` ... ``"roots"``                    :func:`core.bvh.three_mesh_bvh.read_three_mesh_bvh`
 ``3MBVH\0``                           three-mesh-bvh (binary: the buffers as they are)
 =====================================  ==============================================
@@ -50,8 +51,8 @@ TEXT_BYTES_PER_TRIANGLE = 3 * 2**10
 and a space (an OBBRSS node is 256 bytes, two nodes a triangle: up to 2.5 KiB a triangle;
 1.8 KiB measured on a 100k-triangle sphere): its limit is 1 MiB + 3 KiB a triangle."""
 
-WHAT_IS_READ = ("BVH Lab's .json or .npz, a coal BVHModel saved as text, XML or binary, or "
-                "three-mesh-bvh's serialize() as JSON or 3MBVH binary")  # fmt: skip
+WHAT_IS_READ = ("BVH Lab's .json or .npz, a coal or hpp-fcl BVHModel saved as text, XML or "
+                "binary, or three-mesh-bvh's serialize() as JSON or 3MBVH binary")  # fmt: skip
 
 
 def sniff(head: bytes) -> str | None:
@@ -145,6 +146,10 @@ def read_any_tree(path, mesh: TriMesh, max_bytes: int = MAX_FILE_BYTES) -> Impor
     data = _file_bytes(path, limit, why if limit < int(max_bytes) else "")
     if kind == "coal":
         from core.bvh.coal_tree import read_coal_tree
+        from core.bvh.hpp_fcl_tree import is_hpp_fcl, read_hpp_fcl_tree
+
+        if is_hpp_fcl(head):
+            return read_hpp_fcl_tree(path, mesh, data)
 
         return read_coal_tree(path, mesh, data)
     from core.bvh.three_mesh_bvh import read_three_mesh_bvh

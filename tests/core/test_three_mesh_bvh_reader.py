@@ -251,8 +251,8 @@ def test_a_file_no_reader_knows_names_its_first_bytes(tmp_path):
         read_any_tree(path, load_mesh(MESH))
     assert str(caught.value) == (
         f"{path}: not a tree file BVH Lab reads: starts with 'solid cube\\nfacet normal ' "
-        f"(BVH Lab's .json or .npz, a coal BVHModel saved as text, XML or binary, or "
-        f"three-mesh-bvh's serialize() as JSON or 3MBVH binary)")
+        f"(BVH Lab's .json or .npz, a coal or hpp-fcl BVHModel saved as text, XML or binary, "
+        f"or three-mesh-bvh's serialize() as JSON or 3MBVH binary)")
     # Our own files keep their reader's messages.
     bad = tmp_path / "bad.json"
     bad.write_text("{ not json")
