@@ -128,11 +128,12 @@ def _archive_kind(data: bytes) -> str:
     return {b"2": "text", b"\x16": "binary"}.get(data[:1], "XML")
 
 
-def _walk(a, mesh: TriMesh):
-    """Values of the archive in coal's order: ``(vertices (n, 3), triangles (m, 3), node
-    bytes (j,) uint8, num_bvs)``. Counts are checked against the mesh before any array."""
-    a.class_info("the BVHModel", tracked=True)
-    a.object_id("the BVHModel")
+
+def geometry_and_vertex_count(a, mesh: TriMesh) -> int:
+    """Read the part coal and hpp-fcl 2.x share after the model's own class record: the
+    ``BVHModelBase`` and ``CollisionGeometry`` records (the AABB centre, radius and local box,
+    the cost density and occupancy thresholds), then ``num_vertices``, checked against the
+    mesh before any array is made. Returns the vertex count."""
     a.class_info("the BVHModelBase")
     a.class_info("the CollisionGeometry")
     a.class_info("aabb_center")
@@ -149,15 +150,29 @@ def _walk(a, mesh: TriMesh):
     if n != mesh.n_vertices:
         raise ArchiveError(f"num_vertices is {n:,} but the mesh{_mesh_words(mesh)} has "
                            f"{mesh.n_vertices:,} vertices")
+    return n
+
+
+def triangle_count(a, mesh: TriMesh) -> int:
+    """``num_tris``, checked against the mesh before any array is made."""
+    m = a.uint("num_tris")
+    if m != mesh.n_faces:
+        raise ArchiveError(f"num_tris is {m:,} but the mesh{_mesh_words(mesh)} has "
+                           f"{mesh.n_faces:,} triangles")
+    return m
+
+def _walk(a, mesh: TriMesh):
+    """Values of the archive in coal's order: ``(vertices (n, 3), triangles (m, 3), node
+    bytes (j,) uint8, num_bvs)``. Counts are checked against the mesh before any array."""
+    a.class_info("the BVHModel", tracked=True)
+    a.object_id("the BVHModel")
+    n = geometry_and_vertex_count(a, mesh)
     a.class_info("vertices")
     if not a.pointer("vertices", new_class=True):
         raise ArchiveError("the model has no vertices (a null pointer)")
     _collection(a, "vertices", n)
     vertices = a.numbers("the vertices", 3 * n, "f8").reshape(n, 3)
-    m = a.uint("num_tris")
-    if m != mesh.n_faces:
-        raise ArchiveError(f"num_tris is {m:,} but the mesh{_mesh_words(mesh)} has "
-                           f"{mesh.n_faces:,} triangles")
+    m = triangle_count(a, mesh)
     a.class_info("tri_indices")
     if not a.pointer("tri_indices", new_class=True):
         raise ArchiveError("the model has no triangles (a null pointer)")

@@ -26,7 +26,7 @@ import re
 from pathlib import Path
 
 from core.bvh.boost_archive import BINARY_START, TEXT_START, ArchiveError
-from core.bvh.coal_tree import _mesh_words, read_bvh_model
+from core.bvh.coal_tree import geometry_and_vertex_count, read_bvh_model, triangle_count
 from core.bvh.treefile import ImportedTree
 from core.mesh import TriMesh
 
@@ -70,29 +70,11 @@ def _walk_hpp_fcl(a, mesh: TriMesh):
     if version > CLASS_VERSION:
         raise ArchiveError(f"BVHModel class version {version} is newer than this reader knows "
                            f"(it reads hpp-fcl 2.x's version {CLASS_VERSION})")
-    a.class_info("the BVHModelBase")
-    a.class_info("the CollisionGeometry")
-    a.class_info("aabb_center")
-    for _ in range(3):
-        a.float("aabb_center", "item")
-    a.float("aabb_radius")
-    a.class_info("aabb_local")
-    for name in ("min_", "max_"):
-        for _ in range(3):
-            a.float(f"aabb_local {name}", "item")
-    for name in ("cost_density", "threshold_occupied", "threshold_free"):
-        a.float(name)
-    n = a.uint("num_vertices")
-    if n != mesh.n_vertices:
-        raise ArchiveError(f"num_vertices is {n:,} but the mesh{_mesh_words(mesh)} has "
-                           f"{mesh.n_vertices:,} vertices")
+    n = geometry_and_vertex_count(a, mesh)
     if n:
         _eigen_matrix_head(a, "vertices", n)
         vertices = a.numbers("the vertices", 3 * n, "f8").reshape(n, 3)
-    m = a.uint("num_tris")
-    if m != mesh.n_faces:
-        raise ArchiveError(f"num_tris is {m:,} but the mesh{_mesh_words(mesh)} has "
-                           f"{mesh.n_faces:,} triangles")
+    m = triangle_count(a, mesh)
     if m:
         _eigen_matrix_head(a, "tri_indices", m)
         triangles = a.numbers("the triangles", 3 * m, "u8").reshape(m, 3)
