@@ -360,7 +360,10 @@ class OutlinerPanel(QWidget):
     def _search_row(self) -> QHBoxLayout:
         row = QHBoxLayout()
         self.search_body = QComboBox()
-        self.search_body.addItems([f"tree {name}" for name in BODY_NAMES])
+        for i, name in enumerate(BODY_NAMES):
+            self.search_body.addItem(f"tree {name}")
+            self.search_body.setItemData(i, f"Search the tree of body {name}",
+                                         Qt.ItemDataRole.ToolTipRole)
         self.search_body.setToolTip("Which tree to search")
         self.search_field = QLineEdit()
         self.search_field.setPlaceholderText("node id, #our id, or t triangle")
