@@ -161,6 +161,21 @@ def triangle_count(a, mesh: TriMesh) -> int:
                            f"{mesh.n_faces:,} triangles")
     return m
 
+
+def node_records(a, m: int, tree_words: str) -> tuple[bytes, int]:
+    """The archive's end, as coal and hpp-fcl 2.x write it after the mesh: ``with_bvs``,
+    ``num_bvs`` checked against the ``m`` triangles (a binary tree of one triangle a leaf has
+    ``2 m - 1`` nodes) before anything is allocated, then the node records' bytes.
+    ``tree_words`` names the engine's tree in the message ("a coal tree")."""
+    if not a.bool("with_bvs"):
+        raise ArchiveError("the model holds no bounding volumes (with_bvs is 0): save it "
+                           "after endModel")
+    k = a.uint("num_bvs")
+    if not 1 <= k <= max(2 * m - 1, 1):
+        raise ArchiveError(f"num_bvs is {k:,}, but {tree_words} over {m:,} triangles has "
+                           f"{max(2 * m - 1, 1):,} nodes")
+    return a.rest_bytes("the nodes"), k
+
 def _walk(a, mesh: TriMesh):
     """Values of the archive in coal's order: ``(vertices (n, 3), triangles (m, 3), node
     bytes (j,) uint8, num_bvs)``. Counts are checked against the mesh before any array."""
@@ -183,14 +198,7 @@ def _walk(a, mesh: TriMesh):
     if a.pointer("prev_vertices", new_class=True):
         raise ArchiveError("prev_vertices is set (a model saved while being updated): this "
                            "reader reads models saved after endModel")
-    if not a.bool("with_bvs"):
-        raise ArchiveError("the model holds no bounding volumes (with_bvs is 0): save it "
-                           "after endModel")
-    k = a.uint("num_bvs")
-    if not 1 <= k <= max(2 * m - 1, 1):
-        raise ArchiveError(f"num_bvs is {k:,}, but a coal tree over {m:,} triangles has "
-                           f"{max(2 * m - 1, 1):,} nodes")
-    records = a.rest_bytes("the nodes")
+    records, k = node_records(a, m, "a coal tree")
     return vertices, triangles.reshape(m, 3), records, k
 
 

@@ -26,7 +26,12 @@ import re
 from pathlib import Path
 
 from core.bvh.boost_archive import BINARY_START, TEXT_START, ArchiveError
-from core.bvh.coal_tree import geometry_and_vertex_count, read_bvh_model, triangle_count
+from core.bvh.coal_tree import (
+    geometry_and_vertex_count,
+    node_records,
+    read_bvh_model,
+    triangle_count,
+)
 from core.bvh.treefile import ImportedTree
 from core.mesh import TriMesh
 
@@ -84,14 +89,8 @@ def _walk_hpp_fcl(a, mesh: TriMesh):
     if a.bool("has_prev_vertices"):
         raise ArchiveError("has_prev_vertices is set (a model saved while being updated): "
                            "this reader reads models saved after endModel")
-    if not a.bool("with_bvs"):
-        raise ArchiveError("the model holds no bounding volumes (with_bvs is 0): save it "
-                           "after endModel")
-    k = a.uint("num_bvs")
-    if not 1 <= k <= max(2 * m - 1, 1):
-        raise ArchiveError(f"num_bvs is {k:,}, but an hpp-fcl tree over {m:,} triangles has "
-                           f"{max(2 * m - 1, 1):,} nodes")
-    return vertices, triangles, a.rest_bytes("the nodes"), k
+    records, k = node_records(a, m, "an hpp-fcl tree")
+    return vertices, triangles, records, k
 
 
 def _eigen_matrix_head(a, what: str, want: int) -> None:
