@@ -301,19 +301,8 @@ def brute_force_distance(va, fa, vb, fb):
 
 @njit(cache=True, nogil=True)
 def _brute_force_distance(va, fa, vb, fb):
-    """The kernel of :func:`brute_force_distance`.
-
-    Parameters
-    ----------
-    va, vb : (n, 3) float64
-        Both in the same frame.
-    fa, fb : (m, 3) int32
-
-    Returns
-    -------
-    dist : float
-    pair : (2,) int64
-    """
+    """The kernel of :func:`brute_force_distance`: the same arrays, as that function hands them over
+    (read-only, vertices ``float64``, faces and ids ``int32``)."""
     best = np.inf
     pair = np.full(2, -1, dtype=np.int64)
     for i in range(fa.shape[0]):

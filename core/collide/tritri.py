@@ -851,25 +851,8 @@ def tri_tri_batch(va, fa, vb, fb, pair_ids, kinds_out, segs_out) -> None:
 
 @njit(cache=True, nogil=True, parallel=True)
 def _tri_tri_batch(va, fa, vb, fb, pair_ids, kinds_out, segs_out):
-    """The kernel of :func:`tri_tri_batch` (its inputs read-only, ids int32).
-
-    Parameters
-    ----------
-    va : (na, 3) float64
-        Vertices of mesh A.
-    fa : (ma, 3) int32
-        Faces of mesh A.
-    vb : (nb, 3) float64
-        Vertices of mesh B, already in A's frame.
-    fb : (mb, 3) int32
-        Faces of mesh B.
-    pair_ids : (c, 2) int32 or int64
-        Face ids ``(a, b)`` of the pairs to test.
-    kinds_out : (c,) int8
-        Written with the :class:`ContactKind` value of each pair (or :data:`OUT_OF_RANGE`).
-    segs_out : (c, 2, 3) float64
-        Written with the contact segment of each pair (NaN for DISJOINT).
-    """
+    """The kernel of :func:`tri_tri_batch`: the same arrays, as that function hands them over
+    (read-only, vertices ``float64``, faces and ids ``int32``)."""
     for k in prange(pair_ids.shape[0]):
         ia = pair_ids[k, 0]
         ib = pair_ids[k, 1]
@@ -906,17 +889,8 @@ def tri_tri_distance_batch(va, fa, vb, fb, pair_ids, dist_out, segs_out) -> None
 
 @njit(cache=True, nogil=True, parallel=True)
 def _tri_tri_distance_batch(va, fa, vb, fb, pair_ids, dist_out, segs_out):
-    """The kernel of :func:`tri_tri_distance_batch`.
-
-    Parameters
-    ----------
-    va, fa, vb, fb : as :func:`tri_tri_batch`
-    pair_ids : (c, 2) int32 or int64
-    dist_out : (c,) float64
-        Written with the distance of each pair (Ericson 2005, 5.1.9; a float approximation).
-    segs_out : (c, 2, 3) float64
-        Written with the closest points, on A then on B.
-    """
+    """The kernel of :func:`tri_tri_distance_batch`: the same arrays, as that function hands
+    them over (read-only, vertices ``float64``, faces and ids ``int32``)."""
     for k in prange(pair_ids.shape[0]):
         ia = pair_ids[k, 0]
         ib = pair_ids[k, 1]
