@@ -91,13 +91,35 @@ def test_saving_an_empty_recording_says_so(qtbot, window, tmp_path):
     assert not (tmp_path / "empty.bvhrec").exists()
 
 
-def test_cancel_in_the_progress_dialog_stops_saving_and_writes_nothing(qtbot, window, tmp_path):
+def test_cancel_in_the_progress_dialog_stops_saving_and_writes_nothing(
+        qtbot, window, tmp_path, monkeypatch):  # fmt: skip
+    import threading
+
+    import viewer.control.recording as recording_control
+
     record_approach(qtbot, window)
     messages = []
     window.model.message.connect(messages.append)
-    # Cancel pressed as soon as the dialog shows, before the first array is written.
-    window.model.job_progress.connect(
-        lambda *_a: window.progress_dialogs.job.findChild(QPushButton).click())
+    # Cancel pressed as soon as the dialog shows. The saving thread waits at its first
+    # progress report until the click has landed: five small frames are written faster
+    # than the GUI thread handles the queued progress signal (the full run once saved them
+    # all before the click).
+    clicked = threading.Event()
+    real_save = recording_control.save_recording
+
+    def save_waiting_for_the_click(recording, path, progress=None, cancel=None):
+        def progress_then_wait(done, total):
+            progress(done, total)
+            clicked.wait(timeout=30)
+        return real_save(recording, path, progress=progress_then_wait, cancel=cancel)
+
+    monkeypatch.setattr(recording_control, "save_recording", save_waiting_for_the_click)
+
+    def click_cancel(*_a):
+        window.progress_dialogs.job.findChild(QPushButton).click()
+        clicked.set()
+
+    window.model.job_progress.connect(click_cancel)
     path = tmp_path / "cancelled.bvhrec"
     assert window.recording_menu.save_recording_as(str(path))
     wait_job(qtbot, window)
