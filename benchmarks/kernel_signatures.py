@@ -76,9 +76,9 @@ def cache_folder(path: Path) -> Path:
     ``XDG_CACHE_HOME``) ``bvh-lab/numba/<digest of the current core sources>``."""
     if any(path.glob("*/*.nbi")):
         return path
-    from core import _numba_cache
+    from core.jit import numba_cache
 
-    return path / "bvh-lab" / "numba" / _numba_cache.sources_digest()
+    return path / "bvh-lab" / "numba" / numba_cache.sources_digest()
 
 
 def snapshot(folder: Path) -> dict[str, list[str]]:

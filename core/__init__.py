@@ -19,9 +19,9 @@ import os
 # be set before the OpenMP runtime loads, i.e. before the first parallel kernel runs.
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
-from core import _numba_cache  # noqa: E402
+from core.jit import numba_cache  # noqa: E402
 
-_numba_cache.configure()
+numba_cache.configure()
 
 from typing import TYPE_CHECKING  # noqa: E402
 

@@ -696,7 +696,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command == "warmup":
-        from core.warmup import run_worker, warm_up
+        from core.jit.warmup import run_worker, warm_up
 
         if args.jobs is not None and args.jobs < 1:
             print(f"error: --jobs must be at least 1, got {args.jobs}", file=sys.stderr)

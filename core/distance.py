@@ -27,7 +27,7 @@ from core.collide.query import box_margin, check_tree, relative_pose, rigid_body
 from core.collide.tandem import transform_points
 from core.collide.trace import Counters
 from core.collide.traversal import grow
-from core.kernel_args import frozen
+from core.jit.kernel_args import frozen
 from core.mesh import TriMesh, check_coordinate_bound
 from core.pose import Pose
 from core.settings import DEFAULT_TOLERANCES, Tolerances
@@ -282,7 +282,7 @@ def brute_force_distance(va, fa, vb, fb):
     """Minimum triangle distance over all pairs, O(ma * mb): the oracle of the tests.
 
     The arrays reach the kernel read-only, vertices ``float64`` and faces ``int32``
-    (:mod:`core.kernel_args`): one compiled signature, the warm-up's, for every caller.
+    (:mod:`core.jit.kernel_args`): one compiled signature, the warm-up's, for every caller.
 
     Parameters
     ----------

@@ -26,7 +26,7 @@ from numba import njit
 
 from core.bv import aabb, kdop, obb, sphere, ssv
 from core.bv.obb_fit import ObbFit, fit_hull_bottom_up, fit_method
-from core.kernel_args import frozen, frozen_args
+from core.jit.kernel_args import frozen, frozen_args
 
 
 @dataclass(frozen=True)
@@ -142,7 +142,7 @@ class BVKind:
 
     def shape_volumes(self, rows: np.ndarray) -> np.ndarray:
         """Volume of each row's shape, ``(j,) float64`` (``exact_volume``, else ``volume``)."""
-        # Read-only rows (core.kernel_args): a caller's selection of rows is a writable copy.
+        # Read-only rows (core.jit.kernel_args): a caller's selection of rows is a writable copy.
         rows = frozen(np.asarray(rows, dtype=np.float64).reshape(-1, self.width))
         if self.exact_volume is not None:
             return self.exact_volume(rows)
@@ -391,7 +391,7 @@ def fit_volumes(tree, mesh, bv: str | BVKind = "obb", obb_fit: ObbFit | None = N
     if hit is not None and hit[0] is mesh.vertices:
         return hit[1]
     out = np.empty((tree.n_nodes, kind.width))
-    # Read-only inputs (core.kernel_args): one compiled signature for any caller's tree.
+    # Read-only inputs (core.jit.kernel_args): one compiled signature for any caller's tree.
     args = frozen_args((mesh.vertices, mesh.faces, tree.prim_ids, tree.prim_start,
                         tree.n_prims))
     levels = frozen_args((tree.first, tree.count, tree.level_nodes, tree.level_start))
@@ -437,6 +437,6 @@ def refit_volumes(tree, mesh, bv: str | BVKind = "obb") -> np.ndarray:
     kind.refit(*frozen_args((mesh.vertices, mesh.faces, tree.prim_ids, tree.prim_start,
                              tree.n_prims, tree.first, tree.count, tree.level_nodes,
                              tree.level_start)), out)  # fmt: skip
-    # Read-only like fit_volumes' rows (the traversal reads them through core.kernel_args).
+    # Read-only like fit_volumes' rows (the traversal reads them through core.jit.kernel_args).
     out.flags.writeable = False
     return out

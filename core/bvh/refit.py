@@ -24,7 +24,7 @@ from numba import njit, prange
 
 from core.bvh.tree import Tree
 from core.errors import TopologyChangedError
-from core.kernel_args import frozen, frozen_args
+from core.jit.kernel_args import frozen, frozen_args
 from core.mesh import TriMesh
 
 #: Trees with fewer nodes refit on one thread: the pass costs about 10 ns a node (1.9 ms for
@@ -223,7 +223,7 @@ def refit_tree(tree: Tree, mesh: TriMesh, leaves: np.ndarray | None = None) -> T
         )
     bmin = np.empty_like(tree.bmin)
     bmax = np.empty_like(tree.bmax)
-    # Read-only inputs (core.kernel_args): a tree made by a caller, not by build_tree, runs
+    # Read-only inputs (core.jit.kernel_args): a tree made by a caller, not by build_tree, runs
     # the kernels the warm-up compiled.
     inputs = frozen_args((mesh.vertices, mesh.faces, tree.first, tree.count, tree.prim_ids))
     ranges = frozen(_subtree_ranges(*inputs[2:4]))

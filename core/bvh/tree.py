@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from core.kernel_args import frozen
+from core.jit.kernel_args import frozen
 
 
 class SplitRule(enum.IntEnum):
@@ -143,7 +143,7 @@ class Tree:
     def __post_init__(self):
         # Read-only arrays whoever made the tree (a build, a refit, a tree file, a caller's
         # own): the kernels that read them then run the one signature the warm-up compiled
-        # (core.kernel_args); a view, no copy.
+        # (core.jit.kernel_args); a view, no copy.
         for name in _ARRAY_FIELDS:
             object.__setattr__(self, name, frozen(getattr(self, name)))
 

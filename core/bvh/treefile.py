@@ -59,7 +59,7 @@ from core.bvh.treefile_walk import breadth_first, cycle_from, peel, subtree_runs
 from core.container import ContainerLimitError, read_array, replace_file
 from core.errors import BVHLabError, MeshFileError
 from core.io.common import MAX_FILE_BYTES, read_regular_file
-from core.kernel_args import frozen
+from core.jit.kernel_args import frozen
 from core.mesh import TriMesh
 from core.text import printable
 
@@ -819,7 +819,7 @@ def _build(f: _FileTree, mesh: TriMesh, file_of: np.ndarray, depth: np.ndarray,
     prim_ids[dst + within] = f.order[src + within]
     first = np.where(is_leaf, prim_start, left)
 
-    # Read-only as every tree's boxes (core.kernel_args): sah_cost below and every kernel
+    # Read-only as every tree's boxes (core.jit.kernel_args): sah_cost below and every kernel
     # after it run the signatures the warm-up compiled.
     bmin = frozen(f.bounds[file_of, :3])
     bmax = frozen(f.bounds[file_of, 3:])

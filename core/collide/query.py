@@ -37,7 +37,7 @@ from core.collide.traversal import (
     traverse_levels,
 )
 from core.collide.tritri import ContactKind, check_kinds, tri_tri_batch, tri_tri_distance_batch
-from core.kernel_args import frozen, frozen_args
+from core.jit.kernel_args import frozen, frozen_args
 from core.mesh import TriMesh
 from core.pose import Pose
 from core.settings import DEFAULT_TOLERANCES, Tolerances

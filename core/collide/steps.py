@@ -28,7 +28,7 @@ from core.collide.budget import check_trace_rows
 from core.collide.tandem import DescendRule
 from core.collide.trace import OVERLAPPED, Counters
 from core.collide.traversal import TREE_BOXES
-from core.kernel_args import frozen
+from core.jit.kernel_args import frozen
 
 
 class StepOutcome(enum.Enum):
@@ -174,7 +174,7 @@ def query_inputs(frame) -> QueryInputs:
         code = kind.code
         # The padding collide_bv adds: sqrt(3) D for the near-contact margin D.
         margin = pad + np.sqrt(3.0) * request.margin
-    # Read-only rows, as the traversal reads them (core.kernel_args): the stepper's kernel
+    # Read-only rows, as the traversal reads them (core.jit.kernel_args): the stepper's kernel
     # calls reuse the traversal's compiled signatures.
     return QueryInputs(kind=kind, code=code, trees=(tree_a, tree_b), meshes=(mesh_a, mesh_b),
                        volumes=tuple(frozen(v) for v in volumes), rot=frozen(rel.rotation),

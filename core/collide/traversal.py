@@ -47,7 +47,7 @@ from core.collide.budget import (
     over_budget,
     start_array,
 )
-from core.kernel_args import frozen, frozen_args
+from core.jit.kernel_args import frozen, frozen_args
 
 ACTION_CULL = 0
 ACTION_LEAVES = 1
@@ -531,6 +531,6 @@ def traverse_from_roots(*args, parallel_min: int = PARALLEL_MIN_PAIRS,
     """
     roots = frozen(np.zeros(1, dtype=np.int32))
     array = start_array(None) if control_array is None else control_array
-    # Read-only inputs: one compiled signature whatever the caller's arrays (core.kernel_args).
+    # Read-only inputs: one compiled signature whatever the caller's arrays (core.jit.kernel_args).
     return traverse_levels(*frozen_args(args), parallel_min, roots, roots, np.iinfo(np.int64).max,
                            np.int64(budget), array, 0)  # fmt: skip

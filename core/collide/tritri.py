@@ -61,7 +61,7 @@ from numba import njit, prange
 
 from core.bv._geom import tri_tri_closest
 from core.collide.predicates import O3D_ERRBOUND_A, orient2d_xy, orient3d
-from core.kernel_args import frozen
+from core.jit.kernel_args import frozen
 from core.vec3 import cross3, dot3, lerp3, sub3
 
 __all__ = [
@@ -825,7 +825,7 @@ def tri_tri_batch(va, fa, vb, fb, pair_ids, kinds_out, segs_out) -> None:
     """Run :func:`tri_tri_contact` on many face pairs, in parallel over the pairs.
 
     The inputs reach the kernel read-only, as ``float64`` vertices and ``int32`` ids
-    (:func:`core.kernel_args.frozen`: a view, a copy only for another dtype), so every caller
+    (:func:`core.jit.kernel_args.frozen`: a view, a copy only for another dtype), so every caller
     runs the one compiled signature the warm-up made.
 
     Parameters

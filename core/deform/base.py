@@ -17,7 +17,7 @@ from typing import ClassVar
 import numpy as np
 
 from core.errors import MeshError
-from core.kernel_args import frozen
+from core.jit.kernel_args import frozen
 
 
 class Axis(enum.Enum):
@@ -97,7 +97,7 @@ def as_rest(rest) -> np.ndarray:
     is not one.
 
     Read-only and contiguous input keeps each deformer's kernel to the one compiled signature
-    the warm-up made (:mod:`core.kernel_args`): a mesh's vertices are read-only, an array a
+    the warm-up made (:mod:`core.jit.kernel_args`): a mesh's vertices are read-only, an array a
     caller built is not.
 
     Raises

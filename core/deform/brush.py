@@ -9,7 +9,7 @@ import numpy as np
 from numba import njit
 
 from core.deform.base import as_rest
-from core.kernel_args import frozen
+from core.jit.kernel_args import frozen
 
 
 class Falloff(enum.Enum):

@@ -263,7 +263,7 @@ def _scatter(ent_node, ent_tri, masks, child_first):
     n_total = 0
     for e in range(ent_node.shape[0]):
         if child_first[ent_node[e]] >= 0:
-            # An int, not the mask's uint8: run as Python (core.interpreted) the count would
+            # An int, not the mask's uint8: run as Python (core.jit.interpreted) the count would
             # stay uint8 and wrap past 255 entries (an IndexError below).
             mk = int(masks[e])
             while mk:

@@ -13,7 +13,7 @@ from core.bvh import SplitRule, build_tree
 from core.collide.brute import brute_force_pairs
 from core.collide.bvquery import collide_bv
 from core.collide.tritri import pair_in_range
-from core.kernel_args import frozen
+from core.jit.kernel_args import frozen
 from core.mesh import TriMesh
 from core.pose import Pose
 from tests.core.meshgen import sphere_mesh, triangle_soup

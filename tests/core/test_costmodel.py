@@ -177,7 +177,7 @@ def test_kdop_rotated_test_is_the_two_box_projections():
     import numpy as np
 
     from core.bv import kdop
-    from core.kernel_args import frozen, frozen_args
+    from core.jit.kernel_args import frozen, frozen_args
 
     rng = np.random.default_rng(7)
 

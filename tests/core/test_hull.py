@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from core.bv import hull as hull_module
 from core.bv.hull import convex_hull, hull_of_subset
-from core.kernel_args import frozen
+from core.jit.kernel_args import frozen
 from tests.core.meshgen import closest_point_on_triangle
 
 TOL_REL = 1e-12

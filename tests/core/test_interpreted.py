@@ -1,4 +1,4 @@
-"""Kernels run as Python while the kernel cache is cold (``core.interpreted``): the same frame,
+"""Kernels run as Python while the kernel cache is cold (``core.jit.interpreted``): the same frame,
 nothing compiled, and kernels load from the cache as the background compile saves them."""
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[2]
 FRAME_SCRIPT = r"""
 import dataclasses, json, sys
 import numpy as np
-from core import interpreted
+from core.jit import interpreted
 from core.deform import DEFORMERS
 from core.experiments.common import sphere_mesh
 from core.pipeline import BodyInput, FramePipeline, PipelineSettings
@@ -82,7 +82,7 @@ def test_an_interpreted_frame_equals_the_compiled_one_and_compiles_nothing(tmp_p
 LOAD_SCRIPT = r"""
 import subprocess, sys, json
 import numpy as np
-from core import interpreted
+from core.jit import interpreted
 from core.collide import tritri
 
 interpreted.start()
@@ -111,7 +111,7 @@ def test_a_kernel_saved_by_another_process_is_loaded_after_a_report(tmp_path):
 
 
 def test_stop_restores_compiling_on_first_call():
-    from core import interpreted
+    from core.jit import interpreted
     from core.collide import tritri
 
     interpreted.start()
@@ -122,7 +122,7 @@ def test_stop_restores_compiling_on_first_call():
 
 
 EVERY_STEP_SCRIPT = r"""
-from core import interpreted, warmup
+from core.jit import interpreted, warmup
 interpreted.start()
 for key in warmup.step_keys():
     warmup.run_step(key)

@@ -1,4 +1,4 @@
-"""Arrays reach the kernels read-only, whatever the caller passed (core.kernel_args).
+"""Arrays reach the kernels read-only, whatever the caller passed (core.jit.kernel_args).
 
 numba compiles a kernel apart for a writable and a read-only array: a caller with arrays of
 its own (a tree it built, ``np.load`` rows, a test) used to compile a second signature that
@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from core.bvh import build_tree
-from core.kernel_args import frozen, frozen_args
+from core.jit.kernel_args import frozen, frozen_args
 from core.pose import Pose
 from tests.core.meshgen import sphere_mesh
 

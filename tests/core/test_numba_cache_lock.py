@@ -7,7 +7,7 @@ import threading
 
 from numba.core.caching import IndexDataCacheFile
 
-import core  # noqa: F401  installs the save lock (core._numba_cache.configure)
+import core  # noqa: F401  installs the save lock (core.jit.numba_cache.configure)
 
 
 def test_two_saves_at_once_keep_each_signature_its_own_code(tmp_path):

@@ -23,7 +23,7 @@ from core.collide.bvquery import collide_bv
 from core.collide.selfcollide import self_traverse
 from core.collide.tandem import traverse
 from core.collide.traversal import TREE_BOXES, TraversalRecord, traverse_levels
-from core.kernel_args import frozen, frozen_args
+from core.jit.kernel_args import frozen, frozen_args
 from core.pose import Pose
 from tests.core.meshgen import sphere_mesh
 
@@ -46,7 +46,7 @@ def _leaves(tree) -> np.ndarray:
 
 def _run(code, tree_a, tree_b, vol_a, vol_b, rot, trans, margin, rule, is_self=False,
          record=True, parallel_min=10**9):  # fmt: skip
-    # Read-only inputs, as the core passes them (core.kernel_args): the warmed signature.
+    # Read-only inputs, as the core passes them (core.jit.kernel_args): the warmed signature.
     roots = frozen(np.zeros(1, dtype=np.int32))
     args = frozen_args((code, tree_a.first, tree_a.count, tree_a.bmin, tree_a.bmax, vol_a,
                         tree_b.first, tree_b.count, tree_b.bmin, tree_b.bmax, vol_b, rot, trans))

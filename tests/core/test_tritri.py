@@ -21,7 +21,7 @@ from core.collide.tritri import (
     tri_tri_batch,
     tri_tri_contact,
 )
-from core.kernel_args import frozen
+from core.jit.kernel_args import frozen
 from tests.core.meshgen import closest_point_on_triangle
 
 MESH_DIR = Path("/work/shared/data/meshes")

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from core import _numba_cache, warmup
+from core.jit import numba_cache, warmup
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -56,7 +56,7 @@ def test_the_warm_up_reports_every_step_once_in_order_and_leaves_the_stamp(tmp_p
 
     cache = tmp_path / "cache"
     shutil.copytree(os.environ["NUMBA_CACHE_DIR"], cache,
-                    ignore=shutil.ignore_patterns(_numba_cache.COMPLETE_NAME, "*.lock"))
+                    ignore=shutil.ignore_patterns(numba_cache.COMPLETE_NAME, "*.lock"))
     env = dict(os.environ, NUMBA_CACHE_DIR=str(cache))
     done = subprocess.run([sys.executable, "-m", "core", "warmup", "--progress", "--jobs", "2"],
                           cwd=ROOT, env=env, capture_output=True, text=True, check=False)
@@ -67,7 +67,7 @@ def test_the_warm_up_reports_every_step_once_in_order_and_leaves_the_stamp(tmp_p
     assert [p[:2] for p in parsed] == [(n, m) for n in range(1, m + 1)]
     assert sorted(p[2] for p in parsed) == sorted(warmup.step_keys())
     assert lines[-1].startswith("numba kernels ready in ")
-    assert (cache / _numba_cache.COMPLETE_NAME).is_file()
+    assert (cache / numba_cache.COMPLETE_NAME).is_file()
 
 
 def test_bad_options_are_one_line(tmp_path):

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from PyQt6.QtWidgets import QLabel
 
-from core import interpreted
+from core.jit import interpreted
 from tests.viewer.conftest import settle
 from viewer.control.kernels import steps_for_choice
 from viewer.state.pipeline import PipelineChoice
@@ -137,7 +137,7 @@ def test_the_background_compile_runs_reports_and_ends(make_window, qtbot):
 
 
 def test_each_choice_names_the_kernels_it_waits_for():
-    from core.warmup import step_keys
+    from core.jit.warmup import step_keys
 
     first = (("triangle-tests", "trees", "frame"), "the first frame's kernels")
     assert steps_for_choice(PipelineChoice()) == [first]

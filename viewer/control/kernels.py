@@ -1,10 +1,10 @@
 """The kernels' compile on a first start: in the background, with progress, never in the way.
 
-A first start (an incomplete kernel cache, :func:`core._numba_cache.is_complete`) used to
+A first start (an incomplete kernel cache, :func:`core.jit.numba_cache.is_complete`) used to
 compile about 200 numba kernels before the first frame: 133 s on two cores, behind a busy
 dialog. Now the app starts ``python -m core warmup --progress --nice 5`` in a process group of
 its own and reads its ``compiled N of M [KEY] WHAT`` lines in a thread, while
-:mod:`core.interpreted` runs every kernel that has no machine code yet as Python: the first
+:mod:`core.jit.interpreted` runs every kernel that has no machine code yet as Python: the first
 frame comes in seconds, correct and slower. Each progress line makes the kernels look in the
 cache again, so frames speed up as the compile goes; when it finishes, the next frame loads
 every kernel (:func:`viewer.control.frames._ensure_kernels`) and runs at full speed.
@@ -23,8 +23,8 @@ import sys
 import tempfile
 import time
 
-from core import interpreted
-from core.warmup import (
+from core.jit import interpreted
+from core.jit.warmup import (
     FIRST_FRAME_STEPS,
     die_with_parent,
     is_cache_complete,

@@ -24,7 +24,7 @@ class KernelStatus:
     Attributes
     ----------
     n_done, n_steps : int
-        Warm-up steps compiled, of all (``core.warmup``); both 0 when nothing compiles.
+        Warm-up steps compiled, of all (``core.jit.warmup``); both 0 when nothing compiles.
     keys_done : frozenset of str
         The steps compiled (``"frame"``, ``"bv-obb"``, ``"partition-grid"``, ...).
     last_words : str

@@ -3,14 +3,14 @@
 Kernels are compiled with ``cache=True``: this writes the machine code to the on-disk cache
 and later processes load it in well under a second. ``make run`` and ``make test`` call
 ``python -m core warmup`` after installing; the app runs it in the background when it finds
-the cache incomplete (:mod:`core.interpreted` runs the kernels as Python meanwhile).
+the cache incomplete (:mod:`core.jit.interpreted` runs the kernels as Python meanwhile).
 
 The work is a list of :data:`STEPS`, the app's first frame first. ``warm_up`` hands the
 steps to worker processes one at a time (``python -m core warmup --worker`` reads step keys
 on standard input), so two cores stay busy to the end and every finished step is reported
 as it happens: ``compiled 3 of 24 [traversal] the traversal's variants...``
 (:func:`progress_line`, read back by :func:`parse_progress`). A complete run leaves a stamp in
-the cache directory (:func:`core._numba_cache.mark_complete`).
+the cache directory (:func:`core.jit.numba_cache.mark_complete`).
 """
 
 from __future__ import annotations
@@ -306,9 +306,9 @@ def _steps() -> tuple[WarmStep, ...]:
 
 def is_cache_complete() -> bool:
     """Whether a complete warm-up filled the kernel cache of the current sources."""
-    from core import _numba_cache
+    from core.jit import numba_cache
 
-    return _numba_cache.is_complete()
+    return numba_cache.is_complete()
 
 
 @functools.lru_cache(maxsize=1)
@@ -492,14 +492,14 @@ def warm_up(verbose: bool = True, jobs: int | None = None, progress: bool = Fals
     jobs : int, optional
         Worker processes (default: one per core). numba compiles in the calling thread
         only, so a second process halves a cold warm-up on two cores; saves into the cache
-        are locked (:func:`core._numba_cache.install_save_lock`).
+        are locked (:func:`core.jit.numba_cache.install_save_lock`).
     progress : bool
         Print a :func:`progress_line` as each step finishes.
     nice : int
         Lower the workers' priority by this much (the app's background compile: its window
         and frames come first).
     """
-    from core import _numba_cache
+    from core.jit import numba_cache
 
     t0 = time.perf_counter()
     jobs = default_jobs() if jobs is None else jobs
@@ -514,7 +514,7 @@ def warm_up(verbose: bool = True, jobs: int | None = None, progress: bool = Fals
             print(progress_line(len(done), m, step.key, step.words), flush=True)
 
     _compile_in_workers(jobs, nice, on_step)
-    _numba_cache.mark_complete()
+    numba_cache.mark_complete()
     seconds = time.perf_counter() - t0
     if verbose:
         print(f"numba kernels ready in {seconds:.1f} s", flush=True)

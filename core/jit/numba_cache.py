@@ -17,7 +17,8 @@ import shutil
 import sys
 from pathlib import Path
 
-_CORE_DIR = Path(__file__).resolve().parent
+# This module lives in core/jit/: the digest covers the whole core package, not this folder.
+_CORE_DIR = Path(__file__).resolve().parent.parent
 
 #: Cache directories kept (each about 20 MB): the current sources and a few recent ones.
 KEEP_DIRECTORIES = 4
