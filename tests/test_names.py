@@ -47,7 +47,7 @@ SHARED_BY_DESIGN: dict[str, tuple[str, tuple[str, ...]]] = {
     "load_mesh": ("the package's entry point checks its arguments, then calls core.io's",
                   ("core/__init__.py", "core/io/__init__.py")),
     "main": ("the entry point of a module run as a program (python -m, a child process)",
-             ("core/cli.py", "core/collide/exact.py", "core/io/_vtk_child.py",
+             ("core/cli/__init__.py", "core/collide/exact.py", "core/io/_vtk_child.py",
               "viewer/__main__.py", "viewer/interactive_benchmark.py")),
 }
 

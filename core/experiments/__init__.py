@@ -1,7 +1,7 @@
 """Experiments: classic results of the collision-detection literature, rerun on this engine,
 each as a figure (PNG, SVG), its data (CSV) and a paragraph reading the numbers.
 
-``python -m core experiment NAME`` (:mod:`core.cli_experiment`) and the app's Experiments
+``python -m core experiment NAME`` (:mod:`core.cli.experiment`) and the app's Experiments
 window run them through :func:`run_experiment` and :func:`write_outputs`. Each experiment is
 one module with an :class:`~core.experiments.base.Experiment` named ``EXPERIMENT``,
 registered in :data:`EXPERIMENTS` below.

@@ -12,7 +12,7 @@ import pytest
 from core.bvh import SplitRule, build_tree
 from core.bvh.treefile import read_tree
 from core.cli import main
-from core.cli_steps import DEFAULT_MAX_STEPS
+from core.cli.steps import DEFAULT_MAX_STEPS
 from core.collide.brute import brute_force_pairs
 from core.collide.steps import traversal_steps
 from core.io import load_mesh

@@ -11,7 +11,7 @@ import pytest
 
 from core.bv import BV_KINDS
 from core.cli import main
-from core.cli_experiment import parse_sizes
+from core.cli.experiment import parse_sizes
 from core.experiments import EXPERIMENTS
 
 

@@ -9,8 +9,9 @@ import json
 import numpy as np
 import pytest
 
-from core import cli, contacts
-from core.cli import main, write_json
+from core import contacts
+from core.cli import main, output
+from core.cli.output import write_json
 from core.pose import Pose
 
 
@@ -151,7 +152,7 @@ def test_write_json_equals_json_dumps_and_streams(monkeypatch):
             self.sizes.append(len(s))
             return super().write(s)
 
-    monkeypatch.setattr(cli, "_JSON_ROWS_PER_WRITE", 64)
+    monkeypatch.setattr(output, "_JSON_ROWS_PER_WRITE", 64)
     out = Recorder()
     write_json(report, out)
     assert out.getvalue() == json.dumps(plain) + "\n"
@@ -223,7 +224,7 @@ def test_memory_error_is_one_line(capsys, assets_dir, monkeypatch):
     def too_big(report, out):
         raise MemoryError
 
-    monkeypatch.setattr(cli, "write_json", too_big)
+    monkeypatch.setattr(output, "write_json", too_big)
     path = assets_dir / "spot.obj"
     code, out, err = run(capsys, "contacts", path, path, "--json")
     _one_line_error(code, out, err, "out of memory", "--max-pairs")

@@ -71,7 +71,7 @@ def run_diff(args) -> dict:
 
 def format_diff(report: dict) -> str:
     """The text form: the two trees in two columns, then the nodes that differ most."""
-    from core.cli_quality import _number
+    from core.cli.quality import _number
     first, second = report["trees"]
     lines = [f"mesh: {report['mesh']} ({report['triangles']:,} triangles)",
              f"first:  {first['tree']}", f"second: {second['tree']}",
