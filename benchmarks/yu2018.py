@@ -15,7 +15,7 @@ import argparse
 from pathlib import Path
 
 from core.io import load_mesh
-from core.partition.overlap_region import yu_experiment
+from core.partition.compare import yu_experiment
 
 ASSETS = Path(__file__).resolve().parent.parent / "assets"
 

@@ -22,7 +22,7 @@ FIGURE_WIDTH = 10.0
 
 def sphere_rings(n_triangles: int) -> int:
     """Rings of the latitude-longitude sphere
-    (:func:`core.partition.overlap_region.uv_sphere`) with the triangle count nearest
+    (:func:`core.shapes.uv_sphere`) with the triangle count nearest
     ``n_triangles``: ``n`` rings have ``4 n (n - 1)`` triangles."""
     if n_triangles < 16:
         raise ValueError(f"a sphere needs at least 16 triangles, got {n_triangles}")
@@ -32,7 +32,7 @@ def sphere_rings(n_triangles: int) -> int:
 def sphere_mesh(n_triangles: int, radius: float = 1.0, name: str = "sphere") -> TriMesh:
     """A closed latitude-longitude sphere of about ``n_triangles`` triangles (at least 16),
     centred at the origin, faces outwards."""
-    from core.partition.overlap_region import uv_sphere
+    from core.shapes import uv_sphere
 
     return uv_sphere(sphere_rings(n_triangles), radius, name)
 

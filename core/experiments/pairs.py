@@ -12,8 +12,9 @@ from functools import lru_cache
 from core.experiments.base import ExperimentScene
 from core.experiments.common import ASSETS_DIR, bunny_pair_scene, sphere_mesh
 from core.mesh import TriMesh
-from core.partition.overlap_region import YU_POSE, decimate_by_clustering, yu_teapot
+from core.partition.compare import YU_POSE, yu_teapot
 from core.pose import Pose
+from core.shapes import decimate_by_clustering
 
 SPHERE_POSE_B = Pose.from_axis_angle((1.0, 2.0, 3.0), 0.6, (1.0, 0.3, 0.2))
 """B's pose against a unit sphere at the origin: its centre one radius away, turned so that
@@ -73,7 +74,7 @@ def sphere_pair_scene(n_triangles: int) -> ExperimentScene:
 @lru_cache(maxsize=1)
 def paper_teapot() -> TriMesh:
     """Yu et al.'s small body: the shipped teapot decimated to about 530 triangles
-    (:func:`core.partition.overlap_region.yu_teapot`)."""
+    (:func:`core.partition.compare.yu_teapot`)."""
     from core.io import load_mesh
 
     return yu_teapot(load_mesh(ASSETS_DIR / "teapot.obj"))

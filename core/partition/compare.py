@@ -21,15 +21,18 @@ import numpy as np
 
 from core.mesh import TriMesh
 from core.pose import Pose
+from core.shapes import decimate_by_clustering, fit_unit, uv_sphere
 
 __all__ = [
     "METHODS",
     "Method",
     "MethodRun",
-    "fit_unit",
     "pairs_disagreement",
     "run_method",
     "time_methods",
+    "YU_POSE",
+    "yu_experiment",
+    "yu_teapot",
 ]
 
 
@@ -235,8 +238,52 @@ def pairs_disagreement(runs: dict[str, MethodRun]) -> str:
     return f"the methods found different contacts: {counts}"
 
 
-def fit_unit(mesh: TriMesh) -> TriMesh:
-    """The mesh centred at the origin with its longest side 2 (Yu et al.'s pairs are scaled
-    to one size so that the surfaces cut each other)."""
-    lo, hi = mesh.vertices.min(axis=0), mesh.vertices.max(axis=0)
-    return mesh.with_vertices((mesh.vertices - 0.5 * (lo + hi)) * (2.0 / float(np.max(hi - lo))))
+# ----------------------------------------------------------------------------------------------
+# The paper's experiment (Yu et al. 2018, :mod:`core.partition.overlap_region`): a
+# ~530-triangle teapot against meshes of 2k-8k triangles.
+
+
+YU_POSE = Pose.from_axis_angle((1, 2, 3), 0.6, (0.6, 0.2, 0.1))
+"""B's pose in the paper-shaped runs: turned and shifted so that two bodies of size 2 cut
+each other."""
+
+YU_TEAPOT_FACES = 530
+"""Triangles of the paper's teapot."""
+
+
+def yu_teapot(teapot: TriMesh) -> TriMesh:
+    """The paper's small body: the teapot decimated to about 530 triangles, centred, longest
+    side 2."""
+    return fit_unit(decimate_by_clustering(teapot, YU_TEAPOT_FACES))
+
+
+def yu_experiment(teapot: TriMesh, spot: TriMesh | None = None, repeats: int = 3) -> list[dict]:
+    """Time the overlap-region method against the AABB tree and the BSP partition on the
+    paper's shape: a ~530-triangle teapot against 2k / 4k / 8k spheres (and spot), both ways.
+
+    Each pair is scaled to the same size and offset so that the surfaces cut each other.
+
+    Returns
+    -------
+    list of dict
+        One row per (A, B): names, triangle counts, contacts, and the best of ``repeats``
+        times in seconds under ``"overlap"``, ``"aabb"``, ``"bsp"``; ``"same"`` is True when
+        all three found the same pairs.
+    """
+    small = yu_teapot(teapot)
+    others = [fit_unit(uv_sphere(n, name=f"sphere{4 * n * (n - 1)}")) for n in (23, 32, 45)]
+    if spot is not None:
+        others.append(fit_unit(spot))
+    rows = []
+    for other in others:
+        for a, b in ((small, other), (other, small)):
+            runs = time_methods(a, b, None, YU_POSE, ("overlap", "aabb", "bsp"), repeats)
+            same = all(np.array_equal(runs[m].pairs, runs["aabb"].pairs) for m in runs)
+            rows.append({
+                "a": a.name, "b": b.name, "n_a": a.n_faces, "n_b": b.n_faces,
+                "contacts": runs["aabb"].n_contacts, "same": bool(same),
+                "overlap_candidates": runs["overlap"].n_candidates,
+                "overlap_tri_tests": runs["overlap"].n_tri_tests,
+                **{m: run.best_seconds for m, run in runs.items()},
+            })  # fmt: skip
+    return rows

@@ -371,7 +371,7 @@ def demo_scene(n_objects: int = 60, seed: int = 0, extent: float = 10.0):
     meshes : list of TriMesh
     poses : list of Pose
     """
-    from core.partition.overlap_region import uv_sphere
+    from core.shapes import uv_sphere
 
     rng = np.random.default_rng(seed)
     ball = uv_sphere(6)

@@ -3,31 +3,22 @@
 import numpy as np
 
 from core.mesh import TriMesh
+from core.shapes import uv_sphere
 
 
 def sphere_mesh(n: int, radius: float = 1.0, name: str = "sphere") -> TriMesh:
-    """A closed UV sphere with ``n`` rings and ``2n`` segments: ``4n(n-1)`` triangles."""
-    rings, segs = n, 2 * n
-    theta = np.linspace(0.0, np.pi, rings + 1)[1:-1]
-    phi = np.linspace(0.0, 2 * np.pi, segs, endpoint=False)
-    t, p = np.meshgrid(theta, phi, indexing="ij")
-    ring_pts = np.stack([np.sin(t) * np.cos(p), np.sin(t) * np.sin(p), np.cos(t)], -1)
-    ring_pts = ring_pts.reshape(-1, 3)
-    v = np.concatenate([[[0, 0, 1]], ring_pts, [[0, 0, -1]]]) * radius
-    top, bottom = 0, len(v) - 1
-    faces = []
+    """A closed UV sphere with ``n`` rings and ``2n`` segments: ``4n(n-1)`` triangles
+    (:func:`core.shapes.uv_sphere`).
 
-    def idx(r, s):
-        return 1 + r * segs + (s % segs)
-
-    for s in range(segs):
-        faces.append([top, idx(0, s), idx(0, s + 1)])
-        faces.append([bottom, idx(rings - 2, s + 1), idx(rings - 2, s)])
-    for r in range(rings - 2):
-        for s in range(segs):
-            faces.append([idx(r, s), idx(r + 1, s), idx(r + 1, s + 1)])
-            faces.append([idx(r, s), idx(r + 1, s + 1), idx(r, s + 1)])
-    return TriMesh.from_arrays(v, np.array(faces), name)
+    The faces are in the order the tests were written for, segment by segment within each
+    band (the top and bottom fans interleaved, then each ring's two triangles of a quad
+    side by side), so face ids named in their assertions stay those of the same triangles.
+    """
+    mesh = uv_sphere(n, radius, name)
+    # uv_sphere lists the faces band by band as (2, segments) blocks: (top fan, bottom fan),
+    # then (first, second triangle of each quad) for every ring; this interleaves each block.
+    faces = mesh.faces.reshape(-1, 2, 2 * n, 3).transpose(0, 2, 1, 3).reshape(-1, 3)
+    return TriMesh.from_arrays(mesh.vertices, faces, name)
 
 
 def triangle_soup(

@@ -202,11 +202,8 @@ def test_overlap_region_soup_matches_oracle(soups, pose_name, cells_per_axis):
 
 
 def test_overlap_region_real_meshes_and_experiment(spot_teapot, teapot):
-    from core.partition.overlap_region import (
-        decimate_by_clustering,
-        overlap_region_contacts,
-        uv_sphere,
-    )
+    from core.partition.overlap_region import overlap_region_contacts
+    from core.shapes import decimate_by_clustering, uv_sphere
 
     spot, small, pose_a, pose_b, expected = spot_teapot
     result = overlap_region_contacts(spot, small, pose_a, pose_b)
@@ -224,7 +221,7 @@ def test_yu_experiment_methods_agree_on_every_pair(teapot, spot):
     """The benchmark's table (``python -m benchmarks.yu2018``): every row has contacts, and
     the overlap-region method, the AABB tree and the BSP report the same pairs."""
     from benchmarks.yu2018 import format_rows
-    from core.partition.overlap_region import yu_experiment
+    from core.partition.compare import yu_experiment
 
     rows = yu_experiment(teapot, spot, repeats=1)
     assert len(rows) == 8  # three spheres and spot, both ways round
