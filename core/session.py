@@ -1,6 +1,6 @@
 """The ``.bvhsession`` file: a whole scene as the user left it, to be opened again.
 
-The same container as a recording (:mod:`core.container`: a zip that ``numpy.load`` opens,
+The same container as a recording (:mod:`core.files.container`: a zip that ``numpy.load`` opens,
 one ``.npy`` member per array, ``manifest.json``), with its own manifest, format
 ``"bvh-lab session"`` version 1. The arrays are each body's mesh (rest vertices after
 sculpting, faces, the source face ids and, when they differ, the vertices as loaded); the
@@ -41,7 +41,9 @@ import numpy as np
 from core.bv import BV_KINDS, ObbFit
 from core.bvh import SplitRule
 from core.collide import DescendRule
-from core.container import (
+from core.deform import DEFORMERS
+from core.errors import BVHLabError
+from core.files.container import (
     MANIFEST,
     Cancel,
     Progress,
@@ -51,8 +53,6 @@ from core.container import (
     read_manifest,
     write_container,
 )
-from core.deform import DEFORMERS
-from core.errors import BVHLabError
 from core.mesh import MAX_ABS_COORDINATE, TriMesh
 from core.partition import PARTITION_KINDS
 from core.pipeline import UpdateMode

@@ -56,8 +56,9 @@ import numpy as np
 from core.bvh.quality import sah_cost, volume_sum
 from core.bvh.tree import BuildStats, SplitRule, Tree
 from core.bvh.treefile_walk import breadth_first, cycle_from, peel, subtree_runs
-from core.container import ContainerLimitError, read_array, replace_file
 from core.errors import BVHLabError, MeshFileError
+from core.files.container import ContainerLimitError, read_array
+from core.files.safe_write import replace_file
 from core.io.common import MAX_FILE_BYTES, read_regular_file
 from core.jit.kernel_args import frozen
 from core.mesh import TriMesh
@@ -356,7 +357,7 @@ _ZIP_METHODS = (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED)
 
 def _npy_header_bytes(archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> int:
     """The length of a ``.npy`` member's header, read from its first bytes (0 if they are
-    not an ``.npy`` magic: :func:`core.container.read_array` names that)."""
+    not an ``.npy`` magic: :func:`core.files.container.read_array` names that)."""
     with archive.open(info) as stream:
         head = stream.read(12)
     if len(head) < 10 or head[:6] != b"\x93NUMPY":

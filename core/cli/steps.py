@@ -63,7 +63,7 @@ def write_steps(path, steps, file_ids=(None, None)) -> int:
         The file cannot be written (an existing file is left as it was).
     """
     from core.collide.steps import CODE_CULLED, CODE_LEAF_PAIR, CODE_SPLIT
-    from core.container import replace_file
+    from core.files.safe_write import replace_file
 
     columns = steps.columns()
     nodes = []

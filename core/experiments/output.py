@@ -10,8 +10,8 @@ from pathlib import Path
 
 import numpy as np
 
-from core.container import replace_file
 from core.experiments.base import ExperimentResult
+from core.files.safe_write import replace_file
 
 #: Resolution of the PNG: a 10-inch figure is 1500 pixels wide, sharp on a projector.
 PNG_DPI = 150

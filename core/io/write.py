@@ -26,8 +26,8 @@ from pathlib import Path
 
 import numpy as np
 
-from core.container import replace_file
 from core.errors import MeshFileError
+from core.files.safe_write import replace_file
 
 WRITE_FORMATS: dict[str, str] = {
     ".obj": "Wavefront OBJ (text, exact float64 coordinates)",

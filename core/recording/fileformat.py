@@ -11,7 +11,7 @@ Layout (a zip that ``numpy.load`` opens like any ``np.savez_compressed`` file):
 
 Reading never unpickles and never trusts a size it has not checked: every array's header is
 compared with the bytes the member holds before anything is allocated. The container (zip,
-atomic write, damage as one line) is :mod:`core.container`, shared with session files.
+atomic write, damage as one line) is :mod:`core.files.container`, shared with session files.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from core.container import (
+from core.files.container import (
     MANIFEST,
     Cancel,
     Progress,
@@ -47,7 +47,7 @@ SUFFIX = ".bvhrec"
 MAX_FRAMES = 10_000
 """Most frames a recording file holds (5.5 minutes at 30 Hz; the app keeps 3000 by default).
 Checked on ``n_frames`` before any frame is read, and on saving (the manifest's own caps,
-:data:`core.container.MAX_MANIFEST_BYTES`, can stop a save of fewer frames first)."""
+:data:`core.files.container.MAX_MANIFEST_BYTES`, can stop a save of fewer frames first)."""
 
 _ENTRY_KEYS = {"body_keys", "update", "user_events", "frame"}
 
@@ -143,7 +143,7 @@ def open_recording(path, progress: Progress | None = None,
         recording, another format version (``version`` must be the integer 1), damaged (CRC,
         truncated, a member missing, an array of the wrong shape, any value against
         :mod:`core.recording.schema`), empty, past a cap (:data:`MAX_FRAMES`, the container's
-        caps in :mod:`core.container`, :data:`core.recording.schema.MAX_BODIES`).
+        caps in :mod:`core.files.container`, :data:`core.recording.schema.MAX_BODIES`).
     RecordingCancelled
     """
     return open_container(path, lambda archive, file: _read(archive, file, progress, cancel),

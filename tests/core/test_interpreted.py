@@ -111,8 +111,8 @@ def test_a_kernel_saved_by_another_process_is_loaded_after_a_report(tmp_path):
 
 
 def test_stop_restores_compiling_on_first_call():
-    from core.jit import interpreted
     from core.collide import tritri
+    from core.jit import interpreted
 
     interpreted.start()
     interpreted.stop()

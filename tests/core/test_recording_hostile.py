@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from core import container
+from core.files import container
 from core.recording import RecordingFileError, open_recording, recorded_settings, replay
 from core.text import printable
 from tests.hostile.recordings import (

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from core.container import (
+from core.files.safe_write import (
     replace_file,
     set_write_journal,
     sweep_journal,
@@ -64,7 +64,7 @@ def test_a_failed_write_leaves_nothing(tmp_path):
 KILLED_WRITER = textwrap.dedent("""
     import sys, time
     from pathlib import Path
-    from core.container import replace_file, set_write_journal
+    from core.files.safe_write import replace_file, set_write_journal
 
     set_write_journal(sys.argv[2])
 
@@ -113,7 +113,7 @@ def test_a_terminated_save_removes_its_temporary_file(tmp_path):
     script = textwrap.dedent("""
         import signal, sys, threading, time
         from pathlib import Path
-        from core.container import replace_file
+        from core.files.safe_write import replace_file
 
         signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # as the app quits on SIGTERM
 

@@ -9,8 +9,8 @@ import zipfile
 import numpy as np
 import pytest
 
-from core.container import MANIFEST
 from core.deform.base import Axis
+from core.files.container import MANIFEST
 from core.session import (
     CameraState,
     Session,

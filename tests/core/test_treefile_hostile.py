@@ -137,7 +137,7 @@ def test_reading_runs_no_python_loop_over_levels_or_nodes(tmp_path):
     meshes = {m: _mesh(m + 1) for m in (small, large)}
     read_tree(paths[small], meshes[small])  # compiled (or loaded from the cache) once
     lines = {m: _lines_run(read_tree, paths[m], meshes[m]) for m in (small, large)}
-    # The container inflates members in 1 MiB chunks (core.container): a few dozen lines a
+    # The container inflates members in 1 MiB chunks (core.files.container): a few dozen lines a
     # chunk, so the bound grows with the bytes inflated, never with the levels (a loop over
     # levels or nodes would add 50,000 lines and more).
     inflated_mib = sum(info.file_size for info in zipfile.ZipFile(paths[large]).infolist())

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from core.container import MANIFEST
+from core.files.container import MANIFEST
 from core.session import Session, SessionBody, save_session
 from tests.core.meshgen import sphere_mesh
 from tests.hostile import Case

@@ -27,7 +27,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from core.container import set_write_journal, sweep_journal, sweep_stale_parts
+from core.files.safe_write import set_write_journal, sweep_journal, sweep_stale_parts
 from core.session import SessionFileError, SessionSummary, peek_session
 
 AUTOSAVE_NAME = "autosave.bvhsession"

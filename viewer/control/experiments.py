@@ -18,7 +18,6 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from core.container import replace_file
 from core.deform import DEFORMERS
 from core.experiments import (
     EXPERIMENTS,
@@ -31,6 +30,7 @@ from core.experiments import (
     run_experiment,
     write_outputs,
 )
+from core.files.safe_write import replace_file
 from core.pose import Pose
 from viewer.control.recording import JobCancelled
 from viewer.control.worker import Tag

@@ -4,7 +4,7 @@ trace, counters and contacts as CSV and JSON.
 The window renders (VTK must run on the GUI thread) and hands each picture or page to this
 job; encoding and file writing run on one worker lane, so the window stays responsive. One
 export runs at a time; ``cancel_export`` stops it at its next frame or file and leaves no
-partial file (the movie writer and :func:`core.container.replace_file` write under a
+partial file (the movie writer and :func:`core.files.safe_write.replace_file` write under a
 temporary name and rename at the end).
 """
 
@@ -13,7 +13,7 @@ from __future__ import annotations
 import queue
 from pathlib import Path
 
-from core.container import replace_file
+from core.files.safe_write import replace_file
 from viewer.control.worker import Tag
 from viewer.frame_data import frame_files
 from viewer.render.movie import MovieCancelled, MovieError, MovieWriter

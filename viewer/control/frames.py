@@ -22,7 +22,6 @@ import functools
 import time
 from concurrent.futures import CancelledError
 
-from core.jit import interpreted
 from core.bv import ObbFit
 from core.bvh import SplitRule
 from core.collide import DescendRule
@@ -30,11 +29,12 @@ from core.containment import pair_containment
 from core.deform import DEFORMERS
 from core.distance import min_distance
 from core.errors import BVHLabError
+from core.jit import interpreted
+from core.jit.warmup import FIRST_FRAME_STEPS, is_cache_complete, warm_in_process, warm_up
 from core.pipeline import BodyInput, FramePipeline, PipelineSettings, UpdateMode
 from core.pose import Pose
 from core.recording import Recording
 from core.request import DISTANCE_BV
-from core.jit.warmup import FIRST_FRAME_STEPS, is_cache_complete, warm_in_process, warm_up
 from viewer.choices import NO_PARTITION
 from viewer.control.frame_budget import slow_frame_words
 from viewer.control.frame_watch import FrameWatch

@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 from PyQt6.QtCore import QObject, pyqtSignal
 
-from core.container import replace_file
+from core.files.safe_write import replace_file
 from core.pose import Pose
 from viewer.lessons import Lesson, LessonError, LessonStep, load_lesson, parse_lesson
 from viewer.lessons.schema import read_lesson_text
