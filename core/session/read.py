@@ -1,385 +1,58 @@
-"""The ``.bvhsession`` file: a whole scene as the user left it, to be opened again.
+"""Reading a ``.bvhsession`` file: :func:`peek_session` (the manifest alone) and
+:func:`open_session`, which checks every value of the manifest against the schema and every
+array's dtype, shape and range before a :class:`core.session.model.Session` is made.
 
-The same container as a recording (:mod:`core.files.container`: a zip that ``numpy.load`` opens,
-one ``.npy`` member per array, ``manifest.json``), with its own manifest, format
-``"bvh-lab session"`` version 1. The arrays are each body's mesh (rest vertices after
-sculpting, faces, the source face ids and, when they differ, the vertices as loaded); the
-manifest holds everything else as plain JSON: the scene, the poses, colours, visibility,
-deformers and their settings, the time, the pipeline and display choices, the traversal level,
-the mode and the camera (see docs/app.md, "Sessions", and docs/file-formats.md).
-
-Reading never unpickles and checks everything before it is used: every array's dtype and
-shape, finite coordinates within :data:`core.mesh.MAX_ABS_COORDINATE`, face indices in range,
-poses that are a rotation, a positive scale and a translation, deformers and their settings
-against the registry, and every choice of the pipeline against the core's enums and
-registries. Declared sizes are compared with limits before anything is decompressed. Any
-problem is one :class:`SessionFileError` line naming the file.
-
-The manifest is checked against a schema before anything reaches the caller: every value's
-type (``version`` the exact integer 1, not ``1.0`` or ``true``; a number is never a bool or a
-string), finiteness and range (the ``MAX_...`` constants below, listed in docs/file-formats.md's
-"Sessions"): at most :data:`MAX_BODIES` bodies, poses with a bounded scale and translation,
-``#rrggbb`` colours, deformer settings within the registry's slider ranges, cameras that look
-somewhere, margins and opacities the app's controls can set, and text of bounded length.
-"""
+Any problem is one :class:`core.session.model.SessionFileError` line naming the file."""
 
 from __future__ import annotations
 
 import dataclasses
-import enum
-import json
 import math
-import os
 import re
-import time
 import zipfile
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
-from core.bv import BV_KINDS, ObbFit
-from core.bvh import SplitRule
-from core.collide import DescendRule
 from core.deform import DEFORMERS
 from core.errors import BVHLabError
 from core.files.container import (
     MANIFEST,
-    Cancel,
     Progress,
-    app_version,
     open_container,
     read_array,
     read_manifest,
-    write_container,
 )
 from core.mesh import MAX_ABS_COORDINATE, TriMesh
-from core.partition import PARTITION_KINDS
-from core.pipeline import UpdateMode
 from core.pose import Pose
+from core.session.model import (
+    DISPLAY_RANGES,
+    DISPLAY_WORDS,
+    FORMAT_NAME,
+    FORMAT_VERSION,
+    MAX_ABS_CAMERA,
+    MAX_ABS_TIME,
+    MAX_ABS_TRANSLATION,
+    MAX_ARRAY_BYTES,
+    MAX_BODIES,
+    MAX_DRIFT_THRESHOLD,
+    MAX_MANIFEST_BYTES,
+    MAX_MARGIN,
+    MAX_SAVED_AT,
+    MAX_TEXT_CHARS,
+    MODES,
+    PIPELINE_CHOICES,
+    POSE_SCALES,
+    VIEW_ANGLES,
+    CameraState,
+    Session,
+    SessionBody,
+    SessionFileError,
+    SessionSummary,
+)
 from core.text import printable
 
-FORMAT_NAME = "bvh-lab session"
-FORMAT_VERSION = 1
-SUFFIX = ".bvhsession"
-
-MAX_MANIFEST_BYTES = 16 * 2**20
-"""Largest ``manifest.json`` read (16 MiB). A session's manifest holds no mesh data: a few
-kilobytes for tens of bodies; a bigger one is refused before it is decompressed."""
-
-MAX_ARRAY_BYTES = 4 * 2**30
-"""Largest total of the arrays a session may declare (4 GiB): two 5-million-triangle meshes
-(the app's limit per mesh) with their loaded copies hold about 1.2 GB."""
-
-MAX_BODIES = 64
-"""Most bodies in a session. Each body is a tree refitted every frame, a row in the Scene
-dock and its own actors on the canvas; the built-in scenes have two or three. 10,000 tiny
-bodies in a 15 kB file froze the window for minutes."""
-
-MAX_TEXT_CHARS = 4000
-"""Longest text value (a name, a title, a description, a colour, a choice)."""
-
-MAX_MARGIN = 10.0
-"""Largest near-contact margin (the Pipeline dock's range is 0 to 10)."""
-
-MAX_DRIFT_THRESHOLD = 5.0
-"""Largest drift threshold of the auto update (the Pipeline dock's range is 0 to 5)."""
-
-MAX_SAVED_AT = 1e11
-"""Latest save time a session may claim (seconds since 1970: the year 5138)."""
-
-MAX_ABS_TIME = 1e6
-"""Largest animation time in seconds (11 days of play)."""
-
-MAX_ABS_CAMERA = 1e9
-"""Largest camera coordinate and parallel scale (world units)."""
-
-POSE_SCALES = (1e-6, 1e6)
-"""Smallest and largest uniform scale of a body's pose."""
-
-MAX_ABS_TRANSLATION = 1e9
-"""Largest translation of a body's pose (world units)."""
-
-VIEW_ANGLES = (1.0, 170.0)
-"""Range of the camera's view angle in degrees (as a lesson's camera)."""
-
-DISPLAY_RANGES = {"mesh_opacity": (0.0, 1.0), "box_cap": (0, 1_000_000)}
-"""Display values with a range: the meshes' opacity, the boxes drawn per overlay."""
-
-DISPLAY_WORDS = {"heat_map": ("off", "work", "visits", "sah")}
-"""Display values that are one of a few words (``viewer.render.heat.HEAT_MODES``)."""
-
 _COLOR = re.compile(r"#[0-9a-fA-F]{6}")
-
-NO_PARTITION = "none"
-
-PIPELINE_CHOICES = {
-    "update": tuple(m.name for m in UpdateMode),
-    "split": tuple(m.name for m in SplitRule),
-    "descend": tuple(m.name for m in DescendRule),
-    "bv": tuple(BV_KINDS),
-    "partition": (NO_PARTITION, *PARTITION_KINDS),
-    "obb_fit": tuple(m.name for m in ObbFit),
-}
-"""The pipeline choices a session names, and the values each may take."""
-
-
-class SessionFileError(ValueError):
-    """A session file that cannot be written or read, in one line naming the file.
-
-    Control characters in the message (from the file or its name) are escapes."""
-
-    def __init__(self, message: str = "") -> None:
-        super().__init__(printable(str(message)))
-
-
-class SessionCancelled(Exception):
-    """The caller's ``cancel()`` said stop; nothing was written."""
-
-
-@dataclass(frozen=True)
-class SessionBody:
-    """One body of a session.
-
-    Attributes
-    ----------
-    name : str
-    rest : TriMesh
-        The rest mesh after sculpting (local coordinates).
-    original : TriMesh
-        The mesh as loaded ("reset to rest" and a scene's parameter start from it); the same
-        object as ``rest`` when the two have the same vertices.
-    pose : (4, 4) float64
-        ``x_world = pose @ [x, 1]``.
-    color : str
-    is_visible : bool
-    deformer : str or None
-        Key of ``core.deform.DEFORMERS``.
-    deformer_params : dict
-        The deformer's field values (enum fields as their members).
-    is_sculpted : bool
-        Whether brush strokes changed ``rest`` (told in the crash-restore question).
-    """
-
-    name: str
-    rest: TriMesh
-    original: TriMesh
-    pose: np.ndarray
-    color: str = "#0072b2"
-    is_visible: bool = True
-    deformer: str | None = None
-    deformer_params: dict = field(default_factory=dict)
-    is_sculpted: bool = False
-
-
-@dataclass(frozen=True)
-class CameraState:
-    """Where the camera is: position, focal point, view-up, angle or parallel scale.
-
-    Attributes
-    ----------
-    position, focal_point, view_up : (3,) tuple of float
-    view_angle : float
-        Vertical view angle in degrees (perspective projection).
-    is_parallel : bool
-        Parallel projection instead of perspective.
-    parallel_scale : float
-        Half the height of the view in world units (parallel projection).
-    """
-
-    position: tuple
-    focal_point: tuple
-    view_up: tuple
-    view_angle: float = 30.0
-    is_parallel: bool = False
-    parallel_scale: float = 1.0
-
-
-@dataclass(frozen=True)
-class Session:
-    """Everything a ``.bvhsession`` file holds.
-
-    Attributes
-    ----------
-    bodies : tuple of SessionBody
-    scene_key : str or None
-        The built-in scene's key, None for meshes opened from files.
-    scene_title, scene_description : str
-    scene_param_value : float
-        The scene's slider value (e.g. the gap of "Parallel close proximity").
-    is_self_collision : bool
-    t : float
-        Animation time in seconds.
-    is_playing : bool
-    pipeline : dict
-        The pipeline choices by name: ``update``, ``split``, ``descend``, ``bv``,
-        ``partition``, ``obb_fit`` (names from :data:`PIPELINE_CHOICES`), ``margin`` and
-        ``drift_threshold`` (numbers), and any further plain value the viewer keeps.
-    display : dict
-        Plain values (booleans, numbers, strings) of the viewer's display choices.
-    level : int or None
-        The traversal level shown (None: all levels).
-    mode : str
-        ``"camera"``, ``"move"`` or ``"sculpt"``.
-    selected : int
-        The selected body, -1 for none.
-    camera : CameraState or None
-    saved_at : float
-        When the file was written (seconds since the epoch).
-    """
-
-    bodies: tuple
-    scene_key: str | None = None
-    scene_title: str = ""
-    scene_description: str = ""
-    scene_param_value: float = 0.0
-    is_self_collision: bool = False
-    t: float = 0.0
-    is_playing: bool = False
-    pipeline: dict = field(default_factory=dict)
-    display: dict = field(default_factory=dict)
-    level: int | None = None
-    mode: str = "camera"
-    selected: int = -1
-    camera: CameraState | None = None
-    saved_at: float = 0.0
-
-
-MODES = ("camera", "move", "sculpt")
-
-
-@dataclass(frozen=True)
-class SessionSummary:
-    """What a session holds, in brief, read from its manifest alone (the crash question).
-
-    Attributes
-    ----------
-    scene_title : str
-    n_bodies : int
-    n_sculpted : int
-        Bodies with brush strokes.
-    saved_at : float
-        Seconds since the epoch.
-    """
-
-    scene_title: str
-    n_bodies: int
-    n_sculpted: int
-    saved_at: float
-
-
-# ---- writing --------------------------------------------------------------------------------
-
-
-def _plain(value):
-    """A deformer or display value as JSON: enums by value, numpy numbers as Python ones."""
-    if isinstance(value, enum.Enum):
-        return value.value
-    if isinstance(value, (bool, np.bool_)):
-        return bool(value)
-    if isinstance(value, (int, np.integer)):
-        return int(value)
-    if isinstance(value, (float, np.floating)):
-        return float(value)
-    if value is None or isinstance(value, str):
-        return value
-    raise TypeError(f"{type(value).__name__} cannot be saved in a session")
-
-
-def session_manifest(session: Session) -> tuple[dict, dict]:
-    """The manifest of ``session`` and its arrays (member name -> array)."""
-    arrays: dict[str, np.ndarray] = {}
-    names: dict[int, str] = {}
-
-    def member(array: np.ndarray) -> str:
-        name = names.get(id(array))
-        if name is None:
-            name = names[id(array)] = f"a{len(arrays)}"
-            arrays[name] = array
-        return name
-
-    bodies = []
-    for body in session.bodies:
-        original = body.original
-        is_same = original is body.rest or original.vertices is body.rest.vertices or (
-            np.array_equal(original.vertices, body.rest.vertices))
-        bodies.append({
-            "name": body.name,
-            "vertices": member(body.rest.vertices),
-            "faces": member(body.rest.faces),
-            "source_face_ids": member(body.rest.source_face_ids),
-            "original_vertices": None if is_same else member(original.vertices),
-            "pose": np.asarray(body.pose, dtype=np.float64).tolist(),
-            "color": str(body.color),
-            "visible": bool(body.is_visible),
-            "deformer": body.deformer,
-            "deformer_params": {k: _plain(v) for k, v in body.deformer_params.items()},
-            "sculpted": bool(body.is_sculpted),
-        })
-    camera = None
-    if session.camera is not None:
-        c = session.camera
-        camera = {"position": [float(x) for x in c.position],
-                  "focal_point": [float(x) for x in c.focal_point],
-                  "view_up": [float(x) for x in c.view_up], "view_angle": float(c.view_angle),
-                  "parallel_projection": bool(c.is_parallel),
-                  "parallel_scale": float(c.parallel_scale)}
-    manifest = {
-        "format": FORMAT_NAME, "version": FORMAT_VERSION, "app_version": app_version(),
-        "saved_at": float(session.saved_at or time.time()),
-        "scene": {"key": session.scene_key, "title": session.scene_title,
-                  "description": session.scene_description,
-                  "param_value": float(session.scene_param_value),
-                  "self_collision": bool(session.is_self_collision)},
-        "t": float(session.t), "playing": bool(session.is_playing),
-        "bodies": bodies,
-        "pipeline": {k: _plain(v) for k, v in session.pipeline.items()},
-        "display": {k: _plain(v) for k, v in session.display.items()},
-        "level": session.level, "mode": session.mode, "selected": int(session.selected),
-        "camera": camera,
-    }  # fmt: skip
-    return manifest, arrays
-
-
-def save_session(session: Session, path, progress: Progress | None = None,
-                 cancel: Cancel | None = None) -> Path:  # fmt: skip
-    """Write ``session`` to ``path`` (a ``.bvhsession`` file), atomically.
-
-    Parameters
-    ----------
-    session : Session
-    path : str or os.PathLike
-    progress : callable, optional
-        ``progress(done, total)`` after each array.
-    cancel : callable, optional
-        ``cancel() -> bool``, asked between arrays; True stops with
-        :class:`SessionCancelled` and leaves an existing file as it was.
-
-    Raises
-    ------
-    SessionFileError
-        No bodies or more than :data:`MAX_BODIES`, a value that is not plain data, or the
-        file cannot be written.
-    SessionCancelled
-    """
-    path = Path(os.fspath(path))
-    if not session.bodies:
-        raise SessionFileError(f"{path}: the scene has no bodies, nothing to save")
-    if len(session.bodies) > MAX_BODIES:  # it could not be opened again
-        raise SessionFileError(f"{path}: the scene has {len(session.bodies)} bodies; a session "
-                               f"holds at most {MAX_BODIES}")
-    try:
-        manifest, arrays = session_manifest(session)
-        text = json.dumps(manifest, allow_nan=False, separators=(",", ":"))
-    except (TypeError, ValueError) as exc:
-        raise SessionFileError(f"{path}: {exc}") from None
-    write_container(path, arrays, text, SessionFileError, SessionCancelled, progress, cancel)
-    if progress is not None:
-        progress(len(arrays) + 1, len(arrays) + 1)
-    return path
-
-
-# ---- reading --------------------------------------------------------------------------------
 
 
 class _Damaged(Exception):
