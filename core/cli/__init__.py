@@ -20,7 +20,7 @@ from __future__ import annotations
 import sys
 
 from core.cli import output
-from core.cli.options import Parser, bv_names, integer, rule_names
+from core.cli.options import Parser, bv_names, rule_names, whole_number
 from core.errors import BVHLabError
 
 
@@ -41,13 +41,13 @@ def build_parser() -> Parser:
     sub = parser.add_subparsers(dest="command", required=True)
     add_contacts_parser(sub)
     add_distance_parser(sub)
-    add_tree_parser(sub, rule_names(SplitRule), integer)
-    add_quality_parser(sub, rule_names(SplitRule), bv_names(), integer)
-    add_validate_parser(sub, integer)
+    add_tree_parser(sub, rule_names(SplitRule), whole_number)
+    add_quality_parser(sub, rule_names(SplitRule), bv_names(), whole_number)
+    add_validate_parser(sub, whole_number)
     add_experiment_parser(sub)
-    add_audit_parser(sub, integer)
+    add_audit_parser(sub, whole_number)
     add_diff_parser(sub)
-    add_warmup_parser(sub, integer)
+    add_warmup_parser(sub, whole_number)
     return parser
 
 

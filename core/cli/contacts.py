@@ -12,11 +12,11 @@ import numpy as np
 
 from core.cli.options import (
     bv_names,
-    has_fit_choice,
-    integer,
     partition_names,
     pose_args,
     rule_names,
+    takes_obb_fit,
+    whole_number,
 )
 from core.cli.posed import load_posed
 from core.cli.steps import DEFAULT_MAX_STEPS, STEP_LINE_BYTES
@@ -69,7 +69,7 @@ def add_contacts_parser(sub) -> None:
     # None: not given (midpoint and 1 then), so a choice that cannot apply is refused.
     c.add_argument("--split", choices=rule_names(SplitRule), default=None,
                    help="split rule of both trees (default: midpoint, van den Bergen)")  # fmt: skip
-    c.add_argument("--leaf-size", type=integer, default=None, metavar="K",
+    c.add_argument("--leaf-size", type=whole_number, default=None, metavar="K",
                    help="most triangles per leaf (default 1)")  # fmt: skip
     c.add_argument("--tree-a", default=None, metavar="FILE",
                    help="run the query with the tree in this tree file for A (BVH Lab's "
@@ -80,7 +80,7 @@ def add_contacts_parser(sub) -> None:
     c.add_argument("--steps", default=None, metavar="FILE.jsonl",
                    help="write every volume-pair test of the traversal, in order, one JSON "
                    "object a line")  # fmt: skip
-    c.add_argument("--max-steps", type=integer, default=DEFAULT_MAX_STEPS, metavar="N",
+    c.add_argument("--max-steps", type=whole_number, default=DEFAULT_MAX_STEPS, metavar="N",
                    help=f"with --steps: refuse a traversal of more than N tests (default "
                    f"{DEFAULT_MAX_STEPS:,}, about {DEFAULT_MAX_STEPS * STEP_LINE_BYTES / 1e9:.1f}"
                    f" GB of lines)")  # fmt: skip
@@ -97,18 +97,18 @@ def add_contacts_parser(sub) -> None:
                    + " ".join(partition_names()))  # fmt: skip
     c.add_argument("--cell-size", type=float, default=None, metavar="H",
                    help="with --partition grid: cell edge length (default: from triangle size)")
-    c.add_argument("--max-depth", type=integer, default=None, metavar="D",
+    c.add_argument("--max-depth", type=whole_number, default=None, metavar="D",
                    help="with --partition octree/kdtree/bsp: deepest level")
-    c.add_argument("--capacity", type=integer, default=None, metavar="N",
+    c.add_argument("--capacity", type=whole_number, default=None, metavar="N",
                    help="with --partition octree/kdtree/bsp: triangles a leaf may hold")
     c.add_argument("--margin", type=float, default=0.0, metavar="D",
                    help="also report triangle pairs that do not touch but are at most D apart, "
                    "with their distance (default 0: exact contacts only)")  # fmt: skip
     c.add_argument("--json", action="store_true", help="print one JSON object")
-    c.add_argument("--max-pairs", type=integer, default=None, metavar="N",
+    c.add_argument("--max-pairs", type=whole_number, default=None, metavar="N",
                    help="list at most N pairs (default: 20 in text, all with --json); the "
                    "total is always reported")  # fmt: skip
-    c.add_argument("--pair-budget", type=integer, default=None, metavar="N",
+    c.add_argument("--pair-budget", type=whole_number, default=None, metavar="N",
                    help="stop with an error when the traversal meets more than N overlapping "
                    "volume pairs or would test more than N triangle pairs (default "
                    "50,000,000: a tree whose boxes overlap too much ends in one line, not "
@@ -249,7 +249,7 @@ def run_contacts(args) -> dict:
         "tree_a": _tree_words(imported[0], files[0], request),
         "tree_b": _tree_words(imported[1], files[1], request),
         **({"bv": args.bv} if args.bv is not None else {}),
-        **({"obb_fit": args.obb_fit} if has_fit_choice(args.bv) else {}),
+        **({"obb_fit": args.obb_fit} if takes_obb_fit(args.bv) else {}),
         **({"steps": {"file": str(args.steps), "lines": result.counters.n_bv_tests}}
            if args.steps is not None else {}),  # fmt: skip
         "counters": {

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from core.cli.options import distance_bv_names, integer, pose_args, rule_names
+from core.cli.options import distance_bv_names, pose_args, rule_names, whole_number
 from core.cli.posed import load_posed
 
 _DISTANCE_EPILOG = """\
@@ -29,7 +29,7 @@ def add_distance_parser(sub) -> None:
     pose_args(d)
     d.add_argument("--split", choices=rule_names(SplitRule), default="midpoint",
                    help="split rule of both trees")  # fmt: skip
-    d.add_argument("--leaf-size", type=integer, default=1, metavar="K")
+    d.add_argument("--leaf-size", type=whole_number, default=1, metavar="K")
     d.add_argument("--bv", choices=distance_bv_names(), default="rss", metavar="KIND",
                    help="volume whose distance bound prunes: "
                    + " ".join(distance_bv_names()) + " (default rss)")  # fmt: skip

@@ -27,7 +27,7 @@ class Parser(argparse.ArgumentParser):
         return super()._parse_optional(arg_string)
 
 
-def integer(text: str) -> int:
+def whole_number(text: str) -> int:
     """An integer option's value: ``"12"``, or a whole number in float form (``"1e6"``)."""
     try:
         return int(text)
@@ -54,7 +54,7 @@ def bv_names() -> list[str]:
     return list(BV_KINDS)
 
 
-def has_fit_choice(bv: str | None) -> bool:
+def takes_obb_fit(bv: str | None) -> bool:
     """Whether kind ``bv`` (None: no ``--bv``) has the OBB fit choice, so ``--obb-fit``
     applies to it and the report names it."""
     from core.bv import get_kind
