@@ -342,7 +342,6 @@ def _partition_report(args, request, mesh_a, mesh_b, pose_b, load_ms: float) -> 
     }
 
 
-
 def format_report(report: dict) -> str:
     """The text form of :func:`run_contacts`'s report (its pairs already cut to the list)."""
     from core.collide.tritri import ContactKind

@@ -62,7 +62,6 @@ def takes_obb_fit(bv: str | None) -> bool:
     return bv is not None and get_kind(bv).has_fit_choice
 
 
-
 def distance_bv_names() -> list[str]:
     """The kinds whose volumes bound a distance (``distance --bv``)."""
     from core.bv import BV_KINDS
