@@ -195,9 +195,8 @@ NAMES_KINDS_ON_PURPOSE = {
                                "AABB tests by name",
     "experiments/pcp.py": "the figure draws the three kinds the paper discusses solid",
     "partition/compare.py": "its methods are the AABB tree and Gottschalk's OBB tree (with "
-                            "its own split rule), named as the comparison's rows",
-    "partition/overlap_region.py": "its timing compares the partitions with the method "
-                                   '"aabb" (the AABB tree), a method name of partition/compare',
+                            "its own split rule), named as the comparison's rows; Yu et al.'s "
+                            'experiment compares the partitions with the method "aabb"',
     "experiments/partitions.py": 'its text compares the partitions with the method "aabb" '
                                  "(the AABB tree), a method name of partition/compare",
 }
