@@ -25,6 +25,8 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from benchmarks.conditions import high_load_warning
+
 CHILD_TIMEOUT_S = 1200.0
 """A child that has not printed its line by then is stopped."""
 DEFAULT_REPEATS = 3
@@ -236,7 +238,13 @@ def render(results: dict) -> str:
     n_pass = sum(is_pass for _line, is_pass in verdicts)
     head = (f"interactive targets ({n_pass} of {len(verdicts)} PASS; the main window playing, "
             "real event loop):")
-    return "\n".join([head, *(line for line, _is_pass in verdicts)])
+    warnings = []
+    for run, result in results.items():
+        loads = [x for x in (result.load_start, result.load_end) if x == x]  # not NaN
+        warning = high_load_warning(f"interactive {run.label}", max(loads, default=None))
+        if warning is not None:
+            warnings.append(warning)
+    return "\n".join([head, *(line for line, _is_pass in verdicts), *warnings])
 
 
 def measure_all(repeats: int = DEFAULT_REPEATS, force_xvfb: bool = False,
