@@ -298,3 +298,18 @@ def test_a_frame_whose_bodies_changed_meanwhile_is_shown_but_not_recorded(qtbot,
     window.model.bodies.pop()
     assert len(window.model.recording) == N_STEPS + 1
     assert any(m.startswith(f"Frame {frame.index} not recorded: body_keys") for m in messages)
+
+
+def test_the_media_icons_are_looked_up_once_per_style(qtbot):
+    from PyQt6.QtWidgets import QStyle, QWidget
+
+    from viewer.qt import timeline
+
+    first, second = QWidget(), QWidget()
+    qtbot.addWidget(first)
+    qtbot.addWidget(second)
+    pause = QStyle.StandardPixmap.SP_MediaPause
+    icon = timeline.standard_icon(first, pause)
+    assert not icon.isNull()
+    assert timeline.standard_icon(second, pause).cacheKey() == icon.cacheKey()
+    assert (first.style().name(), pause) in timeline._STANDARD_ICONS
