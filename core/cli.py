@@ -434,7 +434,7 @@ def _write_steps(args, request, meshes, trees, pose_b, result, imported) -> None
     from types import SimpleNamespace
 
     from core.cli_steps import check_steps_budget, write_steps
-    from core.collide.steps import traversal_steps
+    from core.lab.steps import traversal_steps
 
     check_steps_budget(int(result.counters.n_bv_tests), args.max_steps)
     # What traversal_steps reads of a frame: the query's request, meshes, trees, poses and

@@ -193,7 +193,7 @@ class Frame:
         the report it had); else None.
     refitted : list of bool or None
         Whether each body's tree was refitted this frame (its volumes updated, topology
-        kept): the ``Nu`` of the cost model (:func:`core.costmodel.frame_counts`). False for
+        kept): the ``Nu`` of the cost model (:func:`core.lab.costmodel.frame_counts`). False for
         a tree built this frame or kept as it was. None in frames recorded before it existed.
     tree_sources : list of (str or None) or None
         Per body, where its tree came from: the label of a tree pinned with

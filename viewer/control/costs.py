@@ -1,6 +1,6 @@
 """The cost model T = Nu·Cu + Nbv·Cbv + Np·Cp of the shown frame, for the Stats dock.
 
-The counts come from the frame (``core.costmodel.frame_counts``); the unit costs Cu, Cbv, Cp
+The counts come from the frame (``core.lab.costmodel.frame_counts``); the unit costs Cu, Cbv, Cp
 are measured on this machine once per bounding-volume kind, with the traversal's trace
 recorded when the frame recorded it (``measure_unit_costs``: about a
 second of timed kernels), in a worker thread the first time a frame of that kind is shown, and
@@ -11,7 +11,7 @@ the same table: it carries its own counts, timings and kind.
 from __future__ import annotations
 
 from core.bv import TREE_BOX_KIND, get_kind
-from core.costmodel import frame_counts, measure_unit_costs, predict
+from core.lab.costmodel import frame_counts, measure_unit_costs, predict
 from viewer.control.worker import Tag
 from viewer.state.status import CostView
 

@@ -1,6 +1,6 @@
 """The traversal stepper: the shown frame's tandem traversal, one volume-pair test at a time.
 
-The steps come from ``core.collide.steps.traversal_steps`` on ``model.frame`` (a live frame or
+The steps come from ``core.lab.steps.traversal_steps`` on ``model.frame`` (a live frame or
 a recorded one: both are just the frame shown). They are computed when the stepper is turned
 on or a new frame arrives while it is on; a traversal with many pair tests is prepared on a
 worker lane (the 500k-triangle frames trace millions of pairs) while the dock says so. The
@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from core.collide import pseudocode
-from core.collide.steps import (
+from core.lab import pseudocode
+from core.lab.separation import separation
+from core.lab.steps import (
     CODE_CULLED,
     CODE_LEAF_PAIR,
     CODE_SPLIT,
     StepOutcome,
-    separation,
     traversal_steps,
 )
 from viewer.control.worker import Tag
@@ -278,7 +278,7 @@ class Stepping:
 
 
 def _separation_view(steps, step):
-    """The core's :class:`~core.collide.steps.Separation` (plain arrays and numbers, drawn as
+    """The core's :class:`~core.lab.separation.Separation` (plain arrays and numbers, drawn as
     it is), or None when the kind cannot say."""
     try:
         return separation(steps, step)  # the steps hold the query's inputs: no refit

@@ -12,7 +12,7 @@ Both engines see the same float64 triangles, the ones the frame's triangle test 
 A in its own coordinates and B moved into A's frame by the relative pose, rounded as the
 query rounds it (:func:`query_coordinates`), each handed to the peer with an identity pose.
 So a pair on which they disagree is a disagreement of their tests, not of two ways of
-rounding a pose. Every such pair gets its true gap, computed exactly (:mod:`core.exact_gap`):
+rounding a pose. Every such pair gets its true gap, computed exactly (:mod:`core.lab.exact_gap`):
 0 means the triangles touch or intersect (the engine that missed it is wrong), a positive gap
 means they are apart (the engine that reported it is wrong, or counts "within its tolerance"
 as contact: coal's GJK test reports pairs up to about 1e-6 apart, see
@@ -41,7 +41,7 @@ from core.bv import TREE_BOX_KIND
 from core.checks import instance
 from core.collide.query import relative_pose, rigid_body
 from core.collide.tandem import transform_points
-from core.exact_gap import exact_gap
+from core.lab.exact_gap import exact_gap
 from core.mesh import TriMesh
 from core.pose import Pose
 
