@@ -242,6 +242,21 @@ class Frame:
             return f"AABB tree{rule}, its source not recorded"
         return f"BVH Lab's AABB tree{rule}"
 
+    def shown_result(self) -> CollisionResult | None:
+        """The collision result a view of this frame shows: the one rule for the overlays,
+        the level slider, the Stats dock, the caption, the status line, the outliner, the
+        inspector and the frame tables.
+
+        Bodies 0 and 1 (``result``) when there are two; the first body against itself
+        (``self_results[0]``) when the frame has self-collision results and no pair result;
+        else None.
+        """
+        if self.result is not None:
+            return self.result
+        if self.self_results:
+            return self.self_results[0]
+        return None
+
 
 @dataclass
 class _Cached:

@@ -30,6 +30,7 @@ from core.bvh.tree_formats import read_any_tree
 from core.bvh.treefile import TreeFileError, write_tree
 from core.bvh.validate_volumes import validate_given, validate_imported
 from core.errors import BVHLabError
+from core.lab.inspect import inspect_node
 from viewer.control.error_log import one_line, operation, printable
 from viewer.control.worker import Tag
 from viewer.frame_caption import frame_caption
@@ -156,8 +157,8 @@ def tree_check(reports, frame, file_ids: dict, is_every_refit: bool = False,
 class Inspecting:
     """The controller's inspection job: ``request_quality``, ``check_invariants``,
     ``set_validate_after_refit``, ``open_tree_file`` (and ``open_tree_file_async``),
-    ``use_own_tree``, ``save_tree_file`` (and ``save_tree_file_async``) and
-    ``tree_file_ids``.
+    ``use_own_tree``, ``save_tree_file`` (and ``save_tree_file_async``),
+    ``tree_file_ids`` and ``inspect_node``.
 
     Parameters
     ----------
@@ -188,6 +189,13 @@ class Inspecting:
         self.model.playing_changed.connect(lambda playing: None if playing
                                            else self.request_quality())
         self.model.scene_changed.connect(self._on_scene_for_inspect)
+
+    # -- the clicked box ----------------------------------------------------------------------
+    def inspect_node(self, frame, body: int, tri_id: int, level: int | None,
+                     depth: int | None = None):
+        """The inspector's record of the box above triangle ``tri_id`` of ``body`` in
+        ``frame`` (:func:`core.lab.inspect.inspect_node`); None without a frame or tree."""
+        return inspect_node(frame, body, tri_id, level, depth=depth)
 
     # -- quality ----------------------------------------------------------------------------
     def set_quality_on(self, is_on: bool) -> None:

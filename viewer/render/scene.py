@@ -400,7 +400,7 @@ class SceneRenderer:
         frame : core.pipeline.Frame or None
         display : viewer.state.display.Display
         level : int or None
-        inspect : dict or None
+        inspect : core.lab.inspect.NodeInspection or None
         extra_note : str
             Added to the canvas note (e.g. the step-mode sentence).
         hidden : set of int

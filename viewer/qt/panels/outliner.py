@@ -55,10 +55,7 @@ def _shown_trace(frame):
     """The trace of the shown collision result (bodies 0 and 1, or one body against itself)."""
     if frame is None:
         return None
-    result = frame.result
-    if result is None:
-        self_results = getattr(frame, "self_results", None)
-        result = self_results[0] if self_results else None
+    result = frame.shown_result()
     return None if result is None else result.trace
 
 
