@@ -104,9 +104,9 @@ class Compared:
     @classmethod
     def of_frame(cls, frame) -> Compared:
         """The description of ``frame`` (a :class:`core.pipeline.Frame` with two bodies)."""
-        volumes = getattr(frame, "volumes", None)
+        volumes = frame.volumes
         kind = volumes.label if volumes is not None and volumes.name != TREE_BOX_KIND else ""
-        request = getattr(frame, "request", None)
+        request = frame.request
         margin = float(request.margin) if request is not None else 0.0
         return cls(int(frame.index), (frame.tree_words(0), frame.tree_words(1)), kind, margin)
 
@@ -375,9 +375,9 @@ def cross_check_frame(frame, engine: str | None = None) -> CrossCheck:
     ValueError
         A frame without two bodies, or as :func:`cross_check`.
     """
-    result = getattr(frame, "result", None)
+    result = frame.result
     if result is None or len(frame.meshes) < 2:
-        raise ValueError(f"frame {getattr(frame, 'index', '?')}: the cross-check needs two "
+        raise ValueError(f"frame {frame.index}: the cross-check needs two "
                          "meshes tested against each other")
     return cross_check(frame.meshes[0], frame.poses[0], frame.meshes[1], frame.poses[1],
                        result.pairs, Compared.of_frame(frame), result.near_pairs, engine)

@@ -76,7 +76,7 @@ def query_inputs(frame) -> QueryInputs:
     pad = box_margin(tree_a, tree_b, request.tol)
     # A frame keeps the very rows its traversal tested (a stored frame too, so stepping it
     # runs no fit); with a scaled pose the traversal tested rows of the scaled mesh instead.
-    stored = getattr(frame, "volumes", None)
+    stored = frame.volumes
     is_rigid = all(p is None or p.is_rigid for p in frame.poses[:2])
     if stored is not None and stored.name == kind.name and is_rigid and len(stored.rows) >= 2:
         volumes = (np.asarray(stored.rows[0]), np.asarray(stored.rows[1]))

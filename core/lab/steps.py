@@ -582,9 +582,9 @@ def traversal_steps(frame, file_ids=(None, None)) -> TraversalSteps:
         The trace has more rows than the request's ``pair_budget``
         (:func:`core.collide.budget.check_trace_rows`); a ValueError too.
     """
-    result = getattr(frame, "result", None)
+    result = frame.result
     if result is None:
-        if getattr(frame, "self_results", None):
+        if frame.self_results:
             raise ValueError("stepping works on the traversal of two bodies, not on a "
                              "self-collision frame of one body")  # fmt: skip
         raise ValueError("this frame has no traversal of two bodies to step")

@@ -179,7 +179,7 @@ def node_volumes(frame, trees, groups) -> pv.PolyData:
     trees : sequence of two trees
     groups : sequence of (body 0 or 1, node ids (j,) int, pose (4, 4) float64)
     """
-    if len(getattr(frame, "trees", ())) == 1:
+    if len(frame.trees) == 1:
         # One body against itself (self-collision): both columns are the one tree.
         groups = [(0, ids, pose) for _body, ids, pose in groups]
     volumes = frame_volume_set(frame)
@@ -203,7 +203,7 @@ def _add_extras(frame, poses, out: Overlays, level: int | None, side: ShownSide)
     BSP planes are drawn down to depth ``level`` (all when None), so the level slider
     reveals the splits one depth at a time; only planes of nodes holding both meshes.
     """
-    part = getattr(frame, "partition", None)
+    part = frame.partition
     if part is not None:
         cells = part.cells
         if cells.shape[0] > MAX_PARTITION_CELLS:

@@ -69,7 +69,7 @@ def tree_depth_text(frame, body: int, level: int | None) -> str:
     "at tree depth 5", "at tree depth 9 (its deepest)", "at every depth"."""
     if level is None:
         return "at every depth"
-    trees = getattr(frame, "trees", ()) if frame is not None else ()
+    trees = frame.trees if frame is not None else ()
     if not trees:
         return f"at tree depth {level}"
     tree = trees[min(body, len(trees) - 1)]
