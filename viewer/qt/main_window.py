@@ -546,8 +546,8 @@ class MainWindow(QMainWindow):
     def _slow_drawing(self, frame, overlay_s: float, render_s: float) -> str:
         """Why drawing ``frame`` was slow ("" when it was not); said in the status bar once
         per reason (the layers and the advice), like a slow frame's core time."""
-        words = slow_drawing_words(frame.index if frame is not None else None, overlay_s,
-                                   render_s,
+        index = frame.index if frame is not None else None
+        words = slow_drawing_words(index, overlay_s, render_s,
                                    drawn_cells(self.plotter.renderer.actors),
                                    tuple(self.plotter.ren_win.GetSize()))
         reason = words.split(" pixels", 1)[-1]
