@@ -193,7 +193,7 @@ class Frame:
         the report it had); else None.
     refitted : list of bool or None
         Whether each body's tree was refitted this frame (its volumes updated, topology
-        kept): the ``Nu`` of the cost model (:func:`core.costmodel.frame_counts`). False for
+        kept): the ``Nu`` of the cost model (:func:`core.lab.costmodel.frame_counts`). False for
         a tree built this frame or kept as it was. None in frames recorded before it existed.
     tree_sources : list of (str or None) or None
         Per body, where its tree came from: the label of a tree pinned with
@@ -241,6 +241,21 @@ class Frame:
         if sources is None:
             return f"AABB tree{rule}, its source not recorded"
         return f"BVH Lab's AABB tree{rule}"
+
+    def shown_result(self) -> CollisionResult | None:
+        """The collision result a view of this frame shows: the one rule for the overlays,
+        the level slider, the Stats dock, the caption, the status line, the outliner, the
+        inspector and the frame tables.
+
+        Bodies 0 and 1 (``result``) when there are two; the first body against itself
+        (``self_results[0]``) when the frame has self-collision results and no pair result;
+        else None.
+        """
+        if self.result is not None:
+            return self.result
+        if self.self_results:
+            return self.self_results[0]
+        return None
 
 
 @dataclass

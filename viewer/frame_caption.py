@@ -13,8 +13,7 @@ BODY_LETTERS = ("A", "B")
 def tree_words(frame, body: int) -> str:
     """Which tree body ``body`` used in ``frame`` (``Frame.tree_words``): "tree from
     mine.json" for a tree pinned from a file, "BVH Lab's AABB tree (midpoint split)"."""
-    words = getattr(frame, "tree_words", None)
-    return words(body) if words is not None else "tree not recorded"
+    return frame.tree_words(body)
 
 
 def frame_caption(frame, bodies=None) -> str:

@@ -208,7 +208,7 @@ def switch_on_every_analysis(model) -> list[str]:
 
 
 def _core_ms(frame, phases) -> float:
-    timings = getattr(frame, "timings", None) or {}
+    timings = frame.timings if frame is not None else {}
     return 1e3 * sum(timings.get(k, 0.0) for k in phases)
 
 

@@ -76,8 +76,7 @@ class ShownSide:
 
 
 def _in_contact(frame) -> bool:
-    result = getattr(frame, "result", None)
-    return bool(result is not None and getattr(result, "in_contact", False))
+    return bool(frame.result is not None and frame.result.in_contact)
 
 
 def shown_side(frame, side: SideResult | None, kept: dict | None = None) -> ShownSide:
@@ -93,8 +92,8 @@ def shown_side(frame, side: SideResult | None, kept: dict | None = None) -> Show
     """
     if frame is None:
         return ShownSide()
-    own = ShownSide(getattr(frame, "distance", None), getattr(frame, "containment", None))
-    if not own.is_empty or _in_contact(frame) or len(getattr(frame, "meshes", ())) < 2:
+    own = ShownSide(frame.distance, frame.containment)
+    if not own.is_empty or _in_contact(frame) or len(frame.meshes) < 2:
         return own
     index = int(frame.index)
     exact = (kept or {}).get(index)

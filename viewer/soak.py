@@ -174,8 +174,7 @@ def run_soak(scene: str = DEFAULT_SCENE, n_frames: int = 10_000, n_warmup: int =
         plotter.render()
         if i >= n_warmup:
             times.append(time.perf_counter() - start)
-            result = frame.result if frame.result is not None else (
-                frame.self_results[0] if frame.self_results else None)
+            result = frame.shown_result()
             if i == n_warmup or i == n_warmup + n_frames - 1:
                 report.contacts.append(result.n_contacts if result is not None else 0)
     gc.collect()

@@ -242,8 +242,8 @@ def check_trace_rows(frame, what: str, operation: str) -> None:
     PairBudgetError
     """
     trace = frame.result.trace
-    request = getattr(frame, "request", None)
-    budget = getattr(request, "pair_budget", DEFAULT_PAIR_BUDGET)
+    request = frame.request
+    budget = request.pair_budget if request is not None else DEFAULT_PAIR_BUDGET
     n_rows = int(np.asarray(trace.level_start)[-1])
     if n_rows <= budget:
         return

@@ -15,10 +15,10 @@ from core.cli import main
 from core.collide import collide, self_collide
 from core.collide.budget import DEFAULT_PAIR_BUDGET, QueryControl
 from core.collide.dispatch import run_query
-from core.collide.heat import HeatOverBudget, HeatUnavailable, frame_heat
-from core.collide.steps import traversal_steps
 from core.errors import BVHLabError, PairBudgetError, QueryCancelled
 from core.io.write import write_mesh
+from core.lab.heat import HeatOverBudget, HeatUnavailable, frame_heat
+from core.lab.steps import traversal_steps
 from core.pipeline import BodyInput, FramePipeline, PipelineSettings
 from core.request import CollisionRequest
 from tests.core.meshgen import sphere_mesh

@@ -14,8 +14,8 @@ from core.bvh.treefile import read_tree
 from core.cli import main
 from core.cli_steps import DEFAULT_MAX_STEPS
 from core.collide.brute import brute_force_pairs
-from core.collide.steps import traversal_steps
 from core.io import load_mesh
+from core.lab.steps import traversal_steps
 from core.pipeline import BodyInput, FramePipeline, PipelineSettings
 from core.pose import Pose
 from tests.core.meshgen import sphere_mesh

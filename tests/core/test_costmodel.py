@@ -8,14 +8,6 @@ import math
 import pytest
 
 from core.bv import BV_KINDS
-from core.costmodel import (
-    TERM_NAMES,
-    CostPrediction,
-    UnitCosts,
-    frame_counts,
-    measure_unit_costs,
-    predict,
-)
 from core.deform import Wave
 from core.experiments import (
     Cancelled,
@@ -26,6 +18,14 @@ from core.experiments import (
     run_experiment,
 )
 from core.experiments.common import sphere_mesh
+from core.lab.costmodel import (
+    TERM_NAMES,
+    CostPrediction,
+    UnitCosts,
+    frame_counts,
+    measure_unit_costs,
+    predict,
+)
 from core.pipeline import BodyInput, FramePipeline, PipelineSettings, UpdateMode
 from core.pose import Pose
 

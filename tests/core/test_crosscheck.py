@@ -7,10 +7,11 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from core import contacts, crosscheck
+from core import contacts
 from core.bvh import SplitRule, build_tree
-from core.crosscheck import INSTALL_HINT, Compared, cross_check, cross_check_frame
-from core.exact_gap import exact_gap, squared_gap
+from core.lab import crosscheck
+from core.lab.crosscheck import INSTALL_HINT, Compared, cross_check, cross_check_frame
+from core.lab.exact_gap import exact_gap, squared_gap
 from core.mesh import TriMesh
 from core.pipeline import BodyInput, FramePipeline, PipelineSettings
 from core.pose import Pose

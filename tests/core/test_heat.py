@@ -5,7 +5,8 @@ import pytest
 
 from core.bvh import SplitRule, build_tree
 from core.bvh.quality import sah_cost
-from core.collide.heat import (
+from core.collide.trace import OVERLAPPED
+from core.lab.heat import (
     NEEDS_TRACE,
     NEEDS_TWO_MESHES,
     HeatUnavailable,
@@ -13,7 +14,6 @@ from core.collide.heat import (
     leaf_of_triangles,
     sah_share,
 )
-from core.collide.trace import OVERLAPPED
 from core.pipeline import BodyInput, FramePipeline, PipelineSettings
 from core.pose import Pose
 from tests.core.meshgen import sphere_mesh

@@ -5,15 +5,16 @@ import numpy as np
 import pytest
 
 from core.bv import BV_KINDS
-from core.collide import pseudocode, query
-from core.collide.steps import (
+from core.collide import query
+from core.collide.tandem import DescendRule, expand_leaf_pairs
+from core.lab import pseudocode
+from core.lab.steps import (
     CODE_CULLED,
     CODE_LEAF_PAIR,
     PairStep,
     StepOutcome,
     traversal_steps,
 )
-from core.collide.tandem import DescendRule, expand_leaf_pairs
 from core.pipeline import BodyInput, FramePipeline, PipelineSettings
 from core.pose import Pose, rotation_matrix
 from core.request import CollisionRequest

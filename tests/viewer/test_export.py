@@ -16,8 +16,8 @@ import pytest
 from PyQt6.QtCore import Qt
 from PyQt6.QtWidgets import QApplication, QPushButton
 
+from core.lab.tables import COLUMNS, CONTACT_KIND_WORDS, TABLE_NAMES
 from tests.viewer.conftest import settle
-from viewer.frame_data import COLUMNS, CONTACT_KIND_WORDS, TABLE_NAMES
 from viewer.render.webpage import remote_urls
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from PyQt6.QtWidgets import QApplication
 
-from core.collide.heat import frame_heat
+from core.lab.heat import frame_heat
 from tests.viewer.conftest import settle
 from viewer.render.heat import HEAT_TITLES
 

@@ -8,8 +8,8 @@ from PyQt6.QtCore import Qt
 from PyQt6.QtWidgets import QApplication
 
 from core.bv import BV_KINDS
-from core.collide import steps as core_steps
-from core.collide.steps import StepOutcome, traversal_steps
+from core.lab import steps as core_steps
+from core.lab.steps import StepOutcome, traversal_steps
 from tests.viewer.colour_vision import VISIONS, delta_e, hex_rgb, simulate
 from tests.viewer.conftest import settle
 from viewer.control.stepping import HISTORY_LEVELS_UP

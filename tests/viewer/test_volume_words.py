@@ -212,7 +212,7 @@ def _culled_pair_at_own_depth(frame):
 
 
 def test_inspector_says_which_axis_culled_a_partner(window):
-    from viewer.render import inspect_node
+    from core.lab.inspect import inspect_node
 
     frame = window.model.frame
     assert frame.volumes.name == "aabb"
@@ -231,22 +231,22 @@ def test_inspector_says_which_axis_culled_a_partner(window):
     tri = int(ta.triangles_under(a)[0])
     window.model.set_level(level)
     info = inspect_node(frame, 0, tri, level)
-    assert info["node"] == a
-    k = info["partners"].index(b)
-    assert info["partner_seps"][k] == sep and not info["partner_overlaps"][k]
+    assert info.node == a
+    k = info.partners.index(b)
+    assert info.partner_seps[k] == sep and not info.partner_overlaps[k]
     expected = f"A's axis {axis + 1} ({'xyz'[axis]})" if sep < 3 else \
         f"B's axis {axis + 1} ({'xyz'[axis]})"
-    assert info["partner_separations"][k] == expected
+    assert info.partner_separations[k] == expected
     window.model.set_inspect(info)
     text = window.docks["levels_dock"].panel.inspect_label.text()
     assert f"box {a} of A" in text
-    n_culled_before = sum(1 for o in info["partner_overlaps"][:k] if not o)
+    n_culled_before = sum(1 for o in info.partner_overlaps[:k] if not o)
     if n_culled_before < 8:  # the label explains the first eight culled partners of a level
         assert f"culled B {b}, separated by {expected}" in text
 
 
 def test_inspector_on_obb_names_axes_of_the_oriented_boxes(qtbot, window):
-    from viewer.render import inspect_node
+    from core.lab.inspect import inspect_node
 
     choice = window.docks["pipeline_dock"].panel.volume_choice
     _choose(choice.bv, "obb")
@@ -256,9 +256,9 @@ def test_inspector_on_obb_names_axes_of_the_oriented_boxes(qtbot, window):
     frame = window.model.frame
     level, a, b, sep = _culled_pair_at_own_depth(frame)
     info = inspect_node(frame, 0, int(frame.trees[0].triangles_under(a)[0]), level)
-    k = info["partners"].index(b)
-    assert info["kind"] == "obb"
-    assert info["partner_separations"][k] == separation_text("obb", sep)
+    k = info.partners.index(b)
+    assert info.kind == "obb"
+    assert info.partner_separations[k] == separation_text("obb", sep)
     window.model.set_inspect(info)
     assert f"oriented box {a} of A" in window.docks["levels_dock"].panel.inspect_label.text()
 

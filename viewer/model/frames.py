@@ -7,7 +7,6 @@ from PyQt6.QtCore import QObject, pyqtSignal
 
 from viewer.side_results import MAX_KEPT_SIDE_RESULTS
 from viewer.state.pipeline import FrameFailure
-from viewer.state.shown import shown_result
 from viewer.state.status import ViewTimings
 from viewer.timing import TimingHistory
 
@@ -177,9 +176,9 @@ class FramesModel(QObject):
 
     # -- what the frame shows ---------------------------------------------------------------
     def shown_result(self):
-        """The collision result on display (:func:`viewer.state.shown.shown_result` of the
+        """The collision result on display (:meth:`core.pipeline.Frame.shown_result` of the
         frame); None without a frame."""
-        return shown_result(self.frame)
+        return self.frame.shown_result() if self.frame is not None else None
 
     def n_levels(self) -> int:
         """Levels of the last frame's traversal trace (0 when there is none)."""

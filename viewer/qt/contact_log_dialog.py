@@ -47,7 +47,7 @@ def log_gap_text(gap: float) -> str:
 
 
 def pair_rows(audit, limit: int = PAIRS_LISTED) -> list[tuple[str, str, str, str]]:
-    """The pair table's rows of one ``core.audit.FrameAudit``: the pairs only the engine
+    """The pair table's rows of one ``core.lab.audit.FrameAudit``: the pairs only the engine
     reports, then the ones it missed, at most ``limit`` of each."""
     rows = []
     for k, (i, j) in enumerate(audit.only_engine[:limit].tolist()):

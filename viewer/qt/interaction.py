@@ -189,13 +189,12 @@ class CanvasInteraction(QObject):
 
     def inspect_at(self, x: float, y: float) -> None:
         """Show in the inspector the box under display point ``(x, y)`` (or clear it)."""
-        from viewer.render.overlays import inspect_node
-
         hit = self.renderer.pick(x, y)
         if hit is None or hit[0] > 1:
             self.model.set_inspect(None)
             return
-        info = inspect_node(self.model.frame, hit[0], hit[1], self.model.level)
+        info = self.controller.inspector.inspect_node(self.model.frame, hit[0], hit[1],
+                                                      self.model.level)
         self.model.set_inspect(info)
         if info is not None:  # the clicked volume is also the node the tree docks select
-            self.model.select_node(info["body"], info["node"])
+            self.model.select_node(info.body, info.node)

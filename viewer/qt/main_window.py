@@ -46,7 +46,7 @@ from viewer.qt.timeline import TimelinePanel
 from viewer.qt.tree_diff_dialog import TreeDiffMenu
 from viewer.qt.tree_menu import TreeTools
 from viewer.qt.window_dialogs import ProgressDialogs
-from viewer.render import SceneRenderer, inspect_node
+from viewer.render import SceneRenderer
 from viewer.render.draw_cost import drawn_cells, slow_drawing_words
 from viewer.render.scene import set_default_view
 from viewer.scenes import SCENES
@@ -415,8 +415,8 @@ class MainWindow(QMainWindow):
         if info is None:
             return
         # The clicked box stays the same while the level moves: its depth is kept.
-        self.model.inspect = inspect_node(self.model.frame, info["body"], info["triangle"],
-                                          self.model.level, depth=info["depth"])
+        self.model.inspect = self.controller.inspector.inspect_node(
+            self.model.frame, info.body, info.triangle, self.model.level, depth=info.depth)
         self.model.inspect_changed.emit(self.model.inspect)
 
     def _refresh_inspect_and_redraw(self) -> None:
@@ -546,7 +546,8 @@ class MainWindow(QMainWindow):
     def _slow_drawing(self, frame, overlay_s: float, render_s: float) -> str:
         """Why drawing ``frame`` was slow ("" when it was not); said in the status bar once
         per reason (the layers and the advice), like a slow frame's core time."""
-        words = slow_drawing_words(getattr(frame, "index", None), overlay_s, render_s,
+        index = frame.index if frame is not None else None
+        words = slow_drawing_words(index, overlay_s, render_s,
                                    drawn_cells(self.plotter.renderer.actors),
                                    tuple(self.plotter.ren_win.GetSize()))
         reason = words.split(" pixels", 1)[-1]

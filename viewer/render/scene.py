@@ -400,7 +400,7 @@ class SceneRenderer:
         frame : core.pipeline.Frame or None
         display : viewer.state.display.Display
         level : int or None
-        inspect : dict or None
+        inspect : core.lab.inspect.NodeInspection or None
         extra_note : str
             Added to the canvas note (e.g. the step-mode sentence).
         hidden : set of int
@@ -408,13 +408,13 @@ class SceneRenderer:
         step : StepView or None
             The traversal stepper's step: its overlays are drawn and the level's volumes,
             pairs and selection are not (None: the normal view).
-        heat : core.collide.heat.FrameHeat or None
+        heat : core.lab.heat.FrameHeat or None
             The frame's work per triangle and node, drawn as ``display.heat_map`` says.
         heat_note : str
             Why there is no heat map although one is asked for (added to the canvas note).
         ghost : GhostView or None
             A fresh tree of the frame's vertices, drawn when ``display.show_ghost``.
-        crosscheck : core.crosscheck.CrossCheck or None
+        crosscheck : core.lab.crosscheck.CrossCheck or None
             Another engine's verdict on the frame: the pairs the engines disagree on.
         side : viewer.side_results.ShownSide or None
             The distance and inside test computed beside the frames (None: the frame's own).

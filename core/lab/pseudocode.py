@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from core.bv.registry import BVKind, get_kind
-from core.collide.steps import PairStep, StepOutcome
+from core.lab.steps import PairStep, StepOutcome
 
 
 @dataclass(frozen=True)

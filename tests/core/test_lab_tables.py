@@ -1,4 +1,4 @@
-"""Frame data texts (viewer.frame_data) against the frames the core computes: a pair of
+"""Frame data texts (core.lab.tables) against the frames the core computes: a pair of
 bodies, one body against itself, one body alone, a frame without a trace."""
 
 from __future__ import annotations
@@ -11,11 +11,11 @@ import numpy as np
 import pytest
 
 from core.collide.tritri import ContactKind
+from core.lab.tables import COLUMNS, TABLE_NAMES, frame_files
 from core.mesh import TriMesh
 from core.pipeline import BodyInput, FramePipeline, PipelineSettings
 from core.pose import Pose
 from tests.core.meshgen import sphere_mesh
-from viewer.frame_data import COLUMNS, TABLE_NAMES, frame_files
 
 JSON_KEYS = ["format_version", "scene", "bodies", "frame", "bounding_volume", "self_collision",
              "counters", "timings_ms", "levels", "trace", "contacts"]

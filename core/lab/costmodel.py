@@ -125,7 +125,7 @@ def frame_counts(frame) -> tuple[int, int, int]:
     and ``Np`` are the volume and triangle tests of the pair query and of any self-collision
     queries (their :class:`~core.collide.trace.Counters`).
     """
-    refitted = getattr(frame, "refitted", None) or [False] * len(frame.trees)
+    refitted = frame.refitted or [False] * len(frame.trees)
     nu = sum(int(tree.n_nodes) for tree, was in zip(frame.trees, refitted) if was)
     results = [frame.result] if frame.result is not None else []
     results += [r for r in (frame.self_results or []) if r is not None]

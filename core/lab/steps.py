@@ -22,13 +22,19 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from core.bv.aabb import BMAX, BMIN
-from core.bv.registry import BVKind, fit_volumes, get_kind
+from core.bv.registry import BVKind
 from core.collide.budget import check_trace_rows
 from core.collide.tandem import DescendRule
 from core.collide.trace import OVERLAPPED, Counters
 from core.collide.traversal import TREE_BOXES
-from core.kernel_args import frozen
+from core.lab.heat import leaf_of_triangles
+from core.lab.query_inputs import (
+    QueryInputs,
+    query_inputs,
+    shown_volume,
+    split_a_by_volume,
+    volume_measures,
+)
 
 
 class StepOutcome(enum.Enum):
@@ -100,131 +106,6 @@ class PairStep:
     queue_length: int
 
 
-@dataclass(frozen=True, eq=False)
-class QueryInputs:
-    """What the frame's traversal read, rebuilt from the frame exactly as the query built it.
-
-    Attributes
-    ----------
-    kind : BVKind
-        The kind tested (the tree-box kind for the trees' own boxes).
-    code : int
-        :data:`~core.collide.traversal.TREE_BOXES` or the kind's code.
-    trees : (Tree, Tree)
-        After a non-unit pose scale is moved into them (:func:`core.collide.query.rigid_body`).
-    meshes : (TriMesh, TriMesh)
-        Likewise.
-    volumes : ((ka, w), (kb, w)) float64
-        The kind's rows of both trees, in each body's local frame (``[bmin, bmax]`` rows for
-        the trees' own boxes).
-    rot, trans : (3, 3), (3,) float64
-        Pose of B in A's frame.
-    margin : float
-        The padding every volume test added (round-off margin plus near-contact margin).
-    near_margin : float
-        The request's near-contact margin (part of ``margin``).
-    rule : DescendRule
-    pose_a : Pose
-        A's world pose (rigid).
-    """
-
-    kind: BVKind
-    code: int
-    trees: tuple
-    meshes: tuple
-    volumes: tuple
-    rot: np.ndarray
-    trans: np.ndarray
-    margin: float
-    near_margin: float
-    rule: DescendRule
-    pose_a: object
-
-
-def query_inputs(frame) -> QueryInputs:
-    """The arrays the frame's pair traversal tested, as :func:`core.collide.query.collide` and
-    :func:`core.collide.bvquery.collide_bv` prepared them (the volume fits are cached, so this
-    costs no fit for a frame the pipeline just ran)."""
-    from core.bv import TREE_BOX_KIND
-    from core.collide.query import box_margin, relative_pose, rigid_body
-    from core.pose import Pose
-
-    request = frame.request
-    kind = get_kind(request.bv)
-    mesh_a, tree_a, pose_a = rigid_body(frame.meshes[0], frame.trees[0], frame.poses[0])
-    mesh_b, tree_b, pose_b = rigid_body(frame.meshes[1], frame.trees[1], frame.poses[1])
-    rel = relative_pose(pose_a, pose_b)
-    pad = box_margin(tree_a, tree_b, request.tol)
-    # A frame keeps the very rows its traversal tested (a stored frame too, so stepping it
-    # runs no fit); with a scaled pose the traversal tested rows of the scaled mesh instead.
-    stored = getattr(frame, "volumes", None)
-    is_rigid = all(p is None or p.is_rigid for p in frame.poses[:2])
-    if stored is not None and stored.name == kind.name and is_rigid and len(stored.rows) >= 2:
-        volumes = (np.asarray(stored.rows[0]), np.asarray(stored.rows[1]))
-    elif kind.name == TREE_BOX_KIND:
-        volumes = (np.concatenate([tree_a.bmin, tree_a.bmax], axis=1),
-                   np.concatenate([tree_b.bmin, tree_b.bmax], axis=1))  # fmt: skip
-    else:
-        volumes = (fit_volumes(tree_a, mesh_a, kind, request.obb_fit),
-                   fit_volumes(tree_b, mesh_b, kind, request.obb_fit))  # fmt: skip
-    if kind.name == TREE_BOX_KIND:
-        code = TREE_BOXES
-        margin = pad + request.margin
-    else:
-        code = kind.code
-        # The padding collide_bv adds: sqrt(3) D for the near-contact margin D.
-        margin = pad + np.sqrt(3.0) * request.margin
-    # Read-only rows, as the traversal reads them (core.kernel_args): the stepper's kernel
-    # calls reuse the traversal's compiled signatures.
-    return QueryInputs(kind=kind, code=code, trees=(tree_a, tree_b), meshes=(mesh_a, mesh_b),
-                       volumes=tuple(frozen(v) for v in volumes), rot=frozen(rel.rotation),
-                       trans=frozen(rel.translation), margin=float(margin),
-                       near_margin=float(request.margin), rule=DescendRule(request.descend),
-                       pose_a=pose_a if pose_a is not None else Pose())  # fmt: skip
-
-
-def _volume_measure(inputs: QueryInputs, side: int, node: int) -> tuple[float, float]:
-    """``(volume, tie-break)`` of one node as the traversal's larger-volume rule compares
-    them: the box test compares half-extent products, then half-extent sums on a tie; the
-    kinds compare their ``volume`` (the OBB its half-extent product) and keep A on a tie."""
-    from core.bv.registry import volume_by_code
-
-    row = inputs.volumes[side]
-    if inputs.code == TREE_BOXES:
-        half = 0.5 * (row[node, BMAX] - row[node, BMIN])
-        return float(half[0] * half[1] * half[2]), float(half.sum())
-    # An int32 node id, as the traversal passes its node ids: the signature it compiled.
-    return float(volume_by_code(inputs.code, row, np.int32(node))), 0.0
-
-
-def _volume_measures(inputs: QueryInputs, side: int,
-                     nodes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`_volume_measure` of many nodes, ``(r,) float64`` each: one call per distinct
-    node (the same arithmetic, so the same comparisons)."""
-    unique, inverse = np.unique(nodes, return_inverse=True)
-    pairs = [_volume_measure(inputs, side, int(node)) for node in unique.tolist()]
-    table = np.asarray(pairs, dtype=np.float64).reshape(-1, 2)
-    return table[inverse, 0], table[inverse, 1]
-
-
-def _shown_volume(inputs: QueryInputs, side: int, node: int) -> float:
-    """The node's volume as a student would compute it (the box's, not its eighth)."""
-    if inputs.code == TREE_BOXES:
-        return 8.0 * _volume_measure(inputs, side, node)[0]
-    from core.bv.registry import volume_by_code
-
-    return float(volume_by_code(inputs.code, inputs.volumes[side], np.int32(node)))
-
-
-def _split_a_by_volume(inputs: QueryInputs, a: int, b: int) -> bool:
-    """Whether the larger-volume rule splits A (exactly the kernel's comparison)."""
-    vol_a, tie_a = _volume_measure(inputs, 0, a)
-    vol_b, tie_b = _volume_measure(inputs, 1, b)
-    if inputs.code == TREE_BOXES:
-        return vol_a > vol_b or (vol_a == vol_b and tie_a >= tie_b)
-    return vol_a >= vol_b
-
-
 def _fmt(x: float) -> str:
     return f"{x:.3g}"
 
@@ -272,8 +153,8 @@ class _StepTable:
         # Each contact lies in exactly one leaf pair (the leaves partition each tree's
         # triangles): find it through the leaf of each face.
         pairs = np.asarray(result.pairs, dtype=np.int64).reshape(-1, 2)
-        leaf_of_a = _leaf_of_face(tree_a)
-        leaf_of_b = _leaf_of_face(tree_b)
+        leaf_of_a = leaf_of_triangles(tree_a).astype(np.int64)
+        leaf_of_b = leaf_of_triangles(tree_b).astype(np.int64)
         n_b = np.int64(self.count_b.shape[0])
         leaf_keys = leaf_a.astype(np.int64) * n_b + leaf_b
         order = np.argsort(leaf_keys, kind="stable")
@@ -344,8 +225,8 @@ class _StepTable:
                       dtype=np.int8)  # fmt: skip
         if rule is DescendRule.LARGER_VOLUME:
             compare = ~leaf_a & ~leaf_b
-            vol_a, tie_a = _volume_measures(self.inputs, 0, node_a[compare])
-            vol_b, tie_b = _volume_measures(self.inputs, 1, node_b[compare])
+            vol_a, tie_a = volume_measures(self.inputs, 0, node_a[compare])
+            vol_b, tie_b = volume_measures(self.inputs, 1, node_b[compare])
             if self.inputs.code == TREE_BOXES:
                 is_a = (vol_a > vol_b) | ((vol_a == vol_b) & (tie_a >= tie_b))
             else:
@@ -377,8 +258,8 @@ class _StepTable:
         if inputs.rule is DescendRule.A_FIRST:
             return "a", (f"split A (node {a_id}): A is split until it is a leaf, then B "
                          "(A-first rule)")  # fmt: skip
-        vol_a, vol_b = _shown_volume(inputs, 0, a), _shown_volume(inputs, 1, b)
-        if _split_a_by_volume(inputs, a, b):
+        vol_a, vol_b = shown_volume(inputs, 0, a), shown_volume(inputs, 1, b)
+        if split_a_by_volume(inputs, a, b):
             which, node, big, small = "A", a_id, vol_a, vol_b
         else:
             which, node, big, small = "B", b_id, vol_b, vol_a
@@ -420,17 +301,6 @@ class _StepTable:
         ids_b = tree_b.prim_ids[tree_b.first[b]:tree_b.first[b] + tree_b.count[b]]
         return np.stack([np.repeat(ids_a, ids_b.shape[0]), np.tile(ids_b, ids_a.shape[0])],
                         axis=1).astype(np.int64)  # fmt: skip
-
-
-def _leaf_of_face(tree) -> np.ndarray:
-    """``(m,) int64``: the leaf holding each triangle id."""
-    leaves = np.flatnonzero(tree.count > 0)
-    counts = tree.count[leaves].astype(np.int64)
-    slots = np.repeat(tree.first[leaves].astype(np.int64) - np.cumsum(counts) + counts, counts)
-    slots += np.arange(slots.shape[0])
-    out = np.full(tree.prim_ids.shape[0], -1, dtype=np.int64)
-    out[tree.prim_ids[slots]] = np.repeat(leaves, counts)
-    return out
 
 
 class StepSequence(Sequence):
@@ -712,9 +582,9 @@ def traversal_steps(frame, file_ids=(None, None)) -> TraversalSteps:
         The trace has more rows than the request's ``pair_budget``
         (:func:`core.collide.budget.check_trace_rows`); a ValueError too.
     """
-    result = getattr(frame, "result", None)
+    result = frame.result
     if result is None:
-        if getattr(frame, "self_results", None):
+        if frame.self_results:
             raise ValueError("stepping works on the traversal of two bodies, not on a "
                              "self-collision frame of one body")  # fmt: skip
         raise ValueError("this frame has no traversal of two bodies to step")
@@ -727,81 +597,3 @@ def traversal_steps(frame, file_ids=(None, None)) -> TraversalSteps:
     table = _StepTable(frame, inputs, file_ids)
     return TraversalSteps(steps=StepSequence(table), kind=inputs.kind, inputs=inputs,
                           _table=table)  # fmt: skip
-
-
-@dataclass(frozen=True, eq=False)
-class Separation:
-    """Why a culled pair is culled, as geometry: the axis its test separated along.
-
-    Attributes
-    ----------
-    axis : (3,) float64
-        Unit vector in world coordinates, pointing from A's side to B's.
-    origin : (3,) float64
-        A point on the axis near the pair (world), where the arrow starts: just before
-        both intervals, so they read as positive distances.
-    interval_a, interval_b : (float, float)
-        Projections of A's and of B's volume on the axis, signed distances from ``origin``.
-    gap : float
-        ``interval_b[0] - interval_a[1] > 0``: how far apart the projections are.
-    words : str
-        "A's axis 2 (y): A spans [0.10, 0.42], B spans [0.47, 0.90], gap 0.05".
-    """
-
-    axis: np.ndarray
-    origin: np.ndarray
-    interval_a: tuple
-    interval_b: tuple
-    gap: float
-    words: str
-
-
-def separation(frame_or_steps, step: PairStep) -> Separation | None:
-    """The separating axis of a culled step, with both volumes' intervals on it.
-
-    Parameters
-    ----------
-    frame_or_steps : core.pipeline.Frame or TraversalSteps
-        The frame the step came from (its :class:`TraversalSteps` avoids rebuilding the
-        query's inputs).
-    step : PairStep
-
-    Returns
-    -------
-    Separation or None
-        None unless the step is CULLED.
-    """
-    if step.outcome is not StepOutcome.CULLED:
-        return None
-    inputs = (frame_or_steps.inputs if isinstance(frame_or_steps, TraversalSteps)
-              else query_inputs(frame_or_steps))  # fmt: skip
-    kind = inputs.kind
-    if kind.separation is None:
-        raise ValueError(f"the {kind.label} kind does not say how its test separates a pair")
-    row_a = inputs.volumes[0][step.node_a]
-    row_b = inputs.volumes[1][step.node_b]
-    axis, ia, ib, through = kind.separation(row_a, row_b, inputs.rot, inputs.trans, step.sep_id)
-    axis = np.asarray(axis, dtype=np.float64)
-    ia, ib = (float(ia[0]), float(ia[1])), (float(ib[0]), float(ib[1]))
-    if ib[0] < ia[0]:
-        # Point the axis from A to B, so A's interval comes first.
-        axis = -axis
-        ia, ib = (-ia[1], -ia[0]), (-ib[1], -ib[0])
-    # The arrow starts a tenth of the spanned length before the lower interval, on the line
-    # through the point the kind chose near the pair.
-    span = max(ib[1], ia[1]) - ia[0]
-    start = ia[0] - 0.1 * span
-    origin_local = np.asarray(through, dtype=np.float64)
-    origin_local = origin_local + (start - float(axis @ origin_local)) * axis
-    ia = (ia[0] - start, ia[1] - start)
-    ib = (ib[0] - start, ib[1] - start)
-    gap = ib[0] - ia[1]
-    rot_a = np.asarray(inputs.pose_a.rotation, dtype=np.float64)
-    origin = rot_a @ origin_local + np.asarray(inputs.pose_a.translation, dtype=np.float64)
-    words = (f"{step.test_words}: A spans [{ia[0]:.3g}, {ia[1]:.3g}], B spans "
-             f"[{ib[0]:.3g}, {ib[1]:.3g}], gap {gap:.3g}")  # fmt: skip
-    if inputs.near_margin > 0.0:
-        words += (f" (the test also asked for more than the near-contact margin "
-                  f"{inputs.near_margin:.3g})")  # fmt: skip
-    return Separation(axis=rot_a @ axis, origin=origin, interval_a=ia, interval_b=ib, gap=gap,
-                      words=words)  # fmt: skip

@@ -14,10 +14,10 @@ is JSON lines (documented in docs/command-line.md, "Contact logs"):
   the engine said about each pair: a separation or a penetration depth).
 
 For every frame the exact answer is computed on the coordinates the log gives: both bodies
-posed as a query poses them (B moved into A's frame, :func:`core.crosscheck.
+posed as a query poses them (B moved into A's frame, :func:`core.lab.crosscheck.
 query_coordinates`), every triangle pair decided with exact predicates by BVH Lab's query.
 The audit lists the pairs only the engine reports and the pairs it missed, each with its
-exact gap (:mod:`core.exact_gap`): 0 means the triangles touch (the engine missed a contact),
+exact gap (:mod:`core.lab.exact_gap`): 0 means the triangles touch (the engine missed a contact),
 a positive gap means they are apart (the engine reported a pair that does not touch, or
 counts "within its tolerance" as contact).
 
@@ -36,9 +36,9 @@ from pathlib import Path
 
 import numpy as np
 
-from core.crosscheck import _check_pairs, _difference, query_coordinates
 from core.errors import BVHLabError
-from core.exact_gap import exact_gap
+from core.lab.crosscheck import _check_pairs, _difference, query_coordinates
+from core.lab.exact_gap import exact_gap
 from core.mesh import TriMesh
 from core.pose import Pose
 

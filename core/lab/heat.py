@@ -168,7 +168,7 @@ def frame_heat(frame) -> FrameHeat:
         The trace has more rows than the request's ``pair_budget`` (a HeatUnavailable and a
         :class:`~core.errors.PairBudgetError`).
     """
-    result = getattr(frame, "result", None)
+    result = frame.result
     if result is None or len(frame.trees) < 2:
         raise HeatUnavailable(NEEDS_TWO_MESHES)
     if result.trace is None:

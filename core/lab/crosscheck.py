@@ -12,7 +12,7 @@ Both engines see the same float64 triangles, the ones the frame's triangle test 
 A in its own coordinates and B moved into A's frame by the relative pose, rounded as the
 query rounds it (:func:`query_coordinates`), each handed to the peer with an identity pose.
 So a pair on which they disagree is a disagreement of their tests, not of two ways of
-rounding a pose. Every such pair gets its true gap, computed exactly (:mod:`core.exact_gap`):
+rounding a pose. Every such pair gets its true gap, computed exactly (:mod:`core.lab.exact_gap`):
 0 means the triangles touch or intersect (the engine that missed it is wrong), a positive gap
 means they are apart (the engine that reported it is wrong, or counts "within its tolerance"
 as contact: coal's GJK test reports pairs up to about 1e-6 apart, see
@@ -41,7 +41,7 @@ from core.bv import TREE_BOX_KIND
 from core.checks import instance
 from core.collide.query import relative_pose, rigid_body
 from core.collide.tandem import transform_points
-from core.exact_gap import exact_gap
+from core.lab.exact_gap import exact_gap
 from core.mesh import TriMesh
 from core.pose import Pose
 
@@ -104,9 +104,9 @@ class Compared:
     @classmethod
     def of_frame(cls, frame) -> Compared:
         """The description of ``frame`` (a :class:`core.pipeline.Frame` with two bodies)."""
-        volumes = getattr(frame, "volumes", None)
+        volumes = frame.volumes
         kind = volumes.label if volumes is not None and volumes.name != TREE_BOX_KIND else ""
-        request = getattr(frame, "request", None)
+        request = frame.request
         margin = float(request.margin) if request is not None else 0.0
         return cls(int(frame.index), (frame.tree_words(0), frame.tree_words(1)), kind, margin)
 
@@ -375,9 +375,9 @@ def cross_check_frame(frame, engine: str | None = None) -> CrossCheck:
     ValueError
         A frame without two bodies, or as :func:`cross_check`.
     """
-    result = getattr(frame, "result", None)
+    result = frame.result
     if result is None or len(frame.meshes) < 2:
-        raise ValueError(f"frame {getattr(frame, 'index', '?')}: the cross-check needs two "
+        raise ValueError(f"frame {frame.index}: the cross-check needs two "
                          "meshes tested against each other")
     return cross_check(frame.meshes[0], frame.poses[0], frame.meshes[1], frame.poses[1],
                        result.pairs, Compared.of_frame(frame), result.near_pairs, engine)
