@@ -7,7 +7,7 @@ from PyQt6.QtCore import QRect, Qt
 from PyQt6.QtWidgets import QApplication, QDockWidget, QScrollArea, QTabBar, QWidget
 
 from tests.viewer.conftest import click, qt_point, settle
-from viewer.qt.layout import (
+from viewer.qt.window.layout import (
     DEFAULT_DOCK_ORDER,
     LAYOUT_VERSION,
     MIN_CANVAS_SHARE,

@@ -8,7 +8,7 @@ from PyQt6.QtCore import QPoint, QPointF, Qt
 from PyQt6.QtWidgets import QApplication
 
 from tests.viewer.conftest import click, drag, qt_point, settle, wait_scene
-from viewer.qt.timeline import MARKER_STYLES, frame_label_text
+from viewer.qt.window.timeline import MARKER_STYLES, frame_label_text
 from viewer.render.overlays import inspect_node
 from viewer.state.display import Mode
 

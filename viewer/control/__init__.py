@@ -1,7 +1,7 @@
 """The controller's jobs, one module each; :class:`viewer.controller.Controller` composes them.
 
 These modules are the viewer's only callers of the core besides the two dialog controllers
-(``viewer.compare``, ``viewer.scene_octree_demo``):
+(``viewer.control.compare``, ``viewer.control.scene_octree``):
 
 * :mod:`~viewer.control.scenes` -- built-in scenes become bodies; swap which body is B;
 * :mod:`~viewer.control.files` -- mesh files read (off the GUI thread) and checked, limits;

@@ -30,16 +30,16 @@ try:  # Python 3.11+ has tomllib; 3.10 (Ubuntu 22.04's python3) gets the same pa
 except ModuleNotFoundError:  # pragma: no cover - exercised only on Python 3.10
     import tomli as tomllib
 
-from viewer.choices import (
+from core.text import printable
+from viewer.lessons.facts import CAPTION_FIELDS, EXPECT_KEYS, VISIBLE_OVERLAYS
+from viewer.scenes import SCENES
+from viewer.words.choices import (
     bv_choices,
     descend_choices,
     obb_fit_choices,
     partition_choices,
     split_choices,
 )
-from viewer.control.error_log import printable
-from viewer.lessons.facts import CAPTION_FIELDS, EXPECT_KEYS, VISIBLE_OVERLAYS
-from viewer.scenes import SCENES
 
 NAMED_VIEWS = {
     "default": "the view a scene opens with: from the front-right, above",
@@ -636,7 +636,7 @@ reads (it is no typo); its step says so when it is played."""
 def experiment_names() -> list[str]:
     """Names of the experiments a step may name: this build's, then any other of
     :data:`EXPERIMENT_NAMES`."""
-    from viewer.choices import experiment_choices
+    from viewer.words.choices import experiment_choices
 
     names = [name for name, _title in experiment_choices() or []]
     return names + [name for name in EXPERIMENT_NAMES if name not in names]

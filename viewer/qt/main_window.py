@@ -1,7 +1,7 @@
-"""The main window: assembles the canvas, the docks and timeline (:mod:`viewer.qt.layout`),
-the menus, toolbar and keys (:mod:`viewer.qt.menus` from :mod:`viewer.qt.actions`), the status
-bar (:mod:`viewer.qt.status_line`), its dialogs (:mod:`viewer.qt.window_dialogs`), help
-(:mod:`viewer.qt.help`) and remembered settings (:mod:`viewer.qt.window_settings`), and keeps
+"""The main window: assembles the canvas, the docks and timeline (:mod:`viewer.qt.window.layout`),
+the menus, toolbar and keys (:mod:`viewer.qt.menus.build` from :mod:`viewer.qt.actions`), the status
+bar (:mod:`viewer.qt.window.status_line`), its dialogs (:mod:`viewer.qt.dialogs.window`), help
+(:mod:`viewer.qt.menus.help`) and remembered settings (:mod:`viewer.qt.window.settings`), and keeps
 the canvas in step with the model."""
 
 from __future__ import annotations
@@ -16,42 +16,43 @@ from PyQt6.QtWidgets import QFileDialog, QMainWindow, QMessageBox
 
 from viewer.canvas import Canvas
 from viewer.control.error_log import ErrorLog
-from viewer.qt import help as window_help
-from viewer.qt import layout, window_settings
 from viewer.qt.actions import shortcut_of
-from viewer.qt.caption import CanvasCaption
-from viewer.qt.contact_log_dialog import ContactLogMenu
-from viewer.qt.docks import make_docks
-from viewer.qt.error_guard import error_log_dialog
-from viewer.qt.experiments_menu import ExperimentsMenu
-from viewer.qt.export_menu import ExportMenu
-from viewer.qt.interaction import CanvasInteraction
-from viewer.qt.kernel_status import KernelStatusBar
-from viewer.qt.lecture import LectureMode
-from viewer.qt.lesson_menu import LessonMenu
-from viewer.qt.menus import (
+from viewer.qt.dialogs.contact_log import ContactLogMenu
+from viewer.qt.dialogs.scene_switch import load_scene_asking, may_leave_recording
+from viewer.qt.dialogs.tree_diff import TreeDiffMenu
+from viewer.qt.dialogs.window import ProgressDialogs
+from viewer.qt.menus import help as window_help
+from viewer.qt.menus.build import (
     actions_under,
     build_menus,
     create_actions,
     make_action,
     make_toolbar,
 )
+from viewer.qt.menus.experiments import ExperimentsMenu
+from viewer.qt.menus.export import ExportMenu
+from viewer.qt.menus.lessons import LessonMenu
+from viewer.qt.menus.recording import RecordingMenu
+from viewer.qt.menus.session import SessionMenu
+from viewer.qt.menus.tree import TreeTools
+from viewer.qt.panels.docks import make_docks
 from viewer.qt.panels.levels import level_text, tree_depth_text
 from viewer.qt.panels.stepper import position_text
-from viewer.qt.recording_menu import RecordingMenu
-from viewer.qt.scene_switch import load_scene_asking, may_leave_recording
-from viewer.qt.session_menu import SessionMenu
-from viewer.qt.status_line import StatusLine
-from viewer.qt.timeline import TimelinePanel
-from viewer.qt.tree_diff_dialog import TreeDiffMenu
-from viewer.qt.tree_menu import TreeTools
-from viewer.qt.window_dialogs import ProgressDialogs
+from viewer.qt.window import layout
+from viewer.qt.window import settings as window_settings
+from viewer.qt.window.caption import CanvasCaption
+from viewer.qt.window.error_guard import error_log_dialog
+from viewer.qt.window.interaction import CanvasInteraction
+from viewer.qt.window.kernel_status import KernelStatusBar
+from viewer.qt.window.lecture import LectureMode
+from viewer.qt.window.status_line import StatusLine
+from viewer.qt.window.timeline import TimelinePanel
 from viewer.render import SceneRenderer, inspect_node
 from viewer.render.draw_cost import drawn_cells, slow_drawing_words
 from viewer.render.scene import set_default_view
 from viewer.scenes import SCENES
-from viewer.side_results import shown_side
 from viewer.state.display import Mode
+from viewer.state.side_results import shown_side
 from viewer.state.status import ViewTimings
 
 DRIFT_KEY = shortcut_of("recording.drift")
@@ -95,7 +96,7 @@ class MainWindow(QMainWindow):
         self.model, self.controller = model, controller
         self.settings = settings if settings is not None else QSettings("bvh-lab", "bvh-lab")
         self.last_error: tuple[str, str] | None = None
-        self.error_log = ErrorLog()  # viewer.qt.error_guard writes it; Help > Error log reads it
+        self.error_log = ErrorLog()  # window.error_guard writes it; Help > Error log reads it
         self._error_box: QMessageBox | None = None
         self._has_frame = False
         self._drawn_full_resolution = False
@@ -245,7 +246,7 @@ class MainWindow(QMainWindow):
 
     def open_crosscheck_dialog(self):
         """View > Cross-check this frame…: runs the check in the background and shows it."""
-        from viewer.qt.crosscheck_dialog import CrossCheckDialog
+        from viewer.qt.dialogs.crosscheck import CrossCheckDialog
 
         if getattr(self, "crosscheck_dialog", None) is None:
             self.crosscheck_dialog = CrossCheckDialog(self.model, self.controller, self)
@@ -561,7 +562,7 @@ class MainWindow(QMainWindow):
         return (self.controller.analysis.crosscheck_view()
                 or self.controller.contact_log.disagreeing_pairs())
 
-    # -- lessons and lecture mode (viewer.qt.caption) ----------------------------------------
+    # -- lessons and lecture mode (viewer.qt.window.caption) --------------------------------
     def refresh_caption(self) -> None:
         self.caption.refresh()
 
@@ -578,7 +579,7 @@ class MainWindow(QMainWindow):
 
     def open_compare(self):
         """Show the compare view (created once, kept between openings)."""
-        from viewer.qt.compare import CompareDialog
+        from viewer.qt.dialogs.compare import CompareDialog
 
         if getattr(self, "compare_dialog", None) is None:
             self.compare_dialog = CompareDialog(self.model, self)
@@ -588,7 +589,7 @@ class MainWindow(QMainWindow):
 
     def open_scene_octree(self):
         """Show the many-objects scene octree demo (Zhou et al. 2009) in its own window."""
-        from viewer.qt.scene_octree import SceneOctreeWindow
+        from viewer.qt.dialogs.scene_octree import SceneOctreeWindow
 
         if getattr(self, "octree_window", None) is None:
             self.octree_window = SceneOctreeWindow(self)
@@ -625,7 +626,7 @@ class MainWindow(QMainWindow):
 
     def _check_restored_layout(self) -> None:
         """After the first show: fall back to the default layout if the remembered one hides
-        every dock or squeezes the canvas below :data:`viewer.qt.layout.MIN_CANVAS_SHARE`."""
+        every dock or squeezes the canvas below :data:`viewer.qt.window.layout.MIN_CANVAS_SHARE`."""
         if not self._restored_layout:
             return
         self._restored_layout = False

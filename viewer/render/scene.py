@@ -416,7 +416,7 @@ class SceneRenderer:
             A fresh tree of the frame's vertices, drawn when ``display.show_ghost``.
         crosscheck : core.crosscheck.CrossCheck or None
             Another engine's verdict on the frame: the pairs the engines disagree on.
-        side : viewer.side_results.ShownSide or None
+        side : viewer.state.side_results.ShownSide or None
             The distance and inside test computed beside the frames (None: the frame's own).
         contact_ids : (c,) int64 or None
             Only these rows of the frame's contacts are drawn (step mode's contacts reached

@@ -10,9 +10,9 @@ from __future__ import annotations
 from PyQt6.QtCore import Qt
 from PyQt6.QtWidgets import QComboBox, QDockWidget, QFrame, QScrollArea, QWidget
 
-from viewer.qt.experiments_window import ExperimentsPanel
 from viewer.qt.panels.common import WhenShown, narrow_combo
 from viewer.qt.panels.deform import DeformPanel
+from viewer.qt.panels.experiments import ExperimentsPanel
 from viewer.qt.panels.levels import LevelsPanel
 from viewer.qt.panels.outliner import OutlinerPanel
 from viewer.qt.panels.pipeline import PipelinePanel
