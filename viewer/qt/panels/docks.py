@@ -1,11 +1,17 @@
-"""The dock widgets around the canvas: each panel of :mod:`viewer.qt.panels` in a scrolled
-dock, by object name.
+"""The dock widgets around the canvas: the panel registry :data:`PANELS`, and each panel of
+:mod:`viewer.qt.panels` in a scrolled dock, by object name.
 
 Each dock writes the model (or asks the controller for an action) and refreshes itself from
-model signals with its widgets' signals blocked, so a refresh never writes back.
+model signals with its widgets' signals blocked, so a refresh never writes back. A new dock is
+one panel module in this package and one row of :data:`PANELS` (CONTRIBUTING.md, "A dock
+panel"): the window makes its dock, tabs it into the default layout in the row's place and
+lists it in View > Docks.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
 
 from PyQt6.QtCore import Qt
 from PyQt6.QtWidgets import QComboBox, QDockWidget, QFrame, QScrollArea, QWidget
@@ -46,19 +52,56 @@ def _dock(title: str, object_name: str, widget: QWidget) -> QDockWidget:
     return dock
 
 
+@dataclass(frozen=True)
+class PanelRow:
+    """One dock of the window.
+
+    Attributes
+    ----------
+    name : str
+        The dock's object name (``"stats_dock"``): QSettings restores the layout by it and
+        the window finds the dock by it (``window.docks[name]``).
+    title : str
+        The dock's title, its tab's words and its View > Docks entry.
+    panel : callable
+        ``panel(model)`` or, with ``takes_controller``, ``panel(model, controller)``: the
+        panel widget (a class of this package).
+    takes_controller : bool
+        Whether the panel asks the controller for actions (a panel that only shows the model
+        takes the model alone).
+    """
+
+    name: str
+    title: str
+    panel: Callable
+    takes_controller: bool = True
+
+
+PANELS: list[PanelRow] = [
+    PanelRow("levels_dock", "Levels and overlays", LevelsPanel),
+    PanelRow("scene_dock", "Scene", ScenePanel),
+    PanelRow("deform_dock", "Deform", DeformPanel),
+    PanelRow("pipeline_dock", "Pipeline", PipelinePanel),
+    PanelRow("stats_dock", "Stats", StatsPanel, takes_controller=False),
+    PanelRow("stepper_dock", "Stepper", StepperPanel),
+    PanelRow("pseudocode_dock", "Pseudo-code", PseudocodePanel),
+    PanelRow("quality_dock", "Quality", QualityPanel),
+    PanelRow("outliner_dock", "Outliner", OutlinerPanel),
+    PanelRow("experiments_dock", "Experiments", ExperimentsPanel),
+]
+"""Every dock, in the tab order of the default layout (the first is raised): one tab each in a
+single column on the right (:func:`viewer.qt.window.layout.default_layout`)."""
+
+
+def dock_names() -> tuple[str, ...]:
+    """The docks' object names in :data:`PANELS` order."""
+    return tuple(row.name for row in PANELS)
+
+
 def make_docks(model, controller) -> dict[str, QDockWidget]:
-    """Every dock, by object name."""
-    return {
-        "scene_dock": _dock("Scene", "scene_dock", ScenePanel(model, controller)),
-        "levels_dock": _dock("Levels and overlays", "levels_dock", LevelsPanel(model, controller)),
-        "deform_dock": _dock("Deform", "deform_dock", DeformPanel(model, controller)),
-        "pipeline_dock": _dock("Pipeline", "pipeline_dock", PipelinePanel(model, controller)),
-        "stats_dock": _dock("Stats", "stats_dock", StatsPanel(model)),
-        "stepper_dock": _dock("Stepper", "stepper_dock", StepperPanel(model, controller)),
-        "pseudocode_dock": _dock("Pseudo-code", "pseudocode_dock",
-                                 PseudocodePanel(model, controller)),
-        "quality_dock": _dock("Quality", "quality_dock", QualityPanel(model, controller)),
-        "outliner_dock": _dock("Outliner", "outliner_dock", OutlinerPanel(model, controller)),
-        "experiments_dock": _dock("Experiments", "experiments_dock",
-                                  ExperimentsPanel(model, controller)),
-    }
+    """Every dock of :data:`PANELS`, by object name, in the table's order."""
+    docks = {}
+    for row in PANELS:
+        panel = row.panel(model, controller) if row.takes_controller else row.panel(model)
+        docks[row.name] = _dock(row.title, row.name, panel)
+    return docks
