@@ -169,6 +169,19 @@ def test_the_new_panel_is_a_dock_of_the_default_layout_and_the_view_menu(
     assert dock.panel.label.text() == f"frame {window.model.frame.index}"
 
 
+def test_a_layout_remembered_before_the_panel_existed_keeps_the_new_dock(
+        make_window, settings, monkeypatch):
+    """No layout version to bump: a dock missing from the remembered layout stays where the
+    default layout put it, tabbed and shown."""
+    first = make_window()
+    first.close()  # remembers its layout, without the new dock
+    monkeypatch.setattr(docks, "PANELS", [*PANELS, PANEL_ROW])
+    window = make_window(window_settings=settings)
+    dock = window.docks["frame_count_dock"]
+    assert not dock.isHidden() and not dock.isFloating()
+    assert dock in window.tabifiedDockWidgets(window.docks[dock_names()[0]])
+
+
 def test_the_made_up_additions_are_gone_after_their_tests():
     assert "toy" not in EXPERIMENTS
     assert "frame_count_dock" not in dock_names()
