@@ -117,7 +117,7 @@ _ROW = re.compile(r"^(?P<label>[a-z/ ]+?)\s+(?P<value>\d+(?:\.\d+)?)$")
 
 
 def parse_phase_table(text: str) -> dict[str, float]:
-    """The rows of ``viewer.benchmark.format_frame_phase_table``: ``{label: number}``.
+    """The rows of ``viewer.bench.frame_rate.format_frame_phase_table``: ``{label: number}``.
 
     Phase rows are median milliseconds (``"render": 29.0``); the last row is
     ``"frames/second"``. Other lines (the heading, notes) are ignored.

@@ -1,6 +1,6 @@
 """Issue 25's targets in the real window: ``python -m benchmarks.interactive`` (``make bench``).
 
-Each run is a child ``python -m viewer.interactive_benchmark SCENE --size WxH --frames N``
+Each run is a child ``python -m viewer.bench.interactive SCENE --size WxH --frames N``
 (what ``python -m viewer --benchmark SCENE --interactive`` runs: the main window, playing,
 with the real event loop),
 under the caller's display, or under its own virtual X server (``xvfb-run -a``, software
@@ -158,10 +158,10 @@ def display_prefix(run: WindowRun, force_xvfb: bool = False) -> list[str] | None
 
 
 def child_command(run: WindowRun) -> list[str]:
-    """``python -m viewer.interactive_benchmark SCENE --size WxH --frames N``: the same run
+    """``python -m viewer.bench.interactive SCENE --size WxH --frames N``: the same run
     as ``python -m viewer --benchmark SCENE --interactive``, through the module alone, so
     that an older checkout with that one file copied in measures the "before" numbers."""
-    command = [sys.executable, "-m", "viewer.interactive_benchmark", run.scene,
+    command = [sys.executable, "-m", "viewer.bench.interactive", run.scene,
                "--size", f"{run.width}x{run.height}", "--frames", str(run.frames)]
     return command + (["--every-analysis"] if run.every_analysis else [])
 

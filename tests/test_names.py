@@ -48,7 +48,7 @@ SHARED_BY_DESIGN: dict[str, tuple[str, tuple[str, ...]]] = {
                   ("core/__init__.py", "core/io/__init__.py")),
     "main": ("the entry point of a module run as a program (python -m, a child process)",
              ("core/cli.py", "core/collide/exact.py", "core/io/_vtk_child.py",
-              "viewer/__main__.py", "viewer/interactive_benchmark.py")),
+              "viewer/__main__.py", "viewer/bench/interactive.py")),
 }
 
 

@@ -244,4 +244,5 @@ EXPERIMENT = Experiment(
     default_sizes=(3000,),
     quick_sizes=(1000,),
     run=run_cost_model,
+    takes_scene=True,
 )

@@ -6,7 +6,7 @@ import subprocess
 
 from benchmarks import frame_rate
 from benchmarks.frame_rate import FrameRateOutcome, FrameRateSpec
-from viewer.benchmark import format_frame_phase_table
+from viewer.bench.frame_rate import format_frame_phase_table
 
 SMALL, LARGE = frame_rate.FRAME_RATE_TARGETS
 

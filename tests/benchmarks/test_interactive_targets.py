@@ -108,7 +108,7 @@ def test_measure_runs_the_viewer_line_under_xvfb_when_there_is_no_display(monkey
     result = interactive.measure(BIG_BUNNY, 2, spawn=spawn, loadavg=lambda: next(loads))
     assert len(result.samples) == 2 and (result.load_start, result.load_end) == (1.5, 1.7)
     assert calls[0][:4] == ["/usr/bin/xvfb-run", "-a", "-s", "-screen 0 1920x1080x24"]
-    assert calls[0][-7:] == ["viewer.interactive_benchmark", "big-bunny", "--size",
+    assert calls[0][-7:] == ["viewer.bench.interactive", "big-bunny", "--size",
                              "1280x800", "--frames", "60", "--every-analysis"]
 
 

@@ -13,7 +13,7 @@ from PyQt6.QtWidgets import QApplication
 
 from tests.viewer.conftest import settle
 from viewer.qt.actions import ACTIONS_BY_ID
-from viewer.qt.timeline import MARKER_SIZE_PX, MARKER_STYLES
+from viewer.qt.window.timeline import MARKER_SIZE_PX, MARKER_STYLES
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "contact-log"
 LOG = "two-spheres-fcl.jsonl"

@@ -246,7 +246,7 @@ def test_folding_tube_in_the_window_fills_levels_and_stats(qtbot, make_window):
 
 # -- 6. soak --------------------------------------------------------------------------------
 def test_soak_keeps_memory_and_vtk_counts_flat():
-    from viewer.soak import format_soak, run_soak
+    from viewer.bench.soak import format_soak, run_soak
 
     report = run_soak("cloth-sphere", n_frames=300, n_warmup=60, window=50)
     text = format_soak(report)
@@ -374,7 +374,7 @@ def test_too_many_triangles_are_refused_with_the_limit(tmp_path, monkeypatch):
 
 
 def test_soak_command_exit_code_follows_the_verdict(monkeypatch, capsys):
-    import viewer.soak as soak
+    import viewer.bench.soak as soak
     from viewer.__main__ import main
 
     def fake(scene, n_frames):

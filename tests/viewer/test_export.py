@@ -302,7 +302,7 @@ def test_contact_kind_words_match_the_core():
 
 
 def test_the_video_dialogs_format_and_suffix_follow_each_other(qtbot, tmp_path):
-    from viewer.qt.export_menu import VideoDialog
+    from viewer.qt.menus.export import VideoDialog
 
     dialog = VideoDialog("Video", str(tmp_path / "talk.gif"), (640, 480))
     qtbot.addWidget(dialog)

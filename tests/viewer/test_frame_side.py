@@ -19,8 +19,8 @@ from viewer.model import ViewerModel
 from viewer.qt.panels.pipeline import PipelinePanel
 from viewer.qt.panels.stats import relation_text
 from viewer.render.overlays import build_overlays
-from viewer.side_results import shown_side
 from viewer.state.display import Display
+from viewer.state.side_results import shown_side
 
 
 def _controller(is_threaded=False):

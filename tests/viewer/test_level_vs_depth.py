@@ -9,7 +9,7 @@ from PyQt6.QtCore import QPointF, Qt
 from PyQt6.QtWidgets import QApplication
 
 from tests.viewer.conftest import click
-from viewer.kinds import separation_text
+from viewer.words.kinds import separation_text
 
 
 def _click(window, pos: QPointF) -> None:

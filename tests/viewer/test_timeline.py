@@ -9,7 +9,7 @@ from PyQt6.QtWidgets import QApplication
 
 from core.lab.inspect import inspect_node
 from tests.viewer.conftest import click, drag, qt_point, settle, wait_scene
-from viewer.qt.timeline import MARKER_STYLES, frame_label_text
+from viewer.qt.window.timeline import MARKER_STYLES, frame_label_text
 from viewer.state.display import Mode
 
 APART = 2.0

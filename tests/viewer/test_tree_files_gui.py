@@ -144,7 +144,7 @@ def test_the_menu_reads_a_tree_file_off_the_gui_thread_with_a_progress_line(
     saved = tmp_path / "a.json"
     assert window.tree_tools.save_tree_file(0, str(saved))
     leaf, _ = _broken_copy(saved, tmp_path / "broken.json")
-    from viewer.qt import tree_menu
+    from viewer.qt.menus import tree as tree_menu
 
     monkeypatch.setattr(tree_menu.QFileDialog, "getOpenFileName",
                         lambda *a, **k: (str(tmp_path / "broken.json"), ""))
@@ -200,7 +200,7 @@ def test_a_tree_read_for_a_scene_that_changed_meanwhile_is_not_used(qtbot, windo
 def test_the_menu_writes_a_tree_file_off_the_gui_thread_with_a_progress_line(
         qtbot, window, tmp_path, monkeypatch):
     from core.bvh.treefile import read_tree
-    from viewer.qt import tree_menu
+    from viewer.qt.menus import tree as tree_menu
 
     target = tmp_path / "mine"  # no suffix: the chosen filter adds it
     monkeypatch.setattr(tree_menu.QFileDialog, "getSaveFileName",

@@ -16,7 +16,7 @@ from PyQt6.QtWidgets import QComboBox
 from core.lab.inspect import inspect_node
 from tests.viewer.conftest import click, qt_point, settle
 from viewer.render.geometry import LINES_PER_BOX
-from viewer.timing import TimingHistory
+from viewer.state.timing import TimingHistory
 
 
 def _click_scene(qtbot, window, key: str) -> None:

@@ -10,8 +10,8 @@ from PyQt6.QtCore import Qt
 from PyQt6.QtWidgets import QApplication, QLabel
 
 from tests.viewer.conftest import settle
-from viewer.kinds import pair_noun, separation_text, volume_noun
 from viewer.render.words import OVERLAPPED
+from viewer.words.kinds import pair_noun, separation_text, volume_noun
 
 
 def _choose(combo, data) -> None:
@@ -265,8 +265,8 @@ def test_inspector_on_obb_names_axes_of_the_oriented_boxes(qtbot, window):
 
 # -- 5. SAT lite vs 15 axes -------------------------------------------------------------------
 def test_compare_puts_sat_lite_beside_the_15_axis_test(qtbot, window):
-    from viewer.compare import DEFAULT_KINDS
-    from viewer.qt.compare import COLUMNS
+    from viewer.control.compare import DEFAULT_KINDS
+    from viewer.qt.dialogs.compare import COLUMNS
 
     assert "aabb" in DEFAULT_KINDS and "aabb15" in DEFAULT_KINDS
     # A rotated B: SAT lite lets through pairs only an edge-edge axis separates.

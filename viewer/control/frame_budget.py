@@ -7,7 +7,7 @@ boxes: 952 ms a frame — update 'auto' refits OBBs by PCA; choose AABB or refit
 
 from __future__ import annotations
 
-from viewer.kinds import has_fit_choice, volume_noun
+from viewer.words.kinds import has_fit_choice, volume_noun
 
 FRAME_BUDGET_S = 0.1
 """A frame whose core time passes this (seconds) is called slow, and the view says why. Also

@@ -13,7 +13,7 @@ minimum distance and the inside test run on the finished frame's own meshes, tre
 (a snapshot: the next frame's refit makes new arrays and never writes these) on a coalescing
 lane: one at a time, always the newest frame, whatever they cost (1,588 ms + 1,006 ms a frame
 on nefertiti × ogre did not slow the frames down). The model keeps the newest
-(:class:`viewer.side_results.SideResult`); one of another scene or other choices is dropped.
+(:class:`viewer.state.side_results.SideResult`); one of another scene or other choices is dropped.
 """
 
 from __future__ import annotations
@@ -35,12 +35,12 @@ from core.pose import Pose
 from core.recording import Recording
 from core.request import DISTANCE_BV
 from core.warmup import FIRST_FRAME_STEPS, is_cache_complete, warm_in_process, warm_up
-from viewer.choices import NO_PARTITION
 from viewer.control.frame_budget import slow_frame_words
 from viewer.control.frame_watch import FrameWatch
 from viewer.control.worker import Budget, Tag
-from viewer.side_results import SideResult, merged_frame
 from viewer.state.pipeline import FrameFailure, UpdateChoice
+from viewer.state.side_results import SideResult, merged_frame
+from viewer.words.choices import NO_PARTITION
 
 FPS_SMOOTHING = 0.2
 """Weight of the newest frame in the exponential average of the frame rate."""

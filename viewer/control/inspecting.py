@@ -33,8 +33,8 @@ from core.errors import BVHLabError
 from core.lab.inspect import inspect_node
 from viewer.control.error_log import one_line, operation, printable
 from viewer.control.worker import Tag
-from viewer.frame_caption import frame_caption
 from viewer.state.checks import TreeCheck, ViolationRow
+from viewer.state.frame_caption import frame_caption
 
 QUALITY_INTERVAL_S = 1.0
 """Least time between the starts of two quality computations while playing."""

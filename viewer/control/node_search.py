@@ -24,7 +24,7 @@ from core.bvh.diagnosis import (
 from viewer.control.error_log import one_line
 from viewer.control.inspecting import _measure
 from viewer.control.worker import Tag
-from viewer.frame_caption import frame_caption
+from viewer.state.frame_caption import frame_caption
 
 BODY_NAMES = ("A", "B")
 

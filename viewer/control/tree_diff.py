@@ -19,8 +19,8 @@ import numpy as np
 from core.lab.tree_diff import TreeSource, diff_trees, tree_from_spec
 from core.recording import RecordingCancelled
 from viewer.control.worker import JobCancelled
-from viewer.frame_caption import tree_words
 from viewer.render.tree_diff import TreeDiffView
+from viewer.state.frame_caption import tree_words
 
 BODY_NAMES = ("A", "B")
 SHOWN = "shown"

@@ -38,7 +38,7 @@ from viewer.render.volumes import (
     planes_polydata,
     volumes_groups_polydata,
 )
-from viewer.side_results import ShownSide, shown_side
+from viewer.state.side_results import ShownSide, shown_side
 
 # Mirrors of ``core.collide.tritri.ContactKind`` (the render layer does not call the core; a
 # test checks the values are the same).
@@ -198,7 +198,7 @@ def _pair_volumes(frame, trees, pairs: np.ndarray, poses, hidden=frozenset()) ->
 
 def _add_extras(frame, poses, out: Overlays, level: int | None, side: ShownSide) -> None:
     """Partition cells and planes, and the closest points, of a frame (``side``: its distance,
-    the frame's own or one computed beside it, see :func:`viewer.side_results.shown_side`).
+    the frame's own or one computed beside it, see :func:`viewer.state.side_results.shown_side`).
 
     BSP planes are drawn down to depth ``level`` (all when None), so the level slider
     reveals the splits one depth at a time; only planes of nodes holding both meshes.

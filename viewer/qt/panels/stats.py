@@ -19,8 +19,8 @@ from viewer.qt.panels.common import WhenShown, header_label, set_cell, show_head
 from viewer.qt.panels.mesh_notes import body_notes
 from viewer.render.overlays import KIND_LABELS
 from viewer.render.style import frame_words
-from viewer.side_results import ShownSide, shown_side
-from viewer.timing import PHASE_WORDS, last_and_median, shown_phases
+from viewer.state.side_results import ShownSide, shown_side
+from viewer.state.timing import PHASE_WORDS, last_and_median, shown_phases
 
 RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
 """Numbers are right-aligned."""

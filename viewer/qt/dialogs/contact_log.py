@@ -24,7 +24,7 @@ from PyQt6.QtWidgets import (
     QVBoxLayout,
 )
 
-from viewer.qt.crosscheck_dialog import gap_text
+from viewer.qt.dialogs.crosscheck import gap_text
 from viewer.qt.panels.common import set_cell, wrap_label
 from viewer.qt.widgets import ask_file_path
 

@@ -28,9 +28,9 @@ from PyQt6.QtWidgets import (
     QVBoxLayout,
 )
 
-from viewer.choices import split_choices
 from viewer.control.tree_diff import BUILT, FRESH, SHOWN
 from viewer.qt.panels.common import set_cell, wrap_label
+from viewer.words.choices import split_choices
 
 STALE_STYLE = "color: #D55E00; font-weight: bold;"
 FILE_ENTRY = "tree file…"

@@ -4,8 +4,8 @@ the state in words) with the keys under it, and an experiment's figure drawn ove
 from __future__ import annotations
 
 from viewer.lessons.facts import fill_caption, lesson_facts
-from viewer.qt.lecture import KEYS_LESSON_DESK
 from viewer.qt.panels.stepper import caption_words
+from viewer.qt.window.lecture import KEYS_LESSON_DESK
 from viewer.render.lecture import figure_image
 
 

@@ -7,7 +7,7 @@ from PyQt6.QtCore import QSize, Qt
 from PyQt6.QtGui import QPainter
 from PyQt6.QtWidgets import QLabel
 
-from viewer.timing import SHORT_WORDS, last_and_median, shown_phases
+from viewer.state.timing import SHORT_WORDS, last_and_median, shown_phases
 
 FAILURE_LABEL_STYLE = "color: #D55E00; font-weight: bold;"
 """The status bar's mark of a failed frame (Okabe-Ito vermillion, as on the canvas)."""

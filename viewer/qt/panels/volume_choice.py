@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from PyQt6.QtWidgets import QFormLayout, QGroupBox, QLabel
 
-from viewer.choices import bv_choices, obb_fit_choices, partition_choices, partition_tip
-from viewer.kinds import has_fit_choice
 from viewer.qt.widgets import pipeline_combo
+from viewer.words.choices import bv_choices, obb_fit_choices, partition_choices, partition_tip
+from viewer.words.kinds import has_fit_choice
 
 OBB_SPLIT = "OBB"
 """Split rule that cuts across the node's own oriented box (Gottschalk et al. 1996)."""

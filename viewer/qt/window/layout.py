@@ -6,12 +6,7 @@ from __future__ import annotations
 from PyQt6.QtCore import Qt, QTimer
 from PyQt6.QtWidgets import QDockWidget, QTabBar
 
-DEFAULT_DOCK_ORDER = ("levels_dock", "scene_dock", "deform_dock", "pipeline_dock", "stats_dock",
-                      "stepper_dock", "pseudocode_dock", "quality_dock", "outliner_dock",
-                      "experiments_dock")
-"""The docks of the default layout, one tab each in a single column on the right, in tab
-order; the first is raised. One column of tabs leaves the 3-D view about two thirds of a
-1280 px wide screen (two columns left it 540 px)."""
+from viewer.qt.panels.docks import dock_names
 
 DOCK_WIDTH_PX = 400
 """Default width of the dock column (logical pixels): the widest panel (the Pipeline dock's
@@ -59,7 +54,7 @@ def apply_default_layout(window) -> None:
     """Every dock of ``window`` shown, docked and tabbed in one column on the right (Levels
     raised), the timeline under the canvas."""
     area = Qt.DockWidgetArea.RightDockWidgetArea
-    docks = [window.docks[name] for name in DEFAULT_DOCK_ORDER]
+    docks = [window.docks[name] for name in dock_names()]
     for dock in docks:
         dock.setFloating(False)
         window.addDockWidget(area, dock)

@@ -28,8 +28,8 @@ from PyQt6.QtWidgets import (
     QVBoxLayout,
 )
 
-from viewer.choices import bv_choices, descend_choices, split_choices
 from viewer.state.pipeline import UpdateChoice
+from viewer.words.choices import bv_choices, descend_choices, split_choices
 
 COLUMNS = ("frame", "volume tests (recorded → replayed)", "change", "triangle tests "
            "(recorded → replayed)", "time ms (recorded → replayed)", "contacts")

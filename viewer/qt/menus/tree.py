@@ -16,7 +16,7 @@ from PyQt6.QtGui import QAction
 from PyQt6.QtWidgets import QFileDialog, QLabel
 
 from viewer.qt.actions import TREE, shortcut_of
-from viewer.qt.menus import actions_under
+from viewer.qt.menus.build import actions_under
 
 BODY_NAMES = ("A", "B")
 
@@ -56,7 +56,7 @@ class TreeTools(QObject):
     # -- menu -------------------------------------------------------------------------------
     def bind_actions(self) -> None:
         """Take the Tree menu's actions (rows ``tree.*`` of the action table, made and placed
-        by :func:`viewer.qt.menus.build_menus`) and follow the docks and the setting."""
+        by :func:`viewer.qt.menus.build.build_menus`) and follow the docks and the setting."""
         w = self.window
         self.actions = actions_under(w.table_actions, "tree")
         self.menu = w.menus[TREE]

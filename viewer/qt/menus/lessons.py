@@ -16,7 +16,7 @@ from PyQt6.QtWidgets import (
 
 from viewer.lessons import BUILTIN_LESSONS
 from viewer.qt.actions import LESSONS
-from viewer.qt.menus import make_action
+from viewer.qt.menus.build import make_action
 
 LESSON_FILTER = "Lessons (*.toml);;All files (*)"
 

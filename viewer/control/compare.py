@@ -1,6 +1,6 @@
 """Run one frame through several bounding-volume kinds and tabulate the cost (headless).
 
-The compare view (``viewer.qt.compare``) shows these rows, computed on a worker lane
+The compare view (``viewer.qt.dialogs.compare``) shows these rows, computed on a worker lane
 (:class:`KindComparison`) so the window keeps painting; tests check them against the core.
 Same trees (topology) for every kind, so the differences are the volumes' alone: their
 tightness (total volume of the nodes at one depth), the volume pairs the traversal tested,

@@ -25,6 +25,7 @@ from PyQt6.QtWidgets import (
 )
 
 from viewer.canvas import Canvas
+from viewer.control.scene_octree import SceneOctreeDemo
 from viewer.control.worker import Tag, Workers
 from viewer.render.octree_demo import (
     ROLE_COLORS,
@@ -35,7 +36,6 @@ from viewer.render.octree_demo import (
 )
 from viewer.render.scene import set_default_view
 from viewer.render.style import BACKGROUND
-from viewer.scene_octree_demo import SceneOctreeDemo
 
 FRAME_INTERVAL_MS = 100
 """Animation tick. One frame's two octree queries take about 0.1 s (pure Python in the

@@ -2,7 +2,7 @@
 static octree, one octree query per frame started from last frame's nodes.
 
 Calls the core (``core.partition.scene_octree``) and imports no Qt; the window is
-``viewer.qt.scene_octree``.
+``viewer.qt.dialogs.scene_octree``.
 """
 
 from __future__ import annotations

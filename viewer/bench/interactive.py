@@ -12,14 +12,14 @@ delivered frames. One line comes out::
 (on one line): frames delivered (drawn) per second over the measured frames; the longest
 time the GUI thread did not answer a heartbeat timer (:class:`Heartbeat`: the interval
 between two ticks minus the timer's period); the median core time of the measured frames;
-and the median core time of the off-screen ``--benchmark`` (:func:`viewer.benchmark.
+and the median core time of the off-screen ``--benchmark`` (:func:`viewer.bench.frame_rate.
 run_benchmark`) of the same scene and size, run in the same process right after.
 
 The module uses only the window, controller and model API that the app has had since issue
 24 (``viewer.app.build_window``, ``model.set_playing``, ``model.frame_ready``,
 ``frame.timings``), and guards anything newer, so that it can be copied into an older
-checkout to measure the "before" numbers: ``python -m viewer.interactive_benchmark SCENE
-[--size WxH] [--frames N] [--every-analysis]`` runs it there.
+checkout (with ``viewer/bench/__init__.py``) to measure the "before" numbers: ``python -m
+viewer.bench.interactive SCENE [--size WxH] [--frames N] [--every-analysis]`` runs it there.
 
 Benchmark-only scenes (:data:`BENCHMARK_SCENES`, e.g. ``big-bunny``) are not in the menu or
 the tests: they are registered in ``viewer.scenes.SCENES`` only while a benchmark runs.
@@ -282,7 +282,10 @@ def run_interactive(scene: str, n_frames: int = DEFAULT_FRAMES, size=DEFAULT_SIZ
     from PyQt6.QtCore import QEventLoop, QSettings, QTimer
     from PyQt6.QtWidgets import QApplication
 
-    from viewer.benchmark import CORE_PHASES, run_benchmark
+    try:
+        from viewer.bench.frame_rate import CORE_PHASES, run_benchmark
+    except ModuleNotFoundError:  # an older checkout: the module before viewer/bench/ existed
+        from viewer.benchmark import CORE_PHASES, run_benchmark
 
     n_warmup = max(1, n_warmup)
     app = QApplication.instance() or QApplication(sys.argv[:1])  # noqa: F841
@@ -414,10 +417,10 @@ def main_interactive(scene: str, size_text: str | None = None, n_frames: int | N
 
 
 def main(argv=None) -> int:
-    """``python -m viewer.interactive_benchmark SCENE [--size WxH] [--frames N]
+    """``python -m viewer.bench.interactive SCENE [--size WxH] [--frames N]
     [--every-analysis]`` (the same as ``python -m viewer --benchmark SCENE --interactive``,
     for a checkout whose command line does not have it)."""
-    parser = argparse.ArgumentParser(prog="python -m viewer.interactive_benchmark")
+    parser = argparse.ArgumentParser(prog="python -m viewer.bench.interactive")
     parser.add_argument("scene")
     parser.add_argument("--size", metavar="WxH")
     parser.add_argument("--frames", type=int)

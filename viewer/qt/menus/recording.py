@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from PyQt6.QtWidgets import QDialog
 
+from viewer.qt.dialogs.window import RecordingLimitsDialog
 from viewer.qt.widgets import ask_file_path
-from viewer.qt.window_dialogs import RecordingLimitsDialog
 
 RECORDING_FILTER = "BVH Lab recordings (*.bvhrec);;All files (*)"
 
@@ -38,7 +38,7 @@ class RecordingMenu:
 
     def open_replay_dialog(self):
         """Recording > Replay with other settings… (created once, kept between openings)."""
-        from viewer.qt.replay_dialog import ReplayDialog
+        from viewer.qt.dialogs.replay import ReplayDialog
 
         if self.replay_dialog is None:
             self.replay_dialog = ReplayDialog(self.model, self.controller, self.window)
@@ -59,7 +59,7 @@ class RecordingMenu:
 
     def open_drift_dialog(self):
         """Recording > Drift and frame time… (created once, kept between openings)."""
-        from viewer.qt.drift_dialog import DriftDialog
+        from viewer.qt.dialogs.drift import DriftDialog
 
         if self.drift_dialog is None:
             self.drift_dialog = DriftDialog(self.model, self.controller, self.window)

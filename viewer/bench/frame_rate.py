@@ -11,8 +11,8 @@ from __future__ import annotations
 import statistics
 import time
 
-from viewer.kinds import has_fit_choice
 from viewer.state.display import DEFAULT_LEVEL
+from viewer.words.kinds import has_fit_choice
 
 CORE_PHASES = ("deform", "update", "fit", "traverse", "tritri")
 """Core phases; ``fit`` (volumes of a kind other than the tree's AABBs) is 0 for ``aabb``."""

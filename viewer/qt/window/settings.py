@@ -4,11 +4,11 @@ the display switches, the pipeline choices and which optional analyses run."""
 
 from __future__ import annotations
 
-from viewer.choices import bv_choices, obb_fit_choices, partition_choices, split_choices
 from viewer.control.frames import FrameRunning
-from viewer.qt.layout import LAYOUT_VERSION
+from viewer.qt.window.layout import LAYOUT_VERSION
 from viewer.scenes import DEFAULT_SCENE, SCENES
 from viewer.state.pipeline import UpdateChoice
+from viewer.words.choices import bv_choices, obb_fit_choices, partition_choices, split_choices
 
 DEFAULT_RECORDING_MB = 512.0
 """Default memory cap of the recording (MB); the Memory limit dialog changes it."""

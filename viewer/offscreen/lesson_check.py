@@ -51,7 +51,7 @@ def play_lesson(name_or_lesson, size=CHECK_SIZE, before=None, pictures: bool = F
     close : bool
         Close the lesson at the end (the user's settings come back).
     """
-    from viewer.lesson_video import OffscreenLesson
+    from viewer.offscreen.lesson_video import OffscreenLesson
     from viewer.render.movie import grab_frame
 
     lesson = name_or_lesson if isinstance(name_or_lesson, Lesson) else load_lesson(

@@ -12,7 +12,7 @@ from PyQt6.QtCore import QObject, QTimer
 from PyQt6.QtGui import QAction, QKeySequence
 
 from viewer.qt.actions import EXPERIMENTS, shortcut_of
-from viewer.qt.menus import make_action
+from viewer.qt.menus.build import make_action
 
 WINDOW_KEY = shortcut_of("experiments.window")
 """Experiments > Experiments window."""

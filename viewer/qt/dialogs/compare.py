@@ -26,9 +26,9 @@ from PyQt6.QtWidgets import (
     QVBoxLayout,
 )
 
-from viewer.choices import bv_choices, obb_fit_choices
-from viewer.compare import DEFAULT_KINDS, SAT_KINDS, KindComparison, volume_set
+from viewer.control.compare import DEFAULT_KINDS, SAT_KINDS, KindComparison, volume_set
 from viewer.render.thumbnails import volumes_image
+from viewer.words.choices import bv_choices, obb_fit_choices
 
 MAX_PICTURES = 4
 
