@@ -9,7 +9,8 @@ import pytest
 
 from core.bvh import build_tree
 from core.bvh.scramble import scrambled_tree
-from core.bvh.treefile import read_tree, write_tree
+from core.bvh.treefile import write_tree
+from core.bvh.treefile_read import read_tree
 from core.bvh.validate import validate_tree
 from core.cli import main
 from core.collide import collide, self_collide

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from core.bvh import SplitRule, build_tree
-from core.bvh.treefile import read_tree
+from core.bvh.treefile_read import read_tree
 from core.cli import main
 from core.cli_steps import DEFAULT_MAX_STEPS
 from core.collide.brute import brute_force_pairs

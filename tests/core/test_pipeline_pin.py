@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from core.bvh import SplitRule, build_tree, refit_tree
-from core.bvh.treefile import read_tree
+from core.bvh.treefile_read import read_tree
 from core.bvh.validate import ValidationReport, ViolationKind
 from core.collide.brute import brute_force_pairs
 from core.errors import TopologyChangedError
