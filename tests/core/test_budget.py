@@ -99,10 +99,10 @@ def test_both_bad_trees_are_named_together(sphere, bad_tree):
 def test_the_budget_is_exact_on_a_good_query(sphere, good_tree, trace, threads, monkeypatch):
     """Exactly as many overlaps as the budget passes; one more fails, with one thread or with
     the frontier split between two (each half counts into its own slot)."""
-    import core.collide.query as query
+    import core.collide.traversal_driver as driver
 
-    monkeypatch.setattr(query.numba, "get_num_threads", lambda: threads)
-    monkeypatch.setattr(query, "SPLIT_FRONTIER", 64)
+    monkeypatch.setattr(driver.numba, "get_num_threads", lambda: threads)
+    monkeypatch.setattr(driver, "SPLIT_FRONTIER", 64)
     shifted = sphere.with_vertices(sphere.vertices + [0.3, 0.0, 0.0])
     tree_b = build_tree(shifted)
     whole = collide(sphere, good_tree, shifted, tree_b, trace=trace)
