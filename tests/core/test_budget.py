@@ -20,7 +20,7 @@ from core.collide.heat import HeatOverBudget, HeatUnavailable, frame_heat
 from core.collide.steps import traversal_steps
 from core.errors import BVHLabError, PairBudgetError, QueryCancelled
 from core.io.write import write_mesh
-from core.pipeline import BodyInput, FramePipeline, PipelineSettings
+from core.pipeline import DEFAULT_REQUEST, BodyInput, FramePipeline, PipelineSettings
 from core.request import CollisionRequest
 from tests.core.meshgen import sphere_mesh
 
@@ -78,7 +78,7 @@ def test_a_tree_read_from_a_file_is_named_by_its_file(sphere, good_tree, bad_fil
 
 
 def test_the_pipeline_names_a_pinned_file_tree(sphere, bad_file_tree):
-    pipe = FramePipeline(PipelineSettings(pair_budget=BUDGET))
+    pipe = FramePipeline(PipelineSettings(DEFAULT_REQUEST.replace(pair_budget=BUDGET)))
     pipe.pin_tree("b", bad_file_tree, sphere)
     bodies = [BodyInput("a", sphere), BodyInput("b", sphere)]
     with pytest.raises(PairBudgetError, match=r"^tree from random\.json: more than 20,000 "):
@@ -118,7 +118,8 @@ def test_self_collision_has_the_budget(sphere, bad_tree):
     with pytest.raises(PairBudgetError, match=r"^BVH Lab's AABB tree of body A: more than "
                        r"20,000 overlapping volume pairs at level \d+; its boxes"):
         self_collide(sphere, bad_tree, pair_budget=BUDGET)
-    pipe = FramePipeline(PipelineSettings(pair_budget=BUDGET, self_collision=True))
+    pipe = FramePipeline(PipelineSettings(
+        DEFAULT_REQUEST.replace(pair_budget=BUDGET, self_collision=True)))
     pipe.pin_tree("a", bad_tree, sphere)
     with pytest.raises(PairBudgetError, match=r"^BVH Lab's AABB tree of body A: more than"):
         pipe.step([BodyInput("a", sphere)])
@@ -142,7 +143,8 @@ def test_steps_and_heat_refuse_a_trace_longer_than_the_budget(sphere, good_tree)
     n_overlaps = frame.result.counters.n_bv_overlaps
     n_rows = int(frame.result.trace.level_start[-1])
     assert n_rows > n_overlaps
-    tight = FramePipeline(PipelineSettings(pair_budget=n_overlaps)).step(bodies)
+    tight = FramePipeline(PipelineSettings(
+        DEFAULT_REQUEST.replace(pair_budget=n_overlaps))).step(bodies)
     assert tight.result.counters == frame.result.counters
     with pytest.raises(PairBudgetError, match=f"more than {n_overlaps:,} traced volume pairs "
                        "to step through"):
@@ -151,7 +153,8 @@ def test_steps_and_heat_refuse_a_trace_longer_than_the_budget(sphere, good_tree)
                        "to colour by work") as info:
         frame_heat(tight)
     assert isinstance(info.value, HeatUnavailable) and isinstance(info.value, PairBudgetError)
-    roomy = FramePipeline(PipelineSettings(pair_budget=n_rows)).step(bodies)
+    roomy = FramePipeline(PipelineSettings(
+        DEFAULT_REQUEST.replace(pair_budget=n_rows))).step(bodies)
     assert len(traversal_steps(roomy)) == n_rows
     frame_heat(roomy)
 
