@@ -15,6 +15,7 @@ from core.lab.tables import COLUMNS, TABLE_NAMES, frame_files
 from core.mesh import TriMesh
 from core.pipeline import BodyInput, FramePipeline, PipelineSettings
 from core.pose import Pose
+from core.request import CollisionRequest
 from tests.core.meshgen import sphere_mesh
 
 JSON_KEYS = ["format_version", "scene", "bodies", "frame", "bounding_volume", "self_collision",
@@ -35,7 +36,7 @@ def _tables(files, stem="f"):
 def pair_frame():
     a = sphere_mesh(14, name="a")
     b = sphere_mesh(12, radius=0.8, name="b")
-    pipe = FramePipeline(PipelineSettings(trace=True))
+    pipe = FramePipeline(PipelineSettings(CollisionRequest(trace=True)))
     return pipe.step([BodyInput("a", a), BodyInput("b", b, Pose(np.eye(3), (1.1, 0.3, 0.0)))])
 
 
@@ -77,7 +78,7 @@ def test_one_body_against_itself_uses_its_self_result():
     vertices = np.concatenate([a.vertices, b.vertices + (0.9, 0.0, 0.0)])
     faces = np.concatenate([a.faces, b.faces + a.n_vertices])
     mesh = TriMesh(vertices=vertices, faces=faces, name="twin")
-    frame = FramePipeline(PipelineSettings(trace=True, self_collision=True)).step(
+    frame = FramePipeline(PipelineSettings(CollisionRequest(trace=True, self_collision=True))).step(
         [BodyInput("twin", mesh)])
     assert frame.result is None
     own = frame.self_results[0]
@@ -108,7 +109,7 @@ def test_one_body_alone_gives_empty_tables_and_zero_counters():
 
 def test_a_frame_without_a_trace_keeps_its_counters_and_contacts():
     a, b = sphere_mesh(10), sphere_mesh(10)
-    frame = FramePipeline(PipelineSettings(trace=False)).step(
+    frame = FramePipeline(PipelineSettings(CollisionRequest(trace=False))).step(
         [BodyInput("a", a), BodyInput("b", b, Pose(np.eye(3), (1.0, 0.0, 0.0)))])
     assert frame.result.trace is None
     tables, document = _tables(frame_files(frame, "f"))

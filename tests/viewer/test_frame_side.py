@@ -206,7 +206,7 @@ def test_the_frame_path_puts_the_slow_words_in_the_model(monkeypatch):
 def test_a_side_choice_never_runs_inside_the_frame(key):
     model, controller = _controller()
     controller.scenes.load_scene("concentric-spheres")
-    assert getattr(controller.frames.pipe.settings, key) is False
+    assert getattr(controller.frames.pipe.settings.request, key) is False
     controller.shutdown()
 
 

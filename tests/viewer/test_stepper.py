@@ -286,9 +286,10 @@ def test_arrow_keys_nudge_a_mesh_when_the_stepper_is_off(window):
 
 def test_a_frame_without_a_trace_says_why(window):
     from core.pipeline import FramePipeline, PipelineSettings
+    from core.request import CollisionRequest
 
     dock = _on(window)
-    pipe = FramePipeline(PipelineSettings(trace=False))
+    pipe = FramePipeline(PipelineSettings(CollisionRequest(trace=False)))
     frame = pipe.step(window.controller.frames._inputs(), 0.0)
     window.model.set_frame(frame)  # as a recorded frame would be shown
     QApplication.processEvents()

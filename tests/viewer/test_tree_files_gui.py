@@ -199,7 +199,7 @@ def test_a_tree_read_for_a_scene_that_changed_meanwhile_is_not_used(qtbot, windo
 
 def test_the_menu_writes_a_tree_file_off_the_gui_thread_with_a_progress_line(
         qtbot, window, tmp_path, monkeypatch):
-    from core.bvh.treefile import read_tree
+    from core.bvh.treefile_read import read_tree
     from viewer.qt.menus import tree as tree_menu
 
     target = tmp_path / "mine"  # no suffix: the chosen filter adds it

@@ -40,7 +40,7 @@ def test_obb_fit_combo_lists_every_fit_and_steers_the_drawn_boxes(qtbot, window)
     assert window.model.pipeline.obb_fit == "VERTICES"
     settle(qtbot, window)
     frame = window.model.frame
-    assert window.controller.frames.pipe.settings.obb_fit is ObbFit.VERTICES
+    assert window.controller.frames.pipe.settings.request.obb_fit is ObbFit.VERTICES
     vertex_rows = fit_volumes(frame.trees[0], frame.meshes[0], "obb", ObbFit.VERTICES)
     surface_rows = fit_volumes(frame.trees[0], frame.meshes[0], "obb", ObbFit.SURFACE)
     # The drawn boxes are the vertex fit, which is not the surface fit.
@@ -66,7 +66,7 @@ def test_split_combo_offers_the_obbtree_rule_and_rebuilds_with_it(qtbot, window)
     split.setCurrentIndex(index)
     assert window.model.pipeline.split == "OBB"
     settle(qtbot, window)
-    assert window.controller.frames.pipe.settings.split is SplitRule.OBB
+    assert window.controller.frames.pipe.settings.request.split is SplitRule.OBB
     assert window.model.frame.rebuilt[:2] == [True, True]
     assert "OBBTree paper" in split.toolTip()
 

@@ -446,7 +446,8 @@ class FrameRecording:
             changes["descend"] = DescendRule[descend]
         mode = current.update if update is None else {
             words: mode for mode, words in UPDATE_WORDS.items()}[update]
-        settings = PipelineSettings(current.request, mode, current.drift_threshold, **changes)
+        settings = PipelineSettings(current.request.replace(**changes), mode,
+                                    current.drift_threshold)
         recording = self.recording
         return self.start_job("Replaying the recording", lambda progress, cancel: replay(
             recording, settings, progress=progress, cancel=cancel), on_report)

@@ -30,7 +30,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["O3D_ERRBOUND_A", "orient2d", "orient3d"]
+__all__ = ["O3D_ERRBOUND_A", "orient2d", "orient3d", "two_diff", "two_product", "two_sum"]
 
 # Shewchuk's epsilon is half an ulp of 1 (2^-53 for float64), and the splitter 2^ceil(53/2)+1.
 _EPS = 2.0**-53
