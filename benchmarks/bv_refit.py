@@ -14,6 +14,7 @@ import argparse
 
 import numpy as np
 
+from benchmarks.conditions import Conditions
 from benchmarks.scenes import sphere_case
 from benchmarks.timing import measure
 from core.bv import BV_KINDS, ObbFit, refit_volumes
@@ -32,9 +33,15 @@ FIT_HOW = {
 
 
 def run(label: str, repeats: int) -> list[str]:
-    """Lines of the table for one size."""
+    """Lines of the table for one size, ending with the load and repeats they ran under."""
     mesh = sphere_case(label, SIZES[label]).mesh
     lines = []
+    with Conditions(repeats) as conditions:
+        _time_kinds_and_fits(label, mesh, repeats, lines)
+    return lines + conditions.lines(f"the refit table at {label}")
+
+
+def _time_kinds_and_fits(label: str, mesh, repeats: int, lines: list[str]) -> None:
     for rule in (SplitRule.MIDPOINT, SplitRule.OBB):
         tree = build_tree(mesh, rule)
         lines.append(f"{label}, {rule.name} tree ({mesh.n_faces} triangles, {tree.n_nodes} "
@@ -56,7 +63,6 @@ def run(label: str, repeats: int) -> list[str]:
                 samples, _ = measure(lambda a=args: fit_method(*a), repeats)
             lines.append(f"  obb fit {method.name.lower():<14} {1e3 * samples.median:>9.2f} ms   "
                          f"{FIT_HOW[method]}")  # fmt: skip
-    return lines
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -6,7 +6,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from core.exact_gap import exact_gap
+from core.lab.exact_gap import exact_gap
 
 
 @dataclass

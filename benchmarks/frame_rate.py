@@ -18,6 +18,8 @@ import subprocess
 import sys
 from dataclasses import dataclass
 
+from benchmarks.conditions import Conditions
+
 SCENE = "bunny-bunny"
 N_FRAMES = 60
 """Timed frames per size (after the benchmark's 10 untimed ones)."""
@@ -66,12 +68,15 @@ class FrameRateOutcome:
     median_ms : dict
         Median milliseconds of the phases the line names (``core total``, ``overlay
         update``, ``render``), when measured.
+    conditions : Conditions or None
+        The load around the child's run and its timed frames.
     """
 
     spec: FrameRateSpec
     fps: float | None
     reason: str = ""
     median_ms: dict | None = None
+    conditions: Conditions | None = None
 
     @property
     def verdict(self) -> str:
@@ -90,25 +95,29 @@ class FrameRateOutcome:
         if all(k in ms for k in ("core total", "overlay update", "render")):
             line += (f"; core {ms['core total']:.1f}, overlays {ms['overlay update']:.1f}, "
                      f"render {ms['render']:.1f} ms")
+        if self.conditions is not None:
+            line += f"; {self.conditions.words()}"
         return line
 
     def as_json(self) -> dict:
         return {"target": self.title, "limit_fps": self.spec.min_fps, "fps": self.fps,
-                "verdict": self.verdict, "reason": self.reason, "median_ms": self.median_ms}
+                "verdict": self.verdict, "reason": self.reason, "median_ms": self.median_ms,
+                "conditions": self.conditions.as_json() if self.conditions else None}
 
 
 def outcome_from_json(entry: dict) -> FrameRateOutcome:
     """Inverse of :meth:`FrameRateOutcome.as_json` (``python -m benchmarks --show``)."""
     width, height = (int(x) for x in entry["target"].split()[-1].split("x"))
     return FrameRateOutcome(FrameRateSpec(width, height, float(entry["limit_fps"])),
-                            entry["fps"], entry.get("reason", ""), entry.get("median_ms"))
+                            entry["fps"], entry.get("reason", ""), entry.get("median_ms"),
+                            Conditions.from_json(entry.get("conditions")))
 
 
 _ROW = re.compile(r"^(?P<label>[a-z/ ]+?)\s+(?P<value>\d+(?:\.\d+)?)$")
 
 
 def parse_phase_table(text: str) -> dict[str, float]:
-    """The rows of ``viewer.benchmark.format_frame_phase_table``: ``{label: number}``.
+    """The rows of ``viewer.bench.frame_rate.format_frame_phase_table``: ``{label: number}``.
 
     Phase rows are median milliseconds (``"render": 29.0``); the last row is
     ``"frames/second"``. Other lines (the heading, notes) are ignored.
@@ -145,9 +154,11 @@ def measure(spec: FrameRateSpec, n_frames: int = N_FRAMES, run=subprocess.run,
     if prefix is None:
         return FrameRateOutcome(spec, None, "not measured: no Xvfb (xvfb-run and Xvfb, "
                                             "package xvfb)")
+    conditions = Conditions(n_frames, unit="frames")
     try:
-        done = run([*prefix, *benchmark_command(spec, n_frames)], capture_output=True,
-                   text=True, timeout=CHILD_TIMEOUT_S)
+        with conditions:
+            done = run([*prefix, *benchmark_command(spec, n_frames)], capture_output=True,
+                       text=True, timeout=CHILD_TIMEOUT_S)
     except subprocess.TimeoutExpired:
         return FrameRateOutcome(spec, None, f"not measured: no result in {CHILD_TIMEOUT_S:.0f} s")
     rows = parse_phase_table(done.stdout)
@@ -156,7 +167,8 @@ def measure(spec: FrameRateSpec, n_frames: int = N_FRAMES, run=subprocess.run,
         return FrameRateOutcome(spec, None, f"not measured: the viewer benchmark failed "
                                             f"(exit {done.returncode}: {last})")
     return FrameRateOutcome(spec, rows["frames/second"], median_ms={
-        k: rows[k] for k in ("core total", "overlay update", "render") if k in rows})
+        k: rows[k] for k in ("core total", "overlay update", "render") if k in rows},
+        conditions=conditions)
 
 
 def measure_all(log=None) -> list[FrameRateOutcome]:
@@ -174,4 +186,5 @@ def render(outcomes: list[FrameRateOutcome]) -> str:
     n_pass = sum(o.verdict == "PASS" for o in outcomes)
     head = (f"frame-rate targets ({n_pass} of {len(outcomes)} PASS; {SCENE} deforming, "
             "every default overlay on, software OpenGL under Xvfb):")
-    return "\n".join([head, *(o.line() for o in outcomes)])
+    warnings = [o.conditions.warning(o.title) for o in outcomes if o.conditions is not None]
+    return "\n".join([head, *(o.line() for o in outcomes), *filter(None, warnings)])

@@ -1,6 +1,6 @@
 """Issue 25's targets in the real window: ``python -m benchmarks.interactive`` (``make bench``).
 
-Each run is a child ``python -m viewer.interactive_benchmark SCENE --size WxH --frames N``
+Each run is a child ``python -m viewer.bench.interactive SCENE --size WxH --frames N``
 (what ``python -m viewer --benchmark SCENE --interactive`` runs: the main window, playing,
 with the real event loop),
 under the caller's display, or under its own virtual X server (``xvfb-run -a``, software
@@ -24,6 +24,8 @@ import subprocess
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
+
+from benchmarks.conditions import high_load_warning
 
 CHILD_TIMEOUT_S = 1200.0
 """A child that has not printed its line by then is stopped."""
@@ -156,10 +158,10 @@ def display_prefix(run: WindowRun, force_xvfb: bool = False) -> list[str] | None
 
 
 def child_command(run: WindowRun) -> list[str]:
-    """``python -m viewer.interactive_benchmark SCENE --size WxH --frames N``: the same run
+    """``python -m viewer.bench.interactive SCENE --size WxH --frames N``: the same run
     as ``python -m viewer --benchmark SCENE --interactive``, through the module alone, so
     that an older checkout with that one file copied in measures the "before" numbers."""
-    command = [sys.executable, "-m", "viewer.interactive_benchmark", run.scene,
+    command = [sys.executable, "-m", "viewer.bench.interactive", run.scene,
                "--size", f"{run.width}x{run.height}", "--frames", str(run.frames)]
     return command + (["--every-analysis"] if run.every_analysis else [])
 
@@ -236,7 +238,13 @@ def render(results: dict) -> str:
     n_pass = sum(is_pass for _line, is_pass in verdicts)
     head = (f"interactive targets ({n_pass} of {len(verdicts)} PASS; the main window playing, "
             "real event loop):")
-    return "\n".join([head, *(line for line, _is_pass in verdicts)])
+    warnings = []
+    for run, result in results.items():
+        loads = [x for x in (result.load_start, result.load_end) if x == x]  # not NaN
+        warning = high_load_warning(f"interactive {run.label}", max(loads, default=None))
+        if warning is not None:
+            warnings.append(warning)
+    return "\n".join([head, *(line for line, _is_pass in verdicts), *warnings])
 
 
 def measure_all(repeats: int = DEFAULT_REPEATS, force_xvfb: bool = False,

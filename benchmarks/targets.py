@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from benchmarks.conditions import high_load_warning
 from benchmarks.timing import Samples
 from core.bv import get_kind
 from core.bvh import SplitRule
@@ -300,17 +301,12 @@ def evaluate(results: dict, peer_names: list[str], loaded: dict | None = None
     return out
 
 
-HIGH_LOAD = 1.5
-"""An idle measurement taken at a 1-minute load average above this is flagged: other work
-shared the two cores, so its ratio is not an idle one."""
-
-
 def load_warnings(outcomes: list[Outcome]) -> list[str]:
-    """One warning per idle ratio measured at a load above :data:`HIGH_LOAD`."""
-    return [f"warning: {o.title} was measured at load {o.load:.1f} (above {HIGH_LOAD:g}): "
-            "rerun on an idle machine before reporting a PASS"
-            for o in outcomes
-            if o.condition != "under load" and o.load is not None and o.load > HIGH_LOAD]
+    """One warning per idle ratio measured at a load above
+    :data:`benchmarks.conditions.HIGH_LOAD`."""
+    warnings = (high_load_warning(o.title, o.load) for o in outcomes
+                if o.condition != "under load")
+    return [w for w in warnings if w is not None]
 
 
 def render(outcomes: list[Outcome]) -> str:

@@ -20,6 +20,7 @@ import math
 
 import numpy as np
 
+from benchmarks.conditions import Conditions
 from benchmarks.scenes import scaled_about_centre, sphere_case
 from benchmarks.timing import measure
 from core.bv import BV_KINDS, fit_volumes
@@ -54,7 +55,14 @@ def _kind_and_rule(spec: str) -> tuple[str, SplitRule]:
 
 
 def run_size(label: str, kinds, repeats: int) -> dict:
-    """Query times and volume tests for every kind and gap at one mesh size."""
+    """Query times and volume tests for every kind and gap at one mesh size, with the load
+    and repeats they were measured under (``"conditions"``)."""
+    with Conditions(repeats) as conditions:
+        report = _time_kinds(label, kinds, repeats)
+    return {**report, "conditions": conditions}
+
+
+def _time_kinds(label: str, kinds, repeats: int) -> dict:
     case = sphere_case(label, SIZES[label])
     mesh_a = case.mesh
     rules = {_kind_and_rule(spec)[1] for spec in kinds}
@@ -130,6 +138,9 @@ def format_size(report: dict) -> str:
     if best is not None:
         verdict = "PASS" if best <= 1.0 else "MISS"
         lines.append(f"  {verdict}  best of our kinds at eps=0.001 <= 1.0x fcl-OBBRSS: {best:.2f}x")
+    conditions = report.get("conditions")
+    if conditions is not None:
+        lines += conditions.lines(f"the W2 kind table at {report['label']}")
     return "\n".join(lines)
 
 

@@ -34,6 +34,7 @@ from core.bvh import build_tree
 from core.deform import DEFORMERS
 from core.pipeline import BodyInput, FramePipeline, PipelineSettings, UpdateMode
 from core.pose import Pose
+from core.request import CollisionRequest
 
 FRAME_RATE = 50.0
 
@@ -70,7 +71,8 @@ def _pipeline_frames(
 ) -> Samples:
     """Time ``FramePipeline.step`` per frame without its deform phase; check its contacts."""
     deformer = DEFORMERS["radial_wave"]()
-    pipe = FramePipeline(PipelineSettings(update=UpdateMode.REFIT, trace=is_trace))
+    pipe = FramePipeline(PipelineSettings(
+        CollisionRequest(trace=is_trace), update=UpdateMode.REFIT))
     bodies = [BodyInput("A", mesh, Pose(), deformer), BodyInput("B", mesh, pose_b, None)]
     pipe.step(bodies, frames[0] / FRAME_RATE)  # builds both trees (not a per-frame cost)
     samples, found = Samples(), []

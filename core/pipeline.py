@@ -33,7 +33,7 @@ from core.errors import TopologyChangedError
 from core.frame_volumes import FrameVolumes, fitted_volumes
 from core.mesh import TriMesh
 from core.pose import Pose
-from core.request import DISTANCE_BV, REQUEST_FIELDS, CollisionRequest
+from core.request import DISTANCE_BV, CollisionRequest
 
 
 class UpdateMode(enum.Enum):
@@ -57,9 +57,8 @@ class UpdateMode(enum.Enum):
 class PipelineSettings:
     """Choices for every frame: the query's request, and how deformed trees are updated.
 
-    ``PipelineSettings(split=..., bv=..., margin=...)`` takes any field of
-    :class:`core.request.CollisionRequest` as a keyword (it changes the request) and reads it
-    back as an attribute (``settings.bv`` is ``settings.request.bv``).
+    The query's choices are the request's and are read there (``settings.request.bv``); a
+    changed choice is a changed request: ``PipelineSettings(request.replace(bv="obb"))``.
 
     Attributes
     ----------
@@ -85,11 +84,9 @@ class PipelineSettings:
 
     def __init__(self, request: CollisionRequest | None = None,
                  update: UpdateMode = UpdateMode.REFIT, drift_threshold: float = 0.25,
-                 validate_after_refit: bool = False, **request_fields):  # fmt: skip
+                 validate_after_refit: bool = False):  # fmt: skip
         instance(request, "request", CollisionRequest, optional=True)
         base = request if request is not None else DEFAULT_REQUEST
-        if request_fields:
-            base = base.replace(**request_fields)
         instance(update, "update", UpdateMode)
         threshold = real_number(drift_threshold, "drift_threshold")
         if not (np.isfinite(threshold) and threshold >= 0.0):
@@ -103,15 +100,6 @@ class PipelineSettings:
 
 DEFAULT_REQUEST = CollisionRequest(trace=True)
 """The frame pipeline's request unless told otherwise: the AABB tree with its trace."""
-
-
-def _request_field(name: str) -> property:
-    return property(lambda self: getattr(self.request, name),
-                    doc=f"``request.{name}`` (:class:`core.request.CollisionRequest`).")
-
-
-for _name in REQUEST_FIELDS:
-    setattr(PipelineSettings, _name, _request_field(_name))
 
 
 Deformer = Callable[[np.ndarray, float], np.ndarray]
@@ -193,7 +181,7 @@ class Frame:
         the report it had); else None.
     refitted : list of bool or None
         Whether each body's tree was refitted this frame (its volumes updated, topology
-        kept): the ``Nu`` of the cost model (:func:`core.costmodel.frame_counts`). False for
+        kept): the ``Nu`` of the cost model (:func:`core.lab.costmodel.frame_counts`). False for
         a tree built this frame or kept as it was. None in frames recorded before it existed.
     tree_sources : list of (str or None) or None
         Per body, where its tree came from: the label of a tree pinned with
@@ -241,6 +229,21 @@ class Frame:
         if sources is None:
             return f"AABB tree{rule}, its source not recorded"
         return f"BVH Lab's AABB tree{rule}"
+
+    def shown_result(self) -> CollisionResult | None:
+        """The collision result a view of this frame shows: the one rule for the overlays,
+        the level slider, the Stats dock, the caption, the status line, the outliner, the
+        inspector and the frame tables.
+
+        Bodies 0 and 1 (``result``) when there are two; the first body against itself
+        (``self_results[0]``) when the frame has self-collision results and no pair result;
+        else None.
+        """
+        if self.result is not None:
+            return self.result
+        if self.self_results:
+            return self.self_results[0]
+        return None
 
 
 @dataclass
@@ -380,7 +383,7 @@ class FramePipeline:
         if pin is not None:
             return self._update_pinned(key, pin, mesh)
         s = self.settings
-        settings_key = (s.split, s.leaf_size)
+        settings_key = (s.request.split, s.request.leaf_size)
         cached = self._cache.get(key)
         must_build = (
             cached is None
@@ -403,7 +406,7 @@ class FramePipeline:
                 cached.fitted_to = mesh.vertices
                 cached.drift = drift
                 return current, drift, False
-        tree = build_tree(mesh, s.split, s.leaf_size)
+        tree = build_tree(mesh, s.request.split, s.request.leaf_size)
         self._cache[key] = _Cached(tree, tree, leaf_nodes(tree), settings_key, mesh.vertices)
         return tree, 0.0, True
 

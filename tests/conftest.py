@@ -25,6 +25,16 @@ def pytest_configure(config):
     )
 
 
+def pytest_collection_finish(session):
+    """Move everything imported so far (numba, VTK, pyvista, Qt and the project: about
+    220,000 objects) out of the collector's sight. Every full collection walked them again:
+    170 ms every second or third test window (measured with ``gc.callbacks``), 4 ms after."""
+    import gc
+
+    gc.collect()
+    gc.freeze()
+
+
 @pytest.fixture(scope="session")
 def repo_root() -> Path:
     """The repository's top directory."""

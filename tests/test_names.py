@@ -36,7 +36,7 @@ SHARED_BY_DESIGN: dict[str, tuple[str, tuple[str, ...]]] = {
                          (_BV_KINDS,)),
     "separation": ("a bounding-volume kind's registry hook: the axis and intervals of a culled "
                    "pair, and the step's separation that calls it",
-                   (_BV_KINDS, "core/collide/steps.py")),
+                   (_BV_KINDS, "core/lab/separation.py")),
     "shape": ("a bounding-volume kind's registry hook: its rows as a core.bv.shapes record",
               (_BV_KINDS,)),
     "corners": ("a box kind's corners of its own rows, which its wire draws", (_BV_KINDS,)),
@@ -48,7 +48,7 @@ SHARED_BY_DESIGN: dict[str, tuple[str, tuple[str, ...]]] = {
                   ("core/__init__.py", "core/io/__init__.py")),
     "main": ("the entry point of a module run as a program (python -m, a child process)",
              ("core/cli/__init__.py", "core/collide/exact.py", "core/io/_vtk_child.py",
-              "viewer/__main__.py", "viewer/interactive_benchmark.py")),
+              "viewer/__main__.py", "viewer/bench/interactive.py")),
 }
 
 

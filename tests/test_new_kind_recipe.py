@@ -37,8 +37,8 @@ from core.experiments.cost_model import kdop_cost_words
 from core.io.write import write_mesh
 from core.pose import Pose
 from tests.core.meshgen import sphere_mesh
-from viewer.choices import bv_choices
-from viewer.kinds import has_fit_choice, kind_words, pair_noun, separation_text, volume_noun
+from viewer.words.choices import bv_choices
+from viewer.words.kinds import has_fit_choice, kind_words, pair_noun, separation_text, volume_noun
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 

@@ -21,9 +21,9 @@ class _OneLineParser(argparse.ArgumentParser):
 def _parser() -> argparse.ArgumentParser:
     from core.bv import BV_KINDS, ObbFit
     from core.bvh import SplitRule
-    from viewer.choices import descend_choices
-    from viewer.interactive_benchmark import BENCHMARK_SCENES
+    from viewer.bench.interactive import BENCHMARK_SCENES
     from viewer.scenes import SCENES
+    from viewer.words.choices import descend_choices
 
     parser = _OneLineParser(
         prog="bvh-lab", description="See collision detection work, level by level.")
@@ -91,7 +91,7 @@ def main(argv=None) -> int:
               file=sys.stderr, flush=True)
         return 2
     if args.interactive:
-        from viewer.interactive_benchmark import main_interactive
+        from viewer.bench.interactive import main_interactive
 
         return main_interactive(args.benchmark, args.size, args.frames, args.every_analysis)
     if args.every_analysis:
@@ -111,11 +111,11 @@ def main(argv=None) -> int:
         if args.export is None:
             print("error: --size and --fps need --export FILE", file=sys.stderr, flush=True)
             return 2
-        from viewer.lesson_video import main_export
+        from viewer.offscreen.lesson_video import main_export
 
         return main_export(args.lesson, args.export, args.size, args.fps)
     if args.soak is not None:
-        from viewer.soak import DEFAULT_SCENE, format_soak, run_soak
+        from viewer.bench.soak import DEFAULT_SCENE, format_soak, run_soak
 
         report = run_soak(args.scene or DEFAULT_SCENE, args.soak)
         print(format_soak(report), flush=True)
@@ -129,15 +129,15 @@ def main(argv=None) -> int:
 
 def _benchmark(args) -> int:
     """``--benchmark SCENE [--size WxH]``: 0 measured, 2 a bad option (one line on stderr)."""
-    from viewer.benchmark import format_frame_phase_table, run_benchmark
-    from viewer.lesson_video import LessonVideoError, parse_size
+    from viewer.bench.frame_rate import format_frame_phase_table, run_benchmark
+    from viewer.offscreen.lesson_video import LessonVideoError, parse_size
 
     try:
         size = parse_size(args.size) if args.size is not None else (1280, 800)
     except LessonVideoError as exc:
         print(f"error: {exc}", file=sys.stderr, flush=True)
         return 2
-    from viewer.interactive_benchmark import benchmark_scene
+    from viewer.bench.interactive import benchmark_scene
 
     with benchmark_scene(args.benchmark):
         report = run_benchmark(args.benchmark, args.frames, update=args.update or "refit",
@@ -150,7 +150,7 @@ def _benchmark(args) -> int:
 
 def _record_or_replay(args) -> int:
     """``--record`` or ``--replay``: 0 done, 1 contacts differ, 2 a bad file or option."""
-    from viewer.control.record_cli import (
+    from viewer.offscreen.record_cli import (
         RecordCliError,
         format_record,
         format_replay,

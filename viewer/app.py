@@ -11,8 +11,8 @@ from PyQt6.QtWidgets import QApplication
 from viewer.control.autosave import AutosaveState
 from viewer.controller import Controller
 from viewer.model import ViewerModel
-from viewer.qt import error_guard
 from viewer.qt.main_window import MainWindow
+from viewer.qt.window import error_guard
 from viewer.start_time import first_frame_line, seconds_since_start
 
 

@@ -63,7 +63,8 @@ class Controller(QObject):
                                    record=lambda frame: self.recorder.record_frame(frame))
         self.kernels = KernelCompiling(model, workers, is_threaded, self.frames.request_frame)
         self.recorder = FrameRecording(model, workers, self.frames, parent=self,
-                                       forget_strokes=lambda: self.sculpting.forget_strokes())
+                                       forget_strokes=lambda: self.sculpting.forget_strokes(),
+                                       other_markers=lambda: self.contact_log.timeline_markers())
         self.poses = BodyPosing(model, self.recorder)
         self.sculpting = Sculpting(model, self.recorder, body_size=self.poses.body_size)
         self.scenes = SceneLoading(model, workers, self.frames, self.sculpting.forget_strokes)

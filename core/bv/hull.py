@@ -44,6 +44,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from core.exact.predicates import two_product, two_sum
+
 # Face states during one insertion. A face's conflict list is filled only when the face is
 # created, so a cursor over face ids visits every face that ever has outside points.
 _ALIVE = 0
@@ -65,9 +67,6 @@ _SIMPLE = -1
 _NOT_A_DISK = -2
 #: Repairs of one patch before its eye is given up.
 _MAX_REPAIRS = 8
-
-#: Dekker's splitting constant ``2**27 + 1`` for exact float64 products.
-_SPLITTER = 134217729.0
 
 
 @njit(cache=True, nogil=True)
@@ -178,28 +177,6 @@ def _farthest_from_line(points, i0, i1, tol):
 
 
 @njit(cache=True, nogil=True)
-def _two_sum(a, b):
-    """``a + b`` as a rounded sum and its exact rounding error (Knuth's TwoSum)."""
-    s = a + b
-    bb = s - a
-    return s, (a - (s - bb)) + (b - bb)
-
-
-@njit(cache=True, nogil=True)
-def _two_product(a, b):
-    """``a * b`` as a rounded product and its exact rounding error (Dekker 1971, split at
-    2**27 + 1; no fused multiply-add needed)."""
-    p = a * b
-    c = _SPLITTER * a
-    a_hi = c - (c - a)
-    a_lo = a - a_hi
-    c = _SPLITTER * b
-    b_hi = c - (c - b)
-    b_lo = b - b_hi
-    return p, ((a_hi * b_hi - p) + a_hi * b_lo + a_lo * b_hi) + a_lo * b_lo
-
-
-@njit(cache=True, nogil=True)
 def _cross_component(ay, az, by, bz, cy, cz):
     """One component of ``(b - a) x (c - a) = a x b + b x c + c x a``, compensated.
 
@@ -207,10 +184,11 @@ def _cross_component(ay, az, by, bz, cy, cz):
     cap-shaped triangle (a vertex within a few ``tol`` of the opposite edge: noisy grids,
     near-duplicate points) tilts the normal by ``eps * L / h`` and moves far points' heights
     by ``eps * L**2 / h``, i.e. ~1e-4 L at ``h = 1e-12 L``. The 6 products of input
-    coordinates are exact here (TwoProduct) and summed with their errors (Ogita, Rump and
-    Oishi 2005, "Accurate sum and dot product", Sum2), so the normal is right to a few ulp.
+    coordinates are exact here (TwoProduct, :mod:`core.exact.predicates`) and summed with
+    their errors (Ogita, Rump and Oishi 2005, "Accurate sum and dot product", Sum2), so the
+    normal is right to a few ulp.
     """
-    s, err = _two_product(ay, bz)
+    s, err = two_product(ay, bz)
     total = err
     for x, y, sign in (
         (az, by, -1.0),
@@ -219,8 +197,8 @@ def _cross_component(ay, az, by, bz, cy, cz):
         (cy, az, 1.0),
         (cz, ay, -1.0),
     ):
-        p, e = _two_product(x, y)
-        s, e2 = _two_sum(s, sign * p)
+        p, e = two_product(x, y)
+        s, e2 = two_sum(s, sign * p)
         total += sign * e + e2
     return s + total
 

@@ -95,7 +95,7 @@ class BVKind:
         through (3,))`` of a pair that ``overlap`` culled with ``sep_id``: the unit axis the
         test separated along, both volumes' projections on it (``x . axis``, B posed in A's
         frame) and a point near the pair to draw the axis through, all in A's frame (what
-        :func:`core.collide.steps.separation` shows).
+        :func:`core.lab.separation.separation` shows).
     shape : callable or None
         ``shape(rows (j, width) float64)`` -> one record of :mod:`core.bv.shapes` (``Boxes``,
         ``OrientedBoxes``, ``Slabs``, ``Balls``, ``SweptRectangles``): the rows as geometry,
@@ -103,7 +103,7 @@ class BVKind:
         (:mod:`core.bvh.metrics`) measure that shape; None: the kind has no metrics.
     listing : str or None
         Name of the pseudo-code listing of its ``overlap`` test in
-        :mod:`core.collide.pseudocode` (``"sat_lite"``, ``"sat15"``, ``"kdop"``, ...);
+        :mod:`core.lab.pseudocode` (``"sat_lite"``, ``"sat15"``, ``"kdop"``, ...);
         None: no listing.
     """
 

@@ -43,7 +43,8 @@ import numpy as np
 
 from core.bv import obb, ssv
 from core.bvh.boost_archive import ArchiveError, open_archive
-from core.bvh.treefile import ImportedTree, TreeFileError, _FileTree, tree_from_file
+from core.bvh.treefile import ImportedTree, TreeFileError
+from core.bvh.treefile_nodes import _FileTree, tree_from_file
 from core.mesh import TriMesh
 
 #: Record size in bytes of ``BVNode<BV>`` (64-bit build) by volume type.

@@ -43,13 +43,9 @@ from pathlib import Path
 
 import numpy as np
 
-from core.bvh.treefile import (
-    ImportedTree,
-    TreeFileError,
-    _FileTree,
-    _json_keys,
-    tree_from_file,
-)
+from core.bvh.treefile import ImportedTree, TreeFileError
+from core.bvh.treefile_nodes import _FileTree, tree_from_file
+from core.bvh.treefile_read import _json_keys
 from core.mesh import TriMesh
 
 #: The first bytes of the binary form, then a uint16 container version and a uint32 header

@@ -4,8 +4,8 @@ suffix.
 =====================================  ==============================================
 first bytes                            read by
 =====================================  ==============================================
-``{`` ... ``"format": "bvh-lab-tree"``  :func:`core.bvh.treefile.read_tree` (JSON)
-``PK\\x03\\x04`` (a zip)                 :func:`core.bvh.treefile.read_tree` (npz)
+``{`` ... ``"format": "bvh-lab-tree"``  :func:`core.bvh.treefile_read.read_tree` (JSON)
+``PK\\x03\\x04`` (a zip)                 :func:`core.bvh.treefile_read.read_tree` (npz)
 ``22 serialization::archive``          :func:`core.bvh.coal_tree.read_coal_tree` (text)
 ``<?xml`` ... ``<boost_serialization``  :func:`core.bvh.coal_tree.read_coal_tree` (XML)
 ``\\x16\\0\\0\\0\\0\\0\\0\\0serialization::archive``  coal (binary)
@@ -14,7 +14,7 @@ any of the three, model untracked       :func:`core.bvh.hpp_fcl_tree.read_hpp_fc
 ``3MBVH\0``                           three-mesh-bvh (binary: the buffers as they are)
 =====================================  ==============================================
 
-Our own files keep :func:`~core.bvh.treefile.read_tree`'s behaviour and messages; a file
+Our own files keep :func:`~core.bvh.treefile_read.read_tree`'s behaviour and messages; a file
 named ``.json`` or ``.npz`` that matches nothing goes to it too (it says what is wrong with
 it). Anything else: "not a tree file BVH Lab reads: starts with ...".
 """
@@ -27,13 +27,8 @@ import stat
 from pathlib import Path
 
 from core.bvh.boost_archive import BINARY_START, TEXT_START, XML_MARK
-from core.bvh.treefile import (
-    ImportedTree,
-    TreeFileError,
-    _file_bytes,
-    max_tree_bytes,
-    read_tree,
-)
+from core.bvh.treefile import ImportedTree, TreeFileError, max_tree_bytes
+from core.bvh.treefile_read import _file_bytes, read_tree
 from core.io.common import MAX_FILE_BYTES
 from core.mesh import TriMesh
 

@@ -1,7 +1,7 @@
 """``python -m core audit LOG [--max-listed N] [--json]``: check an engine's contact log.
 
-Reads a contact log (:mod:`core.audit`, format in docs/command-line.md, "Contact logs") and checks
-every frame against the exact answer on the log's coordinates. Exit status 0 when the engine
+Reads a contact log (:mod:`core.lab.audit`, format in docs/command-line.md, "Contact logs") and
+checks every frame against the exact answer on the log's coordinates. Exit status 0 when the engine
 agrees on every frame, 1 when a frame disagrees, 2 for a bad log or option (one line, as every
 sub-command). The parser and ``main`` live in :mod:`core.cli`.
 """
@@ -53,7 +53,7 @@ def add_audit_parser(sub, integer) -> None:
 
 def run_audit(args) -> tuple[dict, list]:
     """``(report, audits)`` of ``args.log``: the JSON report and the per-frame audits."""
-    from core.audit import audit_log, audit_report, read_contact_log
+    from core.lab.audit import audit_log, audit_report, read_contact_log
 
     if args.max_listed < 0:
         raise ValueError(f"--max-listed must be at least 0, got {args.max_listed}")

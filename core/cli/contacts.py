@@ -207,6 +207,7 @@ def run_contacts(args) -> dict:
     from core.bvh import build_trees
     from core.collide.dispatch import run_query
     from core.containment import pair_containment
+    from core.lab.tables import level_rows
 
     _check_margin(args)
     _check_tree_files(args)
@@ -232,13 +233,8 @@ def run_contacts(args) -> dict:
     if args.steps is not None:
         _write_steps(args, request, (mesh_a, mesh_b), trees, pose_b, result, imported)
     containment = pair_containment(mesh_a, mesh_b, None, pose_b, result)
-    trace = result.trace
-    levels = [
-        {"level": d, "tested": int(t), "overlapping": int(o), "leaf_pairs": int(lp)}
-        for d, (t, o, lp) in enumerate(
-            zip(trace.tested_per_level, trace.overlapping_per_level, trace.leaf_pairs_per_level)
-        )
-    ]
+    levels = [{"level": row.level, "tested": row.tested, "overlapping": row.overlapping,
+               "leaf_pairs": row.leaf_pairs} for row in level_rows(result.trace)]
     files = [args.tree_a, args.tree_b]
     is_built = any(i is None for i in imported)
     return {
@@ -274,7 +270,7 @@ def _write_steps(args, request, meshes, trees, pose_b, result, imported) -> None
     from types import SimpleNamespace
 
     from core.cli.steps import check_steps_budget, write_steps
-    from core.collide.steps import traversal_steps
+    from core.lab.steps import traversal_steps
 
     check_steps_budget(int(result.counters.n_bv_tests), args.max_steps)
     # What traversal_steps reads of a frame: the query's request, meshes, trees, poses and

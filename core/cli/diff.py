@@ -1,5 +1,5 @@
 """``python -m core diff MESH --tree FILE --tree FILE2 [--offset F] [--json]``: two trees of
-one mesh side by side (:mod:`core.tree_diff`). The parser and ``main`` live in
+one mesh side by side (:mod:`core.lab.tree_diff`). The parser and ``main`` live in
 :mod:`core.cli`."""
 
 from __future__ import annotations
@@ -52,8 +52,8 @@ def run_diff(args) -> dict:
     import math
 
     from core.io import load_mesh
+    from core.lab.tree_diff import DEFAULT_OFFSET, diff_trees, tree_from_spec
     from core.mesh import check_coordinate_bound
-    from core.tree_diff import DEFAULT_OFFSET, diff_trees, tree_from_spec
 
     if len(args.tree) != 2:
         raise ValueError(f"--tree must be given twice (the two trees to compare), got "

@@ -1,6 +1,6 @@
 """``python -m core contacts A B ... --steps FILE.jsonl``: every volume-pair test, in order.
 
-The order is the one the app's stepper shows (:func:`core.collide.steps.traversal_steps`,
+The order is the one the app's stepper shows (:func:`core.lab.steps.traversal_steps`,
 the traversal's own order: level by level, row by row), written one JSON object a line::
 
     {"level": 3, "node_a": 5, "node_b": 2, "result": "culled", "test": "A's axis 2 (y)",
@@ -46,7 +46,7 @@ def check_steps_budget(n_steps: int, max_steps: int) -> None:
 
 
 def write_steps(path, steps, file_ids=(None, None)) -> int:
-    """Write ``steps`` (a :class:`core.collide.steps.TraversalSteps`) to ``path``, one JSON
+    """Write ``steps`` (a :class:`core.lab.steps.TraversalSteps`) to ``path``, one JSON
     object a line; return the number of lines.
 
     Parameters
@@ -62,8 +62,8 @@ def write_steps(path, steps, file_ids=(None, None)) -> int:
     OSError
         The file cannot be written (an existing file is left as it was).
     """
-    from core.collide.steps import CODE_CULLED, CODE_LEAF_PAIR, CODE_SPLIT
     from core.files.safe_write import replace_file
+    from core.lab.steps import CODE_CULLED, CODE_LEAF_PAIR, CODE_SPLIT
 
     columns = steps.columns()
     nodes = []

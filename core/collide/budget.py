@@ -12,8 +12,9 @@ The kernels cannot raise a Python exception with a message nor call back into Py
 share a small ``int64`` array with their caller (:class:`QueryControl`): they write their
 progress into it after every level (or every :data:`CHECK_EVERY` overlaps of the depth-first
 walk), read the cancel flag there, and leave a status code when they stop early. Both
-threads of a split traversal (:func:`core.collide.query.split_traversal`) count into their own
-slot and compare the sum with the budget, so the budget is the query's, not each thread's.
+threads of a split traversal (:func:`core.collide.traversal_driver.split_traversal`) count
+into their own slot and compare the sum with the budget, so the budget is the query's, not
+each thread's.
 """
 
 from __future__ import annotations
@@ -242,8 +243,8 @@ def check_trace_rows(frame, what: str, operation: str) -> None:
     PairBudgetError
     """
     trace = frame.result.trace
-    request = getattr(frame, "request", None)
-    budget = getattr(request, "pair_budget", DEFAULT_PAIR_BUDGET)
+    request = frame.request
+    budget = request.pair_budget if request is not None else DEFAULT_PAIR_BUDGET
     n_rows = int(np.asarray(trace.level_start)[-1])
     if n_rows <= budget:
         return

@@ -21,7 +21,6 @@ from core.collide.budget import DEFAULT_PAIR_BUDGET, QueryControl, check_budget,
 from core.collide.query import (
     CollisionResult,
     box_margin,
-    budgeted_traversal,
     check_margin,
     check_tree,
     finish_query,
@@ -29,6 +28,7 @@ from core.collide.query import (
     rigid_body,
 )
 from core.collide.tandem import DescendRule
+from core.collide.traversal_driver import budgeted_traversal
 from core.mesh import TriMesh
 from core.pose import Pose
 from core.settings import DEFAULT_TOLERANCES, Tolerances

@@ -40,18 +40,18 @@ from core.collide.budget import (
     start_array,
     tree_name,
 )
-from core.collide.query import (
-    CollisionResult,
-    check_triangle_budget,
-    traversal_counters,
-    traversal_trace,
-)
+from core.collide.query import CollisionResult
 from core.collide.tandem import DescendRule
 from core.collide.traversal import (
     PARALLEL_MIN_PAIRS,
     TREE_BOXES,
     TraversalRecord,
     traverse_from_roots,
+)
+from core.collide.traversal_driver import (
+    check_triangle_budget,
+    traversal_counters,
+    traversal_trace,
 )
 from core.collide.tritri import ContactKind, check_kinds, tri_tri_batch
 from core.mesh import TriMesh, read_only

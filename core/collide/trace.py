@@ -91,6 +91,31 @@ class Trace:
         """``(p,) int8`` separating axis of each pair at level ``d`` (-1 if it overlapped)."""
         return self.sep_axis[self._rows(d)]
 
+    def pairs(self, level: int | None) -> tuple[np.ndarray, np.ndarray]:
+        """Pairs tested at traversal level ``level`` (clamped to the last level), or at every
+        level in order (None).
+
+        Returns
+        -------
+        node_pairs : (p, 2) int32
+        overlapped : (p,) bool
+        """
+        if self.n_levels == 0:
+            return np.empty((0, 2), np.int32), np.empty(0, bool)
+        if level is not None:
+            return self.level(min(level, self.n_levels - 1))
+        parts = [self.level(d) for d in range(self.n_levels)]
+        return (np.concatenate([p for p, _ in parts]), np.concatenate([o for _, o in parts]))
+
+    def separations(self, level: int | None) -> np.ndarray:
+        """``(p,) int8`` separating id of each pair of :meth:`pairs` (same rows), -1 where
+        the pair overlapped."""
+        if self.n_levels == 0:
+            return np.empty(0, np.int8)
+        if level is not None:
+            return np.asarray(self.separating_axis(min(level, self.n_levels - 1)))
+        return np.asarray(self.sep_axis)
+
     @property
     def tested_per_level(self) -> np.ndarray:
         """``(L,) int64``."""

@@ -1,7 +1,7 @@
 """Exact triangle-triangle contact test (numba, float64 input, exact decisions).
 
 Every contact decision and every kind is taken from the **exact signs** of orientation
-determinants of the input coordinates (:mod:`core.collide.predicates`, Shewchuk 1997), so for
+determinants of the input coordinates (:mod:`core.exact.predicates`, Shewchuk 1997), so for
 the float64 coordinates it is given, the answer is the one real arithmetic gives. There is no
 tolerance. The construction follows Guigue and Devillers, "Fast and robust triangle-triangle
 overlap test using orientation predicates", Journal of Graphics Tools 8(1), 2003: the six signs
@@ -60,7 +60,7 @@ import numpy as np
 from numba import njit, prange
 
 from core.bv._geom import tri_tri_closest
-from core.collide.predicates import O3D_ERRBOUND_A, orient2d_xy, orient3d
+from core.exact.predicates import O3D_ERRBOUND_A, orient2d_xy, orient3d
 from core.jit.kernel_args import frozen
 from core.vec3 import cross3, dot3, lerp3, sub3
 

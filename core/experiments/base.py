@@ -198,6 +198,9 @@ class Experiment:
         Small sizes for tests and lessons (a run of a few seconds).
     run : callable
         ``run(options: ExperimentOptions, progress: Progress) -> ExperimentResult``.
+    takes_scene : bool
+        Whether ``run`` reads ``options.scene`` (two given meshes), so the app can run it on
+        the current scene; False: it builds its own (pcp's concentric spheres).
     """
 
     name: str
@@ -207,3 +210,4 @@ class Experiment:
     default_sizes: tuple[int, ...]
     quick_sizes: tuple[int, ...]
     run: Callable
+    takes_scene: bool = False

@@ -5,7 +5,7 @@ Gottschalk, Lin and Manocha (1996), section 4.3, write the cost of a query as th
 volume updates, volume tests and primitive tests, each times its unit cost, and explain the
 choice of a volume by the trade-off: tighter volumes (fewer tests, ``Nbv`` and ``Np`` small)
 cost more per test and per update (``Cbv``, ``Cu`` large). Here the unit costs of each kind
-are measured on small spheres (:func:`core.costmodel.measure_unit_costs`), the counts come
+are measured on small spheres (:func:`core.lab.costmodel.measure_unit_costs`), the counts come
 from a query on the scene (two overlapping bunnies by default), and the prediction is set
 beside the query's measured time: how far a model fitted on one scene carries to another.
 """
@@ -20,10 +20,10 @@ from core.bv import BV_KINDS, get_kind
 from core.bvh import SplitRule, build_trees
 from core.bvh.refit import leaf_nodes
 from core.collide.dispatch import tree_query
-from core.costmodel import TERM_NAMES, measure_unit_costs, predict, update_volumes
 from core.experiments.base import Column, Experiment, ExperimentOptions, ExperimentResult, Progress
 from core.experiments.common import FIGURE_WIDTH, bunny_pair_scene, put_caption
 from core.experiments.figure_room import caption_bottom
+from core.lab.costmodel import TERM_NAMES, measure_unit_costs, predict, update_volumes
 from core.request import CollisionRequest
 
 SOURCE = ("S. Gottschalk, M. C. Lin, D. Manocha, \"OBBTree: a hierarchical structure for rapid "
@@ -244,4 +244,5 @@ EXPERIMENT = Experiment(
     default_sizes=(3000,),
     quick_sizes=(1000,),
     run=run_cost_model,
+    takes_scene=True,
 )

@@ -325,4 +325,5 @@ EXPERIMENT = Experiment(
     default_sizes=(2000, 8000, 32000, 128000),
     quick_sizes=(500, 2000),
     run=run_partitions,
+    takes_scene=True,
 )

@@ -419,4 +419,5 @@ EXPERIMENT = Experiment(
     default_sizes=(BUNNY_TRIANGLES,),
     quick_sizes=(2000,),
     run=run_refit,
+    takes_scene=True,
 )

@@ -357,5 +357,6 @@ EXPERIMENT = Experiment(
     default_sizes=(20000,),
     quick_sizes=(2000,),
     run=run_sat_axes,
+    takes_scene=True,
 )
 

@@ -376,4 +376,5 @@ EXPERIMENT = Experiment(
     default_sizes=(BUNNY_TRIANGLES,),
     quick_sizes=(2000,),
     run=run_splits,
+    takes_scene=True,
 )

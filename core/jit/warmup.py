@@ -47,8 +47,9 @@ def _warm_frame(a, b, pose) -> None:
     tests, distance and containment, with the viewer's settings."""
     from core.deform import DEFORMERS
     from core.pipeline import BodyInput, FramePipeline, PipelineSettings
+    from core.request import CollisionRequest
 
-    settings = PipelineSettings(trace=True, containment=True, distance=True)
+    settings = PipelineSettings(CollisionRequest(trace=True, containment=True, distance=True))
     bodies = [BodyInput("a", a, deformer=DEFORMERS["radial_wave"]()), BodyInput("b", b, pose)]
     pipe = FramePipeline(settings)
     for t in (0.0, 0.1):  # the second frame refits the deformed body's tree
@@ -105,17 +106,17 @@ def _midpoint_trees(a, b):
 def _warm_traversal(a, b, pose) -> None:
     """The traversal's variants: each descend rule, serial and parallel levels, with and
     without the record, two bodies and one body against itself."""
-    import core.collide.query as query
     import core.collide.selfcollide as selfcollide
+    import core.collide.traversal_driver as driver
     from core.collide import DescendRule, collide, self_collide
 
     tree_a, tree_b = _midpoint_trees(a, b)
     # Levels run serially below a size threshold and in parallel above it: lower the
     # threshold once so both variants run. Every query below goes through the one traversal
     # kernel (core.collide.traversal), whose machine code holds both variants.
-    modules = (query, selfcollide)
+    modules = (driver, selfcollide)
     saved = [m.PARALLEL_MIN_PAIRS for m in modules]
-    saved_split = query.SPLIT_FRONTIER
+    saved_split = driver.SPLIT_FRONTIER
     try:
         for parallel_min in (saved[0], 0):
             for m in modules:
@@ -129,13 +130,13 @@ def _warm_traversal(a, b, pose) -> None:
         # mode's depth-first walk (core.collide.depthfirst, also the whole walk on one
         # thread) and the recorded level loop from given start pairs. Big meshes get there;
         # these tiny ones only with the split lowered.
-        query.SPLIT_FRONTIER = 1
+        driver.SPLIT_FRONTIER = 1
         for trace in (False, True):
             collide(a, tree_a, b, tree_b, None, pose, trace=trace)
     finally:
         for m, value in zip(modules, saved):
             m.PARALLEL_MIN_PAIRS = value
-        query.SPLIT_FRONTIER = saved_split
+        driver.SPLIT_FRONTIER = saved_split
 
 
 def _warm_near(a, b, pose) -> None:
@@ -153,7 +154,7 @@ def _warm_near(a, b, pose) -> None:
 def _warm_kind(name: str) -> Callable:
     def warm(a, b, pose) -> None:
         """Fitting and refitting one bounding-volume kind, and the traversal over its rows."""
-        import core.collide.query as query
+        import core.collide.traversal_driver as driver
         from core.bv import BV_KINDS, ObbFit, fit_volumes, get_kind, refit_volumes
         from core.bv.registry import fit_from_triangles
         from core.collide.bvquery import collide_bv
@@ -172,15 +173,15 @@ def _warm_kind(name: str) -> Callable:
         # The fit from each node's own triangles (the compare view times it; fit_volumes
         # merges children instead for the kinds whose merge is exact).
         fit_from_triangles(tree_b, b, name)
-        # collide_bv runs through query's traversal driver: its threshold picks the variant.
-        saved = query.PARALLEL_MIN_PAIRS
+        # collide_bv runs through the traversal driver: its threshold picks the variant.
+        saved = driver.PARALLEL_MIN_PAIRS
         try:
             for parallel_min in (saved, 0):
-                query.PARALLEL_MIN_PAIRS = parallel_min
+                driver.PARALLEL_MIN_PAIRS = parallel_min
                 for trace in (False, True):
                     collide_bv(a, tree_a, b, tree_b, None, pose, bv=name, trace=trace)
         finally:
-            query.PARALLEL_MIN_PAIRS = saved
+            driver.PARALLEL_MIN_PAIRS = saved
 
     return warm
 

@@ -6,7 +6,7 @@ import subprocess
 
 from benchmarks import frame_rate
 from benchmarks.frame_rate import FrameRateOutcome, FrameRateSpec
-from viewer.benchmark import format_frame_phase_table
+from viewer.bench.frame_rate import format_frame_phase_table
 
 SMALL, LARGE = frame_rate.FRAME_RATE_TARGETS
 
@@ -68,8 +68,10 @@ def test_measure_runs_the_viewer_benchmark_at_the_size_under_its_own_xvfb(monkey
     assert command[:4] == ["/usr/bin/xvfb-run", "-a", "-s", "-screen 0 1920x1080x24"]
     assert command[-8:] == ["-m", "viewer", "--benchmark", "bunny-bunny", "--frames", "60",
                             "--size", "1920x1080"]
+    # Then the load around the child's run and its frames (benchmarks.conditions).
     assert out.line() == ("frame rate 1920x1080: 25.0 fps (target >= 20) PASS; core 8.0, "
-                          "overlays 3.1, render 25.0 ms")
+                          f"overlays 3.1, render 25.0 ms; {out.conditions.words()}")
+    assert out.conditions.words().endswith(", 60 frames")
 
 
 def test_without_xvfb_the_line_is_a_miss_that_says_why(monkeypatch):

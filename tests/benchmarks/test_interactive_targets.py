@@ -82,6 +82,14 @@ def test_render_counts_the_passes():
     assert [line.split(";")[0].rsplit(" ", 1)[-1] for line in lines[1:]] == [
         "PASS", "PASS", "MISS", "MISS"]
     assert "not run" in lines[4]
+    assert len(lines) == 5  # loads of 1.2 and 1.4: no warning
+
+
+def test_render_warns_for_a_run_measured_above_load_one_and_a_half():
+    busy = RunResult(BUNNY_1920, [Measured(19.0, 40, 10.0, 9.0)], "", 1.2, 2.3)
+    lines = render({BUNNY_1920: busy}).splitlines()
+    assert lines[-1] == ("warning: interactive bunny-bunny 1920x1080 was measured at load 2.3 "
+                         "(above 1.5): rerun on an idle machine before reporting a PASS")
 
 
 def test_measure_runs_the_viewer_line_under_xvfb_when_there_is_no_display(monkeypatch):
@@ -100,7 +108,7 @@ def test_measure_runs_the_viewer_line_under_xvfb_when_there_is_no_display(monkey
     result = interactive.measure(BIG_BUNNY, 2, spawn=spawn, loadavg=lambda: next(loads))
     assert len(result.samples) == 2 and (result.load_start, result.load_end) == (1.5, 1.7)
     assert calls[0][:4] == ["/usr/bin/xvfb-run", "-a", "-s", "-screen 0 1920x1080x24"]
-    assert calls[0][-7:] == ["viewer.interactive_benchmark", "big-bunny", "--size",
+    assert calls[0][-7:] == ["viewer.bench.interactive", "big-bunny", "--size",
                              "1280x800", "--frames", "60", "--every-analysis"]
 
 

@@ -14,6 +14,7 @@ from core.distance import min_distance, within_distance
 from core.mesh import MAX_ABS_COORDINATE
 from core.pipeline import BodyInput, FramePipeline, PipelineSettings
 from core.pose import Pose
+from core.request import CollisionRequest
 from tests.core.meshgen import sphere_mesh
 
 SPHERE = sphere_mesh(6)
@@ -138,19 +139,23 @@ def test_distance_arguments():
 
 
 @pytest.mark.parametrize(
-    "kwargs, error, message",
+    "make, kwargs, error, message",
     [
-        ({"split": "sah"}, TypeError, "^split must be a SplitRule, got str"),
-        ({"leaf_size": 0}, ValueError, "^leaf_size must be at least 1"),
-        ({"drift_threshold": -0.1}, ValueError, "^drift_threshold must be a finite number >= 0"),
-        ({"drift_threshold": "0.2"}, TypeError, "^drift_threshold must be a real number"),
-        ({"trace": 1}, TypeError, "^trace must be a bool, got int"),
-        ({"bv": "box"}, ValueError, "^bv must be one of aabb"),
+        (CollisionRequest, {"split": "sah"}, TypeError, "^split must be a SplitRule, got str"),
+        (CollisionRequest, {"leaf_size": 0}, ValueError, "^leaf_size must be at least 1"),
+        (PipelineSettings, {"drift_threshold": -0.1}, ValueError,
+         "^drift_threshold must be a finite number >= 0"),
+        (PipelineSettings, {"drift_threshold": "0.2"}, TypeError,
+         "^drift_threshold must be a real number"),
+        (CollisionRequest, {"trace": 1}, TypeError, "^trace must be a bool, got int"),
+        (CollisionRequest, {"bv": "box"}, ValueError, "^bv must be one of aabb"),
     ],
 )
-def test_pipeline_settings(kwargs, error, message):
+def test_pipeline_settings(make, kwargs, error, message):
+    """The frame's choices are checked where they are given: the query's by the request
+    (the settings take it whole), the update's by the settings."""
     with pytest.raises(error, match=message):
-        PipelineSettings(**kwargs)
+        make(**kwargs)
 
 
 def test_pipeline_bodies_and_time():

@@ -10,8 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from core import audit
 from core.cli import main
+from core.lab import audit
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "contact-log"
 LOG = EXAMPLE / "two-spheres-fcl.jsonl"

@@ -9,17 +9,18 @@ import pytest
 
 from core.bvh import build_tree
 from core.bvh.scramble import scrambled_tree
-from core.bvh.treefile import read_tree, write_tree
+from core.bvh.treefile import write_tree
+from core.bvh.treefile_read import read_tree
 from core.bvh.validate import validate_tree
 from core.cli import main
 from core.collide import collide, self_collide
 from core.collide.budget import DEFAULT_PAIR_BUDGET, QueryControl
 from core.collide.dispatch import run_query
-from core.collide.heat import HeatOverBudget, HeatUnavailable, frame_heat
-from core.collide.steps import traversal_steps
 from core.errors import BVHLabError, PairBudgetError, QueryCancelled
 from core.io.write import write_mesh
-from core.pipeline import BodyInput, FramePipeline, PipelineSettings
+from core.lab.heat import HeatOverBudget, HeatUnavailable, frame_heat
+from core.lab.steps import traversal_steps
+from core.pipeline import DEFAULT_REQUEST, BodyInput, FramePipeline, PipelineSettings
 from core.request import CollisionRequest
 from tests.core.meshgen import sphere_mesh
 
@@ -77,7 +78,7 @@ def test_a_tree_read_from_a_file_is_named_by_its_file(sphere, good_tree, bad_fil
 
 
 def test_the_pipeline_names_a_pinned_file_tree(sphere, bad_file_tree):
-    pipe = FramePipeline(PipelineSettings(pair_budget=BUDGET))
+    pipe = FramePipeline(PipelineSettings(DEFAULT_REQUEST.replace(pair_budget=BUDGET)))
     pipe.pin_tree("b", bad_file_tree, sphere)
     bodies = [BodyInput("a", sphere), BodyInput("b", sphere)]
     with pytest.raises(PairBudgetError, match=r"^tree from random\.json: more than 20,000 "):
@@ -98,10 +99,10 @@ def test_both_bad_trees_are_named_together(sphere, bad_tree):
 def test_the_budget_is_exact_on_a_good_query(sphere, good_tree, trace, threads, monkeypatch):
     """Exactly as many overlaps as the budget passes; one more fails, with one thread or with
     the frontier split between two (each half counts into its own slot)."""
-    import core.collide.query as query
+    import core.collide.traversal_driver as driver
 
-    monkeypatch.setattr(query.numba, "get_num_threads", lambda: threads)
-    monkeypatch.setattr(query, "SPLIT_FRONTIER", 64)
+    monkeypatch.setattr(driver.numba, "get_num_threads", lambda: threads)
+    monkeypatch.setattr(driver, "SPLIT_FRONTIER", 64)
     shifted = sphere.with_vertices(sphere.vertices + [0.3, 0.0, 0.0])
     tree_b = build_tree(shifted)
     whole = collide(sphere, good_tree, shifted, tree_b, trace=trace)
@@ -117,7 +118,8 @@ def test_self_collision_has_the_budget(sphere, bad_tree):
     with pytest.raises(PairBudgetError, match=r"^BVH Lab's AABB tree of body A: more than "
                        r"20,000 overlapping volume pairs at level \d+; its boxes"):
         self_collide(sphere, bad_tree, pair_budget=BUDGET)
-    pipe = FramePipeline(PipelineSettings(pair_budget=BUDGET, self_collision=True))
+    pipe = FramePipeline(PipelineSettings(
+        DEFAULT_REQUEST.replace(pair_budget=BUDGET, self_collision=True)))
     pipe.pin_tree("a", bad_tree, sphere)
     with pytest.raises(PairBudgetError, match=r"^BVH Lab's AABB tree of body A: more than"):
         pipe.step([BodyInput("a", sphere)])
@@ -141,7 +143,8 @@ def test_steps_and_heat_refuse_a_trace_longer_than_the_budget(sphere, good_tree)
     n_overlaps = frame.result.counters.n_bv_overlaps
     n_rows = int(frame.result.trace.level_start[-1])
     assert n_rows > n_overlaps
-    tight = FramePipeline(PipelineSettings(pair_budget=n_overlaps)).step(bodies)
+    tight = FramePipeline(PipelineSettings(
+        DEFAULT_REQUEST.replace(pair_budget=n_overlaps))).step(bodies)
     assert tight.result.counters == frame.result.counters
     with pytest.raises(PairBudgetError, match=f"more than {n_overlaps:,} traced volume pairs "
                        "to step through"):
@@ -150,7 +153,8 @@ def test_steps_and_heat_refuse_a_trace_longer_than_the_budget(sphere, good_tree)
                        "to colour by work") as info:
         frame_heat(tight)
     assert isinstance(info.value, HeatUnavailable) and isinstance(info.value, PairBudgetError)
-    roomy = FramePipeline(PipelineSettings(pair_budget=n_rows)).step(bodies)
+    roomy = FramePipeline(PipelineSettings(
+        DEFAULT_REQUEST.replace(pair_budget=n_rows))).step(bodies)
     assert len(traversal_steps(roomy)) == n_rows
     frame_heat(roomy)
 

@@ -10,13 +10,13 @@ import numpy as np
 import pytest
 
 from core.bvh import SplitRule, build_tree
-from core.bvh.treefile import read_tree
+from core.bvh.treefile_read import read_tree
 from core.cli import main
 from core.cli.steps import DEFAULT_MAX_STEPS
 from core.collide.brute import brute_force_pairs
-from core.collide.steps import traversal_steps
 from core.io import load_mesh
-from core.pipeline import BodyInput, FramePipeline, PipelineSettings
+from core.lab.steps import traversal_steps
+from core.pipeline import DEFAULT_REQUEST, BodyInput, FramePipeline, PipelineSettings
 from core.pose import Pose
 from tests.core.meshgen import sphere_mesh
 from tests.core.test_treefile import _as_foreign
@@ -54,7 +54,7 @@ def files(tmp_path):
 def _pinned_frame(files, pins, pose_b, request_changes=None):
     """The frame the app computes with the given bodies' trees pinned (read from files)."""
     mesh_a, mesh_b = load_mesh(files["a"]), load_mesh(files["b"])
-    pipe = FramePipeline(PipelineSettings(**(request_changes or {})))
+    pipe = FramePipeline(PipelineSettings(DEFAULT_REQUEST.replace(**(request_changes or {}))))
     imported = {}
     for key, mesh in (("a", mesh_a), ("b", mesh_b)):
         if key in pins:

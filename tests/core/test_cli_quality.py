@@ -8,7 +8,7 @@ import json
 import pytest
 
 from core.bvh import CostConstants, SplitRule, build_tree, tree_quality
-from core.bvh.metrics import SWEPT_EPO_NOTE
+from core.bvh.shape_measures import SWEPT_EPO_NOTE
 from core.cli import main
 
 KEYS = ["mesh", "triangles", "bv", "split", "leaf_size", "constants", "sah", "epo",

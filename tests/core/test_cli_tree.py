@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from core.bvh import SplitRule, build_tree
-from core.bvh.treefile import read_tree
+from core.bvh.treefile_read import read_tree
 from core.cli import main
 from tests.core.test_treefile import assert_same_tree
 

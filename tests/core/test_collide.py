@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-import core.collide.query as query
+import core.collide.traversal_driver as driver
 from core import contacts
 from core.bvh import SplitRule, build_tree, refit_tree
 from core.collide import DescendRule, collide
@@ -166,7 +166,7 @@ def test_both_rule_splits_both_sides(spot_teapot):
 def test_parallel_levels_equal_serial(spot_teapot, monkeypatch):
     spot, teapot, pose_b, expected = spot_teapot
     serial = contacts(spot, teapot, None, pose_b, trace=True)
-    monkeypatch.setattr(query, "PARALLEL_MIN_PAIRS", 1)
+    monkeypatch.setattr(driver, "PARALLEL_MIN_PAIRS", 1)
     parallel = contacts(spot, teapot, None, pose_b, trace=True)
     assert np.array_equal(parallel.pairs, expected)
     assert parallel.counters == serial.counters
@@ -211,9 +211,9 @@ def _level_sets(trace):
 @pytest.mark.parametrize("descend", DESCENDS, ids=lambda r: r.name.lower())
 def test_frontier_split_between_threads_changes_nothing(spot_teapot, monkeypatch, descend):
     spot, teapot, pose_b, expected = spot_teapot
-    monkeypatch.setattr(query, "SPLIT_FRONTIER", 10**12)
+    monkeypatch.setattr(driver, "SPLIT_FRONTIER", 10**12)
     whole = contacts(spot, teapot, None, pose_b, trace=True, descend=descend)
-    monkeypatch.setattr(query, "SPLIT_FRONTIER", 3)
+    monkeypatch.setattr(driver, "SPLIT_FRONTIER", 3)
     split = contacts(spot, teapot, None, pose_b, trace=True, descend=descend)
     assert np.array_equal(split.pairs, expected) and np.array_equal(whole.pairs, expected)
     assert split.counters == whole.counters

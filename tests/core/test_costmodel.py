@@ -8,14 +8,6 @@ import math
 import pytest
 
 from core.bv import BV_KINDS
-from core.costmodel import (
-    TERM_NAMES,
-    CostPrediction,
-    UnitCosts,
-    frame_counts,
-    measure_unit_costs,
-    predict,
-)
 from core.deform import Wave
 from core.experiments import (
     Cancelled,
@@ -26,7 +18,15 @@ from core.experiments import (
     run_experiment,
 )
 from core.experiments.common import sphere_mesh
-from core.pipeline import BodyInput, FramePipeline, PipelineSettings, UpdateMode
+from core.lab.costmodel import (
+    TERM_NAMES,
+    CostPrediction,
+    UnitCosts,
+    frame_counts,
+    measure_unit_costs,
+    predict,
+)
+from core.pipeline import DEFAULT_REQUEST, BodyInput, FramePipeline, PipelineSettings, UpdateMode
 from core.pose import Pose
 
 COSTS = UnitCosts(kind="aabb", update_ns=20.0, volume_test_ns=50.0, primitive_test_ns=400.0)
@@ -64,7 +64,8 @@ def wave_frames():
     b = sphere_mesh(400, name="still")
     bodies = [BodyInput("a", a, Pose(), Wave(amplitude=0.05)),
               BodyInput("b", b, Pose.from_axis_angle((0, 1, 0), 0.3, (1.2, 0.1, 0.0)))]
-    pipe = FramePipeline(PipelineSettings(update=UpdateMode.REFIT, self_collision=True))
+    pipe = FramePipeline(PipelineSettings(
+        DEFAULT_REQUEST.replace(self_collision=True), update=UpdateMode.REFIT))
     return [pipe.step(bodies, t) for t in (0.0, 0.1, 0.2)]
 
 

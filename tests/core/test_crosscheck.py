@@ -7,12 +7,13 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from core import contacts, crosscheck
+from core import contacts
 from core.bvh import SplitRule, build_tree
-from core.crosscheck import INSTALL_HINT, Compared, cross_check, cross_check_frame
-from core.exact_gap import exact_gap, squared_gap
+from core.lab import crosscheck
+from core.lab.crosscheck import INSTALL_HINT, Compared, cross_check, cross_check_frame
+from core.lab.exact_gap import exact_gap, squared_gap
 from core.mesh import TriMesh
-from core.pipeline import BodyInput, FramePipeline, PipelineSettings
+from core.pipeline import DEFAULT_REQUEST, BodyInput, FramePipeline, PipelineSettings
 from core.pose import Pose
 from tests.core.meshgen import sphere_mesh
 
@@ -177,7 +178,7 @@ def test_frame_with_a_shrunk_leaf_box_differs_by_exactly_the_missed_pairs():
 def test_frame_with_its_own_trees_is_identical_and_says_so():
     pytest.importorskip("fcl")
     a, b = _spheres()
-    frame = FramePipeline(PipelineSettings(split=SplitRule.SAH)).step(
+    frame = FramePipeline(PipelineSettings(DEFAULT_REQUEST.replace(split=SplitRule.SAH))).step(
         [BodyInput("a", a), BodyInput("b", b, POSE_B)])
     check = cross_check_frame(frame, "fcl")
     assert check.identical
@@ -192,7 +193,7 @@ def test_margin_compares_contacts_and_flags_the_peers_near_pairs(monkeypatch):
     # (a near pair). A peer with a tolerance (coal's GJK) reports it: stand in for one, so the
     # check runs wherever python-fcl is installed.
     a, b = one_triangle(FLOOR), one_triangle(spike(1e-12))
-    frame = FramePipeline(PipelineSettings(margin=0.01)).step(
+    frame = FramePipeline(PipelineSettings(DEFAULT_REQUEST.replace(margin=0.01))).step(
         [BodyInput("a", a), BodyInput("b", b)])
     assert frame.result.n_contacts == 0 and frame.result.near_pairs.tolist() == [[0, 0]]
     compared = Compared.of_frame(frame)

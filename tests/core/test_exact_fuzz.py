@@ -18,15 +18,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core.collide.exact import (
-    FloatFamily,
-    PairFamily,
-    compare,
-    exact_contact,
-    float_pairs,
-    main,
-    random_pairs,
-)
+from core.collide.exact import compare, exact_contact, main
+from core.collide.exact_pairs import FloatFamily, PairFamily, float_pairs, random_pairs
 from core.collide.tritri import ContactKind, tri_tri
 from tests.core.test_tritri import HAND_CASES
 

@@ -5,7 +5,8 @@ import pytest
 
 from core.bvh import SplitRule, build_tree
 from core.bvh.quality import sah_cost
-from core.collide.heat import (
+from core.collide.trace import OVERLAPPED
+from core.lab.heat import (
     NEEDS_TRACE,
     NEEDS_TWO_MESHES,
     HeatUnavailable,
@@ -13,9 +14,9 @@ from core.collide.heat import (
     leaf_of_triangles,
     sah_share,
 )
-from core.collide.trace import OVERLAPPED
 from core.pipeline import BodyInput, FramePipeline, PipelineSettings
 from core.pose import Pose
+from core.request import CollisionRequest
 from tests.core.meshgen import sphere_mesh
 
 
@@ -46,7 +47,8 @@ def brute_heat(trace, tree_a, tree_b):
 def frame():
     a = sphere_mesh(14, name="a")
     b = sphere_mesh(12, radius=0.8, name="b")
-    pipe = FramePipeline(PipelineSettings(trace=True, leaf_size=3, split=SplitRule.MEDIAN))
+    pipe = FramePipeline(PipelineSettings(
+        CollisionRequest(trace=True, leaf_size=3, split=SplitRule.MEDIAN)))
     return pipe.step([BodyInput("a", a), BodyInput("b", b, Pose(np.eye(3), (1.1, 0.3, 0.0)))])
 
 
@@ -93,7 +95,7 @@ def test_sah_share_adds_up_to_the_sah_cost(frame):
 
 def test_frame_without_trace_says_so():
     a, b = sphere_mesh(8, name="a"), sphere_mesh(8, name="b")
-    pipe = FramePipeline(PipelineSettings(trace=False))
+    pipe = FramePipeline(PipelineSettings(CollisionRequest(trace=False)))
     frame = pipe.step([BodyInput("a", a), BodyInput("b", b)])
     with pytest.raises(HeatUnavailable, match="needs the traversal trace: turn on Trace"):
         frame_heat(frame)
@@ -102,7 +104,7 @@ def test_frame_without_trace_says_so():
 
 def test_one_mesh_says_so():
     a = sphere_mesh(8, name="a")
-    frame = FramePipeline(PipelineSettings(trace=True)).step([BodyInput("a", a)])
+    frame = FramePipeline(PipelineSettings(CollisionRequest(trace=True))).step([BodyInput("a", a)])
     with pytest.raises(HeatUnavailable) as err:
         frame_heat(frame)
     assert str(err.value) == NEEDS_TWO_MESHES

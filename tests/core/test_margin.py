@@ -15,7 +15,7 @@ from core.collide.bvquery import collide_bv
 from core.collide.tandem import transform_points
 from core.collide.tritri import ContactKind, tri_tri_distance_batch
 from core.mesh import TriMesh
-from core.pipeline import BodyInput, FramePipeline, PipelineSettings
+from core.pipeline import DEFAULT_REQUEST, BodyInput, FramePipeline, PipelineSettings
 from core.pose import Pose, rotation_matrix
 from tests.core.meshgen import sphere_mesh
 
@@ -101,7 +101,7 @@ def test_bad_margin_is_a_one_line_error(bad):
 def test_pipeline_setting_reaches_the_frame():
     a, b = _triangle(0.0), _triangle(0.01)
     bodies = [BodyInput("a", a), BodyInput("b", b)]
-    frame = FramePipeline(PipelineSettings(margin=0.02)).step(bodies)
+    frame = FramePipeline(PipelineSettings(DEFAULT_REQUEST.replace(margin=0.02))).step(bodies)
     assert frame.result.near_pairs.tolist() == [[0, 0]]
     assert FramePipeline().step(bodies).result.near_pairs.shape == (0, 2)
 

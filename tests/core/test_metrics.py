@@ -8,13 +8,8 @@ import pytest
 
 from core.bv import BV_KINDS, fit_volumes
 from core.bvh import SplitRule, build_tree, sah_cost
-from core.bvh.metrics import (
-    SWEPT_EPO_NOTE,
-    SWEPT_OVERLAP_NOTE,
-    CostConstants,
-    TreeQuality,
-    tree_quality,
-)
+from core.bvh.metrics import CostConstants, TreeQuality, tree_quality
+from core.bvh.shape_measures import SWEPT_EPO_NOTE, SWEPT_OVERLAP_NOTE
 from core.mesh import TriMesh
 from tests.core.meshgen import sphere_mesh, triangle_soup
 
@@ -311,7 +306,7 @@ def test_obb_sibling_overlap_of_a_cube_and_its_45_degree_turn():
     regular octagonal prism of inradius 1 and height 2, volume 8 tan(pi/8) * 2 =
     16 (sqrt 2 - 1); the parent box is taken as the cube [-2, 2]^3, volume 64."""
     from core.bv.obb import shape
-    from core.bvh.metrics import _oriented_boxes
+    from core.bvh.shape_measures import _oriented_boxes
 
     c, s = math.cos(math.pi / 4), math.sin(math.pi / 4)
     turned = np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
@@ -406,7 +401,7 @@ def test_triangle_inside_a_ball_against_a_fine_polygon():
 
 
 def test_lens_volume_by_hand():
-    from core.bvh.metrics import lens_volume
+    from core.bvh.shape_measures import lens_volume
 
     # Two unit balls with centres 1 apart: 2 caps of height 1/2, pi h^2 (3r - h)/3 each:
     # 2 * pi/4 * 2.5/3 = 5 pi / 12.
@@ -419,7 +414,7 @@ def test_sphere_sibling_overlap_uses_the_lens():
     mesh, tree = _two_cubes()
     rows = np.asarray(fit_volumes(tree, mesh, "sphere"))
     q = tree_quality(mesh, tree, "sphere")
-    from core.bvh.metrics import lens_volume
+    from core.bvh.shape_measures import lens_volume
 
     lens = lens_volume(rows[1:2, 3], rows[2:3, 3], np.linalg.norm(rows[1:2, :3] - rows[2:3, :3],
                                                                    axis=1))  # fmt: skip

@@ -9,8 +9,9 @@ from core.bvh import SplitRule
 from core.collide.brute import brute_force_pairs
 from core.errors import NonFiniteVertexError
 from core.mesh import TriMesh
-from core.pipeline import BodyInput, FramePipeline, PipelineSettings, UpdateMode
+from core.pipeline import DEFAULT_REQUEST, BodyInput, FramePipeline, PipelineSettings, UpdateMode
 from core.pose import Pose
+from core.request import CollisionRequest
 from tests.core.meshgen import sphere_mesh
 
 
@@ -92,7 +93,8 @@ def test_new_topology_or_settings_rebuild(bodies):
     other = sphere_mesh(10)
     swapped = [dataclasses.replace(bodies[0], mesh=other), bodies[1]]
     assert pipe.step(swapped, 0.0).rebuilt == [True, False]
-    pipe.settings = dataclasses.replace(pipe.settings, split=SplitRule.SAH)
+    pipe.settings = dataclasses.replace(pipe.settings,
+                                        request=pipe.settings.request.replace(split=SplitRule.SAH))
     frame = pipe.step(swapped, 0.0)
     assert frame.rebuilt == [True, True] and frame.trees[0].split is SplitRule.SAH
 
@@ -119,8 +121,8 @@ def test_deformer_producing_nan_raises_and_keeps_the_cache(bodies):
 
 
 def test_trace_off_gives_same_contacts(bodies):
-    traced = FramePipeline(PipelineSettings(trace=True)).step(bodies, 0.3)
-    fast = FramePipeline(PipelineSettings(trace=False)).step(bodies, 0.3)
+    traced = FramePipeline(PipelineSettings(CollisionRequest(trace=True))).step(bodies, 0.3)
+    fast = FramePipeline(PipelineSettings(CollisionRequest(trace=False))).step(bodies, 0.3)
     assert fast.result.trace is None
     assert np.array_equal(fast.result.pairs, traced.result.pairs)
 
@@ -142,7 +144,7 @@ def _two_sphere_union(offset: float) -> TriMesh:
 
 def test_self_collision_finds_the_crossing_of_two_halves_of_one_mesh():
     mesh = _two_sphere_union(1.2)
-    pipe = FramePipeline(PipelineSettings(self_collision=True))
+    pipe = FramePipeline(PipelineSettings(DEFAULT_REQUEST.replace(self_collision=True)))
     frame = pipe.step([BodyInput("one", mesh)], 0.0)
     assert frame.result is None and len(frame.self_results) == 1
     got = frame.self_results[0]
@@ -170,13 +172,14 @@ def test_self_collision_off_by_default(bodies):
 def test_containment_when_the_meshes_do_not_touch(radius_b, shift, text):
     a = BodyInput("a", sphere_mesh(12))
     b = BodyInput("b", sphere_mesh(12, radius=radius_b), Pose(np.eye(3), (shift, 0.0, 0.0)))
-    frame = FramePipeline(PipelineSettings(containment=True)).step([a, b], 0.0)
+    frame = FramePipeline(PipelineSettings(
+        DEFAULT_REQUEST.replace(containment=True))).step([a, b], 0.0)
     assert frame.result.n_contacts == 0
     assert frame.containment.text == text
 
 
 def test_containment_is_none_in_contact_and_undefined_for_open_meshes(bodies):
-    pipe = FramePipeline(PipelineSettings(containment=True))
+    pipe = FramePipeline(PipelineSettings(DEFAULT_REQUEST.replace(containment=True)))
     touching = pipe.step([bodies[0], BodyInput("b", sphere_mesh(12), Pose(np.eye(3), (1.0, 0, 0)))])
     assert touching.result.n_contacts > 0 and touching.containment is None
     big = sphere_mesh(12, radius=3.0)
@@ -190,7 +193,7 @@ def test_containment_is_none_in_contact_and_undefined_for_open_meshes(bodies):
 @pytest.mark.parametrize("bv", ["obb", "sphere", "kdop14", "rss"])
 def test_bv_setting_traverses_that_kind_with_the_same_contacts(bodies, bv):
     aabb = FramePipeline(PipelineSettings()).step(bodies, 0.3)
-    other = FramePipeline(PipelineSettings(bv=bv)).step(bodies, 0.3)
+    other = FramePipeline(PipelineSettings(DEFAULT_REQUEST.replace(bv=bv))).step(bodies, 0.3)
     assert np.array_equal(other.result.pairs, aabb.result.pairs)
     assert np.array_equal(other.result.pairs, expected_pairs(other))
     # Another kind prunes differently: its box-test count is its own, and the trace has

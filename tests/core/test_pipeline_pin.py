@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 
 from core.bvh import SplitRule, build_tree, refit_tree
-from core.bvh.treefile import read_tree
+from core.bvh.treefile_read import read_tree
 from core.bvh.validate import ValidationReport, ViolationKind
 from core.collide.brute import brute_force_pairs
 from core.errors import TopologyChangedError
-from core.pipeline import BodyInput, FramePipeline, PipelineSettings, UpdateMode
+from core.pipeline import DEFAULT_REQUEST, BodyInput, FramePipeline, PipelineSettings, UpdateMode
 from core.pose import Pose
 from core.recording import Recording, open_recording, save_recording
 from core.recording.codec import CodecError, FrameDecoder, FrameEncoder
@@ -52,7 +52,8 @@ def _oracle(frame):
 
 def test_pinned_tree_survives_every_settings_change(meshes, foreign):
     a, b = meshes
-    pipe = FramePipeline(PipelineSettings(split=SplitRule.MIDPOINT, leaf_size=1))
+    pipe = FramePipeline(PipelineSettings(
+        DEFAULT_REQUEST.replace(split=SplitRule.MIDPOINT, leaf_size=1)))
     pipe.pin_tree("a", foreign, a)
     assert pipe.pinned_keys == ("a",)
     bodies = [BodyInput("a", a), BodyInput("b", b, POSE_B)]
@@ -60,15 +61,17 @@ def test_pinned_tree_survives_every_settings_change(meshes, foreign):
     assert first.rebuilt == [True, True]
     tree = first.trees[0]
     assert tree.first is foreign.tree.first and tree.bmin is foreign.tree.bmin
-    for settings in (PipelineSettings(split=SplitRule.MEDIAN, leaf_size=2),
+    for settings in (PipelineSettings(DEFAULT_REQUEST.replace(split=SplitRule.MEDIAN,
+                                                              leaf_size=2)),
                      PipelineSettings(update=UpdateMode.REBUILD),
                      PipelineSettings(update=UpdateMode.AUTO, drift_threshold=0.0),
-                     PipelineSettings(split=SplitRule.OBB, leaf_size=7)):  # fmt: skip
+                     PipelineSettings(DEFAULT_REQUEST.replace(split=SplitRule.OBB,
+                                                              leaf_size=7))):  # fmt: skip
         pipe.settings = settings
         frame = pipe.step(bodies)
         assert frame.trees[0].first is foreign.tree.first
         assert frame.rebuilt[0] is False
-        assert frame.trees[1].leaf_size == settings.leaf_size  # B follows the settings
+        assert frame.trees[1].leaf_size == settings.request.leaf_size  # B follows the settings
         assert np.array_equal(_sorted(frame.result.pairs), _oracle(frame))
 
 
@@ -116,7 +119,8 @@ def test_file_bounds_are_used_as_read_broken_ones_included(tmp_path, meshes):
 
 def test_pin_refuses_another_face_count_and_unpin_builds_again(meshes, foreign):
     a, b = meshes
-    pipe = FramePipeline(PipelineSettings(split=SplitRule.MEDIAN, leaf_size=2))
+    pipe = FramePipeline(PipelineSettings(
+        DEFAULT_REQUEST.replace(split=SplitRule.MEDIAN, leaf_size=2)))
     with pytest.raises(ValueError, match=r"cannot pin a tree over 360 triangles to body 'b': "
                                          r"its mesh has 168 faces"):
         pipe.pin_tree("b", foreign, b)

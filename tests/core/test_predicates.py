@@ -8,7 +8,7 @@ import numpy as np
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from core.collide.predicates import (
+from core.exact.predicates import (
     _orient2d_adapt,
     _orient2d_exact,
     _orient3d_adapt,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from core.pipeline import BodyInput, FramePipeline, PipelineSettings, UpdateMode
+from core.pipeline import DEFAULT_REQUEST, BodyInput, FramePipeline, PipelineSettings, UpdateMode
 from core.pose import Pose
 from core.recording import EventKind, Recording, RecordingEvent
 from core.recording.arrays import frame_arrays, owning_array
@@ -155,7 +155,7 @@ def test_a_settings_change_and_a_drift_rebuild_are_marked():
         frame = pipe.step([BodyInput("a", A, deformer=ripple),
                            BodyInput("b", B, Pose(translation=(3, 0, 0)))], t)
         rec.append(frame, ("a", "b"), UpdateMode.AUTO)
-    pipe.settings = PipelineSettings(bv="obb", update=UpdateMode.AUTO)
+    pipe.settings = PipelineSettings(DEFAULT_REQUEST.replace(bv="obb"), update=UpdateMode.AUTO)
     frame = pipe.step([BodyInput("a", A), BodyInput("b", B, Pose(translation=(3, 0, 0)))])
     rec.append(frame, ("a", "b"), UpdateMode.AUTO)
     rebuilds = [e for e in rec.events() if e.kind is EventKind.REBUILD]

@@ -24,6 +24,7 @@ from core.recording import (
     save_recording,
 )
 from core.recording.fileformat import MANIFEST
+from core.request import CollisionRequest
 from tests.core.meshgen import sphere_mesh
 
 
@@ -36,8 +37,9 @@ def recording():
     """Frames with every extra on: OBB volumes, a BSP partition, self-collision, distance and
     containment; A deforms (new vertices every frame), B moves in, touches and leaves."""
     a, b = sphere_mesh(10), sphere_mesh(8, radius=0.6)
-    settings = PipelineSettings(bv="obb", partition="bsp", distance=True, containment=True,
-                                self_collision=True, trace=True, update=UpdateMode.AUTO)
+    settings = PipelineSettings(CollisionRequest(bv="obb", partition="bsp", distance=True,
+                                                 containment=True, self_collision=True,
+                                                 trace=True), update=UpdateMode.AUTO)
     pipe = FramePipeline(settings)
     rec = Recording()
     for i, x in enumerate((3.0, 1.3, 1.1, 3.0)):
@@ -45,7 +47,8 @@ def recording():
         frame = pipe.step([BodyInput("a", a, deformer=_wave), BodyInput("b", b, pose)], 0.1 * i)
         rec.append(frame, ("a", "b"), UpdateMode.AUTO,
                    (EventKind.SCULPTED,) if i == 2 else ())
-    pipe.settings = PipelineSettings(trace=True)  # the trees' own boxes: TreeBoxRows
+    # The trees' own boxes: TreeBoxRows.
+    pipe.settings = PipelineSettings(CollisionRequest(trace=True))
     rec.append(pipe.step([BodyInput("a", a), BodyInput("b", b, Pose(translation=(1.2, 0, 0)))]),
                ("a", "b"), UpdateMode.REFIT)
     return rec

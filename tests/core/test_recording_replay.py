@@ -9,7 +9,7 @@ from core.bv import BV_KINDS
 from core.bvh import SplitRule
 from core.collide.brute import brute_force_pairs
 from core.collide.tandem import DescendRule
-from core.pipeline import BodyInput, FramePipeline, PipelineSettings, UpdateMode
+from core.pipeline import DEFAULT_REQUEST, BodyInput, FramePipeline, PipelineSettings, UpdateMode
 from core.pose import Pose, rotation_matrix
 from core.recording import (
     Recording,
@@ -19,6 +19,7 @@ from core.recording import (
     replay,
     save_recording,
 )
+from core.request import CollisionRequest
 from tests.core.meshgen import sphere_mesh
 
 
@@ -29,7 +30,7 @@ def _wave(v, t):
 @pytest.fixture(scope="module")
 def recording():
     a, b = sphere_mesh(10), sphere_mesh(8, radius=0.7)
-    pipe = FramePipeline(PipelineSettings(trace=True))
+    pipe = FramePipeline(PipelineSettings(CollisionRequest(trace=True)))
     rec = Recording()
     for i, x in enumerate((2.5, 1.6, 1.4, 1.2, 1.5)):
         frame = pipe.step([BodyInput("a", a, deformer=_wave),
@@ -61,19 +62,21 @@ def test_the_recorded_settings_reproduce_every_counter(recording):
 
 @pytest.mark.parametrize("bv", [k for k in BV_KINDS if k != "aabb"])
 def test_every_other_kind_gives_identical_contacts(recording, bv):
-    report = replay(recording, PipelineSettings(bv=bv, trace=True))
+    report = replay(recording, PipelineSettings(CollisionRequest(bv=bv, trace=True)))
     assert report.all_identical, report.mismatches
     assert report.settings.startswith(bv)
     if bv in ("obb", "sphere", "rss"):  # kdop6 is the AABB again: the same tests
         assert any(r.bv_tests != r.recorded_bv_tests for r in report.rows)
 
 
-@pytest.mark.parametrize("change", [
-    {"split": SplitRule.SAH}, {"descend": DescendRule.BOTH}, {"update": UpdateMode.REBUILD},
-    {"update": UpdateMode.AUTO, "drift_threshold": 0.0},
+@pytest.mark.parametrize("request_change, change", [
+    ({"split": SplitRule.SAH}, {}), ({"descend": DescendRule.BOTH}, {}),
+    ({}, {"update": UpdateMode.REBUILD}), ({}, {"update": UpdateMode.AUTO, "drift_threshold": 0.0}),
 ])  # fmt: skip
-def test_other_splits_updates_and_descend_rules_give_identical_contacts(recording, change):
-    report = replay(recording, PipelineSettings(**change))
+def test_other_splits_updates_and_descend_rules_give_identical_contacts(recording,
+                                                                        request_change, change):
+    report = replay(recording, PipelineSettings(DEFAULT_REQUEST.replace(**request_change),
+                                                **change))
     assert report.all_identical
 
 
@@ -91,7 +94,7 @@ def test_a_changed_contact_is_flagged(recording, tmp_path):
             frame = dataclasses.replace(frame, result=result)
         moved.append(frame, recording.body_keys(i), recording.update_mode(i))
     path = save_recording(moved, tmp_path / "changed.bvhrec")
-    report = replay(open_recording(path), PipelineSettings(bv="obb"))
+    report = replay(open_recording(path), PipelineSettings(DEFAULT_REQUEST.replace(bv="obb")))
     assert not report.all_identical
     assert report.mismatches == [recording[3].index]
 
@@ -102,12 +105,12 @@ def test_self_contacts_are_compared_when_recorded():
     def fold(v, t):
         return v * np.array([1.0, 1.0, 0.05]) + np.array([0, 0, 0.2]) * np.sign(v[:, :1])
 
-    pipe = FramePipeline(PipelineSettings(self_collision=True))
+    pipe = FramePipeline(PipelineSettings(DEFAULT_REQUEST.replace(self_collision=True)))
     rec = Recording()
     rec.append(pipe.step([BodyInput("a", mesh, deformer=fold),
                           BodyInput("b", mesh, Pose(translation=(3, 0, 0)))]), ("a", "b"),
                UpdateMode.REFIT)  # fmt: skip
-    report = replay(rec, PipelineSettings(bv="sphere"))
+    report = replay(rec, PipelineSettings(DEFAULT_REQUEST.replace(bv="sphere")))
     assert report.all_identical
 
 

@@ -14,9 +14,9 @@ from core.collide.dispatch import run_query
 from core.collide.query import CollisionResult
 from core.distance import min_distance
 from core.partition import partition_contacts
-from core.pipeline import BodyInput, FramePipeline, PipelineSettings, UpdateMode
+from core.pipeline import DEFAULT_REQUEST, BodyInput, FramePipeline, PipelineSettings, UpdateMode
 from core.pose import Pose
-from core.request import CollisionRequest
+from core.request import REQUEST_FIELDS, CollisionRequest
 from tests.core.meshgen import sphere_mesh
 
 A = sphere_mesh(12)
@@ -106,21 +106,32 @@ def test_partition_query_refuses_a_margin():
         run_query(CollisionRequest(partition="grid", margin=0.1), A, B, None, TOUCH)
 
 
-def test_pipeline_settings_hold_a_request_and_keep_their_keywords():
+def test_pipeline_settings_hold_a_request():
     request = CollisionRequest(bv="obb", obb_fit=ObbFit.VERTICES, trace=True)
     held = PipelineSettings(request, update=UpdateMode.AUTO)
-    assert held.request is request and held.bv == "obb" and held.update is UpdateMode.AUTO
-    by_keywords = PipelineSettings(bv="obb", obb_fit=ObbFit.VERTICES, update=UpdateMode.AUTO)
-    assert by_keywords == held
-    # Keywords on top of a request change only those fields.
-    assert PipelineSettings(request, margin=0.1).request == request.replace(margin=0.1)
-    assert PipelineSettings().trace  # the viewer's default: the trace is drawn
+    assert held.request is request and held.request.bv == "obb"
+    assert held.update is UpdateMode.AUTO
+    from_default = PipelineSettings(
+        DEFAULT_REQUEST.replace(bv="obb", obb_fit=ObbFit.VERTICES), update=UpdateMode.AUTO)
+    assert from_default == held
+    # A changed request changes only those fields.
+    assert PipelineSettings(request.replace(margin=0.1)).request == request.replace(margin=0.1)
+    assert PipelineSettings().request.trace  # the viewer's default: the trace is drawn
     with pytest.raises(TypeError, match="^request must be a CollisionRequest or None"):
         PipelineSettings(request="obb")
 
 
+@pytest.mark.parametrize("name", REQUEST_FIELDS)
+def test_pipeline_settings_neither_take_nor_show_a_request_field(name):
+    """The query's choices live on the request only: a request field given to the settings
+    is refused, and the settings have no attribute of that name to read it back from."""
+    with pytest.raises(TypeError, match=f"unexpected keyword argument '{name}'"):
+        PipelineSettings(**{name: getattr(DEFAULT_REQUEST, name)})
+    assert not hasattr(PipelineSettings(), name)
+
+
 def _frame(pose_b, **request):
-    pipe = FramePipeline(PipelineSettings(**request))
+    pipe = FramePipeline(PipelineSettings(DEFAULT_REQUEST.replace(**request)))
     return pipe.step([BodyInput("a", A), BodyInput("b", B, pose_b)], 0.0)
 
 
@@ -160,4 +171,5 @@ def test_frame_runs_each_requested_extra_with_its_own_timing():
                                   "containment", "total"}
     parts = sum(v for k, v in apart.timings.items() if k != "total")
     assert parts <= apart.timings["total"]
-    assert apart.request == PipelineSettings(distance=True, containment=True).request
+    assert apart.request == PipelineSettings(
+        DEFAULT_REQUEST.replace(distance=True, containment=True)).request

@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 
 from core.bv import BV_KINDS
-from core.collide.steps import StepOutcome, separation, traversal_steps
+from core.lab.separation import separation
+from core.lab.steps import StepOutcome, traversal_steps
 from core.pipeline import BodyInput, FramePipeline, PipelineSettings
 from core.pose import Pose, rotation_matrix
 from core.request import CollisionRequest

@@ -5,15 +5,16 @@ import numpy as np
 import pytest
 
 from core.bv import BV_KINDS
-from core.collide import pseudocode, query
-from core.collide.steps import (
+from core.collide import traversal_driver
+from core.collide.tandem import DescendRule, expand_leaf_pairs
+from core.lab import pseudocode
+from core.lab.steps import (
     CODE_CULLED,
     CODE_LEAF_PAIR,
     PairStep,
     StepOutcome,
     traversal_steps,
 )
-from core.collide.tandem import DescendRule, expand_leaf_pairs
 from core.pipeline import BodyInput, FramePipeline, PipelineSettings
 from core.pose import Pose, rotation_matrix
 from core.request import CollisionRequest
@@ -105,7 +106,7 @@ def test_a_frame_run_on_two_threads_steps_to_its_counters(monkeypatch):
     if numba.get_num_threads() < 2:
         pytest.skip("numba runs one thread here")
     one = _frame("two spheres", "aabb15", leaf_size=1)
-    monkeypatch.setattr(query, "SPLIT_FRONTIER", 16)
+    monkeypatch.setattr(traversal_driver, "SPLIT_FRONTIER", 16)
     two = _frame("two spheres", "aabb15", leaf_size=1)
     # The hand-off really happened: some level is in another order than one thread's.
     assert not np.array_equal(one.result.trace.node_a, two.result.trace.node_a)

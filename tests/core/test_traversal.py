@@ -14,7 +14,7 @@ from collections import Counter
 import numpy as np
 import pytest
 
-import core.collide.query as query
+import core.collide.traversal_driver as driver
 from core.bv import BV_KINDS, fit_volumes
 from core.bvh import build_tree
 from core.collide import DescendRule, collide, self_collide
@@ -167,12 +167,12 @@ def test_one_thread_parallel_and_split_runs_record_the_same_levels(two_spheres, 
             return collide(a, tree_a, b, tree_b, None, pose_b, trace=True)
         return collide_bv(a, tree_a, b, tree_b, None, pose_b, bv=kind, trace=True)
 
-    monkeypatch.setattr(query, "SPLIT_FRONTIER", 10**12)
-    monkeypatch.setattr(query, "PARALLEL_MIN_PAIRS", 10**12)
+    monkeypatch.setattr(driver, "SPLIT_FRONTIER", 10**12)
+    monkeypatch.setattr(driver, "PARALLEL_MIN_PAIRS", 10**12)
     serial = run()
-    monkeypatch.setattr(query, "PARALLEL_MIN_PAIRS", 1)
+    monkeypatch.setattr(driver, "PARALLEL_MIN_PAIRS", 1)
     parallel = run()
-    monkeypatch.setattr(query, "SPLIT_FRONTIER", 3)
+    monkeypatch.setattr(driver, "SPLIT_FRONTIER", 3)
     split = run()
     assert serial.counters.n_contacts > 0
     for other in (parallel, split):
@@ -256,10 +256,10 @@ def test_fast_query_on_one_thread_and_split_equals_the_trace_query(kind, monkeyp
 
     reference = run(True)
     assert reference.counters.n_leaf_pairs > 1024
-    monkeypatch.setattr(query.numba, "get_num_threads", lambda: 1)
+    monkeypatch.setattr(driver.numba, "get_num_threads", lambda: 1)
     one_thread = run(False)
-    monkeypatch.setattr(query.numba, "get_num_threads", lambda: 2)
-    monkeypatch.setattr(query, "SPLIT_FRONTIER", 3)
+    monkeypatch.setattr(driver.numba, "get_num_threads", lambda: 2)
+    monkeypatch.setattr(driver, "SPLIT_FRONTIER", 3)
     split = run(False)
     for fast in (one_thread, split):
         assert fast.trace is None

@@ -12,7 +12,7 @@ import pytest
 from core.cli import main
 from core.io import load_mesh
 from core.io.write import write_mesh
-from core.tree_diff import match_nodes, tree_from_spec
+from core.lab.tree_diff import match_nodes, tree_from_spec
 
 SPHERE = Path(__file__).resolve().parents[2] / "examples" / "contact-log" / "sphere-a.obj"
 

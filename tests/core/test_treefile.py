@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 
 from core.bvh import SplitRule, build_tree, sah_cost
-from core.bvh.treefile import ImportedTree, TreeFileError, read_tree, write_tree
+from core.bvh.treefile import ImportedTree, TreeFileError, write_tree
+from core.bvh.treefile_read import read_tree
 from core.bvh.validate import ViolationKind, validate_tree
 from core.collide.brute import brute_force_pairs
 from core.collide.dispatch import tree_query

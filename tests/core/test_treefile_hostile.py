@@ -14,7 +14,8 @@ import numpy as np
 import pytest
 
 from core.bvh import treefile_walk
-from core.bvh.treefile import TreeFileError, read_tree
+from core.bvh.treefile import TreeFileError
+from core.bvh.treefile_read import read_tree
 from core.io.write import write_mesh
 from core.mesh import TriMesh
 from tests.hostile.trees import cases, chain_keys

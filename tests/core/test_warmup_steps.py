@@ -99,13 +99,13 @@ def test_the_traversal_step_reaches_the_walks_below_the_split(monkeypatch):
     """Big meshes hand the frontier to two threads (the fast mode's depth-first walk, the
     recorded level loop from given pairs): the tiny meshes of the step must get there too, or
     the first big query compiles the walk (a test compiled it for 22 s)."""
-    import core.collide.query as query
+    import core.collide.traversal_driver as driver
 
-    split = query.SPLIT_FRONTIER
-    walks = _calls(monkeypatch, query, "traverse_depth_first")
+    split = driver.SPLIT_FRONTIER
+    walks = _calls(monkeypatch, driver, "traverse_depth_first")
     warmup.run_step("traversal")
     assert walks, "the depth-first walk was never run"
-    assert query.SPLIT_FRONTIER == split, "the step puts the split back"
+    assert driver.SPLIT_FRONTIER == split, "the step puts the split back"
 
 
 def test_the_trees_step_refits_on_two_threads_and_by_levels(monkeypatch):

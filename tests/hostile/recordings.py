@@ -56,10 +56,11 @@ def good_recording(path: Path) -> Path:
     from core.pipeline import BodyInput, FramePipeline, PipelineSettings, UpdateMode
     from core.pose import Pose
     from core.recording import Recording, save_recording
+    from core.request import CollisionRequest
     from tests.core.meshgen import sphere_mesh
 
     a, b = sphere_mesh(6), sphere_mesh(5, radius=0.6)
-    pipe = FramePipeline(PipelineSettings(trace=True, partition="grid"))
+    pipe = FramePipeline(PipelineSettings(CollisionRequest(trace=True, partition="grid")))
     recording = Recording()
     for i, x in enumerate((1.3, 1.2)):
         frame = pipe.step([BodyInput("a", a), BodyInput("b", b, Pose(translation=(x, 0, 0)))],

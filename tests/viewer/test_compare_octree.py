@@ -69,7 +69,7 @@ def test_choosing_a_kind_in_the_pipeline_dock_redraws_with_it(qtbot, window):
 
 @pytest.fixture(scope="module")
 def demo():
-    from viewer.scene_octree_demo import SceneOctreeDemo
+    from viewer.control.scene_octree import SceneOctreeDemo
 
     return SceneOctreeDemo()
 
@@ -92,7 +92,7 @@ def test_octree_demo_objects_move_and_the_search_finds_every_overlap(demo):
 
 
 def test_octree_demo_window_draws_visited_nodes_and_tested_objects(qtbot, demo):
-    from viewer.qt.scene_octree import SceneOctreeWindow
+    from viewer.qt.dialogs.scene_octree import SceneOctreeWindow
 
     window = SceneOctreeWindow(demo=demo)
     qtbot.addWidget(window)
@@ -145,7 +145,7 @@ def test_every_kind_is_warmed_up_before_its_times_are_taken(qtbot, window, monke
     """The compare view's first run included loading (or compiling) the kernels: 337 ms
     against 0.9 ms on the rerun. Each kind's fit, refit and query now run once on a small
     pair before its clock starts."""
-    import viewer.compare as compare
+    import viewer.control.compare as compare
 
     frame = window.model.frame
     frame_meshes = {id(m) for m in frame.meshes[:2]}

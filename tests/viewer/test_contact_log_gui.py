@@ -13,7 +13,7 @@ from PyQt6.QtWidgets import QApplication
 
 from tests.viewer.conftest import settle
 from viewer.qt.actions import ACTIONS_BY_ID
-from viewer.qt.timeline import MARKER_SIZE_PX, MARKER_STYLES
+from viewer.qt.window.timeline import MARKER_SIZE_PX, MARKER_STYLES
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "contact-log"
 LOG = "two-spheres-fcl.jsonl"
@@ -172,3 +172,25 @@ def test_cancel_stops_the_check_and_leaves_the_scene(qtbot, window, tmp_path):
     assert f"Opening contact log {path.name} cancelled" in messages
     assert window.controller.contact_log.audit is None
     assert window.model.scene_title == title_before and window.model.frame is frame_before
+
+
+def test_the_event_keys_stop_at_each_disagreeing_frame(qtbot, window, tmp_path):
+    path, _removed, _added = _edited_log(tmp_path)
+    _open(qtbot, window, path)
+    recorder, model = window.controller.recorder, window.model
+
+    def visited(start, direction):
+        recorder.scrub_to(start)
+        seen = []
+        while True:
+            before = model.cursor
+            recorder.jump_to_event(direction)
+            if model.cursor == before:
+                return seen
+            seen.append(model.cursor)
+
+    own = {e.position for e in model.recording.events()}
+    forward = visited(0, +1)
+    assert forward == sorted((own | {2, 4}) - {0})
+    backward = visited(5, -1)
+    assert backward == sorted((own | {2, 4}) - {5}, reverse=True)

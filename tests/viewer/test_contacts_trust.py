@@ -208,21 +208,21 @@ def test_self_traversal_levels_are_drawn_as_pairs_of_boxes_of_one_tree(tube_fram
 
 
 def test_inspecting_a_box_of_the_self_traversal_lists_boxes_of_the_same_tree(tube_frame):
-    from viewer.render.overlays import inspect_node
+    from core.lab.inspect import inspect_node
 
     frame, _ = tube_frame
     result = frame.self_results[0]
     tri = int(result.pairs[0, 0])
     info = inspect_node(frame, 0, tri, 6)
-    assert info is not None and info["depth"] <= 6 and info["triangle"] == tri
+    assert info is not None and info.depth <= 6 and info.triangle == tri
     level_pairs, _ = result.trace.level(6)
-    node = info["node"]
+    node = info.node
     expected = sorted([int(b) for a, b in level_pairs if a == node]
                       + [int(a) for a, b in level_pairs if b == node and a != node])
-    assert sorted(info["partners"]) == expected and expected
-    assert 6 in info["levels_tested"]
+    assert sorted(info.partners) == expected and expected
+    assert 6 in info.levels_tested
     out = build_overlays(frame, Display(), 6, info)
-    assert out.polys["inspect"].n_cells == 12 * (1 + len(info["partners"]))
+    assert out.polys["inspect"].n_cells == 12 * (1 + len(info.partners))
     assert inspect_node(frame, 1, tri, 6) is None  # there is no body B
 
 
@@ -246,7 +246,7 @@ def test_folding_tube_in_the_window_fills_levels_and_stats(qtbot, make_window):
 
 # -- 6. soak --------------------------------------------------------------------------------
 def test_soak_keeps_memory_and_vtk_counts_flat():
-    from viewer.soak import format_soak, run_soak
+    from viewer.bench.soak import format_soak, run_soak
 
     report = run_soak("cloth-sphere", n_frames=300, n_warmup=60, window=50)
     text = format_soak(report)
@@ -374,7 +374,7 @@ def test_too_many_triangles_are_refused_with_the_limit(tmp_path, monkeypatch):
 
 
 def test_soak_command_exit_code_follows_the_verdict(monkeypatch, capsys):
-    import viewer.soak as soak
+    import viewer.bench.soak as soak
     from viewer.__main__ import main
 
     def fake(scene, n_frames):

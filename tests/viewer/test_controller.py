@@ -129,7 +129,7 @@ def test_benchmark_reports_every_phase(capsys):
     for label in ("deform", "refit/rebuild", "traverse", "triangle tests", "overlay update",
                   "render", "whole frame", "frames/second"):
         assert label in out
-    from viewer.benchmark import run_benchmark
+    from viewer.bench.frame_rate import run_benchmark
 
     report = run_benchmark("two-spheres", n_frames=2, n_warmup=1)
     assert report["triangles"] == [1920, 1456]
@@ -140,7 +140,7 @@ def test_benchmark_reports_every_phase(capsys):
 
 def test_benchmark_with_another_volume_times_its_fit(capsys):
     from viewer.__main__ import main
-    from viewer.benchmark import run_benchmark
+    from viewer.bench.frame_rate import run_benchmark
 
     plain = run_benchmark("two-spheres", n_frames=2, n_warmup=1)
     report = run_benchmark("two-spheres", n_frames=2, n_warmup=1, bv="obb",

@@ -121,7 +121,7 @@ def test_cross_check_differences_listed_in_red_and_drawn(qtbot, make_window, tmp
     window = make_window()
     assert window.controller.files.load_files([str(floor), str(spike)])
     settle(qtbot, window)
-    from viewer.qt.crosscheck_dialog import CrossCheckDialog
+    from viewer.qt.dialogs.crosscheck import CrossCheckDialog
 
     dialog = CrossCheckDialog(window.model, window.controller, window)
     qtbot.addWidget(dialog)
@@ -143,7 +143,7 @@ def test_cross_check_differences_listed_in_red_and_drawn(qtbot, make_window, tmp
 def test_without_fcl_or_coal_the_cross_check_says_what_to_install(monkeypatch, make_window):
     import importlib
 
-    from core.crosscheck import INSTALL_HINT
+    from core.lab.crosscheck import INSTALL_HINT
 
     real_import = importlib.import_module
 

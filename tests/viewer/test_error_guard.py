@@ -16,7 +16,7 @@ from PyQt6.QtWidgets import QApplication, QPlainTextEdit
 
 from tests.viewer.conftest import settle
 from viewer.control.error_log import ErrorLog, one_line, operation
-from viewer.qt import error_guard
+from viewer.qt.window import error_guard
 
 # pytest-qt swaps in its own excepthook around each test; these tests need the app's own.
 pytestmark = pytest.mark.qt_no_exception_capture

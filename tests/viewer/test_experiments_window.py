@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from PyQt6.QtGui import QKeySequence
 
-from viewer.qt.experiments_menu import FIGURE_WIDTH_PX, WINDOW_KEY
-from viewer.qt.experiments_window import progress_words, sizes_from_text
+from viewer.qt.menus.experiments import FIGURE_WIDTH_PX, WINDOW_KEY
+from viewer.qt.panels.experiments import progress_words, sizes_from_text
 
 RUN_TIMEOUT_MS = 240_000  # a cold numba cache compiles the kernels first
 

@@ -16,8 +16,8 @@ import pytest
 from PyQt6.QtCore import Qt
 from PyQt6.QtWidgets import QApplication, QPushButton
 
+from core.lab.tables import COLUMNS, CONTACT_KIND_WORDS, TABLE_NAMES
 from tests.viewer.conftest import settle
-from viewer.frame_data import COLUMNS, CONTACT_KIND_WORDS, TABLE_NAMES
 from viewer.render.webpage import remote_urls
 
 
@@ -302,7 +302,7 @@ def test_contact_kind_words_match_the_core():
 
 
 def test_the_video_dialogs_format_and_suffix_follow_each_other(qtbot, tmp_path):
-    from viewer.qt.export_menu import VideoDialog
+    from viewer.qt.menus.export import VideoDialog
 
     dialog = VideoDialog("Video", str(tmp_path / "talk.gif"), (640, 480))
     qtbot.addWidget(dialog)

@@ -56,7 +56,7 @@ def test_a_long_frame_shows_progress_and_cancel_stops_it(qtbot, window, monkeypa
     watch._tick()
     assert shown and shown[-1][0].startswith("Frame: traversal level 0, overlapping volume "
                                              "pairs against the pair budget")  # fmt: skip
-    assert shown[-1][1] == controller.frames.pipe.settings.pair_budget
+    assert shown[-1][1] == controller.frames.pipe.settings.request.pair_budget
     controller.recorder.cancel_job()  # the job dialog's Cancel
     assert control.is_cancelled
     watch.stop()

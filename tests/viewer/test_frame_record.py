@@ -56,13 +56,13 @@ print(json.dumps({"drawn": drawn, "kernels_seen": len(kernels), "kernels_run": r
 def frames():
     """Two frames of the two-spheres scene with every extra on: touching (obb volumes, a BSP
     partition, self-collision) and apart (distance, containment)."""
-    from core.pipeline import BodyInput, FramePipeline, PipelineSettings
+    from core.pipeline import DEFAULT_REQUEST, BodyInput, FramePipeline, PipelineSettings
     from core.pose import Pose
     from tests.core.meshgen import sphere_mesh
 
     a, b = sphere_mesh(12), sphere_mesh(10, radius=0.6)
-    settings = PipelineSettings(bv="obb", partition="bsp", distance=True, containment=True,
-                                self_collision=True)  # fmt: skip
+    settings = PipelineSettings(DEFAULT_REQUEST.replace(
+        bv="obb", partition="bsp", distance=True, containment=True, self_collision=True))
     pipe = FramePipeline(settings)
     touching = pipe.step([BodyInput("a", a), BodyInput("b", b, Pose(translation=(1.2, 0, 0)))])
     apart = pipe.step([BodyInput("a", a), BodyInput("b", b, Pose(translation=(3.0, 0, 0)))])

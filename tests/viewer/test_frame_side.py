@@ -19,8 +19,8 @@ from viewer.model import ViewerModel
 from viewer.qt.panels.pipeline import PipelinePanel
 from viewer.qt.panels.stats import relation_text
 from viewer.render.overlays import build_overlays
-from viewer.side_results import shown_side
 from viewer.state.display import Display
+from viewer.state.side_results import shown_side
 
 
 def _controller(is_threaded=False):
@@ -206,7 +206,7 @@ def test_the_frame_path_puts_the_slow_words_in_the_model(monkeypatch):
 def test_a_side_choice_never_runs_inside_the_frame(key):
     model, controller = _controller()
     controller.scenes.load_scene("concentric-spheres")
-    assert getattr(controller.frames.pipe.settings, key) is False
+    assert getattr(controller.frames.pipe.settings.request, key) is False
     controller.shutdown()
 
 

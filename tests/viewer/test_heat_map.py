@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from PyQt6.QtWidgets import QApplication
 
-from core.collide.heat import frame_heat
+from core.lab.heat import frame_heat
 from tests.viewer.conftest import settle
 from viewer.render.heat import HEAT_TITLES
 
@@ -173,10 +173,11 @@ def test_recorded_frame_is_coloured_by_its_own_trace(qtbot, window):
 
 def test_frame_without_trace_says_why(qtbot, window):
     from core.pipeline import BodyInput, FramePipeline, PipelineSettings
+    from core.request import CollisionRequest
 
     model = window.model
     bodies = [BodyInput(b.key, b.rest) for b in model.bodies]
-    untraced = FramePipeline(PipelineSettings(trace=False)).step(bodies)
+    untraced = FramePipeline(PipelineSettings(CollisionRequest(trace=False))).step(bodies)
     model.set_display(heat_map="work")
     model.set_frame(untraced)
     panel = window.docks["levels_dock"].panel

@@ -74,7 +74,7 @@ def test_a_mesh_named_twice_is_read_once(tmp_path, monkeypatch):
 
 def test_progress_lines_escape_a_lessons_text(tmp_path, monkeypatch, capsys):
     """Belt and braces: whatever text reaches the progress lines is printed escaped."""
-    import viewer.lesson_video as lesson_video
+    import viewer.offscreen.lesson_video as lesson_video
 
     def fake_render(lesson, writer, size, fps, say, on_frame=None):
         say("step 1 of 1: \x1b]0;pwned\x07\x00")

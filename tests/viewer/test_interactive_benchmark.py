@@ -9,8 +9,8 @@ import re
 import pytest
 
 from benchmarks.interactive import LINE
-from viewer import interactive_benchmark as ib
 from viewer.__main__ import main
+from viewer.bench import interactive as ib
 
 INTERFACE = re.compile(
     r"^interactive two-spheres 1280x800: \d+\.\d fps, longest GUI block \d+ ms, "

@@ -106,16 +106,16 @@ def test_inspector_and_legend_speak_with_the_rows_words(qtbot, window, key):
     assert legend[0] == f"mesh A and its {row.noun_plural}"
     assert legend[2] == f"{row.pair_noun} overlapping at this level"
 
-    from viewer.render import inspect_node
+    from core.lab.inspect import inspect_node
 
     frame = window.model.frame
     level, a, b, sep = _culled_pair_at_own_depth(frame)
     info = inspect_node(frame, 0, int(frame.trees[0].triangles_under(a)[0]), level)
-    k = info["partners"].index(b)
-    assert info["partner_separations"][k] == row.separating_test(sep)
-    assert info["noun"] == row.noun
-    culled = [t for t in info["tests"] if not t["is_overlap"]]
-    assert culled and all(t["separation"] == row.separating_test(t["sep"]) for t in culled)
+    k = info.partners.index(b)
+    assert info.partner_separations[k] == row.separating_test(sep)
+    assert info.noun == row.noun
+    culled = [t for t in info.tests if not t.is_overlap]
+    assert culled and all(t.separation == row.separating_test(t.sep) for t in culled)
     window.model.set_inspect(info)
     text = window.docks["levels_dock"].panel.inspect_label.text()
     assert f"{row.noun} {a} of A" in text

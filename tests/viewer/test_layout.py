@@ -7,13 +7,15 @@ from PyQt6.QtCore import QRect, Qt
 from PyQt6.QtWidgets import QApplication, QDockWidget, QScrollArea, QTabBar, QWidget
 
 from tests.viewer.conftest import click, qt_point, settle
-from viewer.qt.layout import (
-    DEFAULT_DOCK_ORDER,
+from viewer.qt.panels.docks import dock_names
+from viewer.qt.window.layout import (
     LAYOUT_VERSION,
     MIN_CANVAS_SHARE,
     WINDOW_FRAME_PX,
     default_window_size,
 )
+
+DEFAULT_DOCK_ORDER = dock_names()
 
 SMALL_SCREEN = (1280, 800)
 

@@ -10,7 +10,7 @@ from PyQt6.QtWidgets import QApplication, QDockWidget, QToolBar
 
 from tests.viewer.conftest import settle
 from tests.viewer.test_palette import _check_apart, _screenshot, _text_heights
-from viewer.qt.lecture import KEYS_LEVELS, KEYS_WITH_LESSON
+from viewer.qt.window.lecture import KEYS_LEVELS, KEYS_WITH_LESSON
 from viewer.render.lecture import LECTURE_REFERENCE_HEIGHT_PX, lecture_scale
 from viewer.render.legend import LEGEND_FONT_PX
 from viewer.render.style import NOTE_FONT_PX
@@ -84,7 +84,7 @@ def test_lecture_mode_hides_every_bar_scales_the_text_and_esc_brings_all_back(
 
 
 def test_closing_in_lecture_mode_saves_the_layout_from_before(qtbot, window, settings):
-    from viewer.qt.layout import LAYOUT_VERSION
+    from viewer.qt.window.layout import LAYOUT_VERSION
 
     window.lecture.enter()
     QApplication.processEvents()

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from viewer.lesson_check import lesson_problems, play_lesson
 from viewer.lessons import BUILTIN_LESSONS, load_lesson, parse_lesson
 from viewer.lessons.facts import CAPTION_FIELDS, fill_caption, unmet_expectations
+from viewer.offscreen.lesson_check import lesson_problems, play_lesson
 
 
 @pytest.mark.parametrize("name", list(BUILTIN_LESSONS))

@@ -11,9 +11,9 @@ import pytest
 
 from viewer.control.lessons import LESSON_START
 from viewer.controller import Controller
-from viewer.lesson_check import play_lesson
 from viewer.lessons import BUILTIN_LESSONS
 from viewer.model import ViewerModel
+from viewer.offscreen.lesson_check import play_lesson
 from viewer.state.pipeline import UpdateChoice
 
 

@@ -193,6 +193,6 @@ def test_a_step_is_not_appended_to_a_huge_file(controller, tmp_path):
 
 
 def _bv_keys():
-    from viewer.choices import bv_choices
+    from viewer.words.choices import bv_choices
 
     return [key for key, _l, _d in bv_choices()]

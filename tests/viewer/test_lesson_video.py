@@ -11,7 +11,7 @@ import imageio.v2 as imageio
 import numpy as np
 import pytest
 
-from viewer.lesson_video import LessonVideoError, export_lesson, parse_size
+from viewer.offscreen.lesson_video import LessonVideoError, export_lesson, parse_size
 
 # Step 1 held 0.5 s (2 frames at 4 fps); step 2 plays 3 frames then is held 2; step 3 shows
 # pair tests 0 and 1 (one frame each) on the way to pair 2, then is held 2: 11 frames.
@@ -169,8 +169,8 @@ def test_a_lesson_frames_the_stepper_pair_off_screen_too(qapp):
     """The exported video (and the off-screen check) frames the pair a step talks about: at
     the tandem lesson's leaf step it was a speck in a corner of the picture; and its legend
     stays off the caption."""
-    from viewer.lesson_video import OffscreenLesson
     from viewer.lessons import load_lesson
+    from viewer.offscreen.lesson_video import OffscreenLesson
 
     lesson = load_lesson("tandem-traversal")
     index = max((i for i, step in enumerate(lesson.steps) if step.step_pairs is not None),

@@ -9,7 +9,7 @@ from PyQt6.QtCore import QPointF, Qt
 from PyQt6.QtWidgets import QApplication
 
 from tests.viewer.conftest import click
-from viewer.kinds import separation_text
+from viewer.words.kinds import separation_text
 
 
 def _click(window, pos: QPointF) -> None:
@@ -53,10 +53,10 @@ def _box_tested_below_its_depth(window):
                 if hit is None or hit[0] != 0:
                     continue
                 window.model.set_level(depth)
-                from viewer.render import inspect_node
+                from core.lab.inspect import inspect_node
 
                 info = inspect_node(frame, 0, hit[1], depth)
-                if info is not None and info["node"] == int(node):
+                if info is not None and info.node == int(node):
                     return depth, int(node), QPointF(x / ratio, (height - 1 - y) / ratio)
     raise AssertionError("no box of A tested away from its own depth")
 
@@ -85,13 +85,13 @@ def test_a_click_lists_the_box_tests_at_every_level_with_the_separating_test(win
     depth, node, pos = _box_tested_below_its_depth(window)
     _click(window, pos)
     info = window.model.inspect
-    assert info is not None and info["node"] == node and info["depth"] == depth
+    assert info is not None and info.node == node and info.depth == depth
     trace = window.model.frame.result.trace
     expected = _tests_from_trace(trace, 0, node)
     assert depth not in expected  # the level equal to its depth has none of its tests
     got: dict[int, list[tuple[int, int]]] = {}
-    for t in info["tests"]:
-        got.setdefault(t["level"], []).append((t["partner"], t["sep"]))
+    for t in info.tests:
+        got.setdefault(t.level, []).append((t.partner, t.sep))
     assert got == expected
 
     text = window.docks["levels_dock"].panel.inspect_label.text()

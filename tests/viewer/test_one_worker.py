@@ -18,7 +18,7 @@ VIEWER = Path(__file__).resolve().parents[2] / "viewer"
 
 ALLOWED = {
     "control/worker.py",  # the mechanism itself
-    "qt/error_guard.py",  # carries a caught error's line to the GUI thread: not a job
+    "qt/window/error_guard.py",  # carries a caught error's line to the GUI thread: not a job
 }
 
 THREAD_MAKERS = {"ThreadPoolExecutor", "ProcessPoolExecutor", "Thread", "QThread",

@@ -112,11 +112,11 @@ def test_outliner_and_canvas_select_the_same_node_both_ways(qtbot, window):
     click(window.plotter, qt_point(window, (-1.5, 0.0, 0.4)))
     QApplication.processEvents()
     info = window.model.inspect
-    assert info is not None and info["body"] == 0
-    assert window.model.selected_node == (0, info["node"])
+    assert info is not None and info.body == 0
+    assert window.model.selected_node == (0, info.node)
     current = panel.view.currentIndex()
-    assert panel.items.node_of(current) == (0, info["node"])
-    node = info["node"]
+    assert panel.items.node_of(current) == (0, info.node)
+    node = info.node
     ancestor = int(tree.parent[node])
     while ancestor >= 0:
         assert panel.view.isExpanded(panel.items.index_of(0, ancestor))

@@ -216,11 +216,11 @@ def test_the_selection_frames_the_boxes_instead_of_hiding_them(window):
     info = window.model.inspect
     assert info is not None
     # Show a level where the clicked box has overlapping partners (the box stays the same).
-    hits = [t["level"] for t in info.get("tests", []) if t["is_overlap"]]
+    hits = [t.level for t in info.tests if t.is_overlap]
     if not hits:  # without the per-level list: the level equal to its depth
-        hits = [info["depth"]]
+        hits = [info.depth]
     window.model.set_level(hits[0])
-    assert window.model.inspect["node"] == info["node"]
+    assert window.model.inspect.node == info.node
     image = _screenshot(window).astype(int)
     rows, cols = _legend_box(window, image)
     image[rows, cols] = 255

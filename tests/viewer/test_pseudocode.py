@@ -5,8 +5,8 @@ from __future__ import annotations
 from PyQt6.QtGui import QColor
 from PyQt6.QtWidgets import QApplication
 
-from core.collide import pseudocode
-from core.collide.steps import StepOutcome, traversal_steps
+from core.lab import pseudocode
+from core.lab.steps import StepOutcome, traversal_steps
 from viewer.qt.panels.pseudocode import HIGHLIGHT_COLOR, MARKER
 
 

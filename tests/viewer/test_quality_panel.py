@@ -277,3 +277,16 @@ def test_a_chart_deleted_while_it_draws_raises_nothing(qtbot, monkeypatch):
         # The chart's own idle draw, still queued, must not meet the failing draw (it
         # printed a traceback into the full run's log).
         monkeypatch.undo()
+
+
+def test_a_hidden_chart_is_drawn_only_once_it_shows(qtbot, window):
+    # The Quality dock starts in a tab behind another: its charts wait (matplotlib drew
+    # them for nobody, about 100 ms each, in every new window).
+    charts = window.docks["quality_dock"].findChildren(HistogramCanvas)
+    assert len(charts) == 2
+    assert not any(chart.isVisible() for chart in charts)
+    assert [chart.n_renders for chart in charts] == [0, 0]
+    panel = _open(qtbot, window)
+    panel.tabs.setCurrentWidget(charts[0].parentWidget())
+    qtbot.waitUntil(lambda: charts[0].isVisible() and charts[0].n_renders >= 1,
+                    timeout=60_000)

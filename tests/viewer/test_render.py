@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from core.lab.inspect import inspect_node
 from viewer.render.geometry import (
     LINES_PER_BOX,
     box_corners,
@@ -13,7 +14,7 @@ from viewer.render.geometry import (
     segments_polydata,
     triangles_polydata,
 )
-from viewer.render.overlays import build_overlays, inspect_node, level_sentence, trace_pairs
+from viewer.render.overlays import build_overlays, level_sentence, trace_pairs
 from viewer.scenes import pose_matrix
 from viewer.state.display import Display
 
@@ -114,13 +115,13 @@ def test_inspect_node_finds_the_ancestor_at_the_level(sphere_frame):
     tree = sphere_frame.trees[0]
     tri = int(sphere_frame.result.pairs[0, 0])
     info = inspect_node(sphere_frame, 0, tri, 3)
-    node = info["node"]
-    assert info["depth"] == 3 == int(tree.depth[node])
+    node = info.node
+    assert info.depth == 3 == int(tree.depth[node])
     assert tri in set(tree.triangles_under(node).tolist())
     pairs, overlapped = sphere_frame.result.trace.level(3)
-    assert info["partners"] == pairs[pairs[:, 0] == node, 1].tolist()
+    assert list(info.partners) == pairs[pairs[:, 0] == node, 1].tolist()
     deepest = inspect_node(sphere_frame, 0, tri, None)
-    assert tree.count[deepest["node"]] > 0  # no level: the leaf itself
+    assert tree.count[deepest.node] > 0  # no level: the leaf itself
 
 
 def test_level_sentence_gives_the_trace_numbers(sphere_frame):
@@ -171,6 +172,6 @@ def test_inspect_lists_every_level_where_the_box_was_tested(sphere_frame):
     tri = int(sphere_frame.result.pairs[0, 1])
     info = inspect_node(sphere_frame, 1, tri, 5)
     expected = [d for d in range(trace.n_levels)
-                if (trace.level(d)[0][:, 1] == info["node"]).any()]
-    assert info["levels_tested"] == expected
+                if (trace.level(d)[0][:, 1] == info.node).any()]
+    assert list(info.levels_tested) == expected
     assert expected  # a box above a contacting triangle is always tested

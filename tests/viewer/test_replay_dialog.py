@@ -9,7 +9,7 @@ from dataclasses import replace
 from PyQt6.QtWidgets import QApplication, QMessageBox
 
 from tests.viewer.test_timeline import N_STEPS, record_approach
-from viewer.qt.replay_dialog import DIFFER_STYLE, IDENTICAL_STYLE, percent_change
+from viewer.qt.dialogs.replay import DIFFER_STYLE, IDENTICAL_STYLE, percent_change
 
 
 def run_replay(qtbot, dialog) -> None:

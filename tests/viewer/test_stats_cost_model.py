@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from core.costmodel import frame_counts
+from core.lab.costmodel import frame_counts
 
 MEASURE_TIMEOUT_MS = 120_000
 

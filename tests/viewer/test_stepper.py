@@ -8,8 +8,8 @@ from PyQt6.QtCore import Qt
 from PyQt6.QtWidgets import QApplication
 
 from core.bv import BV_KINDS
-from core.collide import steps as core_steps
-from core.collide.steps import StepOutcome, traversal_steps
+from core.lab import steps as core_steps
+from core.lab.steps import StepOutcome, traversal_steps
 from tests.viewer.colour_vision import VISIONS, delta_e, hex_rgb, simulate
 from tests.viewer.conftest import settle
 from viewer.control.stepping import HISTORY_LEVELS_UP
@@ -286,9 +286,10 @@ def test_arrow_keys_nudge_a_mesh_when_the_stepper_is_off(window):
 
 def test_a_frame_without_a_trace_says_why(window):
     from core.pipeline import FramePipeline, PipelineSettings
+    from core.request import CollisionRequest
 
     dock = _on(window)
-    pipe = FramePipeline(PipelineSettings(trace=False))
+    pipe = FramePipeline(PipelineSettings(CollisionRequest(trace=False)))
     frame = pipe.step(window.controller.frames._inputs(), 0.0)
     window.model.set_frame(frame)  # as a recorded frame would be shown
     QApplication.processEvents()

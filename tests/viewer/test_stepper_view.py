@@ -11,7 +11,8 @@ import numpy as np
 from PyQt6.QtCore import Qt
 from PyQt6.QtWidgets import QApplication
 
-from core.collide.steps import StepOutcome, separation, traversal_steps
+from core.lab.separation import separation
+from core.lab.steps import StepOutcome, traversal_steps
 from tests.viewer.test_stepper import _on, _press
 from viewer.control.stepping import HISTORY_LEVELS_UP
 from viewer.render.stepper import separation_label
@@ -276,7 +277,7 @@ def test_in_lecture_mode_a_pair_too_small_to_read_is_framed(qtbot, window):
 def test_the_stepper_legend_lists_only_what_the_step_draws(window):
     """A culled step names its separating axis and gap; a leaf step (no axis, no gap) does
     not list them, nor an outcome no earlier pair had."""
-    from core.collide.steps import CODE_CULLED, CODE_LEAF_PAIR
+    from core.lab.steps import CODE_CULLED, CODE_LEAF_PAIR
 
     _on(window)
     steps = traversal_steps(window.model.frame)

@@ -7,9 +7,9 @@ import numpy as np
 from PyQt6.QtCore import QPoint, QPointF, Qt
 from PyQt6.QtWidgets import QApplication
 
+from core.lab.inspect import inspect_node
 from tests.viewer.conftest import click, drag, qt_point, settle, wait_scene
-from viewer.qt.timeline import MARKER_STYLES, frame_label_text
-from viewer.render.overlays import inspect_node
+from viewer.qt.window.timeline import MARKER_STYLES, frame_label_text
 from viewer.state.display import Mode
 
 APART = 2.0
@@ -249,15 +249,15 @@ def test_the_inspector_follows_the_recorded_frame(qtbot, window):
     # A point of the lens where the two spheres cross: its boxes are tested at many levels.
     click(window.plotter, qt_point(window, (0.0, 0.05, 0.7)))
     info = window.model.inspect
-    assert info is not None and info["levels_tested"]
+    assert info is not None and info.levels_tested
     window.controller.recorder.scrub_to(last - 1)
     after = window.model.inspect
     assert after is not None and after is not info
-    assert after["triangle"] == info["triangle"] and after["depth"] == info["depth"]
+    assert after.triangle == info.triangle and after.depth == info.depth
     # What the inspector says is the box's pair tests in the recorded frame shown.
-    expected = inspect_node(recording[last - 1], info["body"], info["triangle"],
+    expected = inspect_node(recording[last - 1], info.body, info.triangle,
                             window.model.level,
-                            depth=info["depth"])
+                            depth=info.depth)
     assert repr(after) == repr(expected)
     assert repr(after) != repr(info)
 
@@ -298,3 +298,18 @@ def test_a_frame_whose_bodies_changed_meanwhile_is_shown_but_not_recorded(qtbot,
     window.model.bodies.pop()
     assert len(window.model.recording) == N_STEPS + 1
     assert any(m.startswith(f"Frame {frame.index} not recorded: body_keys") for m in messages)
+
+
+def test_the_media_icons_are_looked_up_once_per_style(qtbot):
+    from PyQt6.QtWidgets import QStyle, QWidget
+
+    from viewer.qt import timeline
+
+    first, second = QWidget(), QWidget()
+    qtbot.addWidget(first)
+    qtbot.addWidget(second)
+    pause = QStyle.StandardPixmap.SP_MediaPause
+    icon = timeline.standard_icon(first, pause)
+    assert not icon.isNull()
+    assert timeline.standard_icon(second, pause).cacheKey() == icon.cacheKey()
+    assert (first.style().name(), pause) in timeline._STANDARD_ICONS

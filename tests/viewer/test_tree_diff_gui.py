@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from PyQt6.QtWidgets import QApplication
 
-from core.tree_diff import TreeSource, diff_trees, tree_from_spec
+from core.lab.tree_diff import TreeSource, diff_trees, tree_from_spec
 from tests.viewer.conftest import settle
 from viewer.qt.actions import ACTIONS_BY_ID
 

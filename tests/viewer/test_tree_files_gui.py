@@ -144,7 +144,7 @@ def test_the_menu_reads_a_tree_file_off_the_gui_thread_with_a_progress_line(
     saved = tmp_path / "a.json"
     assert window.tree_tools.save_tree_file(0, str(saved))
     leaf, _ = _broken_copy(saved, tmp_path / "broken.json")
-    from viewer.qt import tree_menu
+    from viewer.qt.menus import tree as tree_menu
 
     monkeypatch.setattr(tree_menu.QFileDialog, "getOpenFileName",
                         lambda *a, **k: (str(tmp_path / "broken.json"), ""))
@@ -199,8 +199,8 @@ def test_a_tree_read_for_a_scene_that_changed_meanwhile_is_not_used(qtbot, windo
 
 def test_the_menu_writes_a_tree_file_off_the_gui_thread_with_a_progress_line(
         qtbot, window, tmp_path, monkeypatch):
-    from core.bvh.treefile import read_tree
-    from viewer.qt import tree_menu
+    from core.bvh.treefile_read import read_tree
+    from viewer.qt.menus import tree as tree_menu
 
     target = tmp_path / "mine"  # no suffix: the chosen filter adds it
     monkeypatch.setattr(tree_menu.QFileDialog, "getSaveFileName",
@@ -342,12 +342,15 @@ def test_a_hidden_bodys_selection_is_not_drawn(qtbot, window):
 
 
 def test_the_volume_inspector_names_nodes_of_a_foreign_tree_by_the_files_ids():
+    from core.lab.inspect import NodeInspection, NodeTest
     from viewer.qt.panels.levels import inspect_html
 
-    info = {"body": 0, "node": 5, "triangle": 17, "depth": 2, "n_prims": 3, "noun": "box",
-            "tests": [{"level": 2, "partner": 6, "is_overlap": True, "separation": ""},
-                      {"level": 2, "partner": 4, "is_overlap": False,
-                       "separation": "A's axis 0 (x)"}]}
+    info = NodeInspection(body=0, node=5, depth=2, n_prims=3, triangle=17, level=2,
+                          noun="box",
+                          tests=(NodeTest(level=2, partner=6, is_overlap=True, sep=-1,
+                                          separation=""),
+                                 NodeTest(level=2, partner=4, is_overlap=False, sep=0,
+                                          separation="A's axis 0 (x)")))
     file_ids = {0: np.array([9, 8, 7, 6, 5, 40, 3]), 1: np.array([0, 1, 2, 3, 31, 5, 61])}
     text = inspect_html(info, 2, file_ids=file_ids)
     assert "<b>box 40 (BVH Lab's 5) of A</b>" in text

@@ -13,7 +13,7 @@ from tests.viewer.conftest import settle
 
 def test_every_class_of_hostile_tree_file_is_refused_through_the_menu(
         qtbot, window, tmp_path, monkeypatch):  # fmt: skip
-    from viewer.qt import tree_menu
+    from viewer.qt.menus import tree as tree_menu
 
     settle(qtbot, window)
     before = window.model.frame

@@ -13,10 +13,10 @@ import numpy as np
 from PyQt6.QtCore import Qt
 from PyQt6.QtWidgets import QComboBox
 
+from core.lab.inspect import inspect_node
 from tests.viewer.conftest import click, qt_point, settle
 from viewer.render.geometry import LINES_PER_BOX
-from viewer.render.overlays import inspect_node
-from viewer.timing import TimingHistory
+from viewer.state.timing import TimingHistory
 
 
 def _click_scene(qtbot, window, key: str) -> None:

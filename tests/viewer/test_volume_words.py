@@ -10,8 +10,8 @@ from PyQt6.QtCore import Qt
 from PyQt6.QtWidgets import QApplication, QLabel
 
 from tests.viewer.conftest import settle
-from viewer.kinds import pair_noun, separation_text, volume_noun
 from viewer.render.words import OVERLAPPED
+from viewer.words.kinds import pair_noun, separation_text, volume_noun
 
 
 def _choose(combo, data) -> None:
@@ -40,7 +40,7 @@ def test_obb_fit_combo_lists_every_fit_and_steers_the_drawn_boxes(qtbot, window)
     assert window.model.pipeline.obb_fit == "VERTICES"
     settle(qtbot, window)
     frame = window.model.frame
-    assert window.controller.frames.pipe.settings.obb_fit is ObbFit.VERTICES
+    assert window.controller.frames.pipe.settings.request.obb_fit is ObbFit.VERTICES
     vertex_rows = fit_volumes(frame.trees[0], frame.meshes[0], "obb", ObbFit.VERTICES)
     surface_rows = fit_volumes(frame.trees[0], frame.meshes[0], "obb", ObbFit.SURFACE)
     # The drawn boxes are the vertex fit, which is not the surface fit.
@@ -66,7 +66,7 @@ def test_split_combo_offers_the_obbtree_rule_and_rebuilds_with_it(qtbot, window)
     split.setCurrentIndex(index)
     assert window.model.pipeline.split == "OBB"
     settle(qtbot, window)
-    assert window.controller.frames.pipe.settings.split is SplitRule.OBB
+    assert window.controller.frames.pipe.settings.request.split is SplitRule.OBB
     assert window.model.frame.rebuilt[:2] == [True, True]
     assert "OBBTree paper" in split.toolTip()
 
@@ -212,7 +212,7 @@ def _culled_pair_at_own_depth(frame):
 
 
 def test_inspector_says_which_axis_culled_a_partner(window):
-    from viewer.render import inspect_node
+    from core.lab.inspect import inspect_node
 
     frame = window.model.frame
     assert frame.volumes.name == "aabb"
@@ -231,22 +231,22 @@ def test_inspector_says_which_axis_culled_a_partner(window):
     tri = int(ta.triangles_under(a)[0])
     window.model.set_level(level)
     info = inspect_node(frame, 0, tri, level)
-    assert info["node"] == a
-    k = info["partners"].index(b)
-    assert info["partner_seps"][k] == sep and not info["partner_overlaps"][k]
+    assert info.node == a
+    k = info.partners.index(b)
+    assert info.partner_seps[k] == sep and not info.partner_overlaps[k]
     expected = f"A's axis {axis + 1} ({'xyz'[axis]})" if sep < 3 else \
         f"B's axis {axis + 1} ({'xyz'[axis]})"
-    assert info["partner_separations"][k] == expected
+    assert info.partner_separations[k] == expected
     window.model.set_inspect(info)
     text = window.docks["levels_dock"].panel.inspect_label.text()
     assert f"box {a} of A" in text
-    n_culled_before = sum(1 for o in info["partner_overlaps"][:k] if not o)
+    n_culled_before = sum(1 for o in info.partner_overlaps[:k] if not o)
     if n_culled_before < 8:  # the label explains the first eight culled partners of a level
         assert f"culled B {b}, separated by {expected}" in text
 
 
 def test_inspector_on_obb_names_axes_of_the_oriented_boxes(qtbot, window):
-    from viewer.render import inspect_node
+    from core.lab.inspect import inspect_node
 
     choice = window.docks["pipeline_dock"].panel.volume_choice
     _choose(choice.bv, "obb")
@@ -256,17 +256,17 @@ def test_inspector_on_obb_names_axes_of_the_oriented_boxes(qtbot, window):
     frame = window.model.frame
     level, a, b, sep = _culled_pair_at_own_depth(frame)
     info = inspect_node(frame, 0, int(frame.trees[0].triangles_under(a)[0]), level)
-    k = info["partners"].index(b)
-    assert info["kind"] == "obb"
-    assert info["partner_separations"][k] == separation_text("obb", sep)
+    k = info.partners.index(b)
+    assert info.kind == "obb"
+    assert info.partner_separations[k] == separation_text("obb", sep)
     window.model.set_inspect(info)
     assert f"oriented box {a} of A" in window.docks["levels_dock"].panel.inspect_label.text()
 
 
 # -- 5. SAT lite vs 15 axes -------------------------------------------------------------------
 def test_compare_puts_sat_lite_beside_the_15_axis_test(qtbot, window):
-    from viewer.compare import DEFAULT_KINDS
-    from viewer.qt.compare import COLUMNS
+    from viewer.control.compare import DEFAULT_KINDS
+    from viewer.qt.dialogs.compare import COLUMNS
 
     assert "aabb" in DEFAULT_KINDS and "aabb15" in DEFAULT_KINDS
     # A rotated B: SAT lite lets through pairs only an edge-edge axis separates.

@@ -245,15 +245,15 @@ def test_clicking_a_mesh_inspects_the_box_under_it(window):
     click(window.plotter, pos)
     info = window.model.inspect
     assert info is not None
-    tree = window.model.frame.trees[info["body"]]
-    assert info["depth"] == min(4, int(tree.depth[info["node"]]))
-    assert info["n_prims"] == int(tree.n_prims[info["node"]])
+    tree = window.model.frame.trees[info.body]
+    assert info.depth == min(4, int(tree.depth[info.node]))
+    assert info.n_prims == int(tree.n_prims[info.node])
     pairs, overlapped = window.model.frame.result.trace.level(4)
-    mine = pairs[:, info["body"]] == info["node"]
-    assert info["partners"] == pairs[mine, 1 - info["body"]].tolist()
-    assert window.renderer.cell_count("inspect") == LINES_PER_BOX * (1 + len(info["partners"]))
+    mine = pairs[:, info.body] == info.node
+    assert list(info.partners) == pairs[mine, 1 - info.body].tolist()
+    assert window.renderer.cell_count("inspect") == LINES_PER_BOX * (1 + len(info.partners))
     text = window.docks["levels_dock"].panel.inspect_label.text()
-    assert f"box {info['node']}" in text
+    assert f"box {info.node}" in text
 
 
 def test_sculpt_stroke_moves_vertices_and_undo_restores_them(qtbot, window):

@@ -11,7 +11,7 @@ from PyQt6.QtCore import Qt
 from PyQt6.QtWidgets import QMessageBox
 
 from tests.viewer.conftest import settle, wait_scene
-from viewer.qt import scene_switch
+from viewer.qt.dialogs import scene_switch
 from viewer.qt.panels.scene import SCENE_OCTREE_ENTRY
 
 
@@ -94,7 +94,7 @@ def test_the_export_name_follows_the_chosen_body(qtbot, window, tmp_path):
 
 
 def test_the_help_fits_a_1280x800_screen_and_scrolls(qtbot, window):
-    from viewer.qt.help import HelpDialog
+    from viewer.qt.menus.help import HelpDialog
 
     window.show_help()
     dialog = window._help_box
@@ -108,7 +108,7 @@ def test_the_help_fits_a_1280x800_screen_and_scrolls(qtbot, window):
 def test_the_help_is_capped_by_a_small_screen(qtbot, window, monkeypatch):
     from PyQt6.QtCore import QRect
 
-    from viewer.qt.help import HelpDialog
+    from viewer.qt.menus.help import HelpDialog
 
     class Small:
         def availableGeometry(self):
@@ -150,7 +150,7 @@ def test_the_status_bar_message_fits_at_1280x800(qtbot, window):
 def test_a_recontact_is_marked_contact_again_on_the_timeline(qtbot, window):
     """Every re-contact was labelled "first contact": the slider's legend and marker style
     name the second kind, drawn hollow."""
-    from viewer.qt.timeline import MARKER_STYLES, Marker
+    from viewer.qt.window.timeline import MARKER_STYLES, Marker
 
     slider = window.timeline.slider
     assert "▽ contact again" in slider.toolTip() and "▼ first contact" in slider.toolTip()
@@ -171,7 +171,7 @@ def test_the_compare_view_fits_a_1280x800_screen(qtbot, window, monkeypatch):
     """It opened at 1500x820, and its four pictures (360 px each) held it 1,480 px wide."""
     from PyQt6.QtCore import QRect
 
-    from viewer.qt.compare import CompareDialog
+    from viewer.qt.dialogs.compare import CompareDialog
 
     class Small:
         def availableGeometry(self):

@@ -93,8 +93,11 @@ class Canvas(QVTKRenderWindowInteractor, BasePlotter):
         self.n_renders += 1
 
     def render(self) -> None:
-        """Render now into the native window (screenshots read it at once)."""
-        if getattr(self, "_closed", False):
+        """Render now into the native window (screenshots read it at once). Not before the
+        window shows: the first paint renders the scene as it is then, and the renders
+        asked for while it was being built (each actor added, the first camera reset)
+        were 5 of a new window's 15, about 20 ms each under Xvfb."""
+        if getattr(self, "_closed", False) or not self.isVisible():
             return
         self._rendered = True
         BasePlotter.render(self)

@@ -1,7 +1,8 @@
 """The controller's jobs, one module each; :class:`viewer.controller.Controller` composes them.
 
-These modules are the viewer's only callers of the core besides the two dialog controllers
-(``viewer.compare``, ``viewer.scene_octree_demo``):
+These modules are the viewer's only callers of the core; besides the jobs, two modules here
+are the controllers of a dialog (``compare``: the compare view; ``scene_octree``: the
+scene-octree demo's window), made by the dialog rather than by the controller:
 
 * :mod:`~viewer.control.scenes` -- built-in scenes become bodies; swap which body is B;
 * :mod:`~viewer.control.files` -- mesh files read (off the GUI thread) and checked, limits;

@@ -1,7 +1,7 @@
 """What the viewer computes about a frame on demand: its heat map, a fresh tree beside the
 refitted one (the ghost), and another engine's verdict on its contacts (the cross-check).
 
-The heat map is numpy counting over the frame's own trace (:mod:`core.collide.heat`), done
+The heat map is numpy counting over the frame's own trace (:mod:`core.lab.heat`), done
 on the GUI thread when a frame is drawn and kept for that frame; a recorded frame is coloured
 by its own trace. The ghost (a tree build and a volume fit) and the cross-check (another
 engine and exact arithmetic) run on lanes of the worker; when one is ready the model's
@@ -21,9 +21,9 @@ import numpy as np
 
 from core.bvh.build import build_tree
 from core.bvh.quality import sah_cost
-from core.collide.heat import HeatUnavailable, frame_heat
-from core.crosscheck import INSTALL_HINT, available_engine, cross_check_frame, engine_title
 from core.frame_volumes import TreeBoxRows, fitted_volumes
+from core.lab.crosscheck import INSTALL_HINT, available_engine, cross_check_frame, engine_title
+from core.lab.heat import HeatUnavailable, frame_heat
 from viewer.control.frame_budget import FRAME_BUDGET_S
 from viewer.control.worker import Budget, Tag
 from viewer.render.ghost import GhostView
@@ -257,7 +257,7 @@ class FrameAnalysis:
 
     def cross_check_frame(self, on_done, engine: str | None = None) -> bool:
         """Compare the contacts the SHOWN frame reported (its pairs, found with its own trees,
-        kind and margin: :func:`core.crosscheck.cross_check_frame`) with the other engine in
+        kind and margin: :func:`core.lab.crosscheck.cross_check_frame`) with the other engine in
         the worker thread, then ``on_done(check, error)`` on the GUI thread; the check's
         ``compared`` names the frame. False (and ``on_done`` not called) when there is
         nothing to check or a check is running.

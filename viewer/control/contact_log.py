@@ -1,6 +1,6 @@
 """File > Open contact log…: another engine's per-frame contacts checked in the app.
 
-The same core code as ``python -m core audit LOG`` (:mod:`core.audit`): the log is read and
+The same core code as ``python -m core audit LOG`` (:mod:`core.lab.audit`): the log is read and
 checked, every frame's pairs are compared with the exact answer (the pairs only the engine
 reports and the pairs it missed, each with its exact gap), and the log's frames (its poses
 and vertex files) are run through the pipeline into a recording, so the timeline scrubs
@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from core.audit import ContactLogError, FrameAudit, audit_log, read_contact_log
+from core.lab.audit import ContactLogError, FrameAudit, audit_log, read_contact_log
 from core.mesh import TriMesh
 from core.pipeline import BodyInput, FramePipeline
 from core.recording import Recording, RecordingCancelled
@@ -39,7 +39,7 @@ class ContactLogAudit:
         The engine's name from the log's header ("" when it gives none).
     mesh_names : tuple of str
         The names of mesh A and mesh B.
-    audits : tuple of core.audit.FrameAudit
+    audits : tuple of core.lab.audit.FrameAudit
         One per log frame, in the log's order; position ``k`` of :attr:`recording` is log
         frame ``audits[k]``.
     recording : core.recording.Recording
@@ -83,7 +83,7 @@ class DisagreeingPairs:
 
 
 class _Cancel:
-    """:func:`core.audit.audit_log`'s ``control``: the job's Cancel as ``check_cancelled``."""
+    """:func:`core.lab.audit.audit_log`'s ``control``: the job's Cancel as ``check_cancelled``."""
 
     def __init__(self, cancel):
         self._cancel = cancel
@@ -99,7 +99,7 @@ def log_recording(log, settings, progress=None, cancel=None) -> Recording:
 
     Parameters
     ----------
-    log : core.audit.ContactLog
+    log : core.lab.audit.ContactLog
     settings : core.pipeline.PipelineSettings
     progress : callable, optional
         ``progress(done, total)`` after each frame.

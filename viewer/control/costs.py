@@ -1,6 +1,6 @@
 """The cost model T = Nu·Cu + Nbv·Cbv + Np·Cp of the shown frame, for the Stats dock.
 
-The counts come from the frame (``core.costmodel.frame_counts``); the unit costs Cu, Cbv, Cp
+The counts come from the frame (``core.lab.costmodel.frame_counts``); the unit costs Cu, Cbv, Cp
 are measured on this machine once per bounding-volume kind, with the traversal's trace
 recorded when the frame recorded it (``measure_unit_costs``: about a
 second of timed kernels), in a worker thread the first time a frame of that kind is shown, and
@@ -11,7 +11,7 @@ the same table: it carries its own counts, timings and kind.
 from __future__ import annotations
 
 from core.bv import TREE_BOX_KIND, get_kind
-from core.costmodel import frame_counts, measure_unit_costs, predict
+from core.lab.costmodel import frame_counts, measure_unit_costs, predict
 from viewer.control.worker import Tag
 from viewer.state.status import CostView
 
@@ -24,7 +24,7 @@ triangle tests. Deforming, distance and inside tests are not in the model."""
 def frame_kind(frame) -> tuple[str, str]:
     """``(registry key, words)`` of the bounding volume ``frame``'s traversal tested
     (``("sphere", "spheres")``); a frame without volumes traversed the tree's own boxes."""
-    volumes = getattr(frame, "volumes", None)
+    volumes = frame.volumes
     key = TREE_BOX_KIND if volumes is None else volumes.name
     return key, get_kind(key).noun_plural
 
@@ -34,7 +34,7 @@ def modelled_counts(frame) -> tuple[int, int, int]:
     that a frame that built a tree counts no volume update (its update phase is the build,
     left out of the measured time too: both sides cover the same phases)."""
     nu, nbv, np_ = frame_counts(frame)
-    if any(getattr(frame, "rebuilt", ()) or ()):
+    if any(frame.rebuilt):
         nu = 0
     return nu, nbv, np_
 
@@ -51,7 +51,7 @@ def measured_ms(frame) -> tuple[float, str, str]:
     the model has no term for a build or for a fit without an update. The fit was timed
     but not counted, so with OBB the dock said measured / predicted = 102."""
     timings = frame.timings
-    is_built = any(getattr(frame, "rebuilt", ()) or ())
+    is_built = any(frame.rebuilt)
     try:
         is_update_modelled = modelled_counts(frame)[0] > 0
     except (ValueError, AttributeError):
@@ -88,7 +88,7 @@ def is_traced(frame) -> bool:
     """Whether ``frame``'s traversal recorded its per-level trace (the app's frames do, to draw
     it). Its unit costs are measured the same way: seen on bunny-bunny, 20 ms of traced
     traversal against 2.3 ms predicted from bare unit costs."""
-    return bool(getattr(getattr(frame, "request", None), "trace", False))
+    return frame.request is not None and bool(frame.request.trace)
 
 
 class CostModelling:

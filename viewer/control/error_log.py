@@ -1,7 +1,7 @@
 """The errors the app caught: the log of their tracebacks, and each told in one line.
 
 Qt-free, so the controllers (which may not import widgets) and the widgets' last line of
-defence (:mod:`viewer.qt.error_guard`) share it. The log is
+defence (:mod:`viewer.qt.window.error_guard`) share it. The log is
 ``$XDG_STATE_HOME/bvh-lab/errors.log`` beside the autosave (see
 :mod:`viewer.control.autosave`): the place for "state data that should persist between
 restarts", which a user can attach to a report. Help > Error log shows it.

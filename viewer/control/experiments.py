@@ -39,10 +39,6 @@ PROGRESS_INTERVAL_S = 0.05
 """Least time between two progress signals: a run may report thousands of steps a second and
 each signal costs a repaint of the dock."""
 
-SCENE_EXPERIMENTS = frozenset({"sat-axes", "splits", "refit", "partitions", "cost-model"})
-"""The experiments whose run reads ``ExperimentOptions.scene`` (two given meshes) and so can run
-on the current scene; pcp builds its own concentric spheres at every gap."""
-
 SHUTDOWN_WAIT_S = 1.0
 """How long closing the window waits for a cancelled run to stop (it is a daemon thread: if it
 is inside a long kernel call it is left behind rather than holding the window open)."""
@@ -122,7 +118,7 @@ class ExperimentRunning:
         """Every registered experiment, in the registry's order."""
         return [ExperimentInfo(name, e.title, e.source, e.sizes_meaning, _shows(e),
                                tuple(e.default_sizes), tuple(e.quick_sizes),
-                               name in SCENE_EXPERIMENTS)
+                               e.takes_scene)
                 for name, e in EXPERIMENTS.items()]  # fmt: skip
 
     @property

@@ -14,8 +14,8 @@ import queue
 from pathlib import Path
 
 from core.files.safe_write import replace_file
+from core.lab.tables import frame_files
 from viewer.control.worker import Tag
-from viewer.frame_data import frame_files
 from viewer.render.movie import MovieCancelled, MovieError, MovieWriter
 
 WEB_PAGE_SUFFIXES = (".html", ".htm")
@@ -199,7 +199,7 @@ class FrameExporting:
     def export_frame_data(self, path, on_done=None) -> bool:
         """Write the shown frame's trace, counters and contacts: ``STEM.json`` at ``path``
         and ``STEM-levels.csv``, ``STEM-trace.csv``, ``STEM-counters.csv``,
-        ``STEM-contacts.csv`` beside it (``viewer.frame_data``).
+        ``STEM-contacts.csv`` beside it (``core.lab.tables``).
 
         A recorded frame on the timeline is written as shown. ``on_done(paths or None,
         error)``. False (and one line on ``model.error``) without a frame, for a missing

@@ -17,7 +17,7 @@ from core.io import load_mesh
 from core.mesh import TriMesh
 from viewer.control.error_log import one_line
 from viewer.control.worker import Tag
-from viewer.render.scene import DISPLAY_MAX_TRIANGLES, prepare_display_copy
+from viewer.render.decimation import DISPLAY_MAX_TRIANGLES, prepare_display_copy
 from viewer.scenes import default_color
 from viewer.state.bodies import Body
 

@@ -7,7 +7,7 @@ boxes: 952 ms a frame — update 'auto' refits OBBs by PCA; choose AABB or refit
 
 from __future__ import annotations
 
-from viewer.kinds import has_fit_choice, volume_noun
+from viewer.words.kinds import has_fit_choice, volume_noun
 
 FRAME_BUDGET_S = 0.1
 """A frame whose core time passes this (seconds) is called slow, and the view says why. Also
@@ -35,7 +35,7 @@ _ADVICE = {
 
 
 def _update_words(frame, update: str) -> tuple[str, str]:
-    if any(getattr(frame, "rebuilt", ()) or ()):
+    if any(frame.rebuilt):
         if update == "rebuild":
             return ("building the trees anew", "update 'rebuild' builds every tree each frame; "
                     "choose refit (or auto) for speed")
@@ -47,11 +47,11 @@ def _update_words(frame, update: str) -> tuple[str, str]:
 
 
 def _fit_words(frame, update: str) -> tuple[str, str]:
-    request = getattr(frame, "request", None)
-    kind = getattr(request, "bv", None)
+    request = frame.request
+    kind = request.bv if request is not None else None
     noun = volume_noun(kind, plural=True)
     if has_fit_choice(kind or ""):  # the oriented boxes: their axes are chosen by a fit
-        fit = getattr(getattr(request, "obb_fit", None), "name", "")
+        fit = request.obb_fit.name  # has_fit_choice: a request names the kind
         of = f" of the {fit.lower().replace('_', ' ')}" if fit else ""
         return (f"fitting {noun}", f"update '{update}' refits OBBs by PCA{of} every frame; "
                 "choose AABB or refit for speed")
@@ -72,7 +72,7 @@ def slow_frame_words(frame, update: str = "refit",
     budget_s : float
         The frame budget in seconds.
     """
-    timings = getattr(frame, "timings", None) or {}
+    timings = frame.timings
     total = float(timings.get("total", 0.0))
     if total <= budget_s:
         return ""

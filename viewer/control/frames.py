@@ -13,7 +13,7 @@ minimum distance and the inside test run on the finished frame's own meshes, tre
 (a snapshot: the next frame's refit makes new arrays and never writes these) on a coalescing
 lane: one at a time, always the newest frame, whatever they cost (1,588 ms + 1,006 ms a frame
 on nefertiti × ogre did not slow the frames down). The model keeps the newest
-(:class:`viewer.side_results.SideResult`); one of another scene or other choices is dropped.
+(:class:`viewer.state.side_results.SideResult`); one of another scene or other choices is dropped.
 """
 
 from __future__ import annotations
@@ -34,13 +34,13 @@ from core.jit.warmup import FIRST_FRAME_STEPS, is_cache_complete, warm_in_proces
 from core.pipeline import BodyInput, FramePipeline, PipelineSettings, UpdateMode
 from core.pose import Pose
 from core.recording import Recording
-from core.request import DISTANCE_BV
-from viewer.choices import NO_PARTITION
+from core.request import DISTANCE_BV, CollisionRequest
 from viewer.control.frame_budget import slow_frame_words
 from viewer.control.frame_watch import FrameWatch
 from viewer.control.worker import Budget, Tag
-from viewer.side_results import SideResult, merged_frame
 from viewer.state.pipeline import FrameFailure, UpdateChoice
+from viewer.state.side_results import SideResult, merged_frame
+from viewer.words.choices import NO_PARTITION
 
 FPS_SMOOTHING = 0.2
 """Weight of the newest frame in the exponential average of the frame rate."""
@@ -193,7 +193,7 @@ class FrameRunning:
         self.n_dropped = 0
         self.n_frames = 0
         self.n_side_dropped = 0  # side results of another scene or other choices
-        self._frame_watch = FrameWatch(self.model, lambda: self.pipe.settings.pair_budget)
+        self._frame_watch = FrameWatch(self.model, lambda: self.pipe.settings.request.pair_budget)
         self.model.body_changed.connect(lambda _i: self.request_frame())
         self.model.pipeline_changed.connect(self._on_pipeline_for_frames)
 
@@ -207,10 +207,8 @@ class FrameRunning:
             UpdateChoice.REBUILD: UpdateMode.REBUILD,
             UpdateChoice.AUTO: UpdateMode.AUTO,
         }[choice.update]
-        return PipelineSettings(
+        request = CollisionRequest(
             split=SplitRule[choice.split],
-            update=update,
-            drift_threshold=float(choice.drift_threshold),
             descend=DescendRule[choice.descend],
             trace=True,
             bv=choice.bv,
@@ -220,8 +218,9 @@ class FrameRunning:
             containment=False,
             partition=None if choice.partition == NO_PARTITION else choice.partition,
             distance=False,
-            validate_after_refit=bool(self.model.validate_after_refit),
         )
+        return PipelineSettings(request, update, float(choice.drift_threshold),
+                                bool(self.model.validate_after_refit))
 
     def side_inputs(self) -> tuple[bool, bool]:
         """``(distance chosen, inside test chosen)``: what a side result is computed with."""

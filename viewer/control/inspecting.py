@@ -30,10 +30,11 @@ from core.bvh.tree_formats import read_any_tree
 from core.bvh.treefile import TreeFileError, write_tree
 from core.bvh.validate_volumes import validate_given, validate_imported
 from core.errors import BVHLabError
+from core.lab.inspect import inspect_node
 from viewer.control.error_log import one_line, operation, printable
 from viewer.control.worker import Tag
-from viewer.frame_caption import frame_caption
 from viewer.state.checks import TreeCheck, ViolationRow
+from viewer.state.frame_caption import frame_caption
 
 QUALITY_INTERVAL_S = 1.0
 """Least time between the starts of two quality computations while playing."""
@@ -82,7 +83,7 @@ class QualityResult:
 
 def _kind_of(frame) -> tuple[str, str]:
     """``(registry key, label)`` of the volumes the frame's traversal tested."""
-    volumes = getattr(frame, "volumes", None)
+    volumes = frame.volumes
     if volumes is None or len(frame.trees) < 2:
         return TREE_BOX_KIND, "boxes"
     return volumes.name, volumes.label
@@ -95,7 +96,7 @@ def _measure(frame, body: int, constants: tuple[float, float]) -> QualityResult:
     key, label = _kind_of(frame)
     cost = CostConstants(traversal=constants[0], intersection=constants[1])
     note = ""
-    volumes = getattr(frame, "volumes", None)
+    volumes = frame.volumes
     rows = None
     if volumes is not None and key != TREE_BOX_KIND and body < len(volumes.rows):
         rows = volumes.rows[body]
@@ -145,7 +146,7 @@ def tree_check(reports, frame, file_ids: dict, is_every_refit: bool = False,
                                         v.text, part, axis))
         summaries.append(f"tree of {BODY_NAMES[body]}: {report.summary()}")
     violations.sort(key=lambda v: (-v.size, v.body, v.node))
-    index = int(getattr(frame, "index", -1)) if frame is not None else -1
+    index = int(frame.index) if frame is not None else -1
     if not caption and frame is not None:
         checked = [b for b, report in enumerate(reports) if report is not None]
         caption = frame_caption(frame, checked)
@@ -156,8 +157,8 @@ def tree_check(reports, frame, file_ids: dict, is_every_refit: bool = False,
 class Inspecting:
     """The controller's inspection job: ``request_quality``, ``check_invariants``,
     ``set_validate_after_refit``, ``open_tree_file`` (and ``open_tree_file_async``),
-    ``use_own_tree``, ``save_tree_file`` (and ``save_tree_file_async``) and
-    ``tree_file_ids``.
+    ``use_own_tree``, ``save_tree_file`` (and ``save_tree_file_async``),
+    ``tree_file_ids`` and ``inspect_node``.
 
     Parameters
     ----------
@@ -188,6 +189,13 @@ class Inspecting:
         self.model.playing_changed.connect(lambda playing: None if playing
                                            else self.request_quality())
         self.model.scene_changed.connect(self._on_scene_for_inspect)
+
+    # -- the clicked box ----------------------------------------------------------------------
+    def inspect_node(self, frame, body: int, tri_id: int, level: int | None,
+                     depth: int | None = None):
+        """The inspector's record of the box above triangle ``tri_id`` of ``body`` in
+        ``frame`` (:func:`core.lab.inspect.inspect_node`); None without a frame or tree."""
+        return inspect_node(frame, body, tri_id, level, depth=depth)
 
     # -- quality ----------------------------------------------------------------------------
     def set_quality_on(self, is_on: bool) -> None:
@@ -244,7 +252,7 @@ class Inspecting:
         # scene is told apart from the current one when it arrives.
         self._inspect_lane.submit(
             lambda _control: _measure(frame, body, constants),
-            tag=Tag("quality", getattr(frame, "index", None), self._scene_generation, key),
+            tag=Tag("quality", frame.index, self._scene_generation, key),
             on_result=lambda result, job: self._on_quality_done(job.tag.inputs, result, None),
             # shown as a line, never a crash
             on_error=lambda error, job: self._on_quality_done(job.tag.inputs, None, error),
@@ -270,7 +278,7 @@ class Inspecting:
         if frame is None:
             self.model.set_quality(None)
             return
-        reports = getattr(frame, "validation", None)
+        reports = frame.validation
         if self.model.validate_after_refit and reports is not None:
             self.model.set_validation(tree_check(reports, frame, self.tree_file_ids(frame),
                                                  is_every_refit=True))
@@ -297,7 +305,7 @@ class Inspecting:
         if is_threaded:
             self.model.message.emit(f"Checking {n_nodes:,} nodes…")
         self._inspect_lane.submit(
-            work, tag=Tag("invariant check", getattr(frame, "index", None),
+            work, tag=Tag("invariant check", frame.index,
                           self._scene_generation),
             on_result=lambda check, _job: self._on_check_done(check, None),
             # shown as a message, never a crash
@@ -339,7 +347,7 @@ class Inspecting:
         out = {}
         if frame is None:
             return out
-        sources = getattr(frame, "tree_sources", None)
+        sources = frame.tree_sources
         for index, body in enumerate(self.model.bodies[:2]):
             imported = self._pinned.get(body.key)
             # A frame that names its trees says whether this one is the pinned file's (a

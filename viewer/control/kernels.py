@@ -31,9 +31,9 @@ from core.jit.warmup import (
     parse_progress,
     step_keys,
 )
-from viewer.choices import NO_PARTITION, PARTITION_LABELS
 from viewer.control.worker import Tag
 from viewer.state.status import KernelStatus
+from viewer.words.choices import NO_PARTITION, PARTITION_LABELS
 
 #: Priority the background compile gives up (nice): the window and the frames come first.
 COMPILE_NICENESS = 5

@@ -24,7 +24,7 @@ from PyQt6.QtCore import QObject, pyqtSignal
 from core.files.safe_write import replace_file
 from core.pose import Pose
 from viewer.lessons import Lesson, LessonError, LessonStep, load_lesson, parse_lesson
-from viewer.lessons.schema import read_lesson_text
+from viewer.lessons.reading import read_lesson_text
 from viewer.lessons.views import named_camera
 from viewer.lessons.writing import lesson_with_step, step_text
 from viewer.scenes import SCENES

@@ -24,7 +24,7 @@ from core.bvh.diagnosis import (
 from viewer.control.error_log import one_line
 from viewer.control.inspecting import _measure
 from viewer.control.worker import Tag
-from viewer.frame_caption import frame_caption
+from viewer.state.frame_caption import frame_caption
 
 BODY_NAMES = ("A", "B")
 
@@ -125,7 +125,7 @@ def node_path(frame, body: int, node: int, quality, kind_label: str, file_ids=No
         return int(file_ids[k]) if file_ids is not None else int(k)
 
     rows = tuple(node_row(quality, tree, k, name) for k in path_to_root(tree, node))
-    return NodePath(body, int(node), int(getattr(frame, "index", -1)),
+    return NodePath(body, int(node), int(frame.index),
                     frame_caption(frame, [body]), kind_label, rows,
                     tuple(why_bad(mesh, tree, node, name)),
                     tuple(diagnose_worst(mesh, tree, quality, name)))
@@ -187,7 +187,7 @@ class NodeSearching:
             return node_path(frame, body, node, measured, label, file_ids)
 
         self._lane.submit(
-            work, tag=Tag("node path", getattr(frame, "index", None), 0, (body, node)),
+            work, tag=Tag("node path", frame.index, 0, (body, node)),
             on_result=lambda path, _job: on_done(path, None),
             on_error=lambda error, _job: on_done(None, one_line(error)),
             inline=not self._frames.is_threaded)

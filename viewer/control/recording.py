@@ -72,12 +72,18 @@ class FrameRecording:
         The sculpt job's ``forget_strokes`` (an opened recording is a new scene).
     parent : QObject
         The playback timer's parent (the controller).
+    other_markers : callable, optional
+        ``other_markers() -> [(position, words), ...]``: markers on the timeline that are not
+        the recording's own events (a contact log's disagreeing frames); the Event keys stop
+        at them too.
     """
 
-    def __init__(self, model, workers, frames, forget_strokes, parent) -> None:
+    def __init__(self, model, workers, frames, forget_strokes, parent,
+                 other_markers=lambda: []) -> None:  # fmt: skip
         self.model = model
         self._frames = frames
         self._forget_strokes = forget_strokes  # the sculpt job's
+        self._other_markers = other_markers
         self.recording_limits = (DEFAULT_MAX_MEGABYTES, DEFAULT_MAX_FRAMES)
         self.recording = Recording(*self.recording_limits)
         self._pending_events: list = []
@@ -206,16 +212,20 @@ class FrameRecording:
         self.scrub_to(self.model.cursor + delta)
 
     def jump_to_event(self, direction: int) -> None:
-        """Show the next (+1) or previous (-1) event marker's frame."""
+        """Show the next (+1) or previous (-1) marker's frame: the recording's events and the
+        other markers on the timeline (a contact log's disagreeing frames)."""
         self.stop_playback()
         n = len(self.recording)
         if n == 0:
             return
         here = self.model.cursor if self.model.cursor is not None else n
+        others = [position for position, _words in self._other_markers() if 0 <= position < n]
         if direction > 0:
-            found = self.recording.next_event(here) if here < n else None
+            own = self.recording.next_event(here) if here < n else None
+            found = min([p for p in (own, *others) if p is not None and p > here], default=None)
         else:
-            found = self.recording.previous_event(here) if here > 0 else None
+            own = self.recording.previous_event(here) if here > 0 else None
+            found = max([p for p in (own, *others) if p is not None and p < here], default=None)
         if found is None:
             self.model.message.emit("No further event in that direction")
             return
@@ -436,7 +446,8 @@ class FrameRecording:
             changes["descend"] = DescendRule[descend]
         mode = current.update if update is None else {
             words: mode for mode, words in UPDATE_WORDS.items()}[update]
-        settings = PipelineSettings(current.request, mode, current.drift_threshold, **changes)
+        settings = PipelineSettings(current.request.replace(**changes), mode,
+                                    current.drift_threshold)
         recording = self.recording
         return self.start_job("Replaying the recording", lambda progress, cancel: replay(
             recording, settings, progress=progress, cancel=cancel), on_report)

@@ -1,6 +1,6 @@
 """The traversal stepper: the shown frame's tandem traversal, one volume-pair test at a time.
 
-The steps come from ``core.collide.steps.traversal_steps`` on ``model.frame`` (a live frame or
+The steps come from ``core.lab.steps.traversal_steps`` on ``model.frame`` (a live frame or
 a recorded one: both are just the frame shown). They are computed when the stepper is turned
 on or a new frame arrives while it is on; a traversal with many pair tests is prepared on a
 worker lane (the 500k-triangle frames trace millions of pairs) while the dock says so. The
@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from core.collide import pseudocode
-from core.collide.steps import (
+from core.lab import pseudocode
+from core.lab.separation import separation
+from core.lab.steps import (
     CODE_CULLED,
     CODE_LEAF_PAIR,
     CODE_SPLIT,
     StepOutcome,
-    separation,
     traversal_steps,
 )
 from viewer.control.worker import Tag
@@ -59,7 +59,7 @@ def _prepare(frame, file_ids=None):
     ``file_ids``: per body index, a tree file's node ids (the steps' words name them)."""
     if frame is None:
         return None, "No frame yet: the stepper starts once the first frame is computed."
-    if frame.result is None and getattr(frame, "self_results", None):
+    if frame.result is None and frame.self_results:
         return None, ("This is a self-collision frame (one mesh against itself): the stepper "
                       "walks the traversal of two meshes, A and B.")
     try:
@@ -72,8 +72,7 @@ def _prepare(frame, file_ids=None):
 
 
 def _trace_rows(frame) -> int:
-    result = getattr(frame, "result", None)
-    trace = getattr(result, "trace", None)
+    trace = frame.result.trace if frame.result is not None else None
     return 0 if trace is None else int(trace.node_a.shape[0])
 
 
@@ -132,7 +131,7 @@ class Stepping:
         self.model.message.emit(f"Preparing {_trace_rows(frame):,} pair tests for the stepper…")
         self._steps_lane.submit(
             lambda _control: _prepare(frame, file_ids),
-            tag=Tag("steps", getattr(frame, "index", None)),
+            tag=Tag("steps", frame.index),
             on_result=lambda prepared, _job: self._on_steps_ready(frame, *prepared),
             on_error=lambda error, _job: self._on_steps_ready(
                 frame, None, f"The stepper cannot walk this frame: {error}."))
@@ -221,7 +220,7 @@ class Stepping:
         """``(lo, hi)``, ``(3,) float64`` each: the world box around the pair under test (both
         nodes' tree boxes at the frame's poses); None with the stepper off."""
         view, frame = self.step_view(), self._steps_frame
-        if view is None or frame is None or len(getattr(frame, "trees", ())) < 2:
+        if view is None or frame is None or len(frame.trees) < 2:
             return None
         corners = []
         for body, node in ((0, view.node_a), (1, view.node_b)):
@@ -278,7 +277,7 @@ class Stepping:
 
 
 def _separation_view(steps, step):
-    """The core's :class:`~core.collide.steps.Separation` (plain arrays and numbers, drawn as
+    """The core's :class:`~core.lab.separation.Separation` (plain arrays and numbers, drawn as
     it is), or None when the kind cannot say."""
     try:
         return separation(steps, step)  # the steps hold the query's inputs: no refit
@@ -315,7 +314,7 @@ def _step_contacts(steps, position: int, frame):
     found = steps.contacts_found(position)
     before = steps.contacts_found(position - 1)
     rows = found[~np.isin(found, before)]
-    result = getattr(frame, "result", None)
+    result = frame.result if frame is not None else None  # a step view without its frame
     if result is None or rows.shape[0] == 0:
         return np.empty((0, 2), np.int64), np.empty(0, np.int8)
     return (np.asarray(result.pairs, np.int64)[rows].reshape(-1, 2),

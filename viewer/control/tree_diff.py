@@ -1,11 +1,11 @@
 """Tree > Compare two trees…: two trees of the shown body's mesh side by side, in the app.
 
-The same core code as ``python -m core diff MESH --tree A --tree B`` (:mod:`core.tree_diff`):
+The same core code as ``python -m core diff MESH --tree A --tree B`` (:mod:`core.lab.tree_diff`):
 node counts, depth and leaf-size histograms, SAH and EPO per level, the nodes whose boxes
 differ most and the cost of the same query with each tree. The mesh is the shown frame's
 (deformed) mesh of the body; each tree is the shown one (refitted while a deformer plays, or
 read from a file), a fresh build with the frame's split rule and leaf size, a build with
-another rule, or a tree file (any spec of ``core.tree_diff.tree_from_spec``). It runs on the
+another rule, or a tree file (any spec of ``core.lab.tree_diff.tree_from_spec``). It runs on the
 recording job's lane with the window's progress dialog and Cancel, and the result names the
 frame, the body and the two trees it was computed on.
 """
@@ -16,11 +16,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from core.lab.tree_diff import TreeSource, diff_trees, tree_from_spec
 from core.recording import RecordingCancelled
-from core.tree_diff import TreeSource, diff_trees, tree_from_spec
 from viewer.control.worker import JobCancelled
-from viewer.frame_caption import tree_words
 from viewer.render.tree_diff import TreeDiffView
+from viewer.state.frame_caption import tree_words
 
 BODY_NAMES = ("A", "B")
 SHOWN = "shown"
@@ -45,10 +45,10 @@ class TreeDiffResult:
         The scene it belongs to (:attr:`TreeDiffing.generation` when it started).
     body : int
     mesh_name : str
-    sources : tuple of core.tree_diff.TreeSource
+    sources : tuple of core.lab.tree_diff.TreeSource
         The two trees.
     report : dict
-        :func:`core.tree_diff.diff_trees` (the JSON of ``python -m core diff``).
+        :func:`core.lab.tree_diff.diff_trees` (the JSON of ``python -m core diff``).
     differ_nodes : tuple of (n,) int64
         Per tree, BVH Lab's indices of the nodes listed in ``report["differ_most"]``.
     """

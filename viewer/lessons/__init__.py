@@ -1,14 +1,17 @@
 """Lessons: TOML files of steps a teacher plays in lecture mode or exports to a video.
 
-:mod:`viewer.lessons.schema` reads and checks a file; :mod:`viewer.lessons.views` turns a
-named view into a camera; :mod:`viewer.lessons.writing` writes a step back (Lessons > Save
-current state as a lesson step). The five built-in lessons ship in ``builtin/``.
+:mod:`viewer.lessons.schema` holds a file's keys, limits and records;
+:mod:`viewer.lessons.reading` reads a file and :mod:`viewer.lessons.checking` checks it;
+:mod:`viewer.lessons.views` turns a named view into a camera; :mod:`viewer.lessons.writing`
+writes a step back (Lessons > Save current state as a lesson step). The five built-in
+lessons ship in ``builtin/``.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from viewer.lessons.reading import parse_lesson, read_lesson
 from viewer.lessons.schema import (
     DEFAULT_HOLD_SECONDS,
     NAMED_VIEWS,
@@ -18,8 +21,6 @@ from viewer.lessons.schema import (
     Lesson,
     LessonError,
     LessonStep,
-    parse_lesson,
-    read_lesson,
 )
 
 BUILTIN_DIR = Path(__file__).resolve().parent / "builtin"

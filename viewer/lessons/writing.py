@@ -1,6 +1,6 @@
 """A lesson step written back as TOML text (Lessons > Save current state as a lesson step).
 
-What is written reads back (:func:`viewer.lessons.schema.parse_lesson`) to the same state:
+What is written reads back (:func:`viewer.lessons.reading.parse_lesson`) to the same state:
 scene, its slider, choices, level, update mode and camera.
 """
 

@@ -5,11 +5,10 @@ from __future__ import annotations
 
 from PyQt6.QtCore import QObject, pyqtSignal
 
-from viewer.side_results import MAX_KEPT_SIDE_RESULTS
 from viewer.state.pipeline import FrameFailure
-from viewer.state.shown import shown_result
+from viewer.state.side_results import MAX_KEPT_SIDE_RESULTS
 from viewer.state.status import ViewTimings
-from viewer.timing import TimingHistory
+from viewer.state.timing import TimingHistory
 
 
 class FramesModel(QObject):
@@ -52,7 +51,7 @@ class FramesModel(QObject):
         self.playback_speed: float = 1.0
         self._live_history = self.timing_history
         # The newest distance and inside test computed beside the frames of this scene
-        # (viewer.side_results.SideResult), and the recent ones by frame number, so that a
+        # (viewer.state.side_results.SideResult), and the recent ones by frame number, so that a
         # recorded frame finds its own (at most side_results.MAX_KEPT_SIDE_RESULTS).
         self.side = None
         self.side_by_frame: dict[int, object] = {}
@@ -87,7 +86,7 @@ class FramesModel(QObject):
 
     def set_side(self, side) -> None:
         """The newest distance and inside test computed beside the frames
-        (:class:`viewer.side_results.SideResult`, or None to forget them)."""
+        (:class:`viewer.state.side_results.SideResult`, or None to forget them)."""
         self.side = side
         if side is None:
             self.side_by_frame = {}
@@ -177,9 +176,9 @@ class FramesModel(QObject):
 
     # -- what the frame shows ---------------------------------------------------------------
     def shown_result(self):
-        """The collision result on display (:func:`viewer.state.shown.shown_result` of the
+        """The collision result on display (:meth:`core.pipeline.Frame.shown_result` of the
         frame); None without a frame."""
-        return shown_result(self.frame)
+        return self.frame.shown_result() if self.frame is not None else None
 
     def n_levels(self) -> int:
         """Levels of the last frame's traversal trace (0 when there is none)."""

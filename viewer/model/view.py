@@ -30,7 +30,7 @@ class ViewModel(QObject):
         self.display = Display()
         self.brush_radius: float = 0.15  # fraction of the body's longest side
         self.brush_strength: float = 1.0
-        self.inspect: dict | None = None
+        self.inspect = None  # core.lab.inspect.NodeInspection of the clicked box
         self.camera: CameraView | None = None  # as of the last camera_wanted
 
     def read_camera(self) -> CameraView | None:
@@ -66,6 +66,7 @@ class ViewModel(QObject):
             self.brush_strength = float(strength)
         self.brush_changed.emit()
 
-    def set_inspect(self, info: dict | None) -> None:
+    def set_inspect(self, info) -> None:
+        """``info``: a ``core.lab.inspect.NodeInspection``, or None to clear the inspector."""
         self.inspect = info
         self.inspect_changed.emit(info)

@@ -1,7 +1,7 @@
 """Every menu entry, toolbar button and key of the main window, written once.
 
 :data:`ACTIONS` is the one table the window builds its menus, toolbar and shortcuts from
-(:mod:`viewer.qt.menus`), and the one source of the Keys help (Help > Keys) and of the
+(:mod:`viewer.qt.menus.build`), and the one source of the Keys help (Help > Keys) and of the
 key table of docs/app.md (:func:`keys_markdown`; tests/viewer/test_actions.py checks they agree).
 A key written anywhere else (a tooltip, a button, the caption bar's hint) reads it from here
 with :func:`shortcut_of`.
@@ -94,16 +94,20 @@ SESSION_TIP = ("A session keeps the scene: meshes with their sculpting, poses, d
                "choices and camera")
 STEP_TIP = "Walk this frame's traversal one pair test at a time (pauses playing)"
 
+STEP_KEY = "stepper_view.step_key"
+"""The handler of every stepper key (:class:`viewer.qt.window.stepper_view.StepperView`)."""
+
 ACTIONS: tuple[Action, ...] = (
     # -- File -------------------------------------------------------------------------------
     Action("file.open_mesh", FILE, "&Open mesh (add to scene)…", "Ctrl+O",
-           handler="open_mesh", words="add a mesh to the scene"),
+           handler="file_menu.open_mesh", words="add a mesh to the scene"),
     Action("file.open_new_scene", FILE, "Open meshes as a &new scene…", "Ctrl+Shift+O",
-           handler="open_new_scene"),
+           handler="file_menu.open_new_scene"),
     Action("file.scenes", SCENES, kind="group", shortcut="Ctrl+1…9", handler="scene_actions",
            words="built-in scenes, in the menu's order"),
     _sep(FILE, 1),
-    Action("file.screenshot", FILE, "&Save screenshot…", "Ctrl+S", handler="save_screenshot"),
+    Action("file.screenshot", FILE, "&Save screenshot…", "Ctrl+S",
+           handler="file_menu.save_screenshot"),
     _sep(FILE, 2),
     Action("file.open_contact_log", FILE, "Open &contact log…", "Ctrl+Shift+C",
            "Check another engine's contacts, frame by frame (JSON lines; the format is in "
@@ -197,31 +201,31 @@ ACTIONS: tuple[Action, ...] = (
     Action("tools.reset_camera", TOOLBAR, "Reset camera (R)", handler="reset_camera"),
     # -- Stepper ----------------------------------------------------------------------------
     Action("stepper.toggle", STEPPER, "&Step the traversal", "Ctrl+T", STEP_TIP,
-           "toggle_stepper", checkable=True, words="stepper on / off"),
+           "stepper_view.toggle", checkable=True, words="stepper on / off"),
     _sep(STEPPER, 1),
     Action("stepper.restart", STEPPER, "Restart", "Home",
-           "Back to the root pair, the first test (Home)", "step_key", ("restart",),
+           "Back to the root pair, the first test (Home)", STEP_KEY, ("restart",),
            words="stepper: back to the root pair (turns it on)"),
     Action("stepper.back", STEPPER, "◀ Back", "Left", "One pair test back (Left arrow)",
-           "step_key", ("back",), words="stepper: one pair test back"),
+           STEP_KEY, ("back",), words="stepper: one pair test back"),
     Action("stepper.forward", STEPPER, "Forward ▶", "Right",
-           "One pair test forward (Right arrow)", "step_key", ("forward",),
+           "One pair test forward (Right arrow)", STEP_KEY, ("forward",),
            words="stepper: one pair test forward"),
     Action("stepper.overlap", STEPPER, "Next overlap", "O",
-           "Run forward to the next pair whose volumes overlap (O)", "step_key", ("overlap",),
+           "Run forward to the next pair whose volumes overlap (O)", STEP_KEY, ("overlap",),
            words="stepper: run to the next overlap"),
     Action("stepper.leaf", STEPPER, "Next leaf pair", "P",
            "Run forward to the next overlapping pair of two leaves, whose triangles are tested "
-           "(P)", "step_key", ("leaf",), words="stepper: run to the next leaf pair"),
+           "(P)", STEP_KEY, ("leaf",), words="stepper: run to the next leaf pair"),
     Action("stepper.contact", STEPPER, "Next contact", "T",
-           "Run forward to the next leaf pair with triangles in contact (T)", "step_key",
+           "Run forward to the next leaf pair with triangles in contact (T)", STEP_KEY,
            ("contact",), words="stepper: run to the next contact"),
     Action("stepper.level_end", STEPPER, "End of level", "E",
-           "Run forward to the last pair of this level (E)", "step_key", ("level_end",),
+           "Run forward to the last pair of this level (E)", STEP_KEY, ("level_end",),
            words="stepper: run to the end of the level"),
     Action("stepper.frame", STEPPER, "Frame the pair", "F",
            "Move the camera to the pair under test, looking from where it looks now (F)",
-           "step_key", ("frame",), words="stepper: frame the pair under test"),
+           STEP_KEY, ("frame",), words="stepper: frame the pair under test"),
     # -- Tree -------------------------------------------------------------------------------
     Action("tree.quality", TREE, "&Quality panel", "Ctrl+Shift+Q",
            "Show the Quality dock in front, or hide it when it is in front",

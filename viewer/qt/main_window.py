@@ -1,57 +1,57 @@
-"""The main window: assembles the canvas, the docks and timeline (:mod:`viewer.qt.layout`),
-the menus, toolbar and keys (:mod:`viewer.qt.menus` from :mod:`viewer.qt.actions`), the status
-bar (:mod:`viewer.qt.status_line`), its dialogs (:mod:`viewer.qt.window_dialogs`), help
-(:mod:`viewer.qt.help`) and remembered settings (:mod:`viewer.qt.window_settings`), and keeps
+"""The main window: assembles the canvas, the docks and timeline (:mod:`viewer.qt.window.layout`),
+the menus, toolbar and keys (:mod:`viewer.qt.menus.build` from :mod:`viewer.qt.actions`), the status
+bar (:mod:`viewer.qt.window.status_line`), its dialogs (:mod:`viewer.qt.dialogs.window`), help
+(:mod:`viewer.qt.menus.help`) and remembered settings (:mod:`viewer.qt.window.settings`), and keeps
 the canvas in step with the model."""
 
 from __future__ import annotations
 
 import time
 from dataclasses import replace
-from pathlib import Path
 
 from PyQt6.QtCore import QSettings, QTimer, pyqtSignal
 from PyQt6.QtGui import QAction, QActionGroup
-from PyQt6.QtWidgets import QFileDialog, QMainWindow, QMessageBox
+from PyQt6.QtWidgets import QMainWindow, QMessageBox
 
 from viewer.canvas import Canvas
 from viewer.control.error_log import ErrorLog
-from viewer.qt import help as window_help
-from viewer.qt import layout, window_settings
 from viewer.qt.actions import shortcut_of
-from viewer.qt.caption import CanvasCaption
-from viewer.qt.contact_log_dialog import ContactLogMenu
-from viewer.qt.docks import make_docks
-from viewer.qt.error_guard import error_log_dialog
-from viewer.qt.experiments_menu import ExperimentsMenu
-from viewer.qt.export_menu import ExportMenu
-from viewer.qt.interaction import CanvasInteraction
-from viewer.qt.kernel_status import KernelStatusBar
-from viewer.qt.lecture import LectureMode
-from viewer.qt.lesson_menu import LessonMenu
-from viewer.qt.menus import (
+from viewer.qt.dialogs.contact_log import ContactLogMenu
+from viewer.qt.dialogs.scene_switch import load_scene_asking, may_leave_recording
+from viewer.qt.dialogs.tree_diff import TreeDiffMenu
+from viewer.qt.dialogs.window import ProgressDialogs
+from viewer.qt.menus import help as window_help
+from viewer.qt.menus.build import (
     actions_under,
     build_menus,
     create_actions,
     make_action,
     make_toolbar,
 )
-from viewer.qt.panels.levels import level_text, tree_depth_text
-from viewer.qt.panels.stepper import position_text
-from viewer.qt.recording_menu import RecordingMenu
-from viewer.qt.scene_switch import load_scene_asking, may_leave_recording
-from viewer.qt.session_menu import SessionMenu
-from viewer.qt.status_line import StatusLine
-from viewer.qt.timeline import TimelinePanel
-from viewer.qt.tree_diff_dialog import TreeDiffMenu
-from viewer.qt.tree_menu import TreeTools
-from viewer.qt.window_dialogs import ProgressDialogs
-from viewer.render import SceneRenderer, inspect_node
+from viewer.qt.menus.experiments import ExperimentsMenu
+from viewer.qt.menus.export import ExportMenu
+from viewer.qt.menus.files import FileMenu
+from viewer.qt.menus.lessons import LessonMenu
+from viewer.qt.menus.recording import RecordingMenu
+from viewer.qt.menus.session import SessionMenu
+from viewer.qt.menus.tree import TreeTools
+from viewer.qt.panels.docks import dock_names, make_docks
+from viewer.qt.window import layout
+from viewer.qt.window import settings as window_settings
+from viewer.qt.window.caption import CanvasCaption
+from viewer.qt.window.error_guard import error_log_dialog
+from viewer.qt.window.interaction import CanvasInteraction
+from viewer.qt.window.kernel_status import KernelStatusBar
+from viewer.qt.window.lecture import LectureMode
+from viewer.qt.window.status_line import StatusLine
+from viewer.qt.window.stepper_view import StepperView
+from viewer.qt.window.timeline import TimelinePanel
+from viewer.render import SceneRenderer
 from viewer.render.draw_cost import drawn_cells, slow_drawing_words
 from viewer.render.scene import set_default_view
 from viewer.scenes import SCENES
-from viewer.side_results import shown_side
 from viewer.state.display import Mode
+from viewer.state.side_results import shown_side
 from viewer.state.status import ViewTimings
 
 DRIFT_KEY = shortcut_of("recording.drift")
@@ -63,16 +63,6 @@ CROSSCHECK_KEY = shortcut_of("view.crosscheck")
 COLD_START_DELAY_MS = 700
 """Show the "preparing kernels" dialog only if the first frame takes longer than this (a warm
 numba cache gives the first two-sphere frame in well under a second)."""
-
-STEP_MESH_OPACITY = 0.25
-"""Most mesh opacity while the traversal stepper is on (the display's own comes back when it
-is turned off)."""
-
-MIN_PAIR_SHARE = 0.1
-"""In lecture mode the stepper's pair is framed when it spans less than this share of the
-view's height (Stepper > Frame the pair does it at any size)."""
-
-MESH_FILTER = "Meshes (*.obj *.stl *.ply *.off *.vtk *.vtp *.glb *.gltf);;All files (*)"
 
 
 class MainWindow(QMainWindow):
@@ -95,7 +85,7 @@ class MainWindow(QMainWindow):
         self.model, self.controller = model, controller
         self.settings = settings if settings is not None else QSettings("bvh-lab", "bvh-lab")
         self.last_error: tuple[str, str] | None = None
-        self.error_log = ErrorLog()  # viewer.qt.error_guard writes it; Help > Error log reads it
+        self.error_log = ErrorLog()  # window.error_guard writes it; Help > Error log reads it
         self._error_box: QMessageBox | None = None
         self._has_frame = False
         self._drawn_full_resolution = False
@@ -130,6 +120,7 @@ class MainWindow(QMainWindow):
         self.timeline_dock = layout.make_timeline_dock(self.timeline)
         layout.apply_default_layout(self)
         self.tree_tools = TreeTools(self)
+        self.stepper_view = StepperView(self)
         self.lecture = LectureMode(self)
         self.caption = CanvasCaption(self)
         self.status_line = StatusLine(self.statusBar())
@@ -147,9 +138,9 @@ class MainWindow(QMainWindow):
         model.message.connect(lambda text: self.statusBar().showMessage(text, 5000))
         model.error.connect(self.show_error)
         model.loading_changed.connect(self.progress_dialogs.show_loading)
-        model.step_mode_changed.connect(self._on_step_mode)
-        model.step_position_changed.connect(lambda _p: self._on_stepper())
-        model.steps_changed.connect(lambda _s: self._on_stepper())
+        model.step_mode_changed.connect(self.stepper_view.on_step_mode)
+        model.step_position_changed.connect(lambda _p: self.stepper_view.on_stepper())
+        model.steps_changed.connect(lambda _s: self.stepper_view.on_stepper())
         model.playing_changed.connect(
             lambda _p: self._show_timings(model.frame) if model.frame is not None else None)
         model.recording_changed.connect(self._show_recording)
@@ -170,6 +161,7 @@ class MainWindow(QMainWindow):
         """Every menu entry, toolbar button and key from the action table; the parts that
         answer them are made between the actions and the menus (they hold their actions)."""
         self.table_actions = create_actions(self)
+        self.file_menu = FileMenu(self)
         self.session_menu = SessionMenu(self)
         self.contact_log_menu = ContactLogMenu(self)
         self.tree_diff_menu = TreeDiffMenu(self)
@@ -206,14 +198,10 @@ class MainWindow(QMainWindow):
         self.play_action = actions["tools.play"]
         self.recording_actions = actions_under(actions, "recording")
         self.recording_actions["record"].setChecked(self.model.is_recording)
-        self.stepper_toggle_action = actions["stepper.toggle"]
-        self.stepper_actions = {key: action for key, action in
-                                actions_under(actions, "stepper").items() if key != "toggle"}
-        self.stepper_actions["restart"].setEnabled(True)  # Home also turns the stepper on
-        self._stepper_panel = self.docks["stepper_dock"].panel
-        self._was_stepping = False
-        self._framed_pair = None  # (steps id, position, lesson, lecture) last followed
-        self._sync_stepper_actions()
+        self.stepper_view.bind_actions(
+            actions["stepper.toggle"],
+            {key: action for key, action in actions_under(actions, "stepper").items()
+             if key != "toggle"})
         self.tree_tools.bind_actions()
 
     def scene_actions(self) -> list[QAction]:
@@ -225,7 +213,7 @@ class MainWindow(QMainWindow):
     def dock_toggle_actions(self) -> list[QAction]:
         """View menu: show or hide each dock of the default layout."""
         self.dock_actions: dict[str, QAction] = {}
-        for name in layout.DEFAULT_DOCK_ORDER:
+        for name in dock_names():
             action = self.docks[name].toggleViewAction()
             action.setToolTip(f"Show or hide the {self.docks[name].windowTitle()} dock")
             self.dock_actions[name] = action
@@ -245,7 +233,7 @@ class MainWindow(QMainWindow):
 
     def open_crosscheck_dialog(self):
         """View > Cross-check this frame…: runs the check in the background and shows it."""
-        from viewer.qt.crosscheck_dialog import CrossCheckDialog
+        from viewer.qt.dialogs.crosscheck import CrossCheckDialog
 
         if getattr(self, "crosscheck_dialog", None) is None:
             self.crosscheck_dialog = CrossCheckDialog(self.model, self.controller, self)
@@ -253,73 +241,6 @@ class MainWindow(QMainWindow):
         self.crosscheck_dialog.raise_()
         self.crosscheck_dialog.run()
         return self.crosscheck_dialog
-
-    def toggle_stepper(self) -> None:
-        """Ctrl+T: the stepper on (raising its dock) or off."""
-        if self.model.is_stepping:
-            self.controller.stepper.stop_stepper()
-        else:
-            self.docks["stepper_dock"].raise_()
-            self.controller.stepper.start_stepper()
-
-    def step_key(self, key: str) -> None:
-        """A stepper key (Stepper menu): Home also turns the stepper on."""
-        if key == "restart" and not self.model.is_stepping:
-            self.docks["stepper_dock"].raise_()
-        self._stepper_panel.press(key)
-
-    def _sync_stepper_actions(self) -> None:
-        """The step keys are enabled only while the stepper is on, so that Left and Right
-        still nudge a selected mesh in Move mode otherwise (a disabled shortcut lets the key
-        through to the canvas)."""
-        is_on = self.model.is_stepping
-        self.stepper_toggle_action.setChecked(is_on)
-        has_steps = is_on and self.model.steps is not None
-        for key, action in self.stepper_actions.items():
-            action.setEnabled(key == "restart" or has_steps)
-
-    def _on_stepper(self) -> None:
-        self._sync_stepper_actions()
-        is_stepping = self.model.is_stepping
-        if is_stepping and not self._was_stepping and not self.lecture.is_on:
-            # Turned on (a key, the dock, a lesson): the step and its pseudo-code in view.
-            layout.show_stepper_docks(self)
-        self._was_stepping = is_stepping
-        # The axis and the intervals run through the pair, inside the meshes: fainter meshes
-        # while stepping let them show (measured on the two-spheres screenshot: at 0.55 the
-        # intervals inside the spheres were barely visible).
-        opacity = self.model.display.mesh_opacity
-        if self.model.is_stepping:
-            opacity = min(opacity, STEP_MESH_OPACITY)
-        self.renderer.set_mesh_opacity(opacity)
-        self.redraw()
-
-    def _follow_pair(self) -> None:
-        """Keep the stepper's pair readable without a key: in a lesson it is framed at every
-        new pair (the camera keeps the direction the lesson gave it); in lecture mode when it
-        is smaller than :data:`MIN_PAIR_SHARE` of the view's height or off the view (at test
-        1,410 of Two spheres it was a 40 px speck of a 800 px projector view)."""
-        if not self.model.is_stepping or self.model.steps is None:
-            self._framed_pair = None
-            return
-        in_lesson = self.controller.lessons.lesson is not None
-        key = (id(self.model.steps), self.model.step_position, in_lesson, self.lecture.is_on)
-        if key == self._framed_pair:
-            return
-        self._framed_pair = key
-        if in_lesson or (self.lecture.is_on and not self._is_pair_readable()):
-            self.controller.stepper.frame_pair()
-
-    def _is_pair_readable(self) -> bool:
-        """Whether the stepper's pair spans at least :data:`MIN_PAIR_SHARE` of the view's
-        height (or width) with its centre in the view."""
-        bounds = self.controller.stepper.pair_bounds()
-        if bounds is None:
-            return True
-        x0, y0, x1, y1 = self.renderer.box_on_screen(*bounds)
-        width, height = self.plotter.renderer.GetSize()
-        is_in_view = 0 <= 0.5 * (x0 + x1) <= width and 0 <= 0.5 * (y0 + y1) <= height
-        return is_in_view and max(x1 - x0, y1 - y0) >= MIN_PAIR_SHARE * height
 
     def _on_scene(self) -> None:
         self._has_frame = False
@@ -364,8 +285,7 @@ class MainWindow(QMainWindow):
         if display.is_full_resolution != self._drawn_full_resolution:
             self._set_bodies()
             self._on_selection(self.model.selected)
-        self.renderer.set_mesh_opacity(display.mesh_opacity if not self.model.is_stepping
-                                       else min(display.mesh_opacity, STEP_MESH_OPACITY))
+        self.renderer.set_mesh_opacity(self.stepper_view.mesh_opacity(display.mesh_opacity))
         self.redraw()
 
     def _on_mode(self, mode) -> None:
@@ -415,8 +335,8 @@ class MainWindow(QMainWindow):
         if info is None:
             return
         # The clicked box stays the same while the level moves: its depth is kept.
-        self.model.inspect = inspect_node(self.model.frame, info["body"], info["triangle"],
-                                          self.model.level, depth=info["depth"])
+        self.model.inspect = self.controller.inspector.inspect_node(
+            self.model.frame, info.body, info.triangle, self.model.level, depth=info.depth)
         self.model.inspect_changed.emit(self.model.inspect)
 
     def _refresh_inspect_and_redraw(self) -> None:
@@ -425,40 +345,9 @@ class MainWindow(QMainWindow):
         else:
             self.redraw()
 
-    def _on_step_mode(self, is_on: bool) -> None:
-        if is_on and self.model.is_stepping:
-            self.controller.stepper.stop_stepper()  # the level step mode and the stepper exclude
-        self.redraw()
-
     def step_note(self) -> str:
-        """Canvas note: the stepper's position, the step-mode sentence, or the current
-        level."""
-        levels = self.docks["levels_dock"].panel
-        if self.model.is_stepping:
-            view = self.controller.stepper.step_view()
-            if view is None:
-                return "stepper: " + (self.model.steps_note or "preparing the pair tests…")
-            return f"stepper: {position_text(view)}"
-        if self.model.is_step_mode:
-            sentence = levels.current_sentence()
-            found = self.controller.stepper.level_contact_ids(self.model.frame,
-                                                              self.model.level)
-            result = self.model.shown_result()
-            if found is not None and result is not None:
-                # Only these are drawn: the frame's total would contradict the picture.
-                sentence += (f" Contacts found by the end of this level: {found.shape[0]:,} "
-                             f"of {result.counters.n_contacts:,}.")
-            return sentence
-        n = self.model.n_levels()
-        if n == 0:
-            return ""
-        if self.model.level is None:
-            return f"all {n} traversal levels; every tree depth"
-        frame = self.model.frame
-        depths = [tree_depth_text(frame, i, self.model.level) for i in range(len(frame.trees))]
-        where = (f"boxes at {depths[0][3:]}" if len(set(depths)) == 1 else
-                 f"boxes of A {depths[0]}, of B {depths[1]}")
-        return f"{level_text(self.model.level, n)}; {where}"
+        """Canvas note (:meth:`viewer.qt.window.stepper_view.StepperView.step_note`)."""
+        return self.stepper_view.step_note()
 
     def _count_render(self, _ren_win, _event) -> None:
         self._n_renders += 1
@@ -502,7 +391,7 @@ class MainWindow(QMainWindow):
         if frame is not None and self.model.cursor is not None:
             # A recorded frame: the meshes stand where they were then, not where they are now.
             self.renderer.set_body_poses([pose.as_matrix() for pose in frame.poses])
-        self._follow_pair()
+        self.stepper_view.follow_pair()
         step = self.controller.stepper.step_view() if self.model.is_stepping else None
         heat, heat_note = (self.controller.analysis.heat_for(frame)
                            if self.model.display.heat_map != "off" else (None, ""))
@@ -518,7 +407,8 @@ class MainWindow(QMainWindow):
         level_contacts = (self.controller.stepper.level_contact_ids(frame, self.model.level)
                           if self.model.is_step_mode and step is None else None)
         overlay_s = self.renderer.update_frame(frame, display, self.model.level,
-                                               self.model.inspect, self.step_note(), hidden,
+                                               self.model.inspect,
+                                               self.stepper_view.step_note(), hidden,
                                                step, heat=heat, heat_note=heat_note,
                                                contact_ids=level_contacts,
                                                ghost=self.controller.analysis.ghost_view(),
@@ -546,7 +436,8 @@ class MainWindow(QMainWindow):
     def _slow_drawing(self, frame, overlay_s: float, render_s: float) -> str:
         """Why drawing ``frame`` was slow ("" when it was not); said in the status bar once
         per reason (the layers and the advice), like a slow frame's core time."""
-        words = slow_drawing_words(getattr(frame, "index", None), overlay_s, render_s,
+        index = frame.index if frame is not None else None
+        words = slow_drawing_words(index, overlay_s, render_s,
                                    drawn_cells(self.plotter.renderer.actors),
                                    tuple(self.plotter.ren_win.GetSize()))
         reason = words.split(" pixels", 1)[-1]
@@ -561,7 +452,7 @@ class MainWindow(QMainWindow):
         return (self.controller.analysis.crosscheck_view()
                 or self.controller.contact_log.disagreeing_pairs())
 
-    # -- lessons and lecture mode (viewer.qt.caption) ----------------------------------------
+    # -- lessons and lecture mode (viewer.qt.window.caption) --------------------------------
     def refresh_caption(self) -> None:
         self.caption.refresh()
 
@@ -578,7 +469,7 @@ class MainWindow(QMainWindow):
 
     def open_compare(self):
         """Show the compare view (created once, kept between openings)."""
-        from viewer.qt.compare import CompareDialog
+        from viewer.qt.dialogs.compare import CompareDialog
 
         if getattr(self, "compare_dialog", None) is None:
             self.compare_dialog = CompareDialog(self.model, self)
@@ -588,7 +479,7 @@ class MainWindow(QMainWindow):
 
     def open_scene_octree(self):
         """Show the many-objects scene octree demo (Zhou et al. 2009) in its own window."""
-        from viewer.qt.scene_octree import SceneOctreeWindow
+        from viewer.qt.dialogs.scene_octree import SceneOctreeWindow
 
         if getattr(self, "octree_window", None) is None:
             self.octree_window = SceneOctreeWindow(self)
@@ -625,7 +516,7 @@ class MainWindow(QMainWindow):
 
     def _check_restored_layout(self) -> None:
         """After the first show: fall back to the default layout if the remembered one hides
-        every dock or squeezes the canvas below :data:`viewer.qt.layout.MIN_CANVAS_SHARE`."""
+        every dock or squeezes the canvas below :data:`viewer.qt.window.layout.MIN_CANVAS_SHARE`."""
         if not self._restored_layout:
             return
         self._restored_layout = False
@@ -646,34 +537,6 @@ class MainWindow(QMainWindow):
     def reset_camera(self) -> None:
         set_default_view(self.plotter)
         self.plotter.render()
-
-    # -- files ------------------------------------------------------------------------------
-    def _ask_files(self, title: str) -> list[str]:
-        start = self.settings.value("last_dir", str(Path.home()))
-        paths, _ = QFileDialog.getOpenFileNames(self, title, start, MESH_FILTER)
-        if paths:
-            self.settings.setValue("last_dir", str(Path(paths[0]).parent))
-        return paths
-
-    def open_mesh(self) -> None:
-        paths = self._ask_files("Add meshes to the scene")
-        if paths:
-            self.controller.files.load_files_async(paths, replace_scene=False)
-
-    def open_new_scene(self) -> None:
-        paths = self._ask_files("Open meshes as a new scene")
-        if paths:
-            self.controller.files.load_files_async(paths, replace_scene=True)
-
-    def save_screenshot(self, path: str | None = None) -> str | None:
-        if not path:
-            path, _ = QFileDialog.getSaveFileName(self, "Save screenshot", "bvh-lab.png",
-                                                  "PNG image (*.png)")
-        if not path:
-            return None
-        self.plotter.screenshot(path)
-        self.statusBar().showMessage(f"Saved {path}", 5000)
-        return path
 
     # -- recording --------------------------------------------------------------------------
     def _show_recording(self) -> None:

@@ -147,7 +147,7 @@ def _build_ghost(ghost: GhostView, level: int | None, poses, hidden, cap: int) -
 def build_crosscheck(frame, check, poses) -> pv.PolyData:
     """Outlines of the triangles of every pair only one engine reports (3 lines each).
 
-    ``check``: a ``core.crosscheck.CrossCheck`` (duck-typed: ``only_ours``, ``only_theirs``
+    ``check``: a ``core.lab.crosscheck.CrossCheck`` (duck-typed: ``only_ours``, ``only_theirs``
     ``(p, 2)`` triangle ids of A and B).
     """
     if check is None or frame is None or len(frame.meshes) < 2:

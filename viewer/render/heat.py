@@ -18,7 +18,7 @@ lookup table colours; each body's bar shows its own range with the same colours.
 The colormap is viridis (van der Walt and Smith 2015): perceptually uniform, readable in grey
 and under the common colour-vision deficiencies, so "brighter = more work" holds for every
 student. Colours are flat (no lighting) so that a pixel's colour is the colour bar's colour
-for its value. The heat values come from the controller (``core.collide.heat.FrameHeat``,
+for its value. The heat values come from the controller (``core.lab.heat.FrameHeat``,
 duck-typed: ``values(body, what)``); this module only draws them.
 """
 

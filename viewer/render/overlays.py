@@ -38,9 +38,7 @@ from viewer.render.volumes import (
     planes_polydata,
     volumes_groups_polydata,
 )
-from viewer.render.words import UNNAMED, KindWords
-from viewer.side_results import ShownSide, shown_side
-from viewer.state.shown import shown_result
+from viewer.state.side_results import ShownSide, shown_side
 
 # Mirrors of ``core.collide.tritri.ContactKind`` (the render layer does not call the core; a
 # test checks the values are the same).
@@ -143,29 +141,17 @@ class Overlays:
 
 
 def trace_pairs(trace, level: int | None) -> tuple[np.ndarray, np.ndarray]:
-    """Node pairs of one level, or of all levels concatenated.
+    """Node pairs of one level, or of all levels concatenated (``Trace.pairs``; none
+    without a trace).
 
     Returns
     -------
     node_pairs : (p, 2) int32
     overlapped : (p,) bool
     """
-    if trace is None or trace.n_levels == 0:
+    if trace is None:
         return np.empty((0, 2), np.int32), np.empty(0, bool)
-    if level is not None:
-        return trace.level(min(level, trace.n_levels - 1))
-    parts = [trace.level(d) for d in range(trace.n_levels)]
-    return (np.concatenate([p for p, _ in parts]), np.concatenate([o for _, o in parts]))
-
-
-def trace_separations(trace, level: int | None) -> np.ndarray:
-    """``(p,) int8`` separating id of each pair of :func:`trace_pairs` (same rows), -1 where
-    the pair overlapped."""
-    if trace is None or trace.n_levels == 0:
-        return np.empty(0, np.int8)
-    if level is not None:
-        return np.asarray(trace.separating_axis(min(level, trace.n_levels - 1)))
-    return np.asarray(trace.sep_axis)
+    return trace.pairs(level)
 
 
 def tree_nodes(tree, level: int | None) -> np.ndarray:
@@ -193,7 +179,7 @@ def node_volumes(frame, trees, groups) -> pv.PolyData:
     trees : sequence of two trees
     groups : sequence of (body 0 or 1, node ids (j,) int, pose (4, 4) float64)
     """
-    if len(getattr(frame, "trees", ())) == 1:
+    if len(frame.trees) == 1:
         # One body against itself (self-collision): both columns are the one tree.
         groups = [(0, ids, pose) for _body, ids, pose in groups]
     volumes = frame_volume_set(frame)
@@ -212,12 +198,12 @@ def _pair_volumes(frame, trees, pairs: np.ndarray, poses, hidden=frozenset()) ->
 
 def _add_extras(frame, poses, out: Overlays, level: int | None, side: ShownSide) -> None:
     """Partition cells and planes, and the closest points, of a frame (``side``: its distance,
-    the frame's own or one computed beside it, see :func:`viewer.side_results.shown_side`).
+    the frame's own or one computed beside it, see :func:`viewer.state.side_results.shown_side`).
 
     BSP planes are drawn down to depth ``level`` (all when None), so the level slider
     reveals the splits one depth at a time; only planes of nodes holding both meshes.
     """
-    part = getattr(frame, "partition", None)
+    part = frame.partition
     if part is not None:
         cells = part.cells
         if cells.shape[0] > MAX_PARTITION_CELLS:
@@ -288,7 +274,7 @@ def level_sentence(trace, level: int, descend: str = "LARGER_VOLUME") -> str:
     return text + "."
 
 
-def build_overlays(frame, display, level: int | None, inspect: dict | None = None,
+def build_overlays(frame, display, level: int | None, inspect=None,
                    hidden=frozenset(), contact_ids: np.ndarray | None = None,
                    side: ShownSide | None = None) -> Overlays:
     """Overlay geometry of ``frame`` at traversal level ``level``.
@@ -299,8 +285,8 @@ def build_overlays(frame, display, level: int | None, inspect: dict | None = Non
     display : viewer.state.display.Display
     level : int or None
         Traversal level (tree depth for the tree overlays); None = all levels.
-    inspect : dict or None
-        ``{"body": 0 or 1, "node": int}`` of a clicked box.
+    inspect : core.lab.inspect.NodeInspection or None
+        The clicked box (``body``, ``node``) and its ``partners``.
     hidden : set of int
         Tested bodies (0 = A, 1 = B) the user hid: nothing of theirs is drawn, neither their
         tree's volumes, nor their half of each pair, nor their contact triangles (the
@@ -325,7 +311,7 @@ def build_overlays(frame, display, level: int | None, inspect: dict | None = Non
     if containment is not None:
         late = f" ({side.late})" if side.late else ""
         out.notes.append(f"no contact: {containment.text}{late}")
-    is_self = len(frame.trees) == 1 and shown_result(frame) is not None
+    is_self = len(frame.trees) == 1 and frame.shown_result() is not None
     if len(frame.trees) < 2 and not is_self:
         return out
     cap = int(display.box_cap)
@@ -337,7 +323,7 @@ def build_overlays(frame, display, level: int | None, inspect: dict | None = Non
     poses = [_matrix(p) for p in frame.poses]
     if is_self:
         poses = [poses[0], poses[0]]
-    result = shown_result(frame)
+    result = frame.shown_result()
     trace = result.trace if result is not None else None
     hidden = frozenset(int(i) for i in hidden if int(i) < 2)
     if is_self and 0 in hidden:
@@ -414,152 +400,10 @@ def build_overlays(frame, display, level: int | None, inspect: dict | None = Non
             np.asarray(result.segments)[contact_rows])
 
     if inspect is not None and trace is not None:
-        body, node = int(inspect["body"]), int(inspect["node"])
-        partners = np.asarray(inspect.get("partners", []), dtype=np.int64)
+        body, node = int(inspect.body), int(inspect.node)
+        partners = np.asarray(inspect.partners, dtype=np.int64)
         groups = [(body, [node], poses[body]), (1 - body, partners, poses[1 - body])]
         out.polys["inspect"] = node_volumes(
             frame, trees, [g for g in groups if g[0] not in hidden])
     _add_extras(frame, poses, out, level, side)
     return out
-
-
-def node_tests(trace, node: int, body: int, is_self: bool = False,
-               words: KindWords = UNNAMED) -> list[dict]:
-    """Every pair test of one node, at every traversal level, from the trace.
-
-    The traversal level of a test and the node's tree depth differ (with the larger-volume
-    rule a box at depth 5 may be tested at levels 9 to 11), so the inspector lists the tests
-    by level instead of looking only at the level equal to the depth.
-
-    Parameters
-    ----------
-    trace : core.collide.trace.Trace
-    node : int
-        Node id in the tree of ``body``.
-    body : int
-        0 (column ``node_a``) or 1 (``node_b``).
-    is_self : bool
-        One tree against itself: the node may be in either column.
-    words : KindWords
-        The traversal's volume kind's words, to say the separating tests.
-
-    Returns
-    -------
-    list of dict
-        One per pair test, in trace order (so by level): ``level`` (int), ``partner``
-        (int, node of the other column), ``is_overlap`` (bool), ``sep`` (int, the trace's
-        separating id, -1 if the pair overlapped), ``separation`` (str, that test in words;
-        "" if it overlapped).
-    """
-    node_a, node_b = np.asarray(trace.node_a), np.asarray(trace.node_b)
-    if is_self:
-        in_a = node_a == node
-        rows = np.flatnonzero(in_a | (node_b == node))
-        partners = np.where(in_a[rows], node_b[rows], node_a[rows])
-    else:
-        column, other = (node_a, node_b) if body == 0 else (node_b, node_a)
-        rows = np.flatnonzero(column == node)
-        partners = other[rows]
-    levels = np.searchsorted(np.asarray(trace.level_start), rows, side="right") - 1
-    seps = np.asarray(trace.sep_axis)[rows]
-    return [{"level": int(d), "partner": int(p), "is_overlap": int(x) < 0, "sep": int(x),
-             "separation": "" if int(x) < 0 else words.separation(int(x))}
-            for d, p, x in zip(levels, partners, seps)]
-
-
-def inspect_node(frame, body: int, tri_id: int, level: int | None,
-                 depth: int | None = None) -> dict | None:
-    """What the inspector shows for a clicked triangle of body 0 or 1.
-
-    The clicked box is the ancestor, at tree depth ``depth`` (default: the chosen level's
-    number, the depth the tree overlays draw), of the leaf holding triangle ``tri_id`` (the
-    deepest leaf when both are None or deeper than the leaf). Its partners are those of
-    traversal level ``level``; the window passes the depth of the first click when the level
-    changes, so the same box stays inspected while the level slider moves.
-
-    Returns
-    -------
-    dict or None
-        ``body, node, depth, n_prims, triangle, level, partners (list of int),
-        partner_overlaps (list of bool), partner_seps (list of int: the trace's separating
-        id per partner, -1 if the pair overlapped), partner_separations (list of str: that
-        test in words, ``KindWords.separation``), kind (the traversal's registry key, None
-        for the self-traversal of the tree's own boxes), noun (what one volume of that kind
-        is called), levels_tested (traversal levels where
-        the box was in a tested pair), tests (:func:`node_tests`: its pair tests at every
-        traversal level)``; None when there is no frame or no tree. With one
-        body and self-collision, the partners are the boxes of the same tree it was paired
-        with.
-    """
-    is_self = frame is not None and len(frame.trees) == 1 and shown_result(frame) is not None
-    if frame is None or body > 1 or (len(frame.trees) < 2 and not (is_self and body == 0)):
-        return None
-    tree = frame.trees[body]
-    where = np.flatnonzero(np.asarray(tree.prim_ids) == tri_id)
-    if where.size == 0:
-        return None
-    pos = int(where[0])
-    leaves = np.flatnonzero(np.asarray(tree.count) > 0)
-    starts = np.asarray(tree.first)[leaves]
-    counts = np.asarray(tree.count)[leaves]
-    inside = (starts <= pos) & (pos < starts + counts)
-    node = int(leaves[np.flatnonzero(inside)[0]])
-    if depth is None:
-        depth = level
-    if depth is not None:
-        while int(tree.depth[node]) > depth and int(tree.parent[node]) >= 0:
-            node = int(tree.parent[node])
-    result = shown_result(frame)
-    trace = result.trace if result is not None else None
-    # The self-traversal tests the tree's own boxes: its frame's volumes are those boxes.
-    volumes = frame_volume_set(frame)
-    kind = volumes.name if volumes is not None and not is_self else None
-    words = volumes.words if volumes is not None else UNNAMED
-    partners: list[int] = []
-    overlaps: list[bool] = []
-    seps: list[int] = []
-    levels_tested: list[int] = []
-    tests: list[dict] = []
-    if trace is not None and trace.n_levels:
-        pairs, overlapped = trace_pairs(trace, level)
-        sep_ids = trace_separations(trace, level)
-        if is_self:
-            # Either column may hold the box; its partner is the other one of the pair.
-            first, second = pairs[:, 0] == node, pairs[:, 1] == node
-            partners = ([int(p) for p in pairs[first, 1]]
-                        + [int(p) for p in pairs[second & ~first, 0]])
-            overlaps = ([bool(o) for o in overlapped[first]]
-                        + [bool(o) for o in overlapped[second & ~first]])
-            seps = ([int(x) for x in sep_ids[first]]
-                    + [int(x) for x in sep_ids[second & ~first]])
-        else:
-            mine = pairs[:, body] == node
-            partners = [int(p) for p in pairs[mine, 1 - body]]
-            overlaps = [bool(o) for o in overlapped[mine]]
-            seps = [int(x) for x in sep_ids[mine]]
-        # With the larger-volume rule a box is not always tested at the level equal to its
-        # depth: list every level where it was.
-        column = trace.node_a if body == 0 else trace.node_b
-        rows = np.flatnonzero(np.asarray(column) == node)
-        if is_self:
-            rows = np.flatnonzero((np.asarray(trace.node_a) == node)
-                                  | (np.asarray(trace.node_b) == node))
-        levels_tested = sorted({int(d) for d in
-                                np.searchsorted(trace.level_start, rows, side="right") - 1})
-        tests = node_tests(trace, node, body, is_self, words)
-    return {
-        "body": body,
-        "node": node,
-        "depth": int(tree.depth[node]),
-        "n_prims": int(tree.n_prims[node]),
-        "triangle": int(tri_id),
-        "level": level,
-        "partners": partners,
-        "partner_overlaps": overlaps,
-        "partner_seps": seps,
-        "partner_separations": [words.separation(x) for x in seps],
-        "kind": kind,
-        "noun": words.noun,
-        "levels_tested": levels_tested,
-        "tests": tests,
-    }

@@ -98,3 +98,13 @@ def camera_axes(camera) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     right /= np.linalg.norm(right)
     up = np.cross(right, forward)
     return right, up / np.linalg.norm(up), forward
+
+
+def box_on_screen(renderer, lo: np.ndarray, hi: np.ndarray) -> tuple[float, float, float, float]:
+    """``(x0, y0, x1, y1)`` display pixels around the world box ``lo``-``hi`` ((3,)
+    float64 each) as ``renderer``'s camera sees it now."""
+    corners = np.array([[x, y, z] for x in (lo[0], hi[0]) for y in (lo[1], hi[1])
+                        for z in (lo[2], hi[2])], dtype=np.float64)
+    points = np.array([world_to_display(renderer, c)[:2] for c in corners])
+    (x0, y0), (x1, y1) = points.min(axis=0), points.max(axis=0)
+    return float(x0), float(y0), float(x1), float(y1)

@@ -17,11 +17,7 @@ import pyvista as pv
 from vtkmodules.vtkRenderingCore import vtkMapper
 
 from viewer.render.culling import may_cull_back_faces
-from viewer.render.decimation import (  # noqa: F401 - viewer.control.files imports them here
-    DISPLAY_MAX_TRIANGLES,
-    display_copy,
-    prepare_display_copy,
-)
+from viewer.render.decimation import DISPLAY_MAX_TRIANGLES, display_copy
 from viewer.render.geometry import mesh_polydata, ring_polydata
 from viewer.render.ghost import GhostView, build_crosscheck, build_ghost, ghost_box_counts
 from viewer.render.heat import BAR_FONT_PX as BAR_TITLE_PX
@@ -32,17 +28,23 @@ from viewer.render.lecture import (
     FigureLayer,
     line_scale,
 )
-from viewer.render.legend import LEGEND_FONT_PX, TEXT_WEIGHT, CanvasLegend
+from viewer.render.legend import LEGEND_FONT_PX, CanvasLegend
+from viewer.render.legend_scene import drawn_legend_rows, legend_avoid_boxes
 from viewer.render.marks import MARK_NAMES, Marks, build_marks
-from viewer.render.overlays import OVERLAY_NAMES, Overlays, build_overlays, node_volumes
-from viewer.render.picking import MeshPicker, camera_axes, display_to_world, world_to_display
-from viewer.render.screen_boxes import actor_boxes, text_box
-from viewer.render.stepper import (
-    STEP_OVERLAY_NAMES,
-    StepView,
-    build_step_overlays,
-    segments,
+from viewer.render.overlays import OVERLAY_NAMES, Overlays, build_overlays
+from viewer.render.picking import (
+    MeshPicker,
+    box_on_screen,
+    camera_axes,
+    display_to_world,
+    world_to_display,
 )
+from viewer.render.step_drawing import (
+    set_step_label,
+    step_pair_display_point,
+    update_step,
+)
+from viewer.render.stepper import STEP_OVERLAY_NAMES, StepView
 from viewer.render.style import (
     BACKGROUND,
     CROSSCHECK_COLOR,
@@ -54,7 +56,6 @@ from viewer.render.style import (
     NOTE_FONT_PX,
     NOTE_WIDTH_CHARS,
     OVERLAY_STYLE,
-    STEP_GAP_COLOR,
     TITLE_FONT_PX,
     frame_legend_rows,
     frame_words,
@@ -71,11 +72,6 @@ ANALYSIS_NAMES = ("ghost", "crosscheck", "diff_tree", "diff_nodes")
 LEVEL_OVERLAYS_OFF = {"show_tree_a": False, "show_tree_b": False, "show_parents": False,
                       "show_overlap": False, "show_culled": False}
 """Display fields turned off while the stepper is on: its pairs replace the level's."""
-
-STEP_LABEL_CHARS = 36
-"""Line length of the separation's label beside the arrow (at 48 it ran off the right edge
-of a 1280x800 lecture view when the arrow pointed right)."""
-
 
 # Meshes are pushed back in depth so that the red contact triangles, which lie exactly on
 # them, win the depth test instead of z-fighting.
@@ -188,7 +184,7 @@ class SceneRenderer:
         widths = line_scale(self.presentation_scale)
         for name, actor in self.actors.items():
             actor.prop.line_width = OVERLAY_STYLE[name][1] * widths
-        self._set_step_label(*self._step_label_at)  # its font scales like the caption's
+        set_step_label(self, *self._step_label_at)  # its font scales like the caption's
 
     def show_figure(self, image, bottom_px: int = 0) -> None:
         """An experiment's figure ``(h, w, 4) uint8`` over the view, the legend and the
@@ -316,7 +312,7 @@ class SceneRenderer:
         for name in (*OVERLAY_NAMES, *STEP_OVERLAY_NAMES, *ANALYSIS_NAMES, *MARK_NAMES):
             self._set_poly(name, pv.PolyData())
         self.heat.show(build_heat(None, None, "off", None, []))
-        self._set_step_label(None, "")
+        set_step_label(self, None, "")
         self._set_poly("selection", pv.PolyData())
         self.title.SetText(2, title)
 
@@ -400,7 +396,7 @@ class SceneRenderer:
         frame : core.pipeline.Frame or None
         display : viewer.state.display.Display
         level : int or None
-        inspect : dict or None
+        inspect : core.lab.inspect.NodeInspection or None
         extra_note : str
             Added to the canvas note (e.g. the step-mode sentence).
         hidden : set of int
@@ -408,15 +404,15 @@ class SceneRenderer:
         step : StepView or None
             The traversal stepper's step: its overlays are drawn and the level's volumes,
             pairs and selection are not (None: the normal view).
-        heat : core.collide.heat.FrameHeat or None
+        heat : core.lab.heat.FrameHeat or None
             The frame's work per triangle and node, drawn as ``display.heat_map`` says.
         heat_note : str
             Why there is no heat map although one is asked for (added to the canvas note).
         ghost : GhostView or None
             A fresh tree of the frame's vertices, drawn when ``display.show_ghost``.
-        crosscheck : core.crosscheck.CrossCheck or None
+        crosscheck : core.lab.crosscheck.CrossCheck or None
             Another engine's verdict on the frame: the pairs the engines disagree on.
-        side : viewer.side_results.ShownSide or None
+        side : viewer.state.side_results.ShownSide or None
             The distance and inside test computed beside the frames (None: the frame's own).
         contact_ids : (c,) int64 or None
             Only these rows of the frame's contacts are drawn (step mode's contacts reached
@@ -445,7 +441,7 @@ class SceneRenderer:
             ghost = None
         overlays = build_overlays(frame, display, level, inspect, hidden,
                                   contact_ids if step is None else step.contact_ids, side)
-        step_overlays = self._update_step(frame, step)
+        step_overlays = update_step(self, frame, step)
         poses = [] if frame is None else [
             p.as_matrix() if hasattr(p, "as_matrix") else np.asarray(p, np.float64)
             for p in frame.poses]
@@ -523,86 +519,6 @@ class SceneRenderer:
         self.last_marks = marks
         return marks
 
-    def _update_step(self, frame, step: StepView | None):
-        """Copy the stepper's overlays of ``step`` into their actors (empty when None)."""
-        shown = step if frame is not None and len(frame.trees) >= 2 else None
-        if shown is None and self._is_step_empty and self.last_step_overlays is not None:
-            # Emptied already: emptying nine overlays and removing the absent label again
-            # cost 1.3 ms of every played frame's redraw (bunny-bunny, 1280x800, cProfile).
-            return self.last_step_overlays
-        poses = [] if frame is None else [
-            p.as_matrix() if hasattr(p, "as_matrix") else np.asarray(p, np.float64)
-            for p in frame.poses]
-
-        def pair_volumes(groups):
-            return node_volumes(frame, frame.trees, [(b, ids, poses[b]) for b, ids in groups])
-
-        def leaf_triangles(body, ids):
-            mesh = frame.meshes[body]
-            corners = np.asarray(mesh.vertices, np.float64)[np.asarray(mesh.faces)[ids]]
-            matrix = poses[body]
-            corners = corners @ matrix[:3, :3].T + matrix[:3, 3]  # (t, 3, 3) in the world
-            return segments(corners[:, [0, 1, 1, 2, 2, 0]].reshape(-1, 3))
-
-        out = build_step_overlays(shown, pair_volumes, leaf_triangles)
-        for name in STEP_OVERLAY_NAMES:
-            self._set_poly(name, out.polys[name])
-        self._set_step_label(out.label_point, out.label)
-        self.last_step_overlays = out
-        self._is_step_empty = shown is None
-        return out
-
-    def step_label_font_px(self) -> int:
-        """The separation label's font size: the note's, scaled in lecture mode like the
-        caption (it was 12 px beside a 24 px caption)."""
-        return max(8, round(NOTE_FONT_PX * self.text_scale * self.presentation_scale))
-
-    def _set_step_label(self, point, text: str) -> None:
-        """The separation's words beside the axis arrow's head (one named actor; None
-        removes it)."""
-        self._step_label_at = (point, text)
-        self.step_label_text = text if point is not None else ""
-        if point is None or not text:
-            # add_point_labels names its actors "<name>-labels" and "<name>-points": removing
-            # "step_label" left the last culled pair's words on the canvas.
-            for name in ("step_label-labels", "step_label-points"):
-                self.plotter.remove_actor(name, render=False)
-            return
-        # One line each for the test, A's span, B's span and the gap (wrapped at any space,
-        # a span's two numbers came apart over two lines).
-        parts = (text.replace(": A spans", ":\nA spans").replace(", B spans", "\nB spans")
-                 .replace(", gap", "\ngap").splitlines())
-        wrapped = "\n".join(line for part in parts
-                             for line in textwrap.wrap(part, STEP_LABEL_CHARS))
-        self.plotter.add_point_labels(
-            np.asarray(point, dtype=np.float64).reshape(1, 3), [wrapped], name="step_label",
-            font_size=self.step_label_font_px(), bold=False, text_color="black",
-            shape_color="white", shape_opacity=0.9, point_color=STEP_GAP_COLOR,
-            show_points=False, always_visible=True, reset_camera=False, render=False,
-            pickable=False)
-
-    def box_on_screen(self, lo: np.ndarray, hi: np.ndarray) -> tuple[float, float, float, float]:
-        """``(x0, y0, x1, y1)`` display pixels around the world box ``lo``-``hi`` ((3,)
-        float64 each) as the camera sees it now."""
-        corners = np.array([[x, y, z] for x in (lo[0], hi[0]) for y in (lo[1], hi[1])
-                            for z in (lo[2], hi[2])], dtype=np.float64)
-        points = np.array([self.world_to_display(c)[:2] for c in corners])
-        (x0, y0), (x1, y1) = points.min(axis=0), points.max(axis=0)
-        return float(x0), float(y0), float(x1), float(y1)
-
-    def step_pair_display_point(self):
-        """``(x, y)`` display pixels of the stepper's pair's centre, or None when no pair
-        is drawn (the legend keeps clear of it)."""
-        if self._is_step_empty:
-            return None
-        boxes = [self.polys[name] for name in ("step_a", "step_b") if self.polys[name].n_points]
-        if not boxes:
-            return None
-        lo = np.min([np.asarray(b.bounds)[0::2] for b in boxes], axis=0)
-        hi = np.max([np.asarray(b.bounds)[1::2] for b in boxes], axis=0)
-        x, y, _depth = self.world_to_display(0.5 * (lo + hi))
-        return float(x), float(y)
-
     def set_step_legend(self, words: KindWords, drawn: frozenset | None = None) -> None:
         """The legend of the stepper's colours, naming the kind's volumes; only the rows of
         what is ``drawn`` (:func:`viewer.render.style.step_legend_entries`)."""
@@ -622,7 +538,7 @@ class SceneRenderer:
         itself, and ``extra_rows`` at the end (entries rewritten only when they change)."""
         self._legend_args = (words, has_partition, has_distance, is_one_mesh,
                              tuple(extra_rows))
-        drawn = self._drawn_legend_rows()
+        drawn = drawn_legend_rows(self)
         key = (*self._legend_args, drawn)
         if key == self._legend_key:
             return
@@ -632,16 +548,6 @@ class SceneRenderer:
             legend_entries(words, has_partition, has_distance, is_one_mesh, extra_rows, drawn))
         self.legend_texts = self.canvas_legend.texts()
 
-    def _drawn_legend_rows(self) -> frozenset:
-        """The optional legend rows (``style.LEGEND_ROW_KEYS``) whose colour is on screen:
-        the last frame's overlays, the selection and the brush."""
-        drawn = set(self._frame_drawn)
-        if self.polys["inspect"].n_cells or self.polys["selection"].n_cells:
-            drawn.add("selected")
-        if self.polys["brush"].n_cells:
-            drawn.add("brush")
-        return frozenset(drawn)
-
     def _refresh_legend_rows(self) -> None:
         """The selection or the brush came or went: the legend's rows follow (outside the
         stepper, whose legend is its own)."""
@@ -649,42 +555,17 @@ class SceneRenderer:
             self.set_legend_kind(*self._legend_args)
 
     def _legend_avoid_boxes(self) -> list:
-        """Screen boxes the legend keeps clear (``(x0, y0, x1, y1[, weight])``, display
-        pixels): every actor drawing something, the title, the note, the failure line and
-        the heat map's colour bars."""
-        renderer = self.plotter.renderer
-        actors = [a for a in self.mesh_actors]
-        actors += [self.actors[name] for name, poly in self.polys.items() if poly.n_cells]
-        actors += [self.heat.actors[name] for name, poly in self.heat.polys.items()
-                   if poly.n_cells]
-        boxes = list(actor_boxes(renderer, actors))
-        # The stepper's pair under test (and its gap) is what the student reads: kept clear
-        # like a text.
-        pair = [self.actors[name] for name in ("step_a", "step_b", "step_gap")
-                if self.polys[name].n_cells]
-        boxes.extend((*box, TEXT_WEIGHT) for box in actor_boxes(renderer, pair))
-        view = tuple(int(v) for v in renderer.GetSize())
-        scale = self.text_scale * self.presentation_scale
-        for actor, corner_id, corner, px in ((self.title, 2, "upper_left", TITLE_FONT_PX),
-                                             (self.failure, 2, "upper_left", NOTE_FONT_PX),
-                                             (self.note, 0, "lower_left", NOTE_FONT_PX)):
-            if actor.GetVisibility():
-                box = text_box(actor.GetText(corner_id) or "", px * scale, corner, view)
-                if box is not None:
-                    boxes.append((*box, TEXT_WEIGHT))
-        for bar in self.heat.bars:
-            if bar.GetVisibility():
-                x, y = bar.GetPosition()
-                w, h = bar.GetPosition2()
-                boxes.append((x * view[0], y * view[1], (x + w) * view[0],
-                              (y + h) * view[1] + 1.5 * self.heat.font_px, TEXT_WEIGHT))
-        # The lecture caption and its line of keys: the band they take at the bottom, from
-        # the caption's words (the bar places its actors when it renders, which may come
-        # after the legend: read as last placed, an exported frame's legend sat over it).
-        bar = self.caption_bar
-        if bar.caption or bar.hint:
-            boxes.append((0.0, 0.0, float(view[0]), float(bar.top_px()), TEXT_WEIGHT))
-        return boxes
+        """The screen boxes the legend keeps clear (:func:`legend_scene.legend_avoid_boxes`)."""
+        return legend_avoid_boxes(self)
+
+    def step_pair_display_point(self):
+        """The stepper's pair's centre on screen (:func:`step_drawing.step_pair_display_point`)."""
+        return step_pair_display_point(self)
+
+    def box_on_screen(self, lo: np.ndarray, hi: np.ndarray) -> tuple[float, float, float, float]:
+        """``(x0, y0, x1, y1)`` display pixels around the world box ``lo``-``hi``
+        (:func:`viewer.render.picking.box_on_screen`)."""
+        return box_on_screen(self.plotter.renderer, lo, hi)
 
     def cell_count(self, name: str) -> int:
         """Cells currently drawn by overlay ``name`` (heat map actors included)."""

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pyvista as pv
 
-# Mirrors of ``core.collide.steps``' outcome codes (``TraversalSteps.decided``); a test checks
+# Mirrors of ``core.lab.steps``' outcome codes (``TraversalSteps.decided``); a test checks
 # they agree.
 CODE_CULLED = 0
 CODE_SPLIT = 1
@@ -156,7 +156,7 @@ class StepView:
     contact_ids : (c,) int64
         Rows of the frame's contacts found up to and including this step: only they are
         drawn while stepping, so the picture agrees with the running count.
-    separation : core.collide.steps.Separation or None
+    separation : core.lab.separation.Separation or None
         A culled pair's separating axis (None otherwise, or when the kind cannot say).
     noun, noun_plural : str
         How the kind's volumes are called.
@@ -195,7 +195,7 @@ class StepView:
     history_root: tuple | None = None
     n_history_left: int = 0
     contact_ids: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))
-    separation: object = None  # core.collide.steps.Separation: plain arrays and numbers
+    separation: object = None  # core.lab.separation.Separation: plain arrays and numbers
     noun: str = "volume"
     noun_plural: str = "volumes"
     traversal_title: str = ""
@@ -253,7 +253,7 @@ def _normal_to(axis: np.ndarray) -> np.ndarray:
 
 def separation_polys(sep) -> tuple[dict, np.ndarray]:
     """The arrow, both intervals and the gap of a separating axis ``sep``
-    (:class:`core.collide.steps.Separation`: axis, origin, intervals, gap, words; read only).
+    (:class:`core.lab.separation.Separation`: axis, origin, intervals, gap, words; read only).
 
     Returns
     -------

@@ -235,7 +235,7 @@ def ghost_words(ghost: GhostView | None, frame,
     if ghost.frame is frame:
         rows = [f"ghost (grey dashes): {words} of a fresh tree", ghost.sah_text()]
     else:
-        built, shown = getattr(ghost.frame, "index", "?"), getattr(frame, "index", "?")
+        built, shown = ghost.frame.index, frame.index if frame is not None else "?"
         rows = [f"ghost from frame {built} (grey dashes): {words} of the newest fresh tree "
                 f"(shown: frame {shown})", f"frame {built}: {ghost.sah_text()}"]
     if counts is not None and counts[0] < counts[1]:

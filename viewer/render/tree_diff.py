@@ -3,7 +3,7 @@
 ``diff_tree``: the volumes of the tree shown (the diff's first or second), at the tree depth
 the level overlays are drawn at, as dashes in :data:`~viewer.render.style.DIFF_COLOR`;
 ``diff_nodes``: the nodes of that tree whose boxes differ most from their match in the other
-tree (``core.tree_diff``: matched by the triangles they hold), drawn thick in the same colour.
+tree (``core.lab.tree_diff``: matched by the triangles they hold), drawn thick in the same colour.
 The controller (``viewer.control.tree_diff``) makes the :class:`TreeDiffView`.
 """
 

@@ -83,7 +83,7 @@ def frame_volume_set(frame) -> VolumeSet | None:
     none, or no frame)."""
     if frame is None:
         return None
-    return as_volume_set(getattr(frame, "volumes", None), getattr(frame, "trees", ()))
+    return as_volume_set(frame.volumes, frame.trees)
 
 
 def node_rows(volumes: VolumeSet, body: int, node_ids: np.ndarray) -> np.ndarray:

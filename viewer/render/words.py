@@ -3,7 +3,7 @@ and which test separated a culled pair, and how a tree node is named (pure: no p
 Qt, no core).
 
 The words themselves belong to each bounding-volume kind (its registry row in the core:
-``noun``, ``noun_plural``, ``pair_noun``, ``separating_test``); :mod:`viewer.kinds` copies
+``noun``, ``noun_plural``, ``pair_noun``, ``separating_test``); :mod:`viewer.words.kinds` copies
 them into a :class:`KindWords`, which reaches the drawing code inside the frame's volumes
 (``VolumeSet.words``). This module only says what to print when there is nothing to name.
 """

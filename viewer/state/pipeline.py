@@ -42,7 +42,7 @@ class PipelineChoice:
         are reported with their distance; 0 means exact contact only.
     distance : bool
         Measure the minimum distance of A and B when they do not touch (beside the frame, on
-        its own lane: :mod:`viewer.side_results`).
+        its own lane: :mod:`viewer.state.side_results`).
     containment : bool
         Test whether one of A and B is inside the other when they do not touch (beside the
         frame, like ``distance``).

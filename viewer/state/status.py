@@ -56,7 +56,7 @@ class CostView:
         The frame it describes.
     kind_label : str
         The bounding volume whose unit costs are used, in words ("boxes", "spheres", ...).
-    prediction : core.costmodel.CostPrediction or None
+    prediction : core.lab.costmodel.CostPrediction or None
         The terms and the predicted total; None while the unit costs are measured.
     measured_ms : float
         The frame's measured core time for the same work (ms).

@@ -1,2 +1,2 @@
-"""The panels inside the docks, one module per dock (:mod:`viewer.qt.docks` wraps each in its
+"""The panels inside the docks, one module per dock (:mod:`viewer.qt.panels.docks` wraps each in its
 dock widget)."""

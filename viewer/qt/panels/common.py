@@ -6,7 +6,7 @@ from __future__ import annotations
 from PyQt6.QtCore import QEvent, QObject, Qt
 from PyQt6.QtWidgets import QComboBox, QLabel, QTableWidget, QTableWidgetItem
 
-from viewer.frame_caption import frame_caption, tree_words
+from viewer.state.frame_caption import frame_caption, tree_words
 
 __all__ = ["WhenShown", "frame_caption", "header_label", "header_text", "narrow_combo",
            "set_cell", "show_header", "tree_words", "wrap_label"]
@@ -72,7 +72,7 @@ class WhenShown(QObject):
 
     A dock tabbed behind another, closed, or in a hidden window is not refreshed on each
     frame while playing: it keeps the newest arguments and refreshes once when it is shown
-    (its dock's ``visibilityChanged``, connected by ``viewer.qt.docks``, or a show event)
+    (its dock's ``visibilityChanged``, connected by ``viewer.qt.panels.docks``, or a show event)
     or when playing stops. Paused, every call refreshes at once (a single step, a click on
     a level: what a reader checks right after, even on a hidden panel). On the 278k-triangle
     benchmark the Stats and Outliner docks, behind the Levels tab, took 7 and 11 ms of the

@@ -69,7 +69,7 @@ def tree_depth_text(frame, body: int, level: int | None) -> str:
     "at tree depth 5", "at tree depth 9 (its deepest)", "at every depth"."""
     if level is None:
         return "at every depth"
-    trees = getattr(frame, "trees", ()) if frame is not None else ()
+    trees = frame.trees if frame is not None else ()
     if not trees:
         return f"at tree depth {level}"
     tree = trees[min(body, len(trees) - 1)]
@@ -78,9 +78,9 @@ def tree_depth_text(frame, body: int, level: int | None) -> str:
     return f"at tree depth {level}"
 
 
-def inspect_html(info: dict, shown_level: int | None, is_self: bool = False,
+def inspect_html(info, shown_level: int | None, is_self: bool = False,
                  file_ids: dict | None = None) -> str:
-    """The inspector's text for :func:`viewer.render.overlays.inspect_node`'s ``info``.
+    """The inspector's text for ``info``, a :class:`core.lab.inspect.NodeInspection`.
 
     The box's tree depth, then its pair tests grouped by traversal level (each level a link
     ``level:<d>``), with the separating test of every culled pair. The level shown on the
@@ -88,21 +88,21 @@ def inspect_html(info: dict, shown_level: int | None, is_self: bool = False,
     node ids (``(k,) int64``); its nodes are then named by them.
     """
     # A one-mesh scene has no A and B: its box's partners are other boxes of the same mesh.
-    body = info["body"]
+    body = info.body
     name = "the mesh" if is_self else "AB"[body]
     other = "box" if is_self else "BA"[body]
     partners_in = "the same mesh" if is_self else other
-    noun = info.get("noun", "volume")
-    n_prims = info["n_prims"]
+    noun = info.noun
+    n_prims = info.n_prims
     own_ids = (file_ids or {}).get(body)
     other_ids = (file_ids or {}).get(body if is_self else 1 - body)
-    head = (f"<b>{noun} {node_label(info['node'], own_ids)} of {name}</b> (triangle "
-            f"{info['triangle']} is under "
-            f"it)<br>tree depth <b>{info['depth']}</b>, {n_prims} "
+    head = (f"<b>{noun} {node_label(info.node, own_ids)} of {name}</b> (triangle "
+            f"{info.triangle} is under "
+            f"it)<br>tree depth <b>{info.depth}</b>, {n_prims} "
             f"triangle{'' if n_prims == 1 else 's'}")
-    by_level: dict[int, list[dict]] = {}
-    for test in info.get("tests", []):
-        by_level.setdefault(test["level"], []).append(test)
+    by_level: dict[int, list] = {}
+    for test in info.tests:
+        by_level.setdefault(test.level, []).append(test)
     if not by_level:
         return head + ("<br>never tested: the traversal culled a pair above it (an ancestor "
                        "pair did not overlap)")
@@ -112,9 +112,9 @@ def inspect_html(info: dict, shown_level: int | None, is_self: bool = False,
              f"level{'s' if len(levels) > 1 else ''} {span} (click a level to show it):"]
     for d in levels[:MAX_INSPECT_LEVELS]:
         tests = by_level[d]
-        hits = [f"{other} {shown_node_id(t['partner'], other_ids)}" for t in tests
-                if t["is_overlap"]]
-        culled = [t for t in tests if not t["is_overlap"]]
+        hits = [f"{other} {shown_node_id(t.partner, other_ids)}" for t in tests
+                if t.is_overlap]
+        culled = [t for t in tests if not t.is_overlap]
         mark = " ◀ shown" if d == shown_level else ""
         line = (f"<a href='level:{d}'>level {d}</a>{mark}: {len(tests)} tested, "
                 f"{len(hits)} overlapping")
@@ -123,9 +123,9 @@ def inspect_html(info: dict, shown_level: int | None, is_self: bool = False,
             line += ", …)" if len(hits) > MAX_CULLED_LINES else ")"
         lines.append(line)
         for t in culled[:MAX_CULLED_LINES]:
-            lines.append(f"&nbsp;&nbsp;culled {other} {shown_node_id(t['partner'], other_ids)}, "
+            lines.append(f"&nbsp;&nbsp;culled {other} {shown_node_id(t.partner, other_ids)}, "
                          "separated by "
-                         f"{t['separation']}")
+                         f"{t.separation}")
         if len(culled) > MAX_CULLED_LINES:
             lines.append(f"&nbsp;&nbsp;… and {len(culled) - MAX_CULLED_LINES} more culled")
     if len(levels) > MAX_INSPECT_LEVELS:

@@ -55,10 +55,7 @@ def _shown_trace(frame):
     """The trace of the shown collision result (bodies 0 and 1, or one body against itself)."""
     if frame is None:
         return None
-    result = frame.result
-    if result is None:
-        self_results = getattr(frame, "self_results", None)
-        result = self_results[0] if self_results else None
+    result = frame.shown_result()
     return None if result is None else result.trace
 
 
@@ -409,7 +406,7 @@ class OutlinerPanel(QWidget):
             return
         frame = self.model.frame
         body, node = selection
-        self._path_asked = (getattr(frame, "index", None), body, node)
+        self._path_asked = (frame.index if frame is not None else None, body, node)
         self.path_caption.setText(f"Measuring the path of node "
                                   f"{self._shown_id(body, node)} of {BODY_NAMES[body]}…")
         self.controller.nodes.request_path(body, node, self._show_path)
@@ -463,7 +460,7 @@ class OutlinerPanel(QWidget):
         text = (f"Path of node {path.rows[0]['node']} to the root, {path.caption}; measured "
                 f"with {path.kind_label}.")
         frame = self.model.frame
-        if frame is not None and getattr(frame, "index", None) != path.frame_index:
+        if frame is not None and frame.index != path.frame_index:
             text += f" Stale: the view shows frame {frame.index}."
         return text
 

@@ -7,12 +7,12 @@ from __future__ import annotations
 from PyQt6.QtCore import Qt
 from PyQt6.QtWidgets import QDoubleSpinBox, QFormLayout, QLabel, QWidget
 
-from viewer.choices import descend_choices, split_choices
 from viewer.qt.panels.analyses import AnalysesBox
 from viewer.qt.panels.common import wrap_label
-from viewer.qt.volume_choice import VolumeChoice
+from viewer.qt.panels.volume_choice import VolumeChoice
 from viewer.qt.widgets import pipeline_combo
 from viewer.state.pipeline import UpdateChoice
+from viewer.words.choices import descend_choices, split_choices
 
 UPDATE_CHOICES = (
     (UpdateChoice.REFIT, "refit every frame",

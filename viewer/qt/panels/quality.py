@@ -132,8 +132,26 @@ class HistogramCanvas(FigureCanvasQTAgg):
         self.title, self.xlabel, self.ylabel = title, xlabel, ylabel
         self.counts = np.zeros(0, dtype=np.int64)
         self.n_draws = 0  # charts drawn (a test counts them)
+        self.n_renders = 0  # times matplotlib drew the figure (a test counts them)
+        self._hidden_draw_pending = False
         self.setMinimumHeight(170)
         self._draw_counts(self.counts)
+
+    def draw_idle(self) -> None:
+        """Queue a draw, or, while the chart is hidden (the Quality dock in a tab behind
+        another), keep it for when it shows. matplotlib's Qt canvas draws a hidden chart as
+        soon as it has a size: two charts of 100 ms each per new window (cProfile of a test
+        window), drawn for nobody."""
+        if self.isVisible():
+            super().draw_idle()
+        else:
+            self._hidden_draw_pending = True
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        if self._hidden_draw_pending:
+            self._hidden_draw_pending = False
+            super().draw_idle()
 
     def draw(self) -> None:
         """Draw the chart, unless its widget is gone: a chart whose window closed while its
@@ -141,6 +159,7 @@ class HistogramCanvas(FigureCanvasQTAgg):
         HistogramCanvas has been deleted", printed by matplotlib in the full test run)."""
         try:
             super().draw()
+            self.n_renders += 1
         except RuntimeError:
             if not sip.isdeleted(self):
                 raise

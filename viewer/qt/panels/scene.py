@@ -24,7 +24,7 @@ from viewer.qt.panels.common import wrap_label
 from viewer.qt.panels.mesh_notes import body_notes
 from viewer.qt.widgets import FloatSlider, StopSlider
 from viewer.scenes import SCENES
-from viewer.side_results import shown_side
+from viewer.state.side_results import shown_side
 
 #: The list entry that opens the many-objects demo (Zhou et al. 2009) in its own window: its
 #: sixty moving bodies are not a two-body scene of this window.

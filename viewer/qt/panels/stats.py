@@ -19,9 +19,8 @@ from viewer.qt.panels.common import WhenShown, header_label, set_cell, show_head
 from viewer.qt.panels.mesh_notes import body_notes
 from viewer.render.overlays import KIND_LABELS
 from viewer.render.style import frame_words
-from viewer.side_results import ShownSide, shown_side
-from viewer.state.shown import shown_result
-from viewer.timing import PHASE_WORDS, last_and_median, shown_phases
+from viewer.state.side_results import ShownSide, shown_side
+from viewer.state.timing import PHASE_WORDS, last_and_median, shown_phases
 
 RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
 """Numbers are right-aligned."""
@@ -114,7 +113,7 @@ class StatsPanel(QWidget):
 
     def refresh(self, frame) -> None:
         show_header(self.header, self.model, frame)
-        result = shown_result(frame)
+        result = frame.shown_result() if frame is not None else None
         self.relation.setText(relation_text(
             frame, result, shown_side(frame, self.model.side, self.model.side_by_frame)))
         self._refresh_slow(frame)

@@ -18,7 +18,7 @@ from PyQt6.QtWidgets import (
     QWidget,
 )
 
-from viewer.qt.actions import STEPPER, rows_in, shortcut_of
+from viewer.qt.actions import STEP_KEY, STEPPER, rows_in, shortcut_of
 from viewer.qt.panels.common import wrap_label
 from viewer.render.overlays import KIND_LABELS
 from viewer.render.stepper import (
@@ -31,7 +31,7 @@ from viewer.render.stepper import (
 )
 
 STEP_BUTTONS = tuple((row.args[0], row.label, row.shortcut, row.help)
-                     for row in rows_in(STEPPER) if row.handler == "step_key")
+                     for row in rows_in(STEPPER) if row.handler == STEP_KEY)
 """The stepper's buttons: (key in the dock, text, shortcut, tooltip), the Stepper menu's
 step rows of :data:`viewer.qt.actions.ACTIONS` (the window gives each its key)."""
 
