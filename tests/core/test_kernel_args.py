@@ -62,15 +62,15 @@ def _writable_tree(tree):
 
 @pytest.mark.parametrize("trace", [False, True])
 def test_the_traversal_reads_a_callers_writable_tree_read_only(monkeypatch, trace):
-    import core.collide.query as query
+    import core.collide.traversal_driver as driver
     from core.collide import collide
 
     a, b = sphere_mesh(10), sphere_mesh(8, radius=0.8)
     pose = Pose.from_axis_angle((1, 2, 3), 0.5, (0.9, 0.1, 0.0))
     tree_a, tree_b = build_tree(a), build_tree(b)
     expected = collide(a, tree_a, b, tree_b, None, pose, trace=trace)
-    levels = _spy(monkeypatch, query, "traverse_levels", outputs={22})
-    walks = _spy(monkeypatch, query, "traverse_depth_first", outputs={18})
+    levels = _spy(monkeypatch, driver, "traverse_levels", outputs={22})
+    walks = _spy(monkeypatch, driver, "traverse_depth_first", outputs={18})
     result = collide(a, _writable_tree(tree_a), b, _writable_tree(tree_b), None, pose,
                      trace=trace)
     assert levels + walks and all(c == [] for c in levels + walks), levels + walks
