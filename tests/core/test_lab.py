@@ -17,7 +17,7 @@ from core.cli import main
 from core.lab.inspect import NodeInspection, NodeTest, inspect_node
 from core.lab.tables import ContactRow, CounterRow, FrameTables, LevelRow, frame_tables, level_rows
 from core.mesh import TriMesh
-from core.pipeline import BodyInput, Frame, FramePipeline, PipelineSettings
+from core.pipeline import DEFAULT_REQUEST, BodyInput, Frame, FramePipeline, PipelineSettings
 from core.pose import Pose, rotation_matrix
 from tests.core.meshgen import sphere_mesh
 
@@ -28,7 +28,7 @@ REPO_ROOT = Path(__file__).resolve().parent.parent.parent
 def pair_frame():
     a = sphere_mesh(14, name="a")
     b = sphere_mesh(12, radius=0.8, name="b")
-    pipe = FramePipeline(PipelineSettings(trace=True))
+    pipe = FramePipeline(PipelineSettings(DEFAULT_REQUEST.replace(trace=True)))
     return pipe.step([BodyInput("a", a), BodyInput("b", b, Pose(np.eye(3), (1.1, 0.3, 0.0)))])
 
 
@@ -39,7 +39,7 @@ def self_frame():
     vertices = np.concatenate([a.vertices, b.vertices + (0.9, 0.0, 0.0)])
     faces = np.concatenate([a.faces, b.faces + a.n_vertices])
     mesh = TriMesh(vertices=vertices, faces=faces, name="twin")
-    return FramePipeline(PipelineSettings(trace=True, self_collision=True)).step(
+    return FramePipeline(PipelineSettings(DEFAULT_REQUEST.replace(trace=True, self_collision=True))).step(
         [BodyInput("twin", mesh)])
 
 
