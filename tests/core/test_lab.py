@@ -39,7 +39,8 @@ def self_frame():
     vertices = np.concatenate([a.vertices, b.vertices + (0.9, 0.0, 0.0)])
     faces = np.concatenate([a.faces, b.faces + a.n_vertices])
     mesh = TriMesh(vertices=vertices, faces=faces, name="twin")
-    return FramePipeline(PipelineSettings(DEFAULT_REQUEST.replace(trace=True, self_collision=True))).step(
+    settings = PipelineSettings(DEFAULT_REQUEST.replace(trace=True, self_collision=True))
+    return FramePipeline(settings).step(
         [BodyInput("twin", mesh)])
 
 
