@@ -17,8 +17,8 @@ from core.pipeline import BodyInput, FramePipeline, PipelineSettings, UpdateMode
 from core.pose import Pose
 from core.recording import Recording, open_recording, save_recording
 from core.recording.codec import CodecError, FrameDecoder, FrameEncoder
+from tests.core.helpers import as_foreign
 from tests.core.meshgen import sphere_mesh
-from tests.core.test_treefile import _as_foreign
 
 POSE_B = Pose(translation=(1.05, 0.2, 0.1))
 
@@ -32,7 +32,7 @@ def meshes():
 def foreign(tmp_path, meshes):
     """Body A's tree as another engine wrote it (shuffled ids, children layout), read back."""
     path = tmp_path / "a.json"
-    path.write_text(json.dumps(_as_foreign(build_tree(meshes[0], SplitRule.SAH, 3), seed=2)))
+    path.write_text(json.dumps(as_foreign(build_tree(meshes[0], SplitRule.SAH, 3), seed=2)))
     return read_tree(path, meshes[0])
 
 
@@ -91,7 +91,7 @@ def test_deformed_pinned_tree_is_refitted_not_rebuilt(meshes, foreign):
 
 def test_file_bounds_are_used_as_read_broken_ones_included(tmp_path, meshes):
     a, b = meshes
-    keys = _as_foreign(build_tree(a, SplitRule.MIDPOINT, 2), seed=9)
+    keys = as_foreign(build_tree(a, SplitRule.MIDPOINT, 2), seed=9)
     root = next(i for i, row in enumerate(keys["children"])
                 if i not in {c for pair in keys["children"] for c in pair})  # fmt: skip
     leaf = next(i for i, row in enumerate(keys["children"]) if row == [-1, -1])

@@ -21,7 +21,7 @@ from core.io import load_mesh
 from core.mesh import TriMesh
 from tests.core.meshgen import sphere_mesh
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "coal"
+DATA = Path(__file__).resolve().parents[2] / "data" / "coal"
 OCTAHEDRON = DATA / "octahedron.obj"
 KINDS = {"aabb": (), "obb": ("obb",), "rss": ("rss",), "obbrss": ("obb", "rss"),
          "kios": ("obb",)}  # fmt: skip

@@ -20,7 +20,7 @@ from core.bvh.diagnosis import (
 from core.cli import main
 from core.mesh import TriMesh
 
-SPHERE = Path(__file__).resolve().parents[2] / "examples" / "contact-log" / "sphere-a.obj"
+SPHERE = Path(__file__).resolve().parents[3] / "examples" / "contact-log" / "sphere-a.obj"
 
 
 def _strip():

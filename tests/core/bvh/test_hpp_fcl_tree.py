@@ -20,7 +20,7 @@ from core.cli import main
 from core.io import load_mesh
 from core.mesh import TriMesh
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "hpp-fcl"
+DATA = Path(__file__).resolve().parents[2] / "data" / "hpp-fcl"
 COAL = DATA.parent / "coal"
 OCTAHEDRON = DATA / "octahedron.obj"
 KINDS = {"aabb": (), "obb": ("obb",), "rss": ("rss",), "obbrss": ("obb", "rss"),

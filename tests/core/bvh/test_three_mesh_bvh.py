@@ -18,7 +18,7 @@ from core.bvh.validate_volumes import validate_imported
 from core.cli import main
 from core.io import load_mesh
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "three-mesh-bvh"
+DATA = Path(__file__).resolve().parents[2] / "data" / "three-mesh-bvh"
 MESH = DATA / "icosphere80.obj"
 FILES = ("icosphere80.json", "icosphere80-indirect.json")
 BINARY = ("icosphere80.3mbvh", "icosphere80-indirect.3mbvh")
@@ -223,7 +223,7 @@ def test_a_mesh_of_other_triangles_is_refused():
 
 
 def test_every_format_is_recognised_by_its_content_whatever_its_suffix(tmp_path):
-    coal = Path(__file__).resolve().parents[1] / "data" / "coal"
+    coal = Path(__file__).resolve().parents[2] / "data" / "coal"
     octahedron = load_mesh(coal / "octahedron.obj")
     sphere = load_mesh(MESH)
     ours = tmp_path / "ours.json"

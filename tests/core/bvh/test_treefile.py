@@ -19,18 +19,8 @@ from core.collide.dispatch import tree_query
 from core.mesh import TriMesh
 from core.pose import Pose
 from core.request import CollisionRequest
+from tests.core.helpers import FOREIGN, FOUR, as_foreign, assert_same_tree
 from tests.core.meshgen import sphere_mesh
-
-TREE_ARRAYS = ("first", "count", "parent", "depth", "prim_start", "n_prims", "prim_ids",
-               "bmin", "bmax", "level_nodes", "level_start")  # fmt: skip
-
-
-def assert_same_tree(a, b):
-    for name in TREE_ARRAYS:
-        x, y = getattr(a, name), getattr(b, name)
-        assert x.dtype == y.dtype and x.shape == y.shape, name
-        assert np.array_equal(x, y), name
-
 
 # ---- round trip ------------------------------------------------------------------------------
 
@@ -71,29 +61,6 @@ def test_json_has_one_node_per_line_of_bounds(tmp_path):
 
 
 # ---- foreign trees ---------------------------------------------------------------------------
-
-# Four triangles with round coordinates; a tree in the children layout with ids in no
-# particular order (root 4), written by hand.
-FOUR = TriMesh.from_arrays(
-    np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0], [2, 0, 0], [3, 0, 0], [2, 1, 0],
-              [0, 0, 2], [1, 0, 2], [0, 1, 2], [2, 0, 2], [3, 0, 2], [2, 1, 2]], float),
-    np.arange(12).reshape(4, 3), "four")  # fmt: skip
-
-FOREIGN = """{
-  "format": "bvh-lab-tree", "version": 1, "triangles": 4, "nodes": 7,
-  "bounds": [[0, 0, 2, 1, 1, 2],
-             [2, 0, 0, 3, 1, 2],
-             [2, 0, 0, 3, 1, 0],
-             [0, 0, 0, 1, 1, 0],
-             [0, 0, 0, 3, 1, 2],
-             [2, 0, 2, 3, 1, 2],
-             [0, 0, 0, 1, 1, 2]],
-  "children": [[-1, -1], [5, 2], [-1, -1], [-1, -1], [6, 1], [-1, -1], [0, 3]],
-  "start": [0, 0, 3, 1, 0, 2, 0],
-  "count": [1, 0, 1, 1, 0, 1, 0],
-  "order": [2, 0, 3, 1]
-}"""
-
 
 def _foreign(**changes) -> dict:
     keys = json.loads(FOREIGN)
@@ -144,38 +111,12 @@ def test_flat_layout_with_children_before_parents_is_renumbered(tmp_path):
     assert validate_tree(imported.tree, FOUR.vertices).ok
 
 
-def _as_foreign(tree, seed) -> dict:
-    """``tree`` written as another engine might: shuffled ids, children layout, some pairs
-    swapped, leaf ranges laid out in ``order`` in a shuffled leaf order."""
-    rng = np.random.default_rng(seed)
-    k = tree.n_nodes
-    file_id = rng.permutation(k)
-    children = np.full((k, 2), -1)
-    start = np.zeros(k, dtype=int)
-    count = np.zeros(k, dtype=int)
-    order = []
-    leaves = np.flatnonzero(tree.count > 0)
-    for leaf in rng.permutation(leaves):
-        start[file_id[leaf]] = len(order)
-        count[file_id[leaf]] = tree.count[leaf]
-        order.extend(tree.prim_ids[tree.first[leaf]:tree.first[leaf] + tree.count[leaf]])
-    for node in np.flatnonzero(tree.count == 0):
-        pair = [file_id[tree.first[node]], file_id[tree.first[node] + 1]]
-        children[file_id[node]] = pair[::-1] if rng.random() < 0.5 else pair
-    bounds = np.empty((k, 6))
-    bounds[file_id] = np.concatenate([tree.bmin, tree.bmax], axis=1)
-    return {"format": "bvh-lab-tree", "version": 1, "triangles": int(tree.prim_ids.size),
-            "nodes": k, "bounds": bounds.tolist(), "children": children.tolist(),
-            "start": start.tolist(), "count": count.tolist(),
-            "order": [int(t) for t in order]}  # fmt: skip
-
-
 @pytest.mark.parametrize("suffix", [".json", ".npz"])
 def test_foreign_tree_gives_the_oracles_contacts(tmp_path, suffix):
     mesh_a = sphere_mesh(10)
     mesh_b = sphere_mesh(7, radius=0.6)
     ours = build_tree(mesh_a, SplitRule.SAH, 3)
-    keys = _as_foreign(ours, seed=5)
+    keys = as_foreign(ours, seed=5)
     path = tmp_path / f"foreign{suffix}"
     if suffix == ".json":
         path.write_text(json.dumps(keys))

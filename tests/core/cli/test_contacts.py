@@ -9,18 +9,12 @@ import numpy as np
 import pytest
 
 from core import contacts
-from core.cli import main
 from core.pose import Pose, rotation_matrix
-
-
-def run(capsys, *argv):
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
+from tests.core.helpers import run_cli
 
 
 def test_json_pairs_equal_the_api(capsys, assets_dir, spot, teapot):
-    code, out, err = run(
+    code, out, err = run_cli(
         capsys, "contacts", assets_dir / "spot.obj", assets_dir / "teapot.obj",
         "--scale-b", 0.22, "--rotate-b", 0, 1, 0, 30, "--translate-b", 0.1, 0.05, 0.2, "--json",
     )  # fmt: skip
@@ -41,8 +35,8 @@ def test_json_pairs_equal_the_api(capsys, assets_dir, spot, teapot):
 def test_scale_is_applied_before_rotation_and_translation(capsys, assets_dir, spot):
     # Scaling about B's own origin then translating: spot scaled 2x and moved by its
     # translation only touches where the world-space result says it does.
-    code, out, _ = run(capsys, "contacts", assets_dir / "spot.obj", assets_dir / "spot.obj",
-                       "--scale-b", 2.0, "--translate-b", 0.3, 0, 0, "--json")  # fmt: skip
+    code, out, _ = run_cli(capsys, "contacts", assets_dir / "spot.obj", assets_dir / "spot.obj",
+                           "--scale-b", 2.0, "--translate-b", 0.3, 0, 0, "--json")  # fmt: skip
     assert code == 0
     big = spot.with_vertices(spot.vertices * 2.0)
     expected = contacts(spot, big, None, Pose(np.eye(3), (0.3, 0, 0)))
@@ -50,8 +44,9 @@ def test_scale_is_applied_before_rotation_and_translation(capsys, assets_dir, sp
 
 
 def test_polygon_ids_are_triangles_after_triangulation(capsys, assets_dir, suzanne):
-    code, out, _ = run(capsys, "contacts", assets_dir / "suzanne.obj", assets_dir / "suzanne.obj",
-                       "--translate-b", 0.05, 0.02, 0, "--json")  # fmt: skip
+    suzanne_path = assets_dir / "suzanne.obj"
+    code, out, _ = run_cli(capsys, "contacts", suzanne_path, suzanne_path,
+                           "--translate-b", 0.05, 0.02, 0, "--json")  # fmt: skip
     assert code == 0
     report = json.loads(out)
     pairs = np.array(report["pairs"])
@@ -62,8 +57,8 @@ def test_polygon_ids_are_triangles_after_triangulation(capsys, assets_dir, suzan
 
 
 def test_text_output_lists_pairs_levels_and_times(capsys, assets_dir):
-    code, out, _ = run(capsys, "contacts", assets_dir / "spot.obj", assets_dir / "spot.obj",
-                       "--translate-b", 0.2, 0, 0, "--max-pairs", 3)  # fmt: skip
+    code, out, _ = run_cli(capsys, "contacts", assets_dir / "spot.obj", assets_dir / "spot.obj",
+                           "--translate-b", 0.2, 0, 0, "--max-pairs", 3)  # fmt: skip
     assert code == 0
     assert "contacts:" in out and "level  tested  overlapping  leaf pairs" in out
     assert "more (--json lists all)" in out
@@ -81,7 +76,7 @@ def test_text_output_lists_pairs_levels_and_times(capsys, assets_dir):
 )
 def test_bad_input_is_one_line_and_exit_2(capsys, assets_dir, argv, message):
     argv = [a.format(spot=assets_dir / "spot.obj") for a in argv]
-    code, out, err = run(capsys, "contacts", *argv)
+    code, out, err = run_cli(capsys, "contacts", *argv)
     assert code == 2 and out == ""
     assert err.startswith("error: ") and err.count("\n") == 1 and message in err
 
@@ -89,7 +84,7 @@ def test_bad_input_is_one_line_and_exit_2(capsys, assets_dir, argv, message):
 def test_corrupt_file_is_one_line_and_exit_2(capsys, tmp_path, assets_dir):
     bad = tmp_path / "broken.stl"
     bad.write_bytes(b"solid x\n facet normal 0 0 1\n  outer loop\n   vertex 0 0")
-    code, _, err = run(capsys, "contacts", bad, assets_dir / "spot.obj")
+    code, _, err = run_cli(capsys, "contacts", bad, assets_dir / "spot.obj")
     assert code == 2 and "broken.stl" in err and err.count("\n") == 1
 
 
@@ -110,8 +105,8 @@ def test_module_entry_point_and_help(assets_dir):
 def test_partition_gives_the_tree_contacts(capsys, assets_dir, kind):
     common = [assets_dir / "spot.obj", assets_dir / "teapot.obj", "--scale-b", 0.22,
               "--rotate-b", 0, 1, 0, 30, "--translate-b", 0.1, 0.05, 0.2, "--json"]  # fmt: skip
-    _, tree_out, _ = run(capsys, "contacts", *common)
-    code, out, err = run(capsys, "contacts", *common, "--partition", kind)
+    _, tree_out, _ = run_cli(capsys, "contacts", *common)
+    code, out, err = run_cli(capsys, "contacts", *common, "--partition", kind)
     assert code == 0, err
     report = json.loads(out)
     assert report["partition"] == kind
@@ -123,10 +118,10 @@ def test_partition_gives_the_tree_contacts(capsys, assets_dir, kind):
 
 def test_partition_options_and_text(capsys, assets_dir):
     spot = assets_dir / "spot.obj"
-    code, out, _ = run(capsys, "contacts", spot, spot, "--translate-b", 0.2, 0, 0,
-                       "--partition", "grid", "--cell-size", 0.05)  # fmt: skip
+    code, out, _ = run_cli(capsys, "contacts", spot, spot, "--translate-b", 0.2, 0, 0,
+                           "--partition", "grid", "--cell-size", 0.05)  # fmt: skip
     assert code == 0 and "partition: grid" in out and "candidate pairs" in out
-    code, _, err = run(capsys, "contacts", spot, spot, "--partition", "grid", "--capacity", 4)
+    code, _, err = run_cli(capsys, "contacts", spot, spot, "--partition", "grid", "--capacity", 4)
     assert code == 2 and err.startswith("error: ") and "capacity" in err
 
 
@@ -135,11 +130,11 @@ def test_obb_fit_and_obbtree_split_give_the_tree_contacts(capsys, assets_dir):
     in how many boxes they test."""
     common = [assets_dir / "spot.obj", assets_dir / "teapot.obj", "--scale-b", 0.22,
               "--rotate-b", 0, 1, 0, 30, "--translate-b", 0.1, 0.05, 0.2, "--json"]  # fmt: skip
-    _, tree_out, _ = run(capsys, "contacts", *common)
+    _, tree_out, _ = run_cli(capsys, "contacts", *common)
     tests = {}
     for fit in ("vertices", "surface"):
-        code, out, err = run(capsys, "contacts", *common, "--bv", "obb", "--split", "obb",
-                             "--obb-fit", fit)  # fmt: skip
+        code, out, err = run_cli(capsys, "contacts", *common, "--bv", "obb", "--split", "obb",
+                                 "--obb-fit", fit)  # fmt: skip
         assert code == 0, err
         report = json.loads(out)
         assert report["obb_fit"] == fit and report["split"] == "obb"
@@ -147,5 +142,5 @@ def test_obb_fit_and_obbtree_split_give_the_tree_contacts(capsys, assets_dir):
         tests[fit] = report["counters"]["bv_tests"]
     assert tests["vertices"] != tests["surface"]
     with pytest.raises(SystemExit) as bad:
-        run(capsys, "contacts", *common, "--bv", "obb", "--obb-fit", "nope")
+        run_cli(capsys, "contacts", *common, "--bv", "obb", "--obb-fit", "nope")
     assert bad.value.code == 2 and "--obb-fit" in capsys.readouterr().err

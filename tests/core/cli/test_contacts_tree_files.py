@@ -11,23 +11,16 @@ import pytest
 
 from core.bvh import SplitRule, build_tree
 from core.bvh.treefile import read_tree
-from core.cli import main
 from core.cli_steps import DEFAULT_MAX_STEPS
 from core.collide.brute import brute_force_pairs
 from core.collide.steps import traversal_steps
 from core.io import load_mesh
 from core.pipeline import BodyInput, FramePipeline, PipelineSettings
 from core.pose import Pose
+from tests.core.helpers import as_foreign, run_cli
 from tests.core.meshgen import sphere_mesh
-from tests.core.test_treefile import _as_foreign
 
 TRANSLATE_B = (1.05, 0.2, 0.1)
-
-
-def run(capsys, *argv):
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def _obj(path, mesh):
@@ -46,7 +39,7 @@ def files(tmp_path):
     for key, seed, rule in (("a", 2, SplitRule.SAH), ("b", 3, SplitRule.MEDIAN)):
         mesh = load_mesh(paths[key])
         tree_path = tmp_path / f"{key}.json"
-        tree_path.write_text(json.dumps(_as_foreign(build_tree(mesh, rule, 3), seed=seed)))
+        tree_path.write_text(json.dumps(as_foreign(build_tree(mesh, rule, 3), seed=seed)))
         paths[f"tree_{key}"] = tree_path
     return paths
 
@@ -65,9 +58,9 @@ def _pinned_frame(files, pins, pose_b, request_changes=None):
 
 
 def test_both_trees_from_files_give_the_apps_pinned_answer(capsys, files):
-    code, out, err = run(capsys, "contacts", files["a"], files["b"], "--tree-a",
-                         files["tree_a"], "--tree-b", files["tree_b"], "--translate-b",
-                         *TRANSLATE_B, "--json")  # fmt: skip
+    code, out, err = run_cli(capsys, "contacts", files["a"], files["b"], "--tree-a",
+                             files["tree_a"], "--tree-b", files["tree_b"], "--translate-b",
+                             *TRANSLATE_B, "--json")  # fmt: skip
     assert (code, err) == (0, "")
     report = json.loads(out)
     frame, _ = _pinned_frame(files, ("a", "b"), Pose(translation=TRANSLATE_B))
@@ -87,9 +80,9 @@ def test_both_trees_from_files_give_the_apps_pinned_answer(capsys, files):
 
 
 def test_one_tree_file_with_a_scaled_b_and_the_text_says_which_tree(capsys, files):
-    code, out, err = run(capsys, "contacts", files["a"], files["b"], "--tree-b",
-                         files["tree_b"], "--scale-b", 1.5, "--translate-b", *TRANSLATE_B,
-                         "--split", "median", "--json")  # fmt: skip
+    code, out, err = run_cli(capsys, "contacts", files["a"], files["b"], "--tree-b",
+                             files["tree_b"], "--scale-b", 1.5, "--translate-b", *TRANSLATE_B,
+                             "--split", "median", "--json")  # fmt: skip
     assert (code, err) == (0, "")
     report = json.loads(out)
     frame, _ = _pinned_frame(files, ("b",), Pose(translation=TRANSLATE_B, scale=1.5),
@@ -98,8 +91,8 @@ def test_one_tree_file_with_a_scaled_b_and_the_text_says_which_tree(capsys, file
     assert report["counters"]["bv_tests"] == frame.result.counters.n_bv_tests
     assert report["tree_a"] == {"file": None, "nodes": None, "text": "BVH Lab's AABB tree "
                                 "(median split, leaf size 1)"}  # fmt: skip
-    code, out, _ = run(capsys, "contacts", files["a"], files["b"], "--tree-b",
-                       files["tree_b"], "--scale-b", 1.5, "--translate-b", *TRANSLATE_B)
+    code, out, _ = run_cli(capsys, "contacts", files["a"], files["b"], "--tree-b",
+                           files["tree_b"], "--scale-b", 1.5, "--translate-b", *TRANSLATE_B)
     lines = out.splitlines()
     assert lines[0].endswith(", BVH Lab's AABB tree (midpoint split, leaf size 1)")
     k = json.loads(files["tree_b"].read_text())["nodes"]
@@ -120,8 +113,8 @@ def test_a_broken_leaf_box_is_used_as_given(capsys, files, tmp_path):
     keys["bounds"][imported["a"].file_id(leaf)] = [100, 100, 100, 100, 100, 100]
     broken = tmp_path / "broken.json"
     broken.write_text(json.dumps(keys))
-    code, out, _ = run(capsys, "contacts", files["a"], files["b"], "--tree-a", broken,
-                       "--translate-b", *TRANSLATE_B, "--json")  # fmt: skip
+    code, out, _ = run_cli(capsys, "contacts", files["a"], files["b"], "--tree-a", broken,
+                           "--translate-b", *TRANSLATE_B, "--json")  # fmt: skip
     assert code == 0
     pairs = json.loads(out)["pairs"]
     app, _ = _pinned_frame({**files, "tree_a": broken}, ("a",), Pose(translation=TRANSLATE_B))
@@ -144,7 +137,7 @@ def test_conflicting_or_bad_options_are_one_line(capsys, files, monkeypatch, arg
     monkeypatch.chdir(files["a"].parent)
     files["tree_a"].rename(files["a"].parent / "A.json")
     files["tree_b"].rename(files["a"].parent / "B.json")
-    code, out, err = run(capsys, "contacts", files["a"], files["b"], *argv)
+    code, out, err = run_cli(capsys, "contacts", files["a"], files["b"], *argv)
     assert code == 2 and out == ""
     assert err.startswith("error: ") and err.count("\n") == 1 and words in err, err
 
@@ -155,9 +148,9 @@ def _lines(path):
 
 def test_steps_are_the_steppers_order_with_the_files_ids(capsys, files, tmp_path):
     steps_path = tmp_path / "steps.jsonl"
-    code, out, err = run(capsys, "contacts", files["a"], files["b"], "--tree-a",
-                         files["tree_a"], "--translate-b", *TRANSLATE_B, "--steps",
-                         steps_path, "--json")  # fmt: skip
+    code, out, err = run_cli(capsys, "contacts", files["a"], files["b"], "--tree-a",
+                             files["tree_a"], "--translate-b", *TRANSLATE_B, "--steps",
+                             steps_path, "--json")  # fmt: skip
     assert (code, err) == (0, "")
     report = json.loads(out)
     lines = _lines(steps_path)
@@ -197,8 +190,8 @@ def test_steps_are_the_steppers_order_with_the_files_ids(capsys, files, tmp_path
 
 def test_steps_over_the_budget_are_refused_before_writing(capsys, files, tmp_path):
     steps_path = tmp_path / "steps.jsonl"
-    code, out, err = run(capsys, "contacts", files["a"], files["b"], "--translate-b",
-                         *TRANSLATE_B, "--steps", steps_path, "--max-steps", 10)  # fmt: skip
+    code, out, err = run_cli(capsys, "contacts", files["a"], files["b"], "--translate-b",
+                             *TRANSLATE_B, "--steps", steps_path, "--max-steps", 10)  # fmt: skip
     assert code == 2 and out == "" and not steps_path.exists()
     assert err.startswith("error: --steps: the traversal made ") and err.count("\n") == 1
     assert "volume-pair tests, more than --max-steps 10 (about " in err

@@ -13,12 +13,7 @@ from core.bv import BV_KINDS
 from core.cli import main
 from core.cli_experiment import parse_sizes
 from core.experiments import EXPERIMENTS
-
-
-def run(capsys, *argv):
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
+from tests.core.helpers import run_cli
 
 
 @pytest.fixture(scope="module")
@@ -78,7 +73,7 @@ def test_sizes_parse_spaces_commas_and_suffixes():
 
 
 def _one_line_error(capsys, *argv) -> str:
-    code, out, err = run(capsys, *argv)
+    code, out, err = run_cli(capsys, *argv)
     assert code == 2 and out == ""
     assert err.startswith("error: ") and err.count("\n") == 1, err
     return err
@@ -110,7 +105,7 @@ def test_out_under_a_file_is_not_writable(capsys, tmp_path):
 
 
 def test_missing_out_folder_is_made(capsys, tmp_path):
-    code, out, _ = run(capsys, "experiment", "pcp", "--sizes", "64", "--out", tmp_path / "new")
+    code, out, _ = run_cli(capsys, "experiment", "pcp", "--sizes", "64", "--out", tmp_path / "new")
     assert code == 0 and (tmp_path / "new" / "pcp.csv").is_file()
 
 

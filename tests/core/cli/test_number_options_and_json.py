@@ -10,14 +10,9 @@ import numpy as np
 import pytest
 
 from core import cli, contacts
-from core.cli import main, write_json
+from core.cli import write_json
 from core.pose import Pose
-
-
-def run(capsys, *argv):
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
+from tests.core.helpers import run_cli
 
 
 def strict_json(text: str):
@@ -42,8 +37,8 @@ def _one_line_error(code, out, err, *words):
 
 def test_translate_b_takes_a_negative_exponent(capsys, assets_dir, spot):
     path = assets_dir / "spot.obj"
-    code, out, err = run(capsys, "contacts", path, path, "--translate-b", "0", "-1e-9", "0",
-                         "--json")  # fmt: skip
+    code, out, err = run_cli(capsys, "contacts", path, path, "--translate-b", "0", "-1e-9", "0",
+                             "--json")  # fmt: skip
     assert code == 0, err
     expected = contacts(spot, spot, None, Pose(np.eye(3), (0.0, -1e-9, 0.0)))
     assert strict_json(out)["pairs"] == expected.pairs.tolist()
@@ -61,7 +56,7 @@ def test_translate_b_takes_a_negative_exponent(capsys, assets_dir, spot):
 )
 def test_negative_exponents_are_accepted(capsys, assets_dir, command, options):
     path = assets_dir / "spot.obj"
-    code, out, err = run(capsys, command, path, path, *options, "--json")
+    code, out, err = run_cli(capsys, command, path, path, *options, "--json")
     assert code == 0, err
     assert strict_json(out)["mesh_a"]["path"] == str(path)
 
@@ -87,14 +82,14 @@ def test_negative_exponents_reach_the_option_checks(capsys, assets_dir, command,
                                                     message):  # fmt: skip
     # Before, argparse stopped at "-1e-3" as an unknown option ("expected one argument").
     path = assets_dir / "spot.obj"
-    code, out, err = run(capsys, command, path, path, *options)
+    code, out, err = run_cli(capsys, command, path, path, *options)
     _one_line_error(code, out, err, message)
 
 
 def test_integer_options_refuse_fractions(capsys, assets_dir):
     path = assets_dir / "spot.obj"
     with pytest.raises(SystemExit) as info:
-        run(capsys, "contacts", path, path, "--leaf-size", "2.5")
+        run_cli(capsys, "contacts", path, path, "--leaf-size", "2.5")
     assert info.value.code == 2 and "not a whole number: '2.5'" in capsys.readouterr().err
 
 
@@ -106,14 +101,14 @@ OVERLAP = ["--translate-b", "0.2", "0", "0"]
 
 def test_max_pairs_caps_json_and_reports_the_total(capsys, assets_dir):
     path = assets_dir / "spot.obj"
-    code, out, _ = run(capsys, "contacts", path, path, *OVERLAP, "--json")
+    code, out, _ = run_cli(capsys, "contacts", path, path, *OVERLAP, "--json")
     assert code == 0
     full = strict_json(out)
     total = len(full["pairs"])
     assert total > 50 and full["pairs_total"] == total == full["counters"]["contacts"]
     assert full["pairs_truncated"] is False
 
-    code, out, _ = run(capsys, "contacts", path, path, *OVERLAP, "--json", "--max-pairs", 7)
+    code, out, _ = run_cli(capsys, "contacts", path, path, *OVERLAP, "--json", "--max-pairs", 7)
     assert code == 0
     capped = strict_json(out)
     assert capped["pairs"] == full["pairs"][:7]
@@ -125,11 +120,11 @@ def test_max_pairs_caps_json_and_reports_the_total(capsys, assets_dir):
 
 def test_max_pairs_in_text_and_zero(capsys, assets_dir):
     path = assets_dir / "spot.obj"
-    code, out, _ = run(capsys, "contacts", path, path, *OVERLAP, "--max-pairs", 0)
+    code, out, _ = run_cli(capsys, "contacts", path, path, *OVERLAP, "--max-pairs", 0)
     assert code == 0 and out.count("  A ") == 0
     total = int(out.split("contacts: ")[1].split()[0])
     assert f"  ... and {total} more (--json lists all)" in out
-    code, out, _ = run(capsys, "contacts", path, path, *OVERLAP)
+    code, out, _ = run_cli(capsys, "contacts", path, path, *OVERLAP)
     assert out.count("  A ") == 20  # the text default
 
 
@@ -173,8 +168,8 @@ def test_write_json_never_writes_nan_or_infinity():
 @pytest.mark.parametrize("command", ["contacts", "distance"])
 def test_cli_json_is_strict(capsys, assets_dir, command):
     spot = assets_dir / "spot.obj"
-    code, out, err = run(capsys, command, spot, assets_dir / "teapot.obj", "--scale-b", 0.2,
-                         "--translate-b", 5, 0, 0, "--json")  # fmt: skip
+    code, out, err = run_cli(capsys, command, spot, assets_dir / "teapot.obj", "--scale-b", 0.2,
+                             "--translate-b", 5, 0, 0, "--json")  # fmt: skip
     assert code == 0, err
     report = strict_json(out)
     if command == "distance":
@@ -202,7 +197,7 @@ def test_coordinates_near_float_max_are_one_line_errors(capsys, tmp_path, assets
     # pair [-1, -1].
     huge, spot = _huge_obj(tmp_path), assets_dir / "spot.obj"
     a, b = (huge, spot) if side == "a" else (spot, huge)
-    code, out, err = run(capsys, command, a, b, "--json")
+    code, out, err = run_cli(capsys, command, a, b, "--json")
     assert code == 2 and out == ""
     assert err.startswith("error: ") and err.count("\n") == 1, err
     assert "huge.obj" in err and "Infinity" not in err
@@ -213,9 +208,9 @@ def test_scale_b_that_pushes_b_past_the_bound_is_an_error(capsys, tmp_path, asse
     # coordinates (the smallest nonzero one is 4.3e-19) for the exact triangle test's range:
     # a pair may span at most 2**240.
     path = _huge_obj(tmp_path, 1e50)
-    code, out, err = run(capsys, "contacts", path, assets_dir / "spot.obj", "--json")
+    code, out, err = run_cli(capsys, "contacts", path, assets_dir / "spot.obj", "--json")
     assert code == 0, err
-    code, out, err = run(capsys, "contacts", assets_dir / "spot.obj", path, "--scale-b", 1e23)
+    code, out, err = run_cli(capsys, "contacts", assets_dir / "spot.obj", path, "--scale-b", 1e23)
     _one_line_error(code, out, err, "huge.obj", "2**240")
 
 
@@ -225,5 +220,5 @@ def test_memory_error_is_one_line(capsys, assets_dir, monkeypatch):
 
     monkeypatch.setattr(cli, "write_json", too_big)
     path = assets_dir / "spot.obj"
-    code, out, err = run(capsys, "contacts", path, path, "--json")
+    code, out, err = run_cli(capsys, "contacts", path, path, "--json")
     _one_line_error(code, out, err, "out of memory", "--max-pairs")

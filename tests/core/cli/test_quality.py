@@ -10,17 +10,12 @@ import pytest
 from core.bvh import CostConstants, SplitRule, build_tree, tree_quality
 from core.bvh.metrics import SWEPT_EPO_NOTE
 from core.cli import main
+from tests.core.helpers import run_cli
 
 KEYS = ["mesh", "triangles", "bv", "split", "leaf_size", "constants", "sah", "epo",
         "sibling_overlap", "n_nodes", "n_leaves", "depth_min", "depth_max", "depth_histogram",
         "leaf_size_histogram", "memory_bytes", "mesh_bytes", "worst", "diagnosis",
         "seconds"]  # fmt: skip
-
-
-def run(capsys, *argv):
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def _strict(text: str) -> dict:
@@ -32,7 +27,7 @@ def _strict(text: str) -> dict:
 
 def test_json_keys_and_values(capsys, assets_dir, suzanne):
     mesh_path = assets_dir / "suzanne.obj"
-    code, out, err = run(capsys, "quality", mesh_path, "--json")
+    code, out, err = run_cli(capsys, "quality", mesh_path, "--json")
     assert code == 0 and err == ""
     report = _strict(out)
     assert list(report) == KEYS
@@ -59,9 +54,9 @@ def test_json_keys_and_values(capsys, assets_dir, suzanne):
 
 
 def test_options_reach_the_measures(capsys, assets_dir, suzanne):
-    code, out, err = run(capsys, "quality", assets_dir / "suzanne.obj", "--bv", "kdop14",
-                         "--split", "sah", "--leaf-size", "4", "--traversal-cost", "2",
-                         "--intersection-cost", "0.5", "--json")  # fmt: skip
+    code, out, err = run_cli(capsys, "quality", assets_dir / "suzanne.obj", "--bv", "kdop14",
+                             "--split", "sah", "--leaf-size", "4", "--traversal-cost", "2",
+                             "--intersection-cost", "0.5", "--json")  # fmt: skip
     assert code == 0, err
     report = _strict(out)
     q = tree_quality(suzanne, build_tree(suzanne, SplitRule.SAH, 4), "kdop14",
@@ -74,7 +69,7 @@ def test_options_reach_the_measures(capsys, assets_dir, suzanne):
 
 
 def test_swept_spheres_say_why_epo_is_null(capsys, assets_dir):
-    code, out, _ = run(capsys, "quality", assets_dir / "suzanne.obj", "--bv", "rss", "--json")
+    code, out, _ = run_cli(capsys, "quality", assets_dir / "suzanne.obj", "--bv", "rss", "--json")
     report = _strict(out)
     assert code == 0 and report["epo"] is None and report["epo_note"] == SWEPT_EPO_NOTE
     assert report["sibling_overlap"] is None and "sibling_overlap_note" in report
@@ -82,7 +77,7 @@ def test_swept_spheres_say_why_epo_is_null(capsys, assets_dir):
 
 
 def test_text_is_a_short_table(capsys, assets_dir, suzanne):
-    code, out, err = run(capsys, "quality", assets_dir / "suzanne.obj", "--bv", "obb")
+    code, out, err = run_cli(capsys, "quality", assets_dir / "suzanne.obj", "--bv", "obb")
     assert code == 0 and err == ""
     q = tree_quality(suzanne, build_tree(suzanne), "obb")
     lines = out.splitlines()
@@ -99,12 +94,12 @@ def test_tree_file_round_trip_gives_the_same_measures(capsys, tmp_path, assets_d
     mesh_path = assets_dir / "suzanne.obj"
     for suffix in (".json", ".npz"):
         tree_file = tmp_path / f"suzanne{suffix}"
-        assert run(capsys, "tree", mesh_path, "--split", "median", "--leaf-size", "3",
-                   "--out", tree_file)[0] == 0  # fmt: skip
-        built = _strict(run(capsys, "quality", mesh_path, "--split", "median", "--leaf-size",
-                            "3", "--bv", "obb", "--json")[1])  # fmt: skip
-        code, out, err = run(capsys, "quality", mesh_path, "--tree", tree_file, "--bv", "obb",
-                             "--json")  # fmt: skip
+        assert run_cli(capsys, "tree", mesh_path, "--split", "median", "--leaf-size", "3",
+                       "--out", tree_file)[0] == 0  # fmt: skip
+        built = _strict(run_cli(capsys, "quality", mesh_path, "--split", "median", "--leaf-size",
+                                "3", "--bv", "obb", "--json")[1])  # fmt: skip
+        code, out, err = run_cli(capsys, "quality", mesh_path, "--tree", tree_file, "--bv", "obb",
+                                 "--json")  # fmt: skip
         assert code == 0, err
         read = _strict(out)
         built.pop("seconds"), read.pop("seconds")
@@ -135,7 +130,7 @@ def test_errors_are_one_line_and_exit_2(capsys, tmp_path, assets_dir, argv, word
     spot = load_mesh(assets_dir / "spot.obj")
     write_tree(tmp_path / "other.json", build_tree(spot))  # a tree of another mesh
     argv = [a.format(mesh=assets_dir / "suzanne.obj", tmp=tmp_path) for a in argv]
-    code, out, err = run(capsys, "quality", *argv)
+    code, out, err = run_cli(capsys, "quality", *argv)
     assert code == 2 and out == ""
     assert err.startswith("error: ") and err.count("\n") == 1 and words in err, err
 

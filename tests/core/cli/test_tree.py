@@ -12,13 +12,7 @@ import pytest
 from core.bvh import SplitRule, build_tree
 from core.bvh.treefile import read_tree
 from core.cli import main
-from tests.core.test_treefile import assert_same_tree
-
-
-def run(capsys, *argv):
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
+from tests.core.helpers import assert_same_tree, run_cli
 
 
 @pytest.mark.parametrize("suffix, options, rule, leaf_size, words", [
@@ -29,7 +23,7 @@ def run(capsys, *argv):
 def test_writes_our_tree_and_says_so_in_one_line(capsys, tmp_path, assets_dir, suzanne, suffix,
                                                  options, rule, leaf_size, words):  # fmt: skip
     out = tmp_path / f"suzanne{suffix}"
-    code, text, err = run(capsys, "tree", assets_dir / "suzanne.obj", *options, "--out", out)
+    code, text, err = run_cli(capsys, "tree", assets_dir / "suzanne.obj", *options, "--out", out)
     assert code == 0, err
     tree = build_tree(suzanne, rule, leaf_size)
     assert text == f"wrote {tree.n_nodes:,} nodes of suzanne.obj ({words}) to {out}\n"
@@ -48,7 +42,7 @@ def test_writes_our_tree_and_says_so_in_one_line(capsys, tmp_path, assets_dir, s
 ])  # fmt: skip
 def test_errors_are_one_line_and_exit_2(capsys, tmp_path, assets_dir, argv, words):
     argv = [a.format(mesh=assets_dir / "suzanne.obj", tmp=tmp_path) for a in argv]
-    code, text, err = run(capsys, "tree", *argv)
+    code, text, err = run_cli(capsys, "tree", *argv)
     assert code == 2 and text == ""
     assert err.startswith("error: ") and err.count("\n") == 1 and words in err, err
     assert not list(tmp_path.glob("*.part")) and not (tmp_path / "t.json").exists()

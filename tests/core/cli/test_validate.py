@@ -8,13 +8,7 @@ import json
 import pytest
 
 from core.cli import main
-from tests.core.test_treefile import FOREIGN, FOUR
-
-
-def run(capsys, *argv):
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
+from tests.core.helpers import FOREIGN, FOUR, run_cli
 
 
 @pytest.fixture
@@ -46,14 +40,14 @@ def _broken(keys):
 
 def test_a_valid_tree_exits_0(capsys, tmp_path, four_obj):
     tree = _tree_file(tmp_path)
-    code, out, err = run(capsys, "validate", four_obj, "--tree", tree)
+    code, out, err = run_cli(capsys, "validate", four_obj, "--tree", tree)
     assert (code, err) == (0, "")
     assert out == f"{tree} over {four_obj}: tree OK: 7 nodes checked\n"
 
 
 def test_each_violation_is_one_line_naming_the_files_node(capsys, tmp_path, four_obj):
     tree = _tree_file(tmp_path, _broken)
-    code, out, err = run(capsys, "validate", four_obj, "--tree", tree)
+    code, out, err = run_cli(capsys, "validate", four_obj, "--tree", tree)
     assert (code, err) == (1, "")
     assert out.splitlines() == [
         f"{tree} over {four_obj}: 2 violations in 2 nodes; largest 0.5",
@@ -64,7 +58,7 @@ def test_each_violation_is_one_line_naming_the_files_node(capsys, tmp_path, four
 
 def test_json_lists_the_violations(capsys, tmp_path, four_obj):
     tree = _tree_file(tmp_path, _broken)
-    code, out, err = run(capsys, "validate", four_obj, "--tree", tree, "--json")
+    code, out, err = run_cli(capsys, "validate", four_obj, "--tree", tree, "--json")
     assert (code, err) == (1, "")
     report = json.loads(out)
     assert report["ok"] is False and report["nodes"] == 7 and report["tree"] == str(tree)
@@ -77,13 +71,13 @@ def test_json_lists_the_violations(capsys, tmp_path, four_obj):
     assert triangle["node"] == 5 and triangle["kind"] == "triangle_outside"
     assert (triangle["triangle"], triangle["child"], triangle["axis"]) == (3, None, "+x")
     assert triangle["size"] == 0.25
-    code, out, _ = run(capsys, "validate", four_obj, "--tree", _tree_file(tmp_path), "--json")
+    code, out, _ = run_cli(capsys, "validate", four_obj, "--tree", _tree_file(tmp_path), "--json")
     assert code == 0 and json.loads(out)["violations"] == []
 
 
 def test_max_listed_caps_the_lines_not_the_count(capsys, tmp_path, four_obj):
     tree = _tree_file(tmp_path, _broken)
-    code, out, _ = run(capsys, "validate", four_obj, "--tree", tree, "--max-listed", "1")
+    code, out, _ = run_cli(capsys, "validate", four_obj, "--tree", tree, "--max-listed", "1")
     assert code == 1
     assert out.splitlines()[1:] == ["node 6 (depth 1): child 0 sticks out by 0.5 along +z",
                                     "... and 1 more (--max-listed N lists more)"]  # fmt: skip
@@ -98,7 +92,7 @@ def test_a_bad_file_or_option_is_one_line_and_exit_2(capsys, tmp_path, four_obj,
                                                      monkeypatch):  # fmt: skip
     _tree_file(tmp_path)
     monkeypatch.chdir(tmp_path)
-    code, out, err = run(capsys, "validate", four_obj, *argv)
+    code, out, err = run_cli(capsys, "validate", four_obj, *argv)
     assert code == 2 and out == ""
     assert err.startswith("error: ") and err.count("\n") == 1 and words in err, err
 
@@ -106,7 +100,7 @@ def test_a_bad_file_or_option_is_one_line_and_exit_2(capsys, tmp_path, four_obj,
 def test_a_tree_file_that_cannot_be_read_names_its_node(capsys, tmp_path, four_obj):
     # A shared child: exit 2 (not a tree), the node reached twice named by the file's id.
     tree = _tree_file(tmp_path, lambda keys: keys["children"].__setitem__(1, [5, 0]))
-    code, _, err = run(capsys, "validate", four_obj, "--tree", tree)
+    code, _, err = run_cli(capsys, "validate", four_obj, "--tree", tree)
     assert code == 2
     assert err == (f"error: {tree}: node 0 is reached twice (a shared child): it is the child "
                    "of nodes 1 and 6\n")  # fmt: skip
@@ -122,7 +116,7 @@ def test_tree_is_required(capsys, four_obj):
 def test_quality_of_a_tree_file_counts_violations_and_names_file_ids(capsys, tmp_path,
                                                                      four_obj):  # fmt: skip
     tree = _tree_file(tmp_path, _broken)
-    code, out, err = run(capsys, "quality", four_obj, "--tree", tree, "--json")
+    code, out, err = run_cli(capsys, "quality", four_obj, "--tree", tree, "--json")
     assert (code, err) == (0, "")
     report = json.loads(out)
     assert report["violations"] == 2 and report["tree"] == str(tree)
@@ -133,10 +127,10 @@ def test_quality_of_a_tree_file_counts_violations_and_names_file_ids(capsys, tmp
     file_of = [4, 6, 1, 0, 3, 5, 2]  # BVH Lab's node i is the file's file_of[i]
     for rows in report["worst"].values():
         assert all(r["node"] == file_of[r["internal_node"]] for r in rows)
-    code, out, _ = run(capsys, "quality", four_obj, "--tree", tree)
+    code, out, _ = run_cli(capsys, "quality", four_obj, "--tree", tree)
     assert code == 0
     assert f"tree: from {tree} (node ids are the file's)" in out
     assert ("invariants: 2 violations, boxes that do not enclose their children or triangles "
             "(python -m core validate lists them)") in out  # fmt: skip
-    code, out, _ = run(capsys, "quality", four_obj, "--tree", _tree_file(tmp_path), "--json")
+    code, out, _ = run_cli(capsys, "quality", four_obj, "--tree", _tree_file(tmp_path), "--json")
     assert code == 0 and json.loads(out)["violations"] == 0

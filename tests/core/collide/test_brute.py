@@ -7,7 +7,7 @@ import pytest
 
 from core.collide.brute import brute_force_contacts, brute_force_pairs
 from core.collide.tritri import ContactKind, tri_tri_batch
-from tests.core.test_tritri import HAND_CASES
+from tests.core.helpers import HAND_CASES
 
 ONE_FACE = np.array([[0, 1, 2]], dtype=np.int32)
 

@@ -246,7 +246,7 @@ def test_the_default_budget_keeps_a_bad_bunny_within_4_gib(assets_dir):
 
     script = _CHILD.format(limit=4 << 30, path=str(assets_dir / "stanford-bunny.obj"))
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                          cwd=Path(__file__).resolve().parents[2])  # fmt: skip
+                          cwd=Path(__file__).resolve().parents[3])  # fmt: skip
     assert done.returncode == 3, done.stderr[-2000:]
     assert done.stdout.startswith("BVH Lab's AABB tree of body A against BVH Lab's AABB tree of "
                                   "body B: more than 50,000,000 overlapping volume pairs at "

@@ -28,7 +28,7 @@ from core.collide.exact import (
     random_pairs,
 )
 from core.collide.tritri import ContactKind, tri_tri
-from tests.core.test_tritri import HAND_CASES
+from tests.core.helpers import HAND_CASES
 
 D, X, T, C = ContactKind.DISJOINT, ContactKind.CROSSING, ContactKind.TOUCHING, ContactKind.COPLANAR
 

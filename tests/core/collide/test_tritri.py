@@ -15,79 +15,19 @@ from core.collide.exact import exact_contact
 from core.collide.tritri import (
     MAX_SPREAD_LOG2,
     OUT_OF_RANGE,
-    ContactKind,
     pair_in_range,
     tri_tri,
     tri_tri_batch,
     tri_tri_contact,
 )
 from core.kernel_args import frozen
+from tests.core.helpers import HAND_CASES, C, D, P, T, X
 from tests.core.meshgen import closest_point_on_triangle
 
 MESH_DIR = Path("/work/shared/data/meshes")
 # The contact segment is a float64 approximation: its checks allow this much round-off relative
 # to the pair's longest edge (the contact decision itself has no tolerance).
 SEG_REL = 1e-12
-
-D, X, T, C = ContactKind.DISJOINT, ContactKind.CROSSING, ContactKind.TOUCHING, ContactKind.COPLANAR
-
-# The reference triangle of most hand cases: right triangle in z = 0, legs 4 along x and y.
-P = [[0, 0, 0], [4, 0, 0], [0, 4, 0]]
-
-# (name, triangle a, triangle b, expected kind, expected segment or None for DISJOINT).
-HAND_CASES = [
-    (
-        "crossing_x",
-        P,
-        [[1, -1, -1], [1, 2, -1], [1, 0.5, 2]],
-        X,
-        [[1, 0, 0], [1, 1.5, 0]],
-    ),
-    ("vertex_on_face", P, [[1, 1, 0], [2, 1, 2], [1, 2, 2]], T, [[1, 1, 0], [1, 1, 0]]),
-    ("edge_touches_edge", P, [[2, -1, 1], [2, 1, -1], [2, -3, -3]], T, [[2, 0, 0], [2, 0, 0]]),
-    ("edge_in_face", P, [[1, 1, 0], [2, 1, 0], [1.5, 1, 2]], T, [[1, 1, 0], [2, 1, 0]]),
-    ("vertex_on_vertex", P, [[4, 0, 0], [5, 1, 1], [5, -1, 1]], T, [[4, 0, 0], [4, 0, 0]]),
-    ("coplanar_overlap", P, [[1, 1, 0], [5, 1, 0], [1, 5, 0]], C, [[3, 1, 0], [1, 3, 0]]),
-    ("coplanar_identical", P, P, C, [[4, 0, 0], [0, 4, 0]]),
-    ("coplanar_inside", P, [[1, 1, 0], [2, 1, 0], [1, 2, 0]], C, [[2, 1, 0], [1, 2, 0]]),
-    ("coplanar_disjoint", P, [[3, 3, 0], [5, 3, 0], [3, 5, 0]], D, None),
-    ("coplanar_shared_edge", P, [[4, 0, 0], [0, 4, 0], [4, 4, 0]], T, [[4, 0, 0], [0, 4, 0]]),
-    ("coplanar_shared_vertex", P, [[4, 0, 0], [6, 0, 0], [6, 2, 0]], T, [[4, 0, 0], [4, 0, 0]]),
-    ("far_apart", P, [[100, 0, 0], [104, 0, 0], [100, 4, 0]], D, None),
-    ("parallel_planes", P, [[0, 0, 1], [4, 0, 1], [0, 4, 1]], D, None),
-    ("above_no_contact", P, [[1, 1, 0.5], [2, 1, 2], [1, 2, 2]], D, None),
-    ("repeated_vertex_crossing", P, [[1, 1, -1], [1, 1, -1], [1, 1, 1]], T, [[1, 1, 0], [1, 1, 0]]),
-    ("repeated_vertex_missing", P, [[5, 5, -1], [5, 5, -1], [5, 5, 1]], D, None),
-    ("collinear_crossing", P, [[1, 1, -1], [1, 1, 0.5], [1, 1, 1]], T, [[1, 1, 0], [1, 1, 0]]),
-    ("collinear_missing", P, [[5, 5, -1], [5, 5, 0.5], [5, 5, 1]], D, None),
-    ("collinear_in_plane", P, [[-1, 1, 0], [2, 1, 0], [5, 1, 0]], T, [[0, 1, 0], [3, 1, 0]]),
-    ("point_on_face", P, [[1, 1, 0], [1, 1, 0], [1, 1, 0]], T, [[1, 1, 0], [1, 1, 0]]),
-    ("point_off_face", P, [[1, 1, 1], [1, 1, 1], [1, 1, 1]], D, None),
-    (
-        "segments_cross",
-        [[0, 0, 0], [2, 2, 0], [4, 4, 0]],
-        [[0, 4, 0], [4, 0, 0], [4, 0, 0]],
-        T,
-        [[2, 2, 0], [2, 2, 0]],
-    ),
-    (
-        "segments_skew",
-        [[0, 0, 0], [2, 2, 0], [4, 4, 0]],
-        [[0, 4, 1], [4, 0, 1], [4, 0, 1]],
-        D,
-        None,
-    ),
-    (
-        "segments_collinear_overlap",
-        [[0, 0, 0], [1, 0, 0], [3, 0, 0]],
-        [[2, 0, 0], [5, 0, 0], [5, 0, 0]],
-        T,
-        [[2, 0, 0], [3, 0, 0]],
-    ),
-    ("points_equal", [[1, 2, 3]] * 3, [[1, 2, 3]] * 3, T, [[1, 2, 3], [1, 2, 3]]),
-    ("points_apart", [[1, 2, 3]] * 3, [[1, 2, 4]] * 3, D, None),
-]
-
 
 def _same_segment(seg, expected, atol):
     seg = np.asarray(seg, dtype=float)

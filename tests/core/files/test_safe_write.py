@@ -80,7 +80,7 @@ KILLED_WRITER = textwrap.dedent("""
 
 def _kill_midway(target: Path, journal: Path, how: int) -> subprocess.Popen:
     writer = subprocess.Popen([sys.executable, "-c", KILLED_WRITER, str(target), str(journal)],
-                              stdout=subprocess.PIPE, text=True, cwd=Path(__file__).parents[2])
+                              stdout=subprocess.PIPE, text=True, cwd=Path(__file__).parents[3])
     assert writer.stdout.readline().strip() == "writing"
     writer.send_signal(how)
     writer.wait(timeout=60)
@@ -129,7 +129,7 @@ def test_a_terminated_save_removes_its_temporary_file(tmp_path):
             time.sleep(0.05)
     """)
     writer = subprocess.Popen([sys.executable, "-c", script, str(tmp_path / "t.bin")],
-                              stdout=subprocess.PIPE, text=True, cwd=Path(__file__).parents[2])
+                              stdout=subprocess.PIPE, text=True, cwd=Path(__file__).parents[3])
     assert writer.stdout.readline().strip() == "writing"
     writer.send_signal(signal.SIGTERM)
     assert writer.wait(timeout=60) == 0

@@ -4,7 +4,7 @@ Every class of bad file gets one line naming the file (and exit status 2 from th
 the process that asked lives on: the VTP files here aborted the whole Python process inside
 VTK 9.7 before VTK reads moved to a child process. The valid oddities (a BOM, upper-case STL,
 a binary STL whose header starts with "solid") load. The viewer's File > Open path is in
-``tests/viewer/test_open_hostile_files.py``.
+``tests/viewer/qt/menus/test_open_hostile_meshes.py``.
 """
 
 from __future__ import annotations
@@ -18,9 +18,9 @@ import pytest
 from core.errors import CorruptMeshFileError, MeshFileError
 from core.io import load_mesh
 from core.io.vtkfile import _read_in_child
-from tests.core.hostile import CATALOGUE, corrupt_zlib_vtp_unchecked, vtp_bytes
+from tests.hostile.meshes import CATALOGUE, corrupt_zlib_vtp_unchecked, vtp_bytes
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 GOOD = REPO / "assets" / "suzanne.obj"
 
 

@@ -87,7 +87,7 @@ def _vtk_legacy() -> bytes:
 
 
 def _vtp(tmp: Path) -> bytes:
-    from tests.core.hostile import vtp_bytes
+    from tests.hostile.meshes import vtp_bytes
 
     return vtp_bytes(tmp, compressed=True)
 

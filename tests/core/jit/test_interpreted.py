@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 # A frame with the app's extras on (trace, containment, distance), one body deforming, on
 # two spheres of ~800 triangles that cross: computed in a process with an empty kernel cache.

@@ -13,7 +13,7 @@ import pytest
 
 from core import _numba_cache, warmup
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def test_progress_lines_read_back():

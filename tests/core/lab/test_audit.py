@@ -13,7 +13,7 @@ import pytest
 from core import audit
 from core.cli import main
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "contact-log"
+EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "contact-log"
 LOG = EXAMPLE / "two-spheres-fcl.jsonl"
 
 

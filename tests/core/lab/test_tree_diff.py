@@ -14,7 +14,7 @@ from core.io import load_mesh
 from core.io.write import write_mesh
 from core.tree_diff import match_nodes, tree_from_spec
 
-SPHERE = Path(__file__).resolve().parents[2] / "examples" / "contact-log" / "sphere-a.obj"
+SPHERE = Path(__file__).resolve().parents[3] / "examples" / "contact-log" / "sphere-a.obj"
 
 
 def _diff(capsys, mesh, *trees, json_out=True):

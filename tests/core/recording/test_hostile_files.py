@@ -31,7 +31,7 @@ CASES = {case.name: case for case in catalogue()}
 MEMORY_LIMIT = int(1.5 * 2**30)
 """Address space the command line may take (``RLIMIT_AS``)."""
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 @pytest.fixture(scope="module")

@@ -9,6 +9,7 @@ import pytest
 from core.collide.tritri import ContactKind
 from core.mesh import TriMesh
 from core.pipeline import BodyInput, FramePipeline
+from tests.viewer.helpers import screenshot, without_legend
 from viewer.controller import Controller
 from viewer.model import ViewerModel
 from viewer.qt.panels.stats import relation_text
@@ -84,9 +85,8 @@ def test_contact_triangles_are_coloured_by_kind():
 
 def test_contact_colours_reach_the_pixels(qtbot, window):
     """Two-spheres contacts cross: the canvas shows the crossing red and no other kind."""
-    from tests.viewer.test_window import _screenshot, _without_legend
 
-    image = _without_legend(window, _screenshot(window))[..., :3].astype(int)
+    image = without_legend(window, screenshot(window))[..., :3].astype(int)
     rgb = {k: np.array(c) for k, c in KIND_COLORS.items()}
     near = {k: (np.abs(image - c).sum(axis=2) < 30).sum() for k, c in rgb.items()}
     assert set(np.unique(window.renderer.polys["contact_tris"].cell_data["kind"])) == {

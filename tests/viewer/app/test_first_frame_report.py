@@ -50,7 +50,7 @@ def test_the_line_comes_once_after_the_first_frame_is_drawn(qtbot, settings, cap
 
 def test_python_m_viewer_writes_the_line(qtbot, tmp_path):
     """The real entry point under the test's virtual display, on a scratch settings folder."""
-    root = Path(__file__).resolve().parents[2]
+    root = Path(__file__).resolve().parents[3]
     err_path = tmp_path / "stderr.txt"
     env = dict(os.environ, XDG_CONFIG_HOME=str(tmp_path / "config"))
     with open(err_path, "w") as err:

@@ -11,34 +11,17 @@ import pyvista as pv
 from PyQt6.QtCore import QPointF, Qt
 
 from tests.viewer.conftest import click, drag, qt_point, red_mask, settle
+from tests.viewer.helpers import screenshot, without_legend
 from viewer.control.worker import Tag
 from viewer.render.geometry import LINES_PER_BOX
 from viewer.state.display import Mode
 from viewer.state.pipeline import UpdateChoice
 
 
-def _screenshot(window) -> np.ndarray:
-    window.redraw()
-    return np.asarray(window.plotter.screenshot(return_img=True))
-
-
-def _without_legend(window, image: np.ndarray) -> np.ndarray:
-    """The image with the legend box painted white (its red swatch is a key, not a contact)."""
-    legend = window.renderer.legend
-    height, width = image.shape[:2]
-    x0, y0 = legend.GetPosition()
-    dx, dy = legend.GetPosition2()
-    cols = slice(int(x0 * width) - 2, int((x0 + dx) * width) + 2)
-    rows = slice(height - int((y0 + dy) * height) - 2, height - int(y0 * height) + 2)
-    out = image.copy()
-    out[rows, cols] = 255
-    return out
-
-
 def test_window_opens_on_default_scene_and_renders_a_non_blank_image(window):
     assert window.model.scene_key == "two-spheres"
     assert [b.name for b in window.model.bodies] == ["sphere A", "sphere B"]
-    image = _screenshot(window)
+    image = screenshot(window)
     assert image.ndim == 3 and image.shape[0] > 100 and image.shape[1] > 100
     # A blank canvas has the background gradient only: a few hundred colours at most, all
     # light. The meshes and boxes add thousands of colours and dark pixels.
@@ -164,8 +147,8 @@ def test_contact_overlay_triangle_count_equals_the_core(window):
 
 
 def test_screenshot_has_red_where_contacts_are_and_none_when_apart(qtbot, window):
-    image = _screenshot(window)
-    red = red_mask(_without_legend(window, image))
+    image = screenshot(window)
+    red = red_mask(without_legend(window, image))
     assert red.sum() > 50
     # Every red pixel lies on a projected contact triangle's box, and the red blob is
     # centred among the projected contact segments (parts behind a translucent mesh are
@@ -187,7 +170,7 @@ def test_screenshot_has_red_where_contacts_are_and_none_when_apart(qtbot, window
     window.controller.poses.translate_body(1, (3.0, 0.0, 0.0))
     settle(qtbot, window)
     assert window.model.frame.result.counters.n_contacts == 0
-    image = _screenshot(window)
+    image = screenshot(window)
     # No contact drawn: no crossing row in the legend either (it lists what is drawn), so
     # no red anywhere.
     assert "contact: crossing triangles" not in window.renderer.legend_texts

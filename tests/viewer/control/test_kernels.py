@@ -20,7 +20,7 @@ from viewer.control.kernels import steps_for_choice
 from viewer.state.pipeline import PipelineChoice
 from viewer.state.status import KernelStatus
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 LINE = re.compile(r"^first frame after (\d+\.\d) s$")
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-VIEWER = Path(__file__).resolve().parents[2] / "viewer"
+VIEWER = Path(__file__).resolve().parents[3] / "viewer"
 
 ALLOWED = {
     "control/worker.py",  # the mechanism itself

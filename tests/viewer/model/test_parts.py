@@ -10,7 +10,7 @@ from viewer.model import DELEGATED, PARTS, ViewerModel
 from viewer.state.display import DEFAULT_LEVEL, Mode
 from viewer.state.pipeline import FrameFailure
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
+REPO_ROOT = Path(__file__).resolve().parents[3]
 MAX_MODULE_LINES = 600
 
 

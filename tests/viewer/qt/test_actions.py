@@ -11,7 +11,7 @@ from PyQt6.QtWidgets import QApplication
 from viewer.qt.actions import ACTIONS, ACTIONS_BY_ID, TOOLBAR, keyed_rows, keys_markdown
 from viewer.qt.help import HELP_TEXT, KeysDialog
 
-KEYS_DOC = Path(__file__).resolve().parents[2] / "docs" / "app.md"
+KEYS_DOC = Path(__file__).resolve().parents[3] / "docs" / "app.md"
 START, END = "<!-- keys-table: start -->\n", "<!-- keys-table: end -->"
 
 

@@ -7,17 +7,12 @@ from PyQt6.QtWidgets import QApplication
 
 from core.collide.heat import frame_heat
 from tests.viewer.conftest import settle
+from tests.viewer.helpers import screenshot
 from viewer.render.heat import HEAT_TITLES
 
 PLAIN = {"show_tree_a": False, "show_tree_b": False, "show_overlap": False,
          "show_contacts": False, "show_culled": False, "show_parents": False}
 """Overlays off: only the heat map colours the triangles under test."""
-
-
-def _screenshot(window) -> np.ndarray:
-    window.redraw()
-    QApplication.processEvents()
-    return np.asarray(window.plotter.screenshot(return_img=True))[..., :3].astype(int)
 
 
 def _visible_pixel(window, body: int, tri_ids) -> tuple[int, int, int] | None:
@@ -59,7 +54,7 @@ def test_triangle_work_colours_busy_triangles_and_leaves_idle_ones_alone(window)
     frame = window.model.frame
     heat = frame_heat(frame)
     cold = _idle_pixel(window, heat)
-    plain = _screenshot(window)[cold[1], cold[2]]
+    plain = screenshot(window).astype(int)[cold[1], cold[2]]
     window.model.set_display(heat_map="work")
     work = np.concatenate([heat.bodies[0].work, heat.bodies[1].work])
     assert window.renderer.cell_count("heat_tris") == np.count_nonzero(work)
@@ -68,7 +63,7 @@ def test_triangle_work_colours_busy_triangles_and_leaves_idle_ones_alone(window)
     n_idle = int(np.count_nonzero(work == 0))
     assert (f"heat map: {n_idle:,} of {len(work):,} triangles took part in no test (left in "
             "their body's colour)") in window.renderer.note.GetText(0)
-    image = _screenshot(window)
+    image = screenshot(window).astype(int)
     lut = window.renderer.heat
     # One scale per body, from 0 to its own largest work.
     assert lut.last.scales == {b: (0.0, float(heat.bodies[b].work.max())) for b in (0, 1)}
@@ -99,14 +94,14 @@ def test_log_scale_paints_only_triangles_with_work(window):
     window.model.set_display(**PLAIN)
     heat = frame_heat(window.model.frame)
     cold = _idle_pixel(window, heat)
-    plain = _screenshot(window)[cold[1], cold[2]]
+    plain = screenshot(window).astype(int)[cold[1], cold[2]]
     window.model.set_display(heat_map="work", heat_log=True)
     picture = window.renderer.heat.last
     assert picture.is_log and all(low > 0 for low, _high in picture.scales.values())
     assert window.renderer.heat.title == "volume + triangle tests per triangle (log scale)"
     work = np.concatenate([heat.bodies[0].work, heat.bodies[1].work])
     assert window.renderer.cell_count("heat_tris") == np.count_nonzero(work)
-    image = _screenshot(window)
+    image = screenshot(window).astype(int)
     assert _close(image[cold[1], cold[2]], plain)
 
 
@@ -197,7 +192,7 @@ def test_each_body_has_its_own_colour_scale_and_bar(window):
     assert maxima[cool] < 0.8 * maxima[1 - cool]
     window.model.set_display(heat_map="work")
     layer = window.renderer.heat
-    image = _screenshot(window)
+    image = screenshot(window).astype(int)
     order = np.argsort(-heat.bodies[cool].work)
     hot = _visible_pixel(window, cool, order[:300])
     assert hot is not None

@@ -4,85 +4,28 @@
 
 from __future__ import annotations
 
-import itertools
-
 import numpy as np
 import pyvista as pv
 from PyQt6.QtWidgets import QApplication
 
 from tests.viewer.colour_vision import MACHADO_2009, delta_e, hex_rgb, simulate
 from tests.viewer.conftest import click, settle
+from tests.viewer.helpers import (
+    MIN_DELTA_E_CVD,
+    MIN_DELTA_E_NORMAL,
+    check_apart,
+    legend_box,
+    screenshot,
+    text_heights,
+)
 from viewer.render import style as sc
 from viewer.render.legend import LEGEND_FONT_PX
 from viewer.render.overlays import KIND_COLORS, KIND_COPLANAR, KIND_CROSSING, KIND_TOUCHING
 from viewer.render.scene import SceneRenderer
 
-MIN_DELTA_E_CVD = 18.0
-"""Least CIE76 difference of two overlays on screen together, under each simulation. 20 was
-the aim; no set of eleven colours from the Okabe-Ito and Tol palettes reaches it under all
-three simulations (the best found: 18.0), and eleven overlays can be on screen at once."""
-MIN_DELTA_E_NORMAL = 25.0
-
 CONTACT_ROWS = {"contact: crossing triangles", "contact: touching triangles",
                 "contact: coplanar overlap", "intersection segments"}
 DISTANCE_ROW = "closest points (minimum distance)"
-
-
-def _screenshot(window) -> np.ndarray:
-    window.redraw()
-    QApplication.processEvents()
-    return np.asarray(window.plotter.screenshot(return_img=True))[..., :3]
-
-
-def _legend_box(window, image):
-    """(rows, cols) slices of the legend box in the image."""
-    legend = window.renderer.legend
-    height, width = image.shape[:2]
-    x0, y0 = legend.GetPosition()
-    dx, dy = legend.GetPosition2()
-    cols = slice(int(round(x0 * width)), int(round((x0 + dx) * width)))
-    rows = slice(height - int(round((y0 + dy) * height)), height - int(round(y0 * height)))
-    return rows, cols
-
-
-def _swatch_pixels(window, image) -> dict[str, tuple[int, int]]:
-    """Legend text -> (row, col) of a pixel of its swatch, found by its exact colour in the
-    legend's swatch column."""
-    rows, cols = _legend_box(window, image)
-    box = image[rows, cols].astype(int)
-    swatch_cols = slice(0, max(4, box.shape[1] // 8))
-    out = {}
-    for text, color in window.renderer.canvas_legend.entries:
-        target = hex_rgb(color).astype(int)
-        hit = np.argwhere(np.abs(box[:, swatch_cols] - target).sum(axis=2) <= 3)
-        assert hit.size, f"no swatch drawn for {text!r}"
-        r, c = hit[len(hit) // 2]
-        out[text] = (rows.start + int(r), cols.start + int(c))
-    return out
-
-
-def _on_screen_together(a: str, b: str) -> bool:
-    """Every two rows of one legend (it lists only what is drawn) are checked, the
-    closest-points line against the contacts too: it was drawn in the crossing contacts'
-    orange, which a student could not tell apart from a contact."""
-    return True
-
-
-def _check_apart(window, image, save_dir=None) -> float:
-    """Every two legend colours, read back from the screenshot, differ enough in normal
-    vision and under each simulated deficiency; returns the least difference seen."""
-    where = _swatch_pixels(window, image)
-    least = np.inf
-    for vision in ("normal", *MACHADO_2009):
-        seen = simulate(image, vision)
-        bound = MIN_DELTA_E_NORMAL if vision == "normal" else MIN_DELTA_E_CVD
-        for a, b in itertools.combinations(where, 2):
-            if not _on_screen_together(a, b):
-                continue
-            diff = float(delta_e(seen[where[a]], seen[where[b]]))
-            least = min(least, diff)
-            assert diff >= bound, f"{vision}: {a!r} vs {b!r} differ by only {diff:.1f}"
-    return least
 
 
 def test_overlay_colours_stay_apart_for_every_colour_vision_on_a_screenshot(qtbot, make_window):
@@ -93,7 +36,7 @@ def test_overlay_colours_stay_apart_for_every_colour_vision_on_a_screenshot(qtbo
     texts = window.renderer.legend_texts
     assert "partition cells and splitting planes" in texts
     assert window.renderer.cell_count("partition_cells") > 0
-    _check_apart(window, _screenshot(window))
+    check_apart(window, screenshot(window))
 
     # Apart (inside): the closest-points line and its legend row instead of contacts.
     window.controller.scenes.load_scene("concentric-spheres")
@@ -101,7 +44,7 @@ def test_overlay_colours_stay_apart_for_every_colour_vision_on_a_screenshot(qtbo
     assert window.model.frame.distance is not None
     assert DISTANCE_ROW in window.renderer.legend_texts
     assert window.renderer.cell_count("distance") >= 1
-    _check_apart(window, _screenshot(window))
+    check_apart(window, screenshot(window))
 
 
 def test_the_pairs_the_issue_named_differ_and_actors_draw_the_legend_colours(window):
@@ -151,26 +94,10 @@ def test_closest_points_differ_from_every_other_colour_of_the_canvas():
             assert diff >= bound, f"{vision}: closest points vs {other} differ by {diff:.1f}"
 
 
-def _text_heights(window, image) -> list[int]:
-    """Heights in pixels of the dark text runs in the legend's text column."""
-    rows, cols = _legend_box(window, image)
-    box = image[rows, cols].astype(int)
-    text = box[:, box.shape[1] // 8: -4]
-    is_dark = (text.sum(axis=2) < 250).any(axis=1)
-    runs, start = [], None
-    for i, dark in enumerate(np.append(is_dark, False)):
-        if dark and start is None:
-            start = i
-        elif not dark and start is not None:
-            runs.append(i - start)
-            start = None
-    return runs
-
-
 def test_the_legend_font_is_fixed_and_readable(qtbot, window):
     window.resize(1280, 800)
     QApplication.processEvents()
-    small = _text_heights(window, _screenshot(window))
+    small = text_heights(window, screenshot(window))
     n_rows = len(window.renderer.legend_texts)
     assert len(small) == n_rows  # one run of ink per row: rows do not touch
     # Ascender to descender of a 15 px font: about 11-16 px (it was about 6 at 1280x800).
@@ -184,7 +111,7 @@ def test_the_legend_font_is_fixed_and_readable(qtbot, window):
     assert any("rounded-rectangle pairs" in t for t in window.renderer.legend_texts)
     window.resize(1900, 1050)
     QApplication.processEvents()
-    big = _text_heights(window, _screenshot(window))
+    big = text_heights(window, screenshot(window))
     assert abs(max(big) - tallest) <= 1, (small, big)
 
 
@@ -221,8 +148,8 @@ def test_the_selection_frames_the_boxes_instead_of_hiding_them(window):
         hits = [info["depth"]]
     window.model.set_level(hits[0])
     assert window.model.inspect["node"] == info["node"]
-    image = _screenshot(window).astype(int)
-    rows, cols = _legend_box(window, image)
+    image = screenshot(window).astype(int)
+    rows, cols = legend_box(window, image)
     image[rows, cols] = 255
     outline = np.abs(image - hex_rgb(sc.INSPECT_COLOR)).sum(axis=2) < 40
     assert outline.sum() > 200

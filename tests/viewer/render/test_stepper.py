@@ -12,7 +12,7 @@ from PyQt6.QtCore import Qt
 from PyQt6.QtWidgets import QApplication
 
 from core.collide.steps import StepOutcome, separation, traversal_steps
-from tests.viewer.test_stepper import _on, _press
+from tests.viewer.helpers import press_key, stepper_on
 from viewer.control.stepping import HISTORY_LEVELS_UP
 from viewer.render.stepper import separation_label
 from viewer.render.style import NOTE_FONT_PX
@@ -41,7 +41,7 @@ def _legend_box(window):
 
 
 def test_history_is_the_current_subtree(window):
-    _on(window)
+    stepper_on(window)
     window.controller.stepper.step_to(DEEP_TEST)
     steps = traversal_steps(window.model.frame)
     _root, rows = steps.subtree_before(DEEP_TEST, HISTORY_LEVELS_UP)
@@ -63,13 +63,13 @@ def test_history_is_the_current_subtree(window):
 
 def test_frame_the_pair_key_makes_the_pair_large(window):
     window.resize(1280, 800)
-    _on(window)
+    stepper_on(window)
     window.controller.stepper.step_to(DEEP_TEST)
     QApplication.processEvents()
     view_h = window.plotter.renderer.GetSize()[1]
     x0, y0, x1, y1 = _pair_display_box(window)
     assert y1 - y0 < 0.15 * view_h  # a speck in the default view
-    _press(window, Qt.Key.Key_F)
+    press_key(window, Qt.Key.Key_F)
     window.plotter.render()
     x0, y0, x1, y1 = _pair_display_box(window)
     assert y1 - y0 > 0.3 * view_h
@@ -79,7 +79,7 @@ def test_frame_the_pair_key_makes_the_pair_large(window):
 
 def test_the_legend_keeps_clear_of_the_pair(window):
     window.resize(1280, 800)
-    _on(window)
+    stepper_on(window)
     window.controller.stepper.step_to(DEEP_TEST)
     window.controller.stepper.frame_pair()
     r = window.renderer
@@ -105,7 +105,7 @@ def test_the_legend_keeps_clear_of_the_pair(window):
 
 
 def test_a_leaf_pair_draws_its_triangles(window):
-    _on(window)
+    stepper_on(window)
     position = window.controller.stepper.step_run_to("leaf")
     view = window.controller.stepper.step_view()
     assert view.position == position and view.triangle_pairs.shape[0] > 0
@@ -122,7 +122,7 @@ def test_the_lecture_caption_counts_the_contacts_found_so_far(window):
     assert total > 0
     caption = window.caption.state_caption()
     assert f"{total:,} triangle pairs in contact" in caption and "touch" not in caption
-    _on(window)
+    stepper_on(window)
     window.controller.stepper.step_to(5)  # test 6: nothing found yet
     caption = window.caption.state_caption()
     assert "0 contacts found so far" in caption
@@ -162,7 +162,7 @@ def _label_font_size(window):
 
 
 def test_the_culled_label_scales_stands_beside_the_arrow_and_names_the_axis(window):
-    _on(window)
+    stepper_on(window)
     stepper = window.controller.stepper
     steps = traversal_steps(window.model.frame)
     position = next(i for i in range(len(steps))
@@ -198,7 +198,7 @@ def test_stepping_shows_the_stepper_and_the_pseudocode_together(window):
     stepper, code = window.docks["stepper_dock"], window.docks["pseudocode_dock"]
     window.docks["levels_dock"].raise_()
     QApplication.processEvents()
-    _press(window, Qt.Key.Key_T, Qt.KeyboardModifier.ControlModifier)
+    press_key(window, Qt.Key.Key_T, Qt.KeyboardModifier.ControlModifier)
     for _ in range(5):
         QApplication.processEvents()
     assert window.model.is_stepping
@@ -258,7 +258,7 @@ def test_a_lesson_frames_the_pair_it_steps_to(qtbot, window):
 
 
 def test_in_lecture_mode_a_pair_too_small_to_read_is_framed(qtbot, window):
-    _on(window)
+    stepper_on(window)
     window.lecture.enter()
     QApplication.processEvents()
     view_h = window.plotter.renderer.GetSize()[1]
@@ -278,7 +278,7 @@ def test_the_stepper_legend_lists_only_what_the_step_draws(window):
     not list them, nor an outcome no earlier pair had."""
     from core.collide.steps import CODE_CULLED, CODE_LEAF_PAIR
 
-    _on(window)
+    stepper_on(window)
     steps = traversal_steps(window.model.frame)
     _a, _b, codes = steps.decided(len(steps))
     culled = int(np.flatnonzero(codes == CODE_CULLED)[0])

@@ -79,7 +79,7 @@ def test_a_stored_frame_is_drawn_the_same_without_running_the_core(frames, tmp_p
     # dispatcher would list a signature.
     env["NUMBA_CACHE_DIR"] = str(tmp_path / "empty-cache")
     env["XDG_CACHE_HOME"] = str(tmp_path / "empty-xdg")
-    root = Path(__file__).resolve().parents[2]
+    root = Path(__file__).resolve().parents[3]
     done = subprocess.run([sys.executable, "-c", REDRAW, str(path), str(LEVEL)], cwd=root, env=env,
                           capture_output=True, text=True, check=False)  # fmt: skip
     assert done.returncode == 0, done.stderr[-2000:]

@@ -13,11 +13,11 @@ from PyQt6.QtCore import Qt
 
 from core.bv import BV_KINDS
 from tests.viewer.conftest import settle
-from tests.viewer.test_volume_words import _choose, _culled_pair_at_own_depth, _legend
+from tests.viewer.helpers import choose, culled_pair_at_own_depth, legend_entries
 from viewer.render.volumes import VolumeSet, volumes_groups_polydata
 from viewer.render.words import KindWords
 
-VIEWER = Path(__file__).resolve().parents[2] / "viewer"
+VIEWER = Path(__file__).resolve().parents[3] / "viewer"
 
 
 def test_bounding_volume_combo_shows_every_rows_people_name(window):
@@ -97,19 +97,19 @@ def test_render_draws_a_kind_it_has_never_heard_of():
 @pytest.mark.parametrize("key", ["kdop14", "lss"])
 def test_inspector_and_legend_speak_with_the_rows_words(qtbot, window, key):
     row = BV_KINDS[key]
-    _choose(window.docks["pipeline_dock"].panel.volume_choice.bv, key)
+    choose(window.docks["pipeline_dock"].panel.volume_choice.bv, key)
     poses = window.controller.poses
     poses.rotate_body(1, (0.3, 1.0, 0.2), 0.7, poses.centroid_world(1))
     settle(qtbot, window)
     window.redraw()
-    legend = _legend(window)
+    legend = legend_entries(window)
     assert legend[0] == f"mesh A and its {row.noun_plural}"
     assert legend[2] == f"{row.pair_noun} overlapping at this level"
 
     from viewer.render import inspect_node
 
     frame = window.model.frame
-    level, a, b, sep = _culled_pair_at_own_depth(frame)
+    level, a, b, sep = culled_pair_at_own_depth(frame)
     info = inspect_node(frame, 0, int(frame.trees[0].triangles_under(a)[0]), level)
     k = info["partners"].index(b)
     assert info["partner_separations"][k] == row.separating_test(sep)

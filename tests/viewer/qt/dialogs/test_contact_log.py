@@ -15,7 +15,7 @@ from tests.viewer.conftest import settle
 from viewer.qt.actions import ACTIONS_BY_ID
 from viewer.qt.timeline import MARKER_SIZE_PX, MARKER_STYLES
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "contact-log"
+EXAMPLE = Path(__file__).resolve().parents[4] / "examples" / "contact-log"
 LOG = "two-spheres-fcl.jsonl"
 
 

@@ -8,7 +8,7 @@ from dataclasses import replace
 
 from PyQt6.QtWidgets import QApplication, QMessageBox
 
-from tests.viewer.test_timeline import N_STEPS, record_approach
+from tests.viewer.helpers import N_STEPS, record_approach
 from viewer.qt.replay_dialog import DIFFER_STYLE, IDENTICAL_STYLE, percent_change
 
 

@@ -1,7 +1,7 @@
 """File > Open on every hostile file of the loader's catalogue: the window lives on.
 
-The files are the ones ``tests/core/test_loader_catalogue.py`` checks through ``load_mesh``
-and the CLI (built by ``tests/core/hostile.py``). Here each is picked in the real File > Open
+The files are the ones ``tests/core/io/test_hostile_files.py`` checks through ``load_mesh``
+and the CLI (built by ``tests/hostile/meshes.py``). Here each is picked in the real File > Open
 action (the file dialog answered by a stub of ``QFileDialog.getOpenFileNames``), read in the
 controller's worker thread, and must end in the warning box naming the file, with the scene
 (bodies, frame, actors on the canvas) exactly as before. The VTP files among them aborted
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from PyQt6.QtWidgets import QFileDialog
 
-from tests.core.hostile import CATALOGUE
+from tests.hostile.meshes import CATALOGUE
 from tests.viewer.conftest import settle
 
 

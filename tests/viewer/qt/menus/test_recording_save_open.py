@@ -6,7 +6,7 @@ from __future__ import annotations
 from PyQt6.QtWidgets import QApplication, QPushButton
 
 from tests.viewer.conftest import settle
-from tests.viewer.test_timeline import record_approach
+from tests.viewer.helpers import record_approach
 
 
 def wait_job(qtbot, window) -> None:

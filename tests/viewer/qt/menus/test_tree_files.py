@@ -11,6 +11,7 @@ from PyQt6.QtWidgets import QApplication
 
 from tests.viewer.colour_vision import hex_rgb
 from tests.viewer.conftest import settle
+from tests.viewer.helpers import foreign_tree_copy
 from viewer.render.marks import VIOLATION_COLOR
 
 
@@ -224,43 +225,12 @@ def test_the_menu_writes_a_tree_file_off_the_gui_thread_with_a_progress_line(
     assert not bad.parent.exists()
 
 
-def _foreign_copy(tree, out, seed=3):
-    """``tree`` written as another engine might (shuffled node ids, children layout), with
-    two hand-made mistakes: one leaf's box pulled in along +x (its triangles stick out) and
-    another leaf's box pushed out along -y past its parent's. Returns ``(file_id, shrunk,
-    grown)``: the file id of each of our nodes and the two leaves (our ids)."""
-    rng = np.random.default_rng(seed)
-    k = tree.n_nodes
-    file_id = rng.permutation(k)
-    children = np.full((k, 2), -1)
-    start = np.zeros(k, dtype=int)
-    count = np.zeros(k, dtype=int)
-    for leaf in np.flatnonzero(tree.count > 0):
-        start[file_id[leaf]], count[file_id[leaf]] = tree.first[leaf], tree.count[leaf]
-    for node in np.flatnonzero(tree.count == 0):
-        children[file_id[node]] = [file_id[tree.first[node]], file_id[tree.first[node] + 1]]
-    bounds = np.empty((k, 6))
-    bounds[file_id] = np.concatenate([tree.bmin, tree.bmax], axis=1)
-    leaves = np.flatnonzero(tree.count > 0)
-    shrunk, grown = int(leaves[len(leaves) // 3]), int(leaves[2 * len(leaves) // 3])
-    lo, hi = bounds[file_id[shrunk], 0], bounds[file_id[shrunk], 3]
-    bounds[file_id[shrunk], 3] = lo + 0.25 * (hi - lo)
-    parent = int(tree.parent[grown])
-    bounds[file_id[grown], 1] = tree.bmin[parent, 1] - 0.125  # 0.125 below its parent's box
-    out.write_text(json.dumps({
-        "format": "bvh-lab-tree", "version": 1, "triangles": int(tree.prim_ids.size),
-        "nodes": k, "bounds": bounds.tolist(), "children": children.tolist(),
-        "start": start.tolist(), "count": count.tolist(),
-        "order": [int(t) for t in tree.prim_ids]}))
-    return file_id, shrunk, grown
-
-
 def test_a_foreign_tree_is_named_by_the_files_ids_in_every_table_and_caption(
         qtbot, window, tmp_path):
     from viewer.qt.panels.quality import VIOLATION_COLUMNS
 
     path = tmp_path / "theirs.json"
-    file_id, shrunk, grown = _foreign_copy(window.model.frame.trees[0], path)
+    file_id, shrunk, grown = foreign_tree_copy(window.model.frame.trees[0], path)
     assert window.tree_tools.open_tree_file(0, str(path))
     settle(qtbot, window)
     tree = window.model.frame.trees[0]

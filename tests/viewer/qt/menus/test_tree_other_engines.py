@@ -12,7 +12,7 @@ from core.bvh.tree_formats import read_any_tree
 from core.io import load_mesh
 from tests.viewer.conftest import settle, wait_scene
 
-DATA = Path(__file__).resolve().parents[1] / "data"
+DATA = Path(__file__).resolve().parents[3] / "data"
 THREE_MESH = DATA / "three-mesh-bvh" / "icosphere80.obj"
 COAL_MESH = DATA / "coal" / "octahedron.obj"
 

@@ -8,7 +8,7 @@ import pytest
 
 from core.bvh.diagnosis import path_to_root
 from tests.viewer.conftest import settle
-from tests.viewer.test_tree_files_gui import _foreign_copy
+from tests.viewer.helpers import foreign_tree_copy
 from viewer.control.node_search import parse_query
 
 
@@ -85,7 +85,7 @@ def test_a_bad_search_says_why_in_one_line_and_keeps_the_selection(qtbot, window
 
 def test_a_tree_from_a_file_is_searched_by_the_files_ids(qtbot, window, tmp_path):
     path = tmp_path / "theirs.json"
-    file_id, shrunk, _grown = _foreign_copy(window.model.frame.trees[0], path)
+    file_id, shrunk, _grown = foreign_tree_copy(window.model.frame.trees[0], path)
     assert window.tree_tools.open_tree_file(0, str(path))
     settle(qtbot, window)
     ids = window.controller.inspector.tree_file_ids(window.model.frame)[0]

@@ -12,6 +12,7 @@ from core.collide import steps as core_steps
 from core.collide.steps import StepOutcome, traversal_steps
 from tests.viewer.colour_vision import VISIONS, delta_e, hex_rgb, simulate
 from tests.viewer.conftest import settle
+from tests.viewer.helpers import press_key, stepper_on
 from viewer.control.stepping import HISTORY_LEVELS_UP
 from viewer.qt.panels.stepper import OFF_TEXT
 from viewer.render import stepper as render_stepper
@@ -28,35 +29,12 @@ from viewer.render.style import (
 )
 
 
-def _press(window, key, modifier=Qt.KeyboardModifier.NoModifier):
-    """A key pressed on the canvas; the window is made active first, as a window manager
-    does on a click (shortcuts only reach an active window)."""
-    from pytestqt.qtbot import QtBot
-
-    if QApplication.activeWindow() is not window:
-        window.activateWindow()
-        window.plotter.setFocus()
-        for _ in range(200):
-            QApplication.processEvents()
-            if QApplication.activeWindow() is window:
-                break
-    QtBot.keyClick(window.plotter, key, modifier)
-    QApplication.processEvents()
-
-
 def _dock(window):
     return window.docks["stepper_dock"].panel
 
 
 def _core_steps(window):
     return traversal_steps(window.model.frame)
-
-
-def _on(window):
-    window.docks["stepper_dock"].raise_()
-    _press(window, Qt.Key.Key_T, Qt.KeyboardModifier.ControlModifier)
-    assert window.model.is_stepping
-    return _dock(window)
 
 
 def test_outcome_codes_mirror_the_core():
@@ -70,7 +48,7 @@ def test_step_keys_walk_from_the_root_pair_to_the_first_contact(window):
     assert dock.note_label.text() == OFF_TEXT
     assert not dock.buttons["forward"].isEnabled()
     window.model.set_playing(True)
-    dock = _on(window)
+    dock = stepper_on(window)
     assert not window.model.is_playing  # starting the stepper pauses
     steps = _core_steps(window)
     n = len(steps)
@@ -79,26 +57,26 @@ def test_step_keys_walk_from_the_root_pair_to_the_first_contact(window):
     assert root.outcome is StepOutcome.SPLIT  # the two spheres' roots overlap
     assert "they overlap" in dock.step_label.text()
     assert root.split_words[1:] in dock.step_label.text()
-    _press(window, Qt.Key.Key_Right)
+    press_key(window, Qt.Key.Key_Right)
     assert window.model.step_position == 1
     assert dock.position_label.text().startswith(f"test 2 of {n:,}, level {steps[1].level}")
-    _press(window, Qt.Key.Key_Left)
+    press_key(window, Qt.Key.Key_Left)
     assert window.model.step_position == 0
     # Forward a few tests one at a time, then on to the first contact as a student does:
     # the next pair of leaves, then the next contact (Right alone would take 1,409 presses).
     dock.buttons["forward"].click()
     dock.buttons["forward"].click()
     assert window.model.step_position == 2
-    _press(window, Qt.Key.Key_Home)
+    press_key(window, Qt.Key.Key_Home)
     assert window.model.step_position == 0
     first_leaf = steps.next_where(0, "leaf")
-    _press(window, Qt.Key.Key_P)
+    press_key(window, Qt.Key.Key_P)
     assert window.model.step_position == first_leaf
     assert steps[first_leaf].outcome is StepOutcome.LEAF_PAIR
     first_contact = steps.next_where(-1, "contact")
     assert first_contact is not None and first_contact >= first_leaf
     if first_contact > first_leaf:
-        _press(window, Qt.Key.Key_T)
+        press_key(window, Qt.Key.Key_T)
     assert window.model.step_position == first_contact
     step = steps[first_contact]
     assert step.outcome is StepOutcome.LEAF_PAIR and step.contact_pairs.shape[0] > 0
@@ -124,7 +102,7 @@ def test_step_keys_walk_from_the_root_pair_to_the_first_contact(window):
                                       ("contact", Qt.Key.Key_T),
                                       ("level_end", Qt.Key.Key_E)])
 def test_run_to_keys_stop_where_the_core_says(window, what, key):
-    _on(window)
+    stepper_on(window)
     steps = _core_steps(window)
     expected, position = [], -1
     for _ in range(3):
@@ -134,13 +112,13 @@ def test_run_to_keys_stop_where_the_core_says(window, what, key):
         expected.append(position)
     got = []
     for _ in range(len(expected)):
-        _press(window, key)
+        press_key(window, key)
         got.append(window.model.step_position)
     assert got == expected and expected
 
 
 def test_waiting_list_and_counts(window):
-    dock = _on(window)
+    dock = stepper_on(window)
     steps = _core_steps(window)
     position = steps.next_where(0, "level_end") + 3
     window.controller.stepper.step_to(position)
@@ -166,10 +144,10 @@ def _choose_kind(qtbot, window, key):
 @pytest.mark.parametrize("kind", list(BV_KINDS))
 def test_stepping_to_the_end_gives_the_frames_counters(qtbot, window, kind):
     _choose_kind(qtbot, window, kind)
-    dock = _on(window)
+    dock = stepper_on(window)
     frame = window.model.frame
     steps = _core_steps(window)
-    _press(window, Qt.Key.Key_E)  # the key, once: to the end of the root level
+    press_key(window, Qt.Key.Key_E)  # the key, once: to the end of the root level
     assert window.model.step_position == steps.next_where(0, "level_end")
     # Then straight to the last test (each level's redraw of the k-DOP faces costs seconds,
     # and the run-to keys are tested above).
@@ -204,7 +182,7 @@ def _pixels_near(image, color, tol=12):
 
 def test_a_culled_step_draws_the_axis_the_intervals_and_the_gap(window):
     window.resize(1280, 800)
-    _on(window)
+    stepper_on(window)
     steps = _core_steps(window)
     position = _first_culled(steps)
     window.controller.stepper.step_to(position)
@@ -244,11 +222,11 @@ def test_turning_the_stepper_off_restores_the_normal_view(window):
     before = {name: r.cell_count(name) for name in r.polys}
     legend = list(r.legend_texts)
     opacity = r.mesh_actors[0].prop.opacity
-    _on(window)
+    stepper_on(window)
     window.controller.stepper.step_to(5)
     assert r.cell_count("step_a") > 0
     assert r.mesh_actors[0].prop.opacity < opacity  # fainter meshes show the axis inside
-    _press(window, Qt.Key.Key_T, Qt.KeyboardModifier.ControlModifier)
+    press_key(window, Qt.Key.Key_T, Qt.KeyboardModifier.ControlModifier)
     assert not window.model.is_stepping
     assert {name: r.cell_count(name) for name in r.polys} == before
     assert r.legend_texts == legend and r.step_label_text == ""
@@ -259,10 +237,10 @@ def test_only_the_contacts_found_so_far_are_drawn_while_stepping(window):
     r = window.renderer
     n_all = r.cell_count("contact_tris")
     assert n_all > 0
-    _on(window)
+    stepper_on(window)
     assert r.cell_count("contact_tris") == 0  # the root pair: nothing found yet
     assert r.cell_count("contact_segments") == 0
-    _press(window, Qt.Key.Key_T)  # to the first contact
+    press_key(window, Qt.Key.Key_T)  # to the first contact
     steps = _core_steps(window)
     position = window.model.step_position
     found = np.asarray(window.model.frame.result.pairs)[steps.contacts_found(position)]
@@ -280,14 +258,14 @@ def test_arrow_keys_nudge_a_mesh_when_the_stepper_is_off(window):
     window.model.set_mode(Mode.MOVE)
     window.model.set_selected(1)
     before = window.model.bodies[1].pose.copy()
-    _press(window, Qt.Key.Key_Right)
+    press_key(window, Qt.Key.Key_Right)
     assert not np.allclose(window.model.bodies[1].pose, before)
 
 
 def test_a_frame_without_a_trace_says_why(window):
     from core.pipeline import FramePipeline, PipelineSettings
 
-    dock = _on(window)
+    dock = stepper_on(window)
     pipe = FramePipeline(PipelineSettings(trace=False))
     frame = pipe.step(window.controller.frames._inputs(), 0.0)
     window.model.set_frame(frame)  # as a recorded frame would be shown
@@ -302,7 +280,7 @@ def test_a_frame_without_a_trace_says_why(window):
 
 def test_a_self_collision_frame_says_why(make_window):
     window = make_window("folding-tube")
-    dock = _on(window)
+    dock = stepper_on(window)
     assert dock.note_label.text().startswith("This is a self-collision frame")
     assert not dock.buttons["forward"].isEnabled()
 
@@ -321,7 +299,7 @@ def test_stepper_colours_stay_apart_for_every_colour_vision():
 
 
 def test_new_frame_restarts_at_the_root_pair(qtbot, window):
-    _on(window)
+    stepper_on(window)
     window.controller.stepper.step_to(7)
     assert window.model.step_position == 7
     window.controller.poses.translate_body(1, np.array([0.01, 0.0, 0.0]))
@@ -331,7 +309,7 @@ def test_new_frame_restarts_at_the_root_pair(qtbot, window):
 
 
 def test_playing_turns_the_stepper_off(window):
-    _on(window)
+    stepper_on(window)
     window.controller.stepper.step_to(3)
     window.model.set_playing(True)
     assert not window.model.is_stepping

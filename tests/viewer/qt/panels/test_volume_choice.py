@@ -10,14 +10,9 @@ from PyQt6.QtCore import Qt
 from PyQt6.QtWidgets import QApplication, QLabel
 
 from tests.viewer.conftest import settle
+from tests.viewer.helpers import choose, culled_pair_at_own_depth, legend_entries
 from viewer.kinds import pair_noun, separation_text, volume_noun
 from viewer.render.words import OVERLAPPED
-
-
-def _choose(combo, data) -> None:
-    index = combo.findData(data)
-    assert index >= 0, data
-    combo.setCurrentIndex(index)
 
 
 # -- 1. OBB fit and split rule ----------------------------------------------------------------
@@ -34,9 +29,9 @@ def test_obb_fit_combo_lists_every_fit_and_steers_the_drawn_boxes(qtbot, window)
         assert combo.itemData(i, Qt.ItemDataRole.ToolTipRole).endswith(".")
     assert window.model.pipeline.bv == "aabb" and not combo.isEnabled()
 
-    _choose(choice.bv, "obb")
+    choose(choice.bv, "obb")
     assert combo.isEnabled()
-    _choose(combo, "VERTICES")
+    choose(combo, "VERTICES")
     assert window.model.pipeline.obb_fit == "VERTICES"
     settle(qtbot, window)
     frame = window.model.frame
@@ -52,7 +47,7 @@ def test_obb_fit_combo_lists_every_fit_and_steers_the_drawn_boxes(qtbot, window)
     assert frame.result.counters.n_bv_tests == expected.n_bv_tests
     assert "OBB fit: Covariance of the triangles' vertices" in choice.description.text()
 
-    _choose(choice.bv, "sphere")
+    choose(choice.bv, "sphere")
     assert not combo.isEnabled()
 
 
@@ -86,11 +81,6 @@ def test_volume_nouns_of_every_kind():
     assert volume_noun(None, plural=True) == "boxes"
 
 
-def _legend(window) -> list[str]:
-    legend = window.renderer.legend
-    return [legend.GetEntryString(i) for i in range(legend.GetNumberOfEntries())]
-
-
 def test_legend_and_stats_name_the_chosen_volume(qtbot, window):
     stats = window.docks["stats_dock"].panel
     # The legend lists only rows drawn: the culled pairs' row while culled pairs show.
@@ -99,16 +89,16 @@ def test_legend_and_stats_name_the_chosen_volume(qtbot, window):
     settle(qtbot, window)
     window.redraw()
     assert window.renderer.cell_count("culled") > 0
-    assert _legend(window)[2:4] == ["box pairs overlapping at this level",
+    assert legend_entries(window)[2:4] == ["box pairs overlapping at this level",
                                     "box pairs culled at this level"]
     assert "volume tests N<sub>bv</sub>" in stats.totals.text()
     choice = window.docks["pipeline_dock"].panel.volume_choice
     for key, words in (("sphere", "sphere pairs"), ("kdop14", "14-DOP pairs"),
                        ("rss", "rounded-rectangle pairs")):
-        _choose(choice.bv, key)
+        choose(choice.bv, key)
         settle(qtbot, window)
         window.redraw()
-        legend = _legend(window)
+        legend = legend_entries(window)
         assert legend[2] == f"{words} overlapping at this level"
         assert (legend[3] == f"{words} culled at this level") == (
             window.renderer.cell_count("culled") > 0)
@@ -125,10 +115,10 @@ def test_legend_and_stats_name_the_chosen_volume(qtbot, window):
 def test_volume_partition_fit_and_split_are_remembered(qtbot, make_window, settings):
     first = make_window("two-spheres", settings)
     panel = first.docks["pipeline_dock"].panel
-    _choose(panel.volume_choice.bv, "obb")
-    _choose(panel.volume_choice.obb_fit, "VERTICES")
-    _choose(panel.volume_choice.partition, "grid")
-    _choose(panel.split, "OBB")
+    choose(panel.volume_choice.bv, "obb")
+    choose(panel.volume_choice.obb_fit, "VERTICES")
+    choose(panel.volume_choice.partition, "grid")
+    choose(panel.split, "OBB")
     settle(qtbot, first)
     first.close()
     assert settings.value("pipeline/bv") == "obb"
@@ -143,7 +133,7 @@ def test_volume_partition_fit_and_split_are_remembered(qtbot, make_window, setti
     # The first frame already ran with them.
     frame = second.model.frame
     assert frame.volumes.name == "obb" and frame.partition is not None
-    assert _legend(second)[2] == "oriented box pairs overlapping at this level"
+    assert legend_entries(second)[2] == "oriented box pairs overlapping at this level"
     second.close()
 
 
@@ -196,21 +186,6 @@ def test_overlapped_mirrors_the_core():
     assert separation_text("obb", OVERLAPPED) == "overlapping"
 
 
-def _culled_pair_at_own_depth(frame):
-    """A (level, node of A, node of B, separating id) of a culled pair whose A node is what
-    the inspector picks at that level: the node at that depth, or a leaf above it (the
-    larger-volume rule splits one side per level, so a pair's depths add up to the level)."""
-    trace, tree = frame.result.trace, frame.trees[0]
-    for d in range(trace.n_levels):
-        pairs, overlapped = trace.level(d)
-        seps = trace.separating_axis(d)
-        for (a, b), is_hit, sep in zip(pairs, overlapped, seps):
-            depth = int(tree.depth[a])
-            if not is_hit and (depth == d or (tree.count[a] > 0 and depth <= d)):
-                return d, int(a), int(b), int(sep)
-    raise AssertionError("no culled pair in the trace")
-
-
 def test_inspector_says_which_axis_culled_a_partner(window):
     from viewer.render import inspect_node
 
@@ -219,7 +194,7 @@ def test_inspector_says_which_axis_culled_a_partner(window):
     # Two unrotated spheres: a culled AABB pair is separated along a world axis, and the
     # inspector must name an axis along which the two boxes are really apart.
     np.testing.assert_array_equal(frame.poses[1].rotation, np.eye(3))
-    level, a, b, sep = _culled_pair_at_own_depth(frame)
+    level, a, b, sep = culled_pair_at_own_depth(frame)
     ta, tb = frame.trees
     lo_a = ta.bmin[a] + frame.poses[0].translation
     hi_a = ta.bmax[a] + frame.poses[0].translation
@@ -249,12 +224,12 @@ def test_inspector_on_obb_names_axes_of_the_oriented_boxes(qtbot, window):
     from viewer.render import inspect_node
 
     choice = window.docks["pipeline_dock"].panel.volume_choice
-    _choose(choice.bv, "obb")
+    choose(choice.bv, "obb")
     poses = window.controller.poses
     poses.rotate_body(1, (0.3, 1.0, 0.2), 0.7, poses.centroid_world(1))
     settle(qtbot, window)
     frame = window.model.frame
-    level, a, b, sep = _culled_pair_at_own_depth(frame)
+    level, a, b, sep = culled_pair_at_own_depth(frame)
     info = inspect_node(frame, 0, int(frame.trees[0].triangles_under(a)[0]), level)
     k = info["partners"].index(b)
     assert info["kind"] == "obb"

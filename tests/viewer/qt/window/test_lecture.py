@@ -9,7 +9,7 @@ from PyQt6.QtCore import Qt
 from PyQt6.QtWidgets import QApplication, QDockWidget, QToolBar
 
 from tests.viewer.conftest import settle
-from tests.viewer.test_palette import _check_apart, _screenshot, _text_heights
+from tests.viewer.helpers import check_apart, screenshot, text_heights
 from viewer.qt.lecture import KEYS_LEVELS, KEYS_WITH_LESSON
 from viewer.render.lecture import LECTURE_REFERENCE_HEIGHT_PX, lecture_scale
 from viewer.render.legend import LEGEND_FONT_PX
@@ -63,7 +63,7 @@ def test_lecture_mode_hides_every_bar_scales_the_text_and_esc_brings_all_back(
     assert window.renderer.actors["overlap"].prop.line_width > widths["overlap"]
     # The legend's letters on screen grow with the font.
     window.redraw()
-    heights = _text_heights(window, _screenshot(window))
+    heights = text_heights(window, screenshot(window))
     assert max(heights) >= 0.7 * LEGEND_FONT_PX * lecture.scale, heights
     # Without a lesson the caption says what is shown, in words, with the keys under it.
     caption, hint = window.renderer.caption_bar.texts()
@@ -134,7 +134,7 @@ def test_arrows_step_the_lesson_and_the_caption_follows(qtbot, window):
     settle(qtbot, window)
     assert controller.lessons.lesson_index == 1
     # The caption bar is drawn: its white bar is at the bottom centre of the screenshot.
-    image = _screenshot(window)
+    image = screenshot(window)
     height, width = image.shape[:2]
     strip = image[int(0.9 * height):, width // 2 - 20: width // 2 + 20]
     assert (strip.sum(axis=2) < 200).any(), "no caption text at the bottom"
@@ -158,7 +158,7 @@ def test_the_overlay_colours_stay_apart_in_lecture_mode(qtbot, window):
     settle(qtbot, window)
     window.lecture.enter()
     QApplication.processEvents()
-    least = _check_apart(window, _screenshot(window))
+    least = check_apart(window, screenshot(window))
     assert np.isfinite(least)
     window.lecture.leave()
 
@@ -210,7 +210,7 @@ def test_a_step_with_an_experiment_shows_its_figure_over_the_canvas(qtbot, windo
     assert layer.actor.GetPosition()[1] >= window.renderer.caption_bar.top_px()
     assert window.renderer.caption_bar.texts()[0] == "The measurement."
     assert not window.renderer.legend.GetVisibility()  # it showed around the figure's edges
-    image = _screenshot(window)
+    image = screenshot(window)
     middle = image[view_height // 3: 2 * view_height // 3, view_width // 3: 2 * view_width // 3]
     assert (middle.min(axis=2) > 245).mean() > 0.3  # the figure's white page covers the view
     press(qtbot, window, Qt.Key.Key_Left)

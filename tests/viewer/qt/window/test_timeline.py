@@ -8,30 +8,10 @@ from PyQt6.QtCore import QPoint, QPointF, Qt
 from PyQt6.QtWidgets import QApplication
 
 from tests.viewer.conftest import click, drag, qt_point, settle, wait_scene
+from tests.viewer.helpers import N_STEPS, STEP, record_approach
 from viewer.qt.timeline import MARKER_STYLES, frame_label_text
 from viewer.render.overlays import inspect_node
 from viewer.state.display import Mode
-
-APART = 2.0
-"""Sphere B moved this far to the right of its scene pose: the unit spheres no longer meet."""
-
-N_STEPS = 4
-STEP = -0.5
-"""Then B comes back in four steps of 0.5: apart, apart, touching, the scene pose."""
-
-
-def record_approach(qtbot, window) -> None:
-    """B away from A (the recording cleared there), then back in :data:`N_STEPS` frames."""
-    controller = window.controller
-    controller.poses.translate_body(1, (APART, 0.0, 0.0))
-    settle(qtbot, window)
-    controller.recorder.clear_recording()
-    settle(qtbot, window)
-    qtbot.waitUntil(lambda: len(window.model.recording) == 1, timeout=30_000)
-    for _ in range(N_STEPS):
-        controller.poses.translate_body(1, (STEP, 0.0, 0.0))
-        settle(qtbot, window)
-    qtbot.waitUntil(lambda: len(window.model.recording) == N_STEPS + 1, timeout=30_000)
 
 
 def n_contacts(frame) -> int:
