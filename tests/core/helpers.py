@@ -1,13 +1,19 @@
-"""Helpers the core tests share: the command line run in-process, the hand-checked triangle
-pairs, and trees written as another engine would. Mesh generators are in
-``tests/core/meshgen.py``, hostile files in ``tests/hostile/``."""
+"""Helpers the core tests share: the command line run in-process, a mesh written as OBJ, the
+brute-force oracle of a posed pair and the poses the oracle tests share, the contacts python-fcl
+finds, the hand-checked triangle pairs, and trees written as another engine would. Mesh
+generators are in ``tests/core/meshgen.py``, hostile files in ``tests/hostile/``."""
 
 from __future__ import annotations
 
-import numpy as np
+from pathlib import Path
 
+import numpy as np
+import pytest
+
+from core.collide.brute import brute_force_pairs
 from core.collide.tritri import ContactKind
 from core.mesh import TriMesh
+from core.pose import Pose
 
 
 # -- the command line ------------------------------------------------------------------------
@@ -18,6 +24,43 @@ def run_cli(capsys, *argv):
     code = main([str(a) for a in argv])
     out, err = capsys.readouterr()
     return code, out, err
+
+
+def write_obj(path: Path, mesh: TriMesh) -> Path:
+    """``mesh`` written to ``path`` as an OBJ file with every coordinate exact (``repr``)."""
+    lines = [f"v {x!r} {y!r} {z!r}" for x, y, z in mesh.vertices.tolist()]
+    lines += [f"f {a + 1} {b + 1} {c + 1}" for a, b, c in mesh.faces.tolist()]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+# -- contact oracles ---------------------------------------------------------------------------
+ROTATED = Pose.from_axis_angle((1, 2, 3), 0.6, (0.05, -0.02, 0.03))
+SHIFTED = Pose(np.eye(3), (0.03, 0.02, -0.01))
+
+
+def oracle_pairs(mesh_a, mesh_b, pose_a=None, pose_b=None):
+    """``(k, 2)``: the brute-force contact pairs of two posed meshes (no pose: identity)."""
+    va = (pose_a or Pose()).apply(mesh_a.vertices)
+    vb = (pose_b or Pose()).apply(mesh_b.vertices)
+    return brute_force_pairs(va, mesh_a.faces, vb, mesh_b.faces)
+
+
+def fcl_pairs(mesh_a, mesh_b, shift):
+    """Sorted ``(triangle of A, triangle of B)`` contacts python-fcl finds with B moved by
+    ``shift``; the test is skipped where python-fcl is not installed."""
+    fcl = pytest.importorskip("fcl")
+    objects = []
+    for mesh, t in ((mesh_a, np.zeros(3)), (mesh_b, shift)):
+        model = fcl.BVHModel()
+        model.beginModel(mesh.n_faces, mesh.n_vertices)
+        model.addSubModel(np.asarray(mesh.vertices), np.asarray(mesh.faces))
+        model.endModel()
+        objects.append(fcl.CollisionObject(model, fcl.Transform(np.eye(3), t)))
+    request = fcl.CollisionRequest(num_max_contacts=10**8, enable_contact=True)
+    result = fcl.CollisionResult()
+    fcl.collide(objects[0], objects[1], request, result)
+    return sorted({(int(c.b1), int(c.b2)) for c in result.contacts})
 
 
 # -- triangle pairs ---------------------------------------------------------------------------

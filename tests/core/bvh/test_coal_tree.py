@@ -19,6 +19,7 @@ from core.bvh.validate_volumes import validate_imported, volume_excess
 from core.cli import main
 from core.io import load_mesh
 from core.mesh import TriMesh
+from tests.core.helpers import fcl_pairs, write_obj
 from tests.core.meshgen import sphere_mesh
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "coal"
@@ -26,13 +27,6 @@ OCTAHEDRON = DATA / "octahedron.obj"
 KINDS = {"aabb": (), "obb": ("obb",), "rss": ("rss",), "obbrss": ("obb", "rss"),
          "kios": ("obb",)}  # fmt: skip
 ARCHIVES = ("txt", "xml", "bin")
-
-
-def _obj(path: Path, mesh: TriMesh) -> Path:
-    lines = [f"v {x!r} {y!r} {z!r}" for x, y, z in mesh.vertices.tolist()]
-    lines += [f"f {a + 1} {b + 1} {c + 1}" for a, b, c in mesh.faces.tolist()]
-    path.write_text("\n".join(lines) + "\n")
-    return path
 
 
 def _coal_model(mesh: TriMesh, kind: str = "OBBRSS"):
@@ -108,28 +102,13 @@ def test_python_bindings_write_what_the_committed_files_hold():
         np.testing.assert_array_equal(ours.tree.prim_ids, committed.tree.prim_ids)
 
 
-def _fcl_pairs(mesh_a, mesh_b, shift):
-    fcl = pytest.importorskip("fcl")
-    objects = []
-    for mesh, t in ((mesh_a, np.zeros(3)), (mesh_b, shift)):
-        model = fcl.BVHModel()
-        model.beginModel(mesh.n_faces, mesh.n_vertices)
-        model.addSubModel(np.asarray(mesh.vertices), np.asarray(mesh.faces))
-        model.endModel()
-        objects.append(fcl.CollisionObject(model, fcl.Transform(np.eye(3), t)))
-    request = fcl.CollisionRequest(num_max_contacts=10**8, enable_contact=True)
-    result = fcl.CollisionResult()
-    fcl.collide(objects[0], objects[1], request, result)
-    return sorted({(int(c.b1), int(c.b2)) for c in result.contacts})
-
-
 @pytest.mark.parametrize("archive", ("txt", "bin"))
 def test_contacts_with_coal_trees_equal_python_fcl(tmp_path, capsys, archive):
     shift = np.array([1.1, 0.23, 0.17])
     a_mesh, b_mesh = sphere_mesh(12), sphere_mesh(9, radius=0.7)
     paths = {}
     for key, mesh in (("a", a_mesh), ("b", b_mesh)):
-        paths[key] = _obj(tmp_path / f"{key}.obj", mesh)
+        paths[key] = write_obj(tmp_path / f"{key}.obj", mesh)
         model = _coal_model(load_mesh(paths[key]), "OBBRSS")
         paths[f"tree_{key}"] = _save(model, tmp_path / f"{key}-tree.{archive}")
     code = main(["contacts", str(paths["a"]), str(paths["b"]), "--translate-b",
@@ -140,7 +119,7 @@ def test_contacts_with_coal_trees_equal_python_fcl(tmp_path, capsys, archive):
     assert report["bv"] == "obb"  # the files' own oriented boxes
     assert "coal OBBRSS: the OBB part is drawn and tested" in report["tree_a"]["text"]
     ours = sorted(map(tuple, report["pairs"]))
-    assert ours == _fcl_pairs(load_mesh(paths["a"]), load_mesh(paths["b"]), shift)
+    assert ours == fcl_pairs(load_mesh(paths["a"]), load_mesh(paths["b"]), shift)
     assert len(ours) > 10
 
 

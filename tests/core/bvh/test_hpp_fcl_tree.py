@@ -19,6 +19,7 @@ from core.bvh.validate_volumes import validate_imported, volume_excess
 from core.cli import main
 from core.io import load_mesh
 from core.mesh import TriMesh
+from tests.core.helpers import fcl_pairs
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "hpp-fcl"
 COAL = DATA.parent / "coal"
@@ -64,21 +65,6 @@ def test_hpp_fcl_and_coal_archives_are_told_apart_by_content(archive):
         assert not is_hpp_fcl((COAL / f"octahedron-{kind}.{archive}").read_bytes()[:4096])
 
 
-def _fcl_pairs(mesh: TriMesh, shift):
-    fcl = pytest.importorskip("fcl")
-    objects = []
-    for t in (np.zeros(3), shift):
-        model = fcl.BVHModel()
-        model.beginModel(mesh.n_faces, mesh.n_vertices)
-        model.addSubModel(np.asarray(mesh.vertices), np.asarray(mesh.faces))
-        model.endModel()
-        objects.append(fcl.CollisionObject(model, fcl.Transform(np.eye(3), t)))
-    request = fcl.CollisionRequest(num_max_contacts=10**8, enable_contact=True)
-    result = fcl.CollisionResult()
-    fcl.collide(objects[0], objects[1], request, result)
-    return sorted({(int(c.b1), int(c.b2)) for c in result.contacts})
-
-
 @pytest.mark.parametrize("tree_a, tree_b", [("obbrss.txt", "obbrss.bin"),
                                             ("obb.xml", "kios.bin"), ("rss.bin", "aabb.txt")])
 def test_contacts_with_hpp_fcl_trees_equal_python_fcl(capsys, tree_a, tree_b):
@@ -90,7 +76,7 @@ def test_contacts_with_hpp_fcl_trees_equal_python_fcl(capsys, tree_a, tree_b):
     assert code == 0
     assert "hpp-fcl" in report["tree_a"]["text"] and "hpp-fcl" in report["tree_b"]["text"]
     ours = sorted(map(tuple, report["pairs"]))
-    assert ours == _fcl_pairs(load_mesh(OCTAHEDRON), shift)
+    assert ours == fcl_pairs(load_mesh(OCTAHEDRON), load_mesh(OCTAHEDRON), shift)
     assert len(ours) >= 3
 
 

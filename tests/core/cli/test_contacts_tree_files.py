@@ -17,25 +17,18 @@ from core.collide.steps import traversal_steps
 from core.io import load_mesh
 from core.pipeline import BodyInput, FramePipeline, PipelineSettings
 from core.pose import Pose
-from tests.core.helpers import as_foreign, run_cli
+from tests.core.helpers import as_foreign, run_cli, write_obj
 from tests.core.meshgen import sphere_mesh
 
 TRANSLATE_B = (1.05, 0.2, 0.1)
-
-
-def _obj(path, mesh):
-    lines = [f"v {x!r} {y!r} {z!r}" for x, y, z in mesh.vertices.tolist()]
-    lines += [f"f {a + 1} {b + 1} {c + 1}" for a, b, c in mesh.faces.tolist()]
-    path.write_text("\n".join(lines) + "\n")
-    return path
 
 
 @pytest.fixture
 def files(tmp_path):
     """Two sphere meshes as OBJ files, and each one's tree as another engine would write it
     (shuffled ids, children layout)."""
-    paths = {"a": _obj(tmp_path / "a.obj", sphere_mesh(10)),
-             "b": _obj(tmp_path / "b.obj", sphere_mesh(7, radius=0.6))}  # fmt: skip
+    paths = {"a": write_obj(tmp_path / "a.obj", sphere_mesh(10)),
+             "b": write_obj(tmp_path / "b.obj", sphere_mesh(7, radius=0.6))}  # fmt: skip
     for key, seed, rule in (("a", 2, SplitRule.SAH), ("b", 3, SplitRule.MEDIAN)):
         mesh = load_mesh(paths[key])
         tree_path = tmp_path / f"{key}.json"

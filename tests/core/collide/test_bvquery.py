@@ -6,29 +6,20 @@ import pytest
 from core.bv import BV_KINDS, refit_volumes
 from core.bvh import SplitRule, build_tree
 from core.collide import DescendRule, collide
-from core.collide.brute import brute_force_pairs
 from core.collide.bvquery import collide_bv
 from core.pose import Pose
+from tests.core.helpers import ROTATED, SHIFTED, oracle_pairs
 from tests.core.meshgen import sphere_mesh, triangle_soup
 
 KINDS = list(BV_KINDS)
 RULES = [SplitRule.MIDPOINT, SplitRule.MEAN, SplitRule.SAH, SplitRule.OBB]
-ROTATED = Pose.from_axis_angle((1, 2, 3), 0.6, (0.05, -0.02, 0.03))
-SHIFTED = Pose(np.eye(3), (0.03, 0.02, -0.01))
-
-
-def oracle(mesh_a, mesh_b, pose_a=None, pose_b=None):
-    va = (pose_a or Pose()).apply(mesh_a.vertices)
-    vb = (pose_b or Pose()).apply(mesh_b.vertices)
-    return brute_force_pairs(va, mesh_a.faces, vb, mesh_b.faces)
-
-
 @pytest.fixture(scope="module")
 def soups():
     a = triangle_soup(300, seed=21, name="a")
     b = triangle_soup(300, seed=22, name="b")
-    expected = {"rotated": oracle(a, b, None, ROTATED), "shifted": oracle(a, b, None, SHIFTED),
-                "identity": oracle(a, b)}  # fmt: skip
+    expected = {"rotated": oracle_pairs(a, b, None, ROTATED),
+                "shifted": oracle_pairs(a, b, None, SHIFTED),
+                "identity": oracle_pairs(a, b)}  # fmt: skip
     return a, b, expected
 
 
@@ -60,7 +51,7 @@ def test_soup_translated_matches_oracle_every_descend(soups, kind, pose_name):
 def spot_teapot(spot, teapot):
     small = teapot.with_vertices(teapot.vertices * 0.22)
     pose_b = Pose.from_axis_angle((0, 1, 0), 0.4, (0.1, 0.05, 0.2))
-    return spot, small, pose_b, oracle(spot, small, None, pose_b)
+    return spot, small, pose_b, oracle_pairs(spot, small, None, pose_b)
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -116,7 +107,7 @@ def test_refitted_volumes_after_deformation_match_oracle():
     pose_b = Pose.from_axis_angle((0, 0, 1), 0.3, (0.9, 0.0, 0.0))
     z = a.vertices[:, 2:3]
     moved = a.with_vertices(a.vertices * (1.0 + 0.2 * np.sin(4 * np.pi * z)))
-    expected = oracle(moved, b, None, pose_b)
+    expected = oracle_pairs(moved, b, None, pose_b)
     assert len(expected) > 5
     for kind in KINDS:
         vol_a = refit_volumes(tree_a, moved, kind)

@@ -7,30 +7,20 @@ import core.collide.query as query
 from core import contacts
 from core.bvh import SplitRule, build_tree, refit_tree
 from core.collide import DescendRule, collide
-from core.collide.brute import brute_force_pairs
 from core.collide.trace import OVERLAPPED
 from core.mesh import TriMesh
 from core.pose import Pose
+from tests.core.helpers import ROTATED, SHIFTED, oracle_pairs
 from tests.core.meshgen import sphere_mesh, triangle_soup
 
 RULES = list(SplitRule)
 DESCENDS = list(DescendRule)
-ROTATED = Pose.from_axis_angle((1, 2, 3), 0.6, (0.05, -0.02, 0.03))
-SHIFTED = Pose(np.eye(3), (0.03, 0.02, -0.01))
-
-
-def oracle(mesh_a, mesh_b, pose_a=None, pose_b=None):
-    va = (pose_a or Pose()).apply(mesh_a.vertices)
-    vb = (pose_b or Pose()).apply(mesh_b.vertices)
-    return brute_force_pairs(va, mesh_a.faces, vb, mesh_b.faces)
-
-
 @pytest.fixture(scope="module")
 def soups():
     a = triangle_soup(350, seed=11, name="a")
     b = triangle_soup(350, seed=12, name="b")
     expected = {
-        name: oracle(a, b, None, pose) for name, pose in
+        name: oracle_pairs(a, b, None, pose) for name, pose in
         (("identity", None), ("shifted", SHIFTED), ("rotated", ROTATED))
     }  # fmt: skip
     return a, b, expected
@@ -57,7 +47,7 @@ def spot_teapot(spot, teapot):
     # the spout, lid and handle cut through it.
     small = teapot.with_vertices(teapot.vertices * 0.22)
     pose_b = Pose.from_axis_angle((0, 1, 0), 0.4, (0.1, 0.05, 0.2))
-    return spot, small, pose_b, oracle(spot, small, None, pose_b)
+    return spot, small, pose_b, oracle_pairs(spot, small, None, pose_b)
 
 
 @pytest.mark.parametrize("rule", RULES, ids=lambda r: r.name.lower())
@@ -81,7 +71,7 @@ def test_bunny_against_a_ball_matches_oracle(bunny):
     # A ball centred on a vertex of the bunny's back cuts its surface.
     centre = bunny.vertices[np.argmax(bunny.vertices[:, 1])]
     pose_b = Pose(np.eye(3), centre - [0, 0.005, 0])
-    expected = oracle(bunny, ball, None, pose_b)
+    expected = oracle_pairs(bunny, ball, None, pose_b)
     assert len(expected) > 10
     result = contacts(bunny, ball, None, pose_b)
     assert np.array_equal(result.pairs, expected)
@@ -184,7 +174,7 @@ def test_refit_then_collide_matches_oracle_after_deformation():
         moved = a.with_vertices(a.vertices * (1.0 + 0.1 * step * np.sin(4 * np.pi * z)))
         tree_moved = refit_tree(tree_a, moved)
         result = collide(moved, tree_moved, b, tree_b, None, pose_b)
-        assert np.array_equal(result.pairs, oracle(moved, b, None, pose_b))
+        assert np.array_equal(result.pairs, oracle_pairs(moved, b, None, pose_b))
 
 
 def test_touching_cubes_share_a_face():
@@ -195,7 +185,7 @@ def test_touching_cubes_share_a_face():
                   [2, 3, 7], [2, 7, 6], [0, 2, 6], [0, 6, 4], [1, 5, 7], [1, 7, 3]])  # fmt: skip
     cube = TriMesh.from_arrays(v, f)
     result = contacts(cube, cube, None, Pose(np.eye(3), (1.0, 0, 0)))
-    expected = oracle(cube, cube, None, Pose(np.eye(3), (1.0, 0, 0)))
+    expected = oracle_pairs(cube, cube, None, Pose(np.eye(3), (1.0, 0, 0)))
     assert len(expected) > 0
     assert np.array_equal(result.pairs, expected)
 

@@ -3,7 +3,6 @@
 import numpy as np
 import pytest
 
-from core.collide.brute import brute_force_pairs
 from core.partition import (
     PARTITION_KINDS,
     BspPlaneRule,
@@ -12,10 +11,9 @@ from core.partition import (
 )
 from core.partition import grid as grid_mod
 from core.pose import Pose
+from tests.core.helpers import ROTATED, SHIFTED, oracle_pairs
 from tests.core.meshgen import sphere_mesh, triangle_soup
 
-ROTATED = Pose.from_axis_angle((1, 2, 3), 0.6, (0.05, -0.02, 0.03))
-SHIFTED = Pose(np.eye(3), (0.03, 0.02, -0.01))
 POSES = {"identity": None, "shifted": SHIFTED, "rotated": ROTATED}
 
 # A few settings per kind, including extreme ones (one-triangle leaves, very coarse cells).
@@ -32,12 +30,6 @@ SETTINGS = {
 CASES = [(k, i) for k in PARTITION_KINDS for i in range(len(SETTINGS[k]))]
 
 
-def oracle(mesh_a, mesh_b, pose_a=None, pose_b=None):
-    va = (pose_a or Pose()).apply(mesh_a.vertices)
-    vb = (pose_b or Pose()).apply(mesh_b.vertices)
-    return brute_force_pairs(va, mesh_a.faces, vb, mesh_b.faces)
-
-
 def test_registry_lists_the_four_kinds():
     assert list(PARTITION_KINDS) == ["grid", "octree", "kdtree", "bsp"]
 
@@ -46,7 +38,7 @@ def test_registry_lists_the_four_kinds():
 def soups():
     a = triangle_soup(300, seed=21, name="a")
     b = triangle_soup(300, seed=22, name="b")
-    expected = {name: oracle(a, b, None, pose) for name, pose in POSES.items()}
+    expected = {name: oracle_pairs(a, b, None, pose) for name, pose in POSES.items()}
     return a, b, expected
 
 
@@ -71,7 +63,7 @@ def spot_teapot(spot, teapot):
     pose_a = Pose.from_axis_angle((1, 0, 1), 0.3, (0.0, 0.2, 0.0))
     # both posed: B's pose relative to A is a rotation plus a translation
     pose_b = pose_a.compose(pose_b)
-    return spot, small, pose_a, pose_b, oracle(spot, small, pose_a, pose_b)
+    return spot, small, pose_a, pose_b, oracle_pairs(spot, small, pose_a, pose_b)
 
 
 @pytest.mark.parametrize("kind, setting", CASES)
