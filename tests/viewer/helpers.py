@@ -1,6 +1,7 @@
 """Helpers the viewer tests share: screenshots of the canvas and its legend, colour checks on
-them, keys and combo choices driven like a user, a recorded approach of two spheres, a tree
-written as another engine would. Fixtures and the wait helpers (``settle``, ``wait_scene``,
+them, keys and combo choices driven like a user, a controller without a window, the Quality
+dock opened, a recorder job waited for, a recorded approach of two spheres, a tree written
+as another engine would. Fixtures and the wait helpers (``settle``, ``wait_scene``,
 ``click``, ``drag``, ``qt_point``) are in ``tests/viewer/conftest.py``."""
 
 from __future__ import annotations
@@ -161,6 +162,35 @@ def culled_pair_at_own_depth(frame):
             if not is_hit and (depth == d or (tree.count[a] > 0 and depth <= d)):
                 return d, int(a), int(b), int(sep)
     raise AssertionError("no culled pair in the trace")
+
+
+# -- the controller, docks and jobs ------------------------------------------------------------
+def windowless_controller(is_threaded=False):
+    """``(ViewerModel, Controller)`` without a window; frames run on the calling thread
+    unless ``is_threaded``."""
+    from viewer.controller import Controller
+    from viewer.model import ViewerModel
+
+    model = ViewerModel()
+    return model, Controller(model, is_threaded=is_threaded)
+
+
+def open_quality_dock(qtbot, window):
+    """The Quality dock shown and raised, once its numbers are those of the shown frame;
+    returns its panel."""
+    dock = window.docks["quality_dock"]
+    dock.show()
+    dock.raise_()
+    QApplication.processEvents()
+    qtbot.waitUntil(lambda: window.model.quality is not None
+                    and window.model.quality.frame is window.model.frame, timeout=120_000)
+    return dock.panel
+
+
+def wait_recorder_job(qtbot, window) -> None:
+    """Wait until the recorder's save or open (a worker job) is over."""
+    qtbot.waitUntil(lambda: not window.controller.recorder.is_job_running, timeout=60_000)
+    QApplication.processEvents()
 
 
 # -- a recording and a tree file -----------------------------------------------------------

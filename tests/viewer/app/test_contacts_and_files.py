@@ -9,9 +9,7 @@ import pytest
 from core.collide.tritri import ContactKind
 from core.mesh import TriMesh
 from core.pipeline import BodyInput, FramePipeline
-from tests.viewer.helpers import screenshot, without_legend
-from viewer.controller import Controller
-from viewer.model import ViewerModel
+from tests.viewer.helpers import screenshot, windowless_controller, without_legend
 from viewer.qt.panels.stats import relation_text
 from viewer.render.overlays import (
     KIND_COLORS,
@@ -24,11 +22,6 @@ from viewer.render.overlays import (
 )
 from viewer.render.style import LEGEND
 from viewer.state.display import Display
-
-
-def _controller():
-    model = ViewerModel()
-    return model, Controller(model, is_threaded=False)
 
 
 # -- 1. contact kinds in colour ---------------------------------------------------------------
@@ -125,7 +118,7 @@ def test_open_mesh_makes_containment_undefined(tmp_path):
     ball = tmp_path / "ball.obj"
     ball.write_text("\n".join([f"v {x} {y} {z}" for x, y, z in v * 0.3]
                               + [f"f {a + 1} {b + 1} {c + 1}" for a, b, c in f]) + "\n")
-    model, controller = _controller()
+    model, controller = windowless_controller()
     assert controller.files.load_files([str(ball), str(path)])
     text = model.frame.containment.text
     assert text.startswith("undefined: B is open (") and "boundary edges)" in text
@@ -135,7 +128,7 @@ def test_open_mesh_makes_containment_undefined(tmp_path):
 # -- 3. self-collision ----------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def tube_frame():
-    model, controller = _controller()
+    model, controller = windowless_controller()
     assert controller.scenes.load_scene("folding-tube")
     model.set_playing(False)
     model.set_time(1.0)  # the bend's peak (0.25 Hz): the inner wall has folded through
@@ -153,7 +146,7 @@ def test_folding_tube_collides_with_itself(tube_frame):
     assert (result.pairs[:, 0] < result.pairs[:, 1]).all()
     assert n_levels == result.trace.n_levels > 5
     # At rest (t = 0) the tube is straight: no self-contact.
-    model, controller = _controller()
+    model, controller = windowless_controller()
     controller.scenes.load_scene("folding-tube")
     model.set_playing(False)
     model.set_time(0.0)
@@ -164,7 +157,7 @@ def test_folding_tube_collides_with_itself(tube_frame):
 def test_rippling_shell_crosses_itself_in_rings():
     from core.containment import edge_stats
 
-    model, controller = _controller()
+    model, controller = windowless_controller()
     assert controller.scenes.load_scene("rippling-shell")
     model.set_playing(False)
     model.set_time(1.0)
@@ -286,7 +279,7 @@ def test_bad_file_shows_a_message_and_leaves_the_scene_unchanged(tmp_path, case)
     path = tmp_path / file_name
     if data is not None:
         path.write_bytes(data)
-    model, controller = _controller()
+    model, controller = windowless_controller()
     controller.scenes.load_scene("two-spheres")
     bodies_before, frame_before = list(model.bodies), model.frame
     errors = []
@@ -305,7 +298,7 @@ def test_bad_file_shows_a_message_and_leaves_the_scene_unchanged(tmp_path, case)
 def test_degenerate_triangles_load_with_a_note_of_how_many(tmp_path):
     path = tmp_path / "degenerate.obj"
     path.write_text(_TRI + "v 2 0 0\nf 1 2 3\nf 1 2 4\nf 1 1 3\n")  # collinear, repeated
-    model, controller = _controller()
+    model, controller = windowless_controller()
     messages = []
     model.message.connect(messages.append)
     assert controller.files.load_files([str(path)])
@@ -365,7 +358,7 @@ def test_too_many_triangles_are_refused_with_the_limit(tmp_path, monkeypatch):
     path = tmp_path / "two.obj"
     path.write_text(_TRI + "v 1 1 0\nf 1 2 3\nf 2 4 3\n")
     monkeypatch.setattr(files_module, "MAX_TRIANGLES", 1)
-    model, controller = _controller()
+    model, controller = windowless_controller()
     errors = []
     model.error.connect(lambda title, text: errors.append(text))
     assert not controller.files.load_files([str(path)])

@@ -12,6 +12,7 @@ from PyQt6.QtWidgets import QApplication
 
 from core.mesh import TriMesh
 from tests.viewer.conftest import settle
+from tests.viewer.helpers import open_quality_dock
 from viewer.scenes import sphere
 
 OWN = "BVH Lab's AABB tree (midpoint split)"
@@ -84,16 +85,6 @@ def test_cross_check_of_a_shrunk_leaf_tree_lists_exactly_the_missed_pairs(qtbot,
         f"{window.model.frame.index}. Run the cross-check again to compare that frame.")
 
 
-def _open_quality(qtbot, window):
-    dock = window.docks["quality_dock"]
-    dock.show()
-    dock.raise_()
-    QApplication.processEvents()
-    qtbot.waitUntil(lambda: window.model.quality is not None
-                    and window.model.quality.frame is window.model.frame, timeout=120_000)
-    return dock.panel
-
-
 def _headers(window) -> dict:
     docks = window.docks
     return {"quality": docks["quality_dock"].panel.header.text(),
@@ -104,7 +95,7 @@ def _headers(window) -> dict:
 
 def test_a_failed_frame_is_marked_and_every_panel_names_its_frame_and_tree(
         qtbot, window, tmp_path, monkeypatch):
-    quality = _open_quality(qtbot, window)
+    quality = open_quality_dock(qtbot, window)
     good = window.model.frame
     n = good.index
     assert good.result.n_contacts > 0 and window.renderer.cell_count("contact_tris") > 0

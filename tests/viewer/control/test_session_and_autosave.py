@@ -13,21 +13,17 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from PyQt6.QtWidgets import QApplication, QDialogButtonBox, QLabel
+from PyQt6.QtWidgets import QDialogButtonBox, QLabel
 
 from core.io import load_mesh
 from core.pose import Pose
 from core.session import open_session, peek_session
 from tests.viewer.conftest import settle, wait_scene
+from tests.viewer.helpers import wait_recorder_job
 from viewer.control.autosave import AutosaveState
 from viewer.control.deformers import deformer_fields
 from viewer.control.session import current_vertices
 from viewer.state.display import Mode
-
-
-def wait_job(qtbot, window) -> None:
-    qtbot.waitUntil(lambda: not window.controller.recorder.is_job_running, timeout=60_000)
-    QApplication.processEvents()
 
 
 def sculpt_and_move(window) -> np.ndarray:
@@ -56,7 +52,7 @@ def test_export_writes_the_current_triangles_in_each_format(qtbot, window, tmp_p
         for suffix in (".obj", ".ply", ".stl"):
             path = tmp_path / f"body{index}{suffix}"
             assert window.session_menu.export_mesh(index, str(path), "world")
-            wait_job(qtbot, window)
+            wait_recorder_job(qtbot, window)
             assert window.last_error is None
             back = load_mesh(path)
             if suffix == ".stl":  # float32 corners, equal ones welded
@@ -86,7 +82,7 @@ def test_the_export_dialog_offers_world_and_local(qtbot, window, tmp_path):
     assert dialog.format_combo.currentData() == ".stl"  # the suffix picks the format
     dialog.local_radio.setChecked(True)
     dialog.findChild(QDialogButtonBox).button(QDialogButtonBox.StandardButton.Save).click()
-    wait_job(qtbot, window)
+    wait_recorder_job(qtbot, window)
     body = window.model.bodies[1]
     back = load_mesh(path)
     assert np.allclose(back.vertices[back.faces], np.asarray(body.rest.triangles), atol=1e-6)
@@ -99,7 +95,7 @@ def test_a_bad_export_path_is_one_line_naming_it_and_the_app_goes_on(qtbot, wind
                         (tmp_path / "m.docx", "cannot write '.docx'")):
         window.last_error = None
         assert window.session_menu.export_mesh(0, str(path), "world")
-        wait_job(qtbot, window)
+        wait_recorder_job(qtbot, window)
         title, text = window.last_error
         assert title == "Cannot export mesh" and text.startswith(str(path))
         assert words in text and "\n" not in text
@@ -144,7 +140,7 @@ def test_save_change_open_brings_everything_back(qtbot, make_window, tmp_path):
                for b in model.bodies])
     path = tmp_path / "mine.bvhsession"
     assert window.session_menu.ask_save_session_as(str(path))
-    wait_job(qtbot, window)
+    wait_recorder_job(qtbot, window)
     assert window.last_error is None and path.is_file()
 
     window.controller.scenes.load_scene("bunny-teapot")  # everything changes
@@ -154,7 +150,7 @@ def test_save_change_open_brings_everything_back(qtbot, make_window, tmp_path):
     model.set_mode(Mode.CAMERA)
     settle(qtbot, window)
     assert window.session_menu.ask_open_session(str(path))
-    wait_job(qtbot, window)
+    wait_recorder_job(qtbot, window)
     settle(qtbot, window)
     assert window.last_error is None
     assert (model.pipeline, model.display, model.level, model.mode, model.t, model.scene_key,
@@ -170,7 +166,7 @@ def test_save_change_open_brings_everything_back(qtbot, make_window, tmp_path):
     # Save session (Ctrl+Alt+S) now writes to the opened file without asking.
     os.utime(path, (0, 0))
     assert window.session_menu.save_session()
-    wait_job(qtbot, window)
+    wait_recorder_job(qtbot, window)
     assert path.stat().st_mtime > 0
 
 
@@ -189,7 +185,7 @@ def _hostile(saved, target, change):
 def test_a_bad_session_names_the_file_and_the_scene_stays(qtbot, window, tmp_path, case):
     saved = tmp_path / "good.bvhsession"
     window.controller.session.save_session(saved)
-    wait_job(qtbot, window)
+    wait_recorder_job(qtbot, window)
     target = tmp_path / "bad.bvhsession"
     if case == "truncated":
         target.write_bytes(saved.read_bytes()[:200])
@@ -202,7 +198,7 @@ def test_a_bad_session_names_the_file_and_the_scene_stays(qtbot, window, tmp_pat
     model = window.model
     bodies, title, pipeline = list(model.bodies), model.scene_title, model.pipeline
     assert window.session_menu.ask_open_session(str(target))
-    wait_job(qtbot, window)
+    wait_recorder_job(qtbot, window)
     heading, text = window.last_error
     assert heading == "Cannot open session" and text.startswith(str(target))
     assert "\n" not in text
@@ -400,7 +396,7 @@ def test_after_a_crash_the_next_start_offers_the_sculpt_back(qtbot, tmp_path, st
             "kept)?") in text
     assert [b.text() for b in box.buttons()] == ["Restore", "Discard"]
     next(b for b in box.buttons() if b.text() == "Restore").click()
-    wait_job(qtbot, window)
+    wait_recorder_job(qtbot, window)
     settle(qtbot, window)
     model = window.model
     assert window.last_error is None

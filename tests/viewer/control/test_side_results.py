@@ -11,21 +11,15 @@ from types import SimpleNamespace
 import pytest
 
 from core.bv import ObbFit
+from tests.viewer.helpers import windowless_controller
 from viewer.control import frames
 from viewer.control.frame_budget import slow_frame_words
 from viewer.control.worker import Tag
-from viewer.controller import Controller
-from viewer.model import ViewerModel
 from viewer.qt.panels.pipeline import PipelinePanel
 from viewer.qt.panels.stats import relation_text
 from viewer.render.overlays import build_overlays
 from viewer.side_results import shown_side
 from viewer.state.display import Display
-
-
-def _controller(is_threaded=False):
-    model = ViewerModel()
-    return model, Controller(model, is_threaded=is_threaded)
 
 
 def _later(frame, n=2):
@@ -34,7 +28,7 @@ def _later(frame, n=2):
 
 
 def test_dock_choices_write_the_model_and_reach_the_request(qtbot):
-    model, controller = _controller()
+    model, controller = windowless_controller()
     controller.scenes.load_scene("concentric-spheres")
     panel = PipelinePanel(model, controller)
     qtbot.addWidget(panel)
@@ -72,7 +66,7 @@ def test_with_distance_off_no_distance_is_computed(monkeypatch):
 
     monkeypatch.setattr(frames, "min_distance", counted)
     monkeypatch.setattr("core.pipeline.min_distance", counted)
-    model, controller = _controller()
+    model, controller = windowless_controller()
     controller.scenes.load_scene("concentric-spheres")
     assert model.frame.result.n_contacts == 0
     assert model.frame.distance is not None and calls  # on: measured beside each frame
@@ -88,7 +82,7 @@ def test_with_distance_off_no_distance_is_computed(monkeypatch):
 
 
 def test_a_side_result_older_than_the_shown_frame_says_from_frame_n():
-    model, controller = _controller()
+    model, controller = windowless_controller()
     controller.scenes.load_scene("concentric-spheres")
     computed_on = model.frame
     side = model.side
@@ -111,7 +105,7 @@ def test_a_side_result_older_than_the_shown_frame_says_from_frame_n():
 
 
 def test_a_side_result_of_another_scene_or_other_choices_is_dropped():
-    model, controller = _controller()
+    model, controller = windowless_controller()
     controller.scenes.load_scene("concentric-spheres")
     frame = model.frame
     result = frames.side_results(None, frame, True, True)
@@ -137,7 +131,7 @@ def test_a_side_result_of_another_scene_or_other_choices_is_dropped():
 
 
 def test_the_next_frame_starts_before_the_previous_is_drawn(qtbot):
-    model, controller = _controller(is_threaded=True)
+    model, controller = windowless_controller(is_threaded=True)
     controller.scenes.load_scene("two-spheres")
     qtbot.waitUntil(lambda: not controller.frames.is_busy and model.frame is not None,
                     timeout=60_000)
@@ -155,7 +149,7 @@ def test_the_next_frame_starts_before_the_previous_is_drawn(qtbot):
 
 
 def test_the_ghost_completes_while_frames_keep_coming(qtbot):
-    model, controller = _controller(is_threaded=True)
+    model, controller = windowless_controller(is_threaded=True)
     controller.scenes.load_scene("spot-twist-torus")
     model.set_display(show_ghost=True)
     model.set_playing(True)
@@ -175,7 +169,7 @@ def test_the_ghost_completes_while_frames_keep_coming(qtbot):
 
 
 def test_a_slow_frame_says_what_took_the_time():
-    model, controller = _controller()
+    model, controller = windowless_controller()
     controller.scenes.load_scene("two-spheres")
     frame = model.frame
     slow = dataclasses.replace(
@@ -193,7 +187,7 @@ def test_a_slow_frame_says_what_took_the_time():
 def test_the_frame_path_puts_the_slow_words_in_the_model(monkeypatch):
     monkeypatch.setattr(frames, "slow_frame_words",
                         functools.partial(slow_frame_words, budget_s=0.0))
-    model, controller = _controller()
+    model, controller = windowless_controller()
     messages = []
     model.message.connect(messages.append)
     controller.scenes.load_scene("two-spheres")
@@ -204,7 +198,7 @@ def test_the_frame_path_puts_the_slow_words_in_the_model(monkeypatch):
 
 @pytest.mark.parametrize("key", ["distance", "containment"])
 def test_a_side_choice_never_runs_inside_the_frame(key):
-    model, controller = _controller()
+    model, controller = windowless_controller()
     controller.scenes.load_scene("concentric-spheres")
     assert getattr(controller.frames.pipe.settings, key) is False
     controller.shutdown()
@@ -213,7 +207,7 @@ def test_a_side_choice_never_runs_inside_the_frame(key):
 def test_a_saved_recording_carries_the_side_results_with_their_frame(qtbot, tmp_path):
     from core.recording import open_recording, save_recording
 
-    model, controller = _controller(is_threaded=True)
+    model, controller = windowless_controller(is_threaded=True)
     controller.scenes.load_scene("concentric-spheres")
     qtbot.waitUntil(lambda: not controller.frames.is_busy and model.side is not None,
                     timeout=60_000)
@@ -235,7 +229,7 @@ def test_a_saved_recording_carries_the_side_results_with_their_frame(qtbot, tmp_
 
 
 def test_a_heat_map_over_the_frame_budget_is_counted_beside_the_frames(qtbot):
-    model, controller = _controller(is_threaded=True)
+    model, controller = windowless_controller(is_threaded=True)
     controller.scenes.load_scene("two-spheres")
     qtbot.waitUntil(lambda: not controller.frames.is_busy and model.frame is not None,
                     timeout=60_000)
@@ -257,7 +251,7 @@ def test_a_heat_map_over_the_frame_budget_is_counted_beside_the_frames(qtbot):
 def test_the_next_refit_leaves_the_side_jobs_snapshot_as_it_was():
     # The side lane reads a delivered frame's meshes and trees while the next frame refits:
     # a refit makes new arrays and never writes the ones a delivered frame holds.
-    model, controller = _controller()
+    model, controller = windowless_controller()
     controller.scenes.load_scene("spot-twist-torus")
     model.set_playing(False)
     frame = model.frame
@@ -277,7 +271,7 @@ def test_the_side_job_stops_past_its_time_budget_before_the_inside_test(monkeypa
     the inside test is not started and the failure names the budget."""
     from viewer.control.worker import Budget, JobBudgetExceeded, Workers
 
-    model, controller = _controller()
+    model, controller = windowless_controller()
     controller.scenes.load_scene("concentric-spheres")
     frame = model.frame
     started = []

@@ -3,15 +3,10 @@ a damaged file gives one message naming it and the scene stays as it was."""
 
 from __future__ import annotations
 
-from PyQt6.QtWidgets import QApplication, QPushButton
+from PyQt6.QtWidgets import QPushButton
 
 from tests.viewer.conftest import settle
-from tests.viewer.helpers import record_approach
-
-
-def wait_job(qtbot, window) -> None:
-    qtbot.waitUntil(lambda: not window.controller.recorder.is_job_running, timeout=60_000)
-    QApplication.processEvents()
+from tests.viewer.helpers import record_approach, wait_recorder_job
 
 
 def drawn_counts(window, position: int) -> tuple[int, int, int]:
@@ -30,14 +25,14 @@ def test_save_then_open_shows_the_same_frames_drawn_the_same(qtbot, window, tmp_
     assert window.recording_menu.save_recording_as(str(path))
     assert window.progress_dialogs.job is not None  # the progress dialog with Cancel
     assert window.progress_dialogs.job.labelText().startswith("Saving approach.bvhrec")
-    wait_job(qtbot, window)
+    wait_recorder_job(qtbot, window)
     assert path.is_file() and path.stat().st_size > 0
     assert window.last_error is None
 
     window.controller.scenes.load_scene("bunny-teapot")  # something else in between
     settle(qtbot, window)
     assert window.recording_menu.open_recording_file(str(path))
-    wait_job(qtbot, window)
+    wait_recorder_job(qtbot, window)
     assert window.last_error is None
     model = window.model
     assert model.scene_title == "Recording approach"
@@ -61,7 +56,7 @@ def test_opening_a_damaged_file_names_it_and_leaves_the_scene(qtbot, window, tmp
     record_approach(qtbot, window)
     path = tmp_path / "good.bvhrec"
     window.recording_menu.save_recording_as(str(path))
-    wait_job(qtbot, window)
+    wait_recorder_job(qtbot, window)
     title, names = window.model.scene_title, [b.name for b in window.model.bodies]
     n = len(window.model.recording)
 
@@ -72,7 +67,7 @@ def test_opening_a_damaged_file_names_it_and_leaves_the_scene(qtbot, window, tmp
     for bad in (truncated, garbage, tmp_path / "missing.bvhrec"):
         window.last_error = None
         window.recording_menu.open_recording_file(str(bad))
-        wait_job(qtbot, window)
+        wait_recorder_job(qtbot, window)
         assert window.last_error is not None, bad
         title_shown, text = window.last_error
         assert title_shown == "Cannot open recording"
@@ -122,7 +117,7 @@ def test_cancel_in_the_progress_dialog_stops_saving_and_writes_nothing(
     window.model.job_progress.connect(click_cancel)
     path = tmp_path / "cancelled.bvhrec"
     assert window.recording_menu.save_recording_as(str(path))
-    wait_job(qtbot, window)
+    wait_recorder_job(qtbot, window)
     assert "Saving cancelled.bvhrec cancelled" in messages
     assert not path.exists()
     assert window.last_error is None
@@ -152,7 +147,7 @@ def test_recording_open_menu_refuses_every_hostile_class_and_the_app_lives(
                             staticmethod(lambda *a, p=path, **k: (str(p), "")))
         window.last_error = None
         window.recording_actions["open"].trigger()  # Recording > Open recording…
-        wait_job(qtbot, window)
+        wait_recorder_job(qtbot, window)
         qtbot.waitUntil(lambda: window.last_error is not None, timeout=60_000)
         title_shown, text = window.last_error
         assert title_shown == "Cannot open recording", name

@@ -13,6 +13,7 @@ from PyQt6.QtWidgets import QApplication
 from core.bvh.metrics import CostConstants, tree_quality
 from tests.viewer.colour_vision import VISIONS, delta_e, hex_rgb, simulate
 from tests.viewer.conftest import settle
+from tests.viewer.helpers import open_quality_dock
 from viewer.qt.panels.quality import METRIC_WORDS, WORST_LISTED, HistogramCanvas
 from viewer.render.marks import NODE_COLOR, VIOLATION_COLOR
 from viewer.render.overlays import KIND_COLORS
@@ -31,16 +32,6 @@ from viewer.render.style import (
 from viewer.scenes import COLOR_A, COLOR_B
 
 
-def _open(qtbot, window):
-    dock = window.docks["quality_dock"]
-    dock.show()
-    dock.raise_()
-    QApplication.processEvents()
-    qtbot.waitUntil(lambda: window.model.quality is not None
-                    and window.model.quality.frame is window.model.frame, timeout=120_000)
-    return dock.panel
-
-
 def _expected(window, body=0, constants=None):
     frame = window.model.frame
     constants = constants or CostConstants()
@@ -49,7 +40,7 @@ def _expected(window, body=0, constants=None):
 
 
 def test_panel_totals_and_histograms_are_tree_quality(qtbot, window):
-    panel = _open(qtbot, window)
+    panel = open_quality_dock(qtbot, window)
     shown = window.model.quality.quality
     q = _expected(window)
     assert shown.sah == pytest.approx(q.sah, rel=1e-12)
@@ -76,7 +67,7 @@ def test_panel_totals_and_histograms_are_tree_quality(qtbot, window):
 
 
 def test_cost_constants_and_body_choice_remeasure(qtbot, window):
-    panel = _open(qtbot, window)
+    panel = open_quality_dock(qtbot, window)
     panel.traversal_cost.setValue(2.5)
     qtbot.waitUntil(lambda: window.model.quality.quality.constants.traversal == 2.5,
                     timeout=60_000)
@@ -97,7 +88,7 @@ def _node_pixels(window) -> int:
 
 
 def test_clicking_the_worst_epo_row_selects_and_draws_that_node(qtbot, window):
-    panel = _open(qtbot, window)
+    panel = open_quality_dock(qtbot, window)
     window.redraw()
     assert window.renderer.cell_count("node_highlight") == 0
     assert _node_pixels(window) == 0
@@ -148,7 +139,7 @@ def test_the_highlight_and_the_violation_red_stand_apart_for_every_colour_vision
 def test_while_playing_measuring_takes_at_most_its_share_of_the_time(qtbot, window):
     from viewer.control.inspecting import QUALITY_PLAYING_SHARE
 
-    _open(qtbot, window)
+    open_quality_dock(qtbot, window)
     controller = window.controller
     # As if the last measurement had just started and taken 2 s: while playing, the next one
     # may start only 2 s / share after it, whatever the frames do meanwhile.
@@ -169,7 +160,7 @@ def test_while_playing_measuring_takes_at_most_its_share_of_the_time(qtbot, wind
 def test_the_worst_nodes_are_listed_worst_first_by_the_chosen_measure(qtbot, window):
     from viewer.qt.panels.quality import METRIC_COLUMNS
 
-    panel = _open(qtbot, window)
+    panel = open_quality_dock(qtbot, window)
     q = window.model.quality.quality
     for index in range(panel.metric.count()):
         panel.metric.setCurrentIndex(index)
@@ -202,7 +193,7 @@ def test_histogram_ticks_are_whole_numbers(qtbot):
 
 
 def test_the_worst_nodes_table_reads_from_the_top_when_the_tree_changes(qtbot, window):
-    panel = _open(qtbot, window)
+    panel = open_quality_dock(qtbot, window)
     panel.tabs.setCurrentIndex(0)
     panel.worst.setFixedHeight(240)  # fewer rows than listed fit: the table scrolls
     QApplication.processEvents()
@@ -286,7 +277,7 @@ def test_a_hidden_chart_is_drawn_only_once_it_shows(qtbot, window):
     assert len(charts) == 2
     assert not any(chart.isVisible() for chart in charts)
     assert [chart.n_renders for chart in charts] == [0, 0]
-    panel = _open(qtbot, window)
+    panel = open_quality_dock(qtbot, window)
     panel.tabs.setCurrentWidget(charts[0].parentWidget())
     qtbot.waitUntil(lambda: charts[0].isVisible() and charts[0].n_renders >= 1,
                     timeout=60_000)
