@@ -30,7 +30,7 @@ DOCUMENTS = [REPO / "README.md", REPO / "CONTRIBUTING.md", *sorted((REPO / "docs
 NOT_RUN = {
     "benchmarks": "a benchmark takes minutes and is never run by pytest (docs/benchmarks.md)",
     "core experiment": "an experiment at its documented sizes takes minutes; "
-                       "tests/core/test_experiments*.py run every experiment at small sizes",
+                       "tests/core/experiments/ run every experiment at small sizes",
     "core.collide.exact": "a million exact-arithmetic pairs take minutes; tests/core run the "
                           "same fuzz at small sizes",
     "viewer": "opens the window, records or exports video; tests/viewer drive the same paths",

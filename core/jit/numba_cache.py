@@ -119,7 +119,7 @@ def install_save_lock() -> None:
     and the app compile one kernel for two signatures at once, both can read the index before
     either writes it and take number 1; the second index write drops the first's entry and the
     last data write wins, so the index names one signature's machine code under the other's
-    key (``tests/core/test_numba_cache_lock.py`` replays that order). Loading it runs code
+    key (``tests/core/jit/test_numba_cache_lock.py`` replays that order). Loading it runs code
     compiled for other argument types: the likely cause of the segmentation fault once seen in
     ``traverse_from_roots`` after such a run. An exclusive
     ``flock`` around the whole save makes the second writer read the index after the first

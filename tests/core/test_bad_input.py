@@ -3,7 +3,7 @@
 Each row writes a file the way a user could have it and says what must happen: either a
 specific exception (class, ``count`` and ``first_index`` where the error counts items, and a
 one-line message naming the file), or a mesh that loads and that the engine handles (checked
-against the brute-force oracle). ``tests/core/test_io.py`` covers the per-format details
+against the brute-force oracle). ``tests/core/io/test_load_mesh.py`` covers the per-format details
 (every extension, pyvista-written files); this table is the user-facing list.
 """
 

@@ -20,6 +20,7 @@ from core.containment import (
 )
 from core.mesh import TriMesh
 from core.pose import Pose
+from tests.core.helpers import write_obj
 from tests.core.meshgen import sphere_mesh
 
 
@@ -168,18 +169,12 @@ def test_spot_inside_a_big_sphere(spot):
     assert containment_report(small, spot, body, None, result) == "A is inside B"
 
 
-def _write_obj(path, mesh: TriMesh) -> None:
-    lines = [f"v {x!r} {y!r} {z!r}" for x, y, z in mesh.vertices.tolist()]
-    lines += [f"f {a + 1} {b + 1} {c + 1}" for a, b, c in mesh.faces.tolist()]
-    path.write_text("\n".join(lines) + "\n")
-
-
 def test_cli_reports_containment_in_json_and_text(tmp_path, capsys, assets_dir):
     from core.cli import main
 
     big, small = tmp_path / "big.obj", tmp_path / "small.obj"
-    _write_obj(big, sphere_mesh(10, radius=2.0))
-    _write_obj(small, sphere_mesh(6, radius=0.5))
+    write_obj(big, sphere_mesh(10, radius=2.0))
+    write_obj(small, sphere_mesh(6, radius=0.5))
     assert main(["contacts", str(small), str(big), "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["pairs"] == []

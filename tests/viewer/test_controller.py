@@ -5,20 +5,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from viewer.controller import Controller
-from viewer.model import ViewerModel
+from tests.viewer.helpers import windowless_controller
 from viewer.scenes import SCENES
-
-
-def _controller(is_threaded=False):
-    model = ViewerModel()
-    return model, Controller(model, is_threaded=is_threaded)
 
 
 @pytest.mark.parametrize(
     "key", [k for k in SCENES if k != "bunny-bunny" and not SCENES[k].self_collision])
 def test_every_scene_loads_and_runs_a_frame(key):
-    model, controller = _controller()
+    model, controller = windowless_controller()
     assert controller.scenes.load_scene(key)
     assert len(model.bodies) >= 2
     frame = model.frame
@@ -36,7 +30,7 @@ def test_bunny_bunny_scene_uses_the_full_bunny(load_asset):
 
 
 def test_interlinked_tori_overlap_boxes_without_contacts():
-    model, controller = _controller()
+    model, controller = windowless_controller()
     controller.scenes.load_scene("linked-tori")
     result = model.frame.result
     assert result.counters.n_bv_overlaps > 10
@@ -44,7 +38,7 @@ def test_interlinked_tori_overlap_boxes_without_contacts():
 
 
 def test_gap_slider_scales_the_outer_sphere_and_refits():
-    model, controller = _controller()
+    model, controller = windowless_controller()
     controller.scenes.load_scene("concentric-spheres")
     outer = model.bodies[1]
     radius = np.linalg.norm(outer.rest.vertices, axis=1)
@@ -62,7 +56,7 @@ def test_gap_slider_scales_the_outer_sphere_and_refits():
 
 
 def test_translate_and_rotate_are_pose_changes_not_rebuilds():
-    model, controller = _controller()
+    model, controller = windowless_controller()
     controller.scenes.load_scene("two-spheres")
     controller.poses.translate_body(1, (0.25, 0.0, 0.0))
     assert model.frame.rebuilt == [False, False]
@@ -74,7 +68,7 @@ def test_translate_and_rotate_are_pose_changes_not_rebuilds():
 
 
 def test_stale_requests_collapse_into_one_pending_frame(qtbot):
-    model, controller = _controller(is_threaded=True)
+    model, controller = windowless_controller(is_threaded=True)
     controller.frames.is_threaded = False
     controller.scenes.load_scene("two-spheres")
     controller.frames.is_threaded = True
@@ -91,7 +85,7 @@ def test_stale_requests_collapse_into_one_pending_frame(qtbot):
 
 
 def test_worker_errors_become_messages(qtbot, monkeypatch):
-    model, controller = _controller(is_threaded=True)
+    model, controller = windowless_controller(is_threaded=True)
     errors = []
     model.error.connect(lambda title, text: errors.append((title, text)))
     controller.frames.is_threaded = False
@@ -111,7 +105,7 @@ def test_worker_errors_become_messages(qtbot, monkeypatch):
 
 
 def test_unknown_file_is_reported_with_its_name(tmp_path):
-    model, controller = _controller()
+    model, controller = windowless_controller()
     controller.scenes.load_scene("two-spheres")
     errors = []
     model.error.connect(lambda title, text: errors.append(text))

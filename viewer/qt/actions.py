@@ -2,7 +2,8 @@
 
 :data:`ACTIONS` is the one table the window builds its menus, toolbar and shortcuts from
 (:mod:`viewer.qt.menus.build`), and the one source of the Keys help (Help > Keys) and of the
-key table of docs/app.md (:func:`keys_markdown`; tests/viewer/test_actions.py checks they agree).
+key table of docs/app.md (:func:`keys_markdown`; tests/viewer/qt/test_actions.py checks they
+agree).
 A key written anywhere else (a tooltip, a button, the caption bar's hint) reads it from here
 with :func:`shortcut_of`.
 

@@ -29,7 +29,7 @@ NODE_COLOR = "#8800ff"
 saturated hues for the largest smallest difference from every colour that can be on screen
 with it (tree, pair, contact, selection, partition and distance colours, the meshes and the
 background): Delta E >= 31 under the Machado et al. (2009) protanopia, deuteranopia and
-tritanopia simulations and in normal vision (tests/viewer/test_quality_panel.py)."""
+tritanopia simulations and in normal vision (tests/viewer/qt/panels/test_quality.py)."""
 
 VIOLATION_COLOR = "#b00000"
 """Dark red: the nodes that break an invariant. A dark red rather than a pure one, because

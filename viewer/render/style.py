@@ -16,7 +16,7 @@ from viewer.render.words import UNNAMED, KindWords
 # Chosen by searching those palettes for the set whose closest pair stays farthest apart in
 # CIE L*a*b* under the Machado et al. (2009) protanopia, deuteranopia and tritanopia
 # simulations: every two overlays that can be on screen together differ by Delta E >= 18
-# under each simulation and >= 25 in normal vision (tests/viewer/test_palette.py). Eleven
+# under each simulation and >= 25 in normal vision (tests/viewer/render/test_palette.py). Eleven
 # overlays can be on screen at once; no set from these palettes keeps all of them 20 apart
 # under all three simulations (the best reached 18.0).
 TREE_A_COLOR = "#222255"  # Tol dark blue: the boxes of A (its mesh is light blue)
@@ -40,14 +40,14 @@ rainbow orange, next to the crossing contacts' vermillion; searched over the sRG
 of 17) for the colour farthest from every other colour of the canvas (the legend's rows, the
 meshes, the background, the ghost, the cross-check, the heat swatch, the tree marks) under
 normal vision and the three simulations: Delta E >= 23 from each, >= 30 from the violet of
-the selected node (tests/viewer/test_palette.py, tests/viewer/test_quality_panel.py)."""
+the selected node (tests/viewer/render/test_palette.py, tests/viewer/qt/panels/test_quality.py)."""
 # The traversal stepper (viewer.render.stepper): the pair under test in A's and B's tree
 # colours, the decided pairs faint in the colours the level overlays give overlapping and
 # culled pairs, leaf pairs in Tol's light pink, the separating axis in Tol's bright cyan and
 # the gap between the two intervals in Tol's muted wine. Searched like the palette above
 # among the Tol and Okabe-Ito colours, against every colour on screen while stepping (the
 # contact kinds and the black segments included): every two differ by Delta E >= 18 under
-# each simulation (tests/viewer/test_stepper.py).
+# each simulation (tests/viewer/qt/panels/test_stepper.py).
 STEP_LEAF_COLOR = "#ffaabb"
 STEP_AXIS_COLOR = "#33bbee"
 STEP_GAP_COLOR = "#882255"
@@ -79,7 +79,7 @@ TITLE_FONT_PX = 18
 # name -> (colour, line width in pixels, opacity). Lines a projector shows: tree boxes 2 px
 # (they were 1 px; 2.5 px made the deep levels a dark mat of lines), the pairs and segments
 # thicker still. Software OpenGL under Xvfb (llvmpipe) draws these widths (checked on
-# screenshots, tests/viewer/test_palette.py).
+# screenshots, tests/viewer/render/test_palette.py).
 OVERLAY_STYLE = {
     "tree_a": (TREE_A_COLOR, 2.0, 0.8),
     "tree_b": (TREE_B_COLOR, 2.0, 0.8),

@@ -6,7 +6,7 @@ they were (nothing is written to the saved layout); text and lines are scaled by
 bottom says what is shown (the lesson step's caption, or the current state in words) with
 the keys under it. The overlay colours stay those of the desk view: they are already chosen
 to stay apart under simulated deuteranopia, protanopia and tritanopia
-(tests/viewer/test_palette.py; lecture mode's screenshot is checked the same way).
+(tests/viewer/render/test_palette.py; lecture mode's screenshot is checked the same way).
 
 Keys (keyboard only): Right / Left the next / previous lesson step, or without a lesson one
 pair test of the stepper when it is on and one traversal level otherwise; Space play or

@@ -1,0 +1,186 @@
+"""Helpers the core tests share: the command line run in-process, a mesh written as OBJ, the
+brute-force oracle of a posed pair and the poses the oracle tests share, the contacts python-fcl
+finds, the hand-checked triangle pairs, and trees written as another engine would. Mesh
+generators are in ``tests/core/meshgen.py``, hostile files in ``tests/hostile/``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from core.collide.brute import brute_force_pairs
+from core.collide.tritri import ContactKind
+from core.mesh import TriMesh
+from core.pose import Pose
+
+
+# -- the command line ------------------------------------------------------------------------
+def run_cli(capsys, *argv):
+    """``python -m core *argv`` in this process: ``(exit status, stdout, stderr)``."""
+    from core.cli import main
+
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def write_obj(path: Path, mesh: TriMesh) -> Path:
+    """``mesh`` written to ``path`` as an OBJ file with every coordinate exact (``repr``)."""
+    lines = [f"v {x!r} {y!r} {z!r}" for x, y, z in mesh.vertices.tolist()]
+    lines += [f"f {a + 1} {b + 1} {c + 1}" for a, b, c in mesh.faces.tolist()]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+# -- contact oracles ---------------------------------------------------------------------------
+ROTATED = Pose.from_axis_angle((1, 2, 3), 0.6, (0.05, -0.02, 0.03))
+SHIFTED = Pose(np.eye(3), (0.03, 0.02, -0.01))
+
+
+def oracle_pairs(mesh_a, mesh_b, pose_a=None, pose_b=None):
+    """``(k, 2)``: the brute-force contact pairs of two posed meshes (no pose: identity)."""
+    va = (pose_a or Pose()).apply(mesh_a.vertices)
+    vb = (pose_b or Pose()).apply(mesh_b.vertices)
+    return brute_force_pairs(va, mesh_a.faces, vb, mesh_b.faces)
+
+
+def fcl_pairs(mesh_a, mesh_b, shift):
+    """Sorted ``(triangle of A, triangle of B)`` contacts python-fcl finds with B moved by
+    ``shift``; the test is skipped where python-fcl is not installed."""
+    fcl = pytest.importorskip("fcl")
+    objects = []
+    for mesh, t in ((mesh_a, np.zeros(3)), (mesh_b, shift)):
+        model = fcl.BVHModel()
+        model.beginModel(mesh.n_faces, mesh.n_vertices)
+        model.addSubModel(np.asarray(mesh.vertices), np.asarray(mesh.faces))
+        model.endModel()
+        objects.append(fcl.CollisionObject(model, fcl.Transform(np.eye(3), t)))
+    request = fcl.CollisionRequest(num_max_contacts=10**8, enable_contact=True)
+    result = fcl.CollisionResult()
+    fcl.collide(objects[0], objects[1], request, result)
+    return sorted({(int(c.b1), int(c.b2)) for c in result.contacts})
+
+
+# -- triangle pairs ---------------------------------------------------------------------------
+D, X, T, C = ContactKind.DISJOINT, ContactKind.CROSSING, ContactKind.TOUCHING, ContactKind.COPLANAR
+
+# The reference triangle of most hand cases: right triangle in z = 0, legs 4 along x and y.
+P = [[0, 0, 0], [4, 0, 0], [0, 4, 0]]
+
+# (name, triangle a, triangle b, expected kind, expected segment or None for DISJOINT).
+HAND_CASES = [
+    (
+        "crossing_x",
+        P,
+        [[1, -1, -1], [1, 2, -1], [1, 0.5, 2]],
+        X,
+        [[1, 0, 0], [1, 1.5, 0]],
+    ),
+    ("vertex_on_face", P, [[1, 1, 0], [2, 1, 2], [1, 2, 2]], T, [[1, 1, 0], [1, 1, 0]]),
+    ("edge_touches_edge", P, [[2, -1, 1], [2, 1, -1], [2, -3, -3]], T, [[2, 0, 0], [2, 0, 0]]),
+    ("edge_in_face", P, [[1, 1, 0], [2, 1, 0], [1.5, 1, 2]], T, [[1, 1, 0], [2, 1, 0]]),
+    ("vertex_on_vertex", P, [[4, 0, 0], [5, 1, 1], [5, -1, 1]], T, [[4, 0, 0], [4, 0, 0]]),
+    ("coplanar_overlap", P, [[1, 1, 0], [5, 1, 0], [1, 5, 0]], C, [[3, 1, 0], [1, 3, 0]]),
+    ("coplanar_identical", P, P, C, [[4, 0, 0], [0, 4, 0]]),
+    ("coplanar_inside", P, [[1, 1, 0], [2, 1, 0], [1, 2, 0]], C, [[2, 1, 0], [1, 2, 0]]),
+    ("coplanar_disjoint", P, [[3, 3, 0], [5, 3, 0], [3, 5, 0]], D, None),
+    ("coplanar_shared_edge", P, [[4, 0, 0], [0, 4, 0], [4, 4, 0]], T, [[4, 0, 0], [0, 4, 0]]),
+    ("coplanar_shared_vertex", P, [[4, 0, 0], [6, 0, 0], [6, 2, 0]], T, [[4, 0, 0], [4, 0, 0]]),
+    ("far_apart", P, [[100, 0, 0], [104, 0, 0], [100, 4, 0]], D, None),
+    ("parallel_planes", P, [[0, 0, 1], [4, 0, 1], [0, 4, 1]], D, None),
+    ("above_no_contact", P, [[1, 1, 0.5], [2, 1, 2], [1, 2, 2]], D, None),
+    ("repeated_vertex_crossing", P, [[1, 1, -1], [1, 1, -1], [1, 1, 1]], T, [[1, 1, 0], [1, 1, 0]]),
+    ("repeated_vertex_missing", P, [[5, 5, -1], [5, 5, -1], [5, 5, 1]], D, None),
+    ("collinear_crossing", P, [[1, 1, -1], [1, 1, 0.5], [1, 1, 1]], T, [[1, 1, 0], [1, 1, 0]]),
+    ("collinear_missing", P, [[5, 5, -1], [5, 5, 0.5], [5, 5, 1]], D, None),
+    ("collinear_in_plane", P, [[-1, 1, 0], [2, 1, 0], [5, 1, 0]], T, [[0, 1, 0], [3, 1, 0]]),
+    ("point_on_face", P, [[1, 1, 0], [1, 1, 0], [1, 1, 0]], T, [[1, 1, 0], [1, 1, 0]]),
+    ("point_off_face", P, [[1, 1, 1], [1, 1, 1], [1, 1, 1]], D, None),
+    (
+        "segments_cross",
+        [[0, 0, 0], [2, 2, 0], [4, 4, 0]],
+        [[0, 4, 0], [4, 0, 0], [4, 0, 0]],
+        T,
+        [[2, 2, 0], [2, 2, 0]],
+    ),
+    (
+        "segments_skew",
+        [[0, 0, 0], [2, 2, 0], [4, 4, 0]],
+        [[0, 4, 1], [4, 0, 1], [4, 0, 1]],
+        D,
+        None,
+    ),
+    (
+        "segments_collinear_overlap",
+        [[0, 0, 0], [1, 0, 0], [3, 0, 0]],
+        [[2, 0, 0], [5, 0, 0], [5, 0, 0]],
+        T,
+        [[2, 0, 0], [3, 0, 0]],
+    ),
+    ("points_equal", [[1, 2, 3]] * 3, [[1, 2, 3]] * 3, T, [[1, 2, 3], [1, 2, 3]]),
+    ("points_apart", [[1, 2, 3]] * 3, [[1, 2, 4]] * 3, D, None),
+]
+
+
+# -- tree files -----------------------------------------------------------------------------
+TREE_ARRAYS = ("first", "count", "parent", "depth", "prim_start", "n_prims", "prim_ids",
+               "bmin", "bmax", "level_nodes", "level_start")  # fmt: skip
+
+
+def assert_same_tree(a, b):
+    """Every array of two trees has the same dtype, shape and values."""
+    for name in TREE_ARRAYS:
+        x, y = getattr(a, name), getattr(b, name)
+        assert x.dtype == y.dtype and x.shape == y.shape, name
+        assert np.array_equal(x, y), name
+
+
+# Four triangles with round coordinates; a tree in the children layout with ids in no
+# particular order (root 4), written by hand.
+FOUR = TriMesh.from_arrays(
+    np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0], [2, 0, 0], [3, 0, 0], [2, 1, 0],
+              [0, 0, 2], [1, 0, 2], [0, 1, 2], [2, 0, 2], [3, 0, 2], [2, 1, 2]], float),
+    np.arange(12).reshape(4, 3), "four")  # fmt: skip
+
+FOREIGN = """{
+  "format": "bvh-lab-tree", "version": 1, "triangles": 4, "nodes": 7,
+  "bounds": [[0, 0, 2, 1, 1, 2],
+             [2, 0, 0, 3, 1, 2],
+             [2, 0, 0, 3, 1, 0],
+             [0, 0, 0, 1, 1, 0],
+             [0, 0, 0, 3, 1, 2],
+             [2, 0, 2, 3, 1, 2],
+             [0, 0, 0, 1, 1, 2]],
+  "children": [[-1, -1], [5, 2], [-1, -1], [-1, -1], [6, 1], [-1, -1], [0, 3]],
+  "start": [0, 0, 3, 1, 0, 2, 0],
+  "count": [1, 0, 1, 1, 0, 1, 0],
+  "order": [2, 0, 3, 1]
+}"""
+
+
+def as_foreign(tree, seed) -> dict:
+    """``tree`` written as another engine might: shuffled ids, children layout, some pairs
+    swapped, leaf ranges laid out in ``order`` in a shuffled leaf order."""
+    rng = np.random.default_rng(seed)
+    k = tree.n_nodes
+    file_id = rng.permutation(k)
+    children = np.full((k, 2), -1)
+    start = np.zeros(k, dtype=int)
+    count = np.zeros(k, dtype=int)
+    order = []
+    leaves = np.flatnonzero(tree.count > 0)
+    for leaf in rng.permutation(leaves):
+        start[file_id[leaf]] = len(order)
+        count[file_id[leaf]] = tree.count[leaf]
+        order.extend(tree.prim_ids[tree.first[leaf]:tree.first[leaf] + tree.count[leaf]])
+    for node in np.flatnonzero(tree.count == 0):
+        pair = [file_id[tree.first[node]], file_id[tree.first[node] + 1]]
+        children[file_id[node]] = pair[::-1] if rng.random() < 0.5 else pair
+    bounds = np.empty((k, 6))
+    bounds[file_id] = np.concatenate([tree.bmin, tree.bmax], axis=1)
+    return {"format": "bvh-lab-tree", "version": 1, "triangles": int(tree.prim_ids.size),
+            "nodes": k, "bounds": bounds.tolist(), "children": children.tolist(),
+            "start": start.tolist(), "count": count.tolist(),
+            "order": [int(t) for t in order]}  # fmt: skip
