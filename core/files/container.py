@@ -37,7 +37,7 @@ from typing import BinaryIO
 import numpy as np
 
 from core.files.safe_write import replace_file
-from core.text import printable
+from core.text import MAX_NESTING, nests_deeper_than, printable
 
 MANIFEST = "manifest.json"
 
@@ -413,6 +413,10 @@ def read_manifest(archive: zipfile.ZipFile, path: Path, format_name: str, versio
     if containers > MAX_MANIFEST_CONTAINERS:
         raise error(f"{name}: refused ({MANIFEST} holds {containers:,} objects and lists; at "
                     f"most {MAX_MANIFEST_CONTAINERS:,})")  # fmt: skip
+    # Before the parser, which recurses once a level (core.text.MAX_NESTING says why).
+    if nests_deeper_than(text.decode("utf-8", errors="replace"), MAX_NESTING, "json"):
+        raise error(f"{name}: damaged file ({MANIFEST} nests too deeply: more than "
+                    f"{MAX_NESTING} levels)")  # fmt: skip
     try:
         manifest = json.loads(text.decode("utf-8"), parse_constant=_no_constant)
     except (UnicodeDecodeError, json.JSONDecodeError, ValueError) as exc:

@@ -16,6 +16,7 @@ try:  # Python 3.11+ has tomllib; 3.10 (Ubuntu 22.04's python3) gets the same pa
 except ModuleNotFoundError:  # pragma: no cover - exercised only on Python 3.10
     import tomli as tomllib
 
+from core.text import MAX_NESTING, nests_deeper_than
 from viewer.lessons.checking import LessonChecker
 from viewer.lessons.schema import (
     MAX_LESSON_BYTES,
@@ -31,6 +32,9 @@ def parse_lesson(text: str, path) -> Lesson:
     if len(text) > MAX_LESSON_BYTES:
         raise LessonError(f"{path.name}: {len(text):,} characters; a lesson file holds at most "
                           f"{MAX_LESSON_BYTES // 2**20} MiB")
+    if nests_deeper_than(text, MAX_NESTING, "toml"):
+        raise LessonError(f"{path.name}: not valid TOML: arrays or tables nest too deeply "
+                          f"(more than {MAX_NESTING} levels)")
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

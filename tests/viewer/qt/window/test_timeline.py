@@ -283,7 +283,7 @@ def test_a_frame_whose_bodies_changed_meanwhile_is_shown_but_not_recorded(qtbot,
 def test_the_media_icons_are_looked_up_once_per_style(qtbot):
     from PyQt6.QtWidgets import QStyle, QWidget
 
-    from viewer.qt import timeline
+    from viewer.qt.window import timeline
 
     first, second = QWidget(), QWidget()
     qtbot.addWidget(first)
