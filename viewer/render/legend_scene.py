@@ -14,10 +14,12 @@ from viewer.render.style import NOTE_FONT_PX, TITLE_FONT_PX
 
 def drawn_legend_rows(scene) -> frozenset:
     """The optional legend rows (``style.LEGEND_ROW_KEYS``) whose colour is on screen:
-    the last frame's overlays, the selection and the brush."""
+    the last frame's overlays, the selection, the selected tree node and the brush."""
     drawn = set(scene._frame_drawn)
     if scene.polys["inspect"].n_cells or scene.polys["selection"].n_cells:
         drawn.add("selected")
+    if scene.polys["node_highlight"].n_cells:
+        drawn.add("node")
     if scene.polys["brush"].n_cells:
         drawn.add("brush")
     return frozenset(drawn)

@@ -517,6 +517,7 @@ class SceneRenderer:
             text = self.note.GetText(0)
             self.note.SetText(0, "\n".join([*([text] if text else []), *marks.notes]))
         self.last_marks = marks
+        self._refresh_legend_rows()  # the selected node's row comes and goes with it
         return marks
 
     def set_step_legend(self, words: KindWords, drawn: frozenset | None = None) -> None:

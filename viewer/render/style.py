@@ -129,7 +129,7 @@ def _hex(rgb) -> str:
 
 
 LEGEND_ROW_KEYS = ("overlap", "culled", "crossing", "touching", "coplanar", "segments",
-                   "selected", "brush")
+                   "selected", "node", "brush")
 """The legend rows shown only while something is drawn in their colour (``drawn`` of
 :func:`legend_entries`); the meshes' rows are always shown."""
 
@@ -161,6 +161,10 @@ def legend_entries(words: KindWords = UNNAMED, has_partition: bool = False,
         ("coplanar", ["contact: coplanar overlap", _hex(KIND_COLORS[KIND_COPLANAR])]),
         ("segments", ["intersection segments", SEGMENT_COLOR]),
         ("selected", [f"selected: clicked {words.noun} and partners, mesh", INSPECT_COLOR]),
+        # The node chosen in the Outliner, the Quality dock or by a click, drawn thick in
+        # violet over everything: only the caption's "violet: node ..." line named it, and
+        # beside the cyan "selected" row a student read the violet box as the cyan one.
+        ("node", ["selected tree node and its triangles", NODE_COLOR]),
         ("brush", ["sculpt brush", BRUSH_COLOR]),
     ]
     rows = [*meshes, *(row for key, row in optional if drawn is None or key in drawn)]

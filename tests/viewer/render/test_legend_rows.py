@@ -50,3 +50,23 @@ def test_the_box_is_placed_from_remembered_text_sizes(monkeypatch):
     assert legend.box_px() == (width, height)
     assert len(legend._text_sizes) == n_known  # nothing measured again
     plotter.close()
+
+
+def test_the_selected_tree_node_has_its_own_violet_row_while_it_is_drawn(qtbot, window):
+    from tests.viewer.conftest import settle
+    from viewer.render.marks import NODE_COLOR
+
+    row = "selected tree node and its triangles"
+    assert row not in window.renderer.legend_texts
+    window.model.select_node(0, 1)
+    settle(qtbot, window)
+    window.redraw()
+    assert window.renderer.polys["node_highlight"].n_cells > 0
+    texts = window.renderer.legend_texts
+    assert row in texts
+    # Its swatch is the violet the box is drawn in, not the inspector's cyan.
+    assert dict(window.renderer.canvas_legend.entries)[row].lower() == NODE_COLOR
+    window.model.select_node(None)
+    settle(qtbot, window)
+    window.redraw()
+    assert row not in window.renderer.legend_texts
