@@ -40,6 +40,11 @@ def make_window(qtbot, settings):
     def make(scene: str = "two-spheres", window_settings=None):
         window = build_window(scene=scene, settings=window_settings or settings)
         qtbot.addWidget(window)
+        # Every status-bar message, in order: a loaded machine draws slowly, and the "Drawing
+        # frame 1 is slow" line can replace the message a test looks for before it looks
+        # (a full run lost "local coordinates" that way). Tests read it with status_said.
+        window.status_history = []
+        window.statusBar().messageChanged.connect(window.status_history.append)
         window.resize(1100, 750)
         window.show()
         qtbot.waitExposed(window)
@@ -57,6 +62,12 @@ def make_window(qtbot, settings):
 def window(make_window):
     """The window on the two-spheres scene."""
     return make_window()
+
+
+def status_said(window, text: str) -> str:
+    """The latest status-bar message since the window was made that contains ``text``
+    ("" when none did)."""
+    return next((m for m in reversed(window.status_history) if text in m), "")
 
 
 def qt_point(window, world_point) -> QPointF:

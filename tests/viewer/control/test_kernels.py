@@ -15,7 +15,7 @@ from pathlib import Path
 from PyQt6.QtWidgets import QLabel
 
 from core.jit import interpreted
-from tests.viewer.conftest import settle
+from tests.viewer.conftest import settle, status_said
 from viewer.control.kernels import steps_for_choice
 from viewer.state.pipeline import PipelineChoice
 from viewer.state.status import KernelStatus
@@ -133,7 +133,7 @@ def test_the_background_compile_runs_reports_and_ends(make_window, qtbot):
     assert not interpreted.is_interpreting()
     settle(qtbot, window)
     assert window.controller.frames.n_frames > n_frames
-    assert window.statusBar().currentMessage().startswith("Kernels compiled in ")
+    assert status_said(window, "Kernels compiled in ").startswith("Kernels compiled in ")
 
 
 def test_each_choice_names_the_kernels_it_waits_for():

@@ -18,7 +18,7 @@ from PyQt6.QtWidgets import QDialogButtonBox, QLabel
 from core.io import load_mesh
 from core.pose import Pose
 from core.session import open_session, peek_session
-from tests.viewer.conftest import settle, wait_scene
+from tests.viewer.conftest import settle, status_said, wait_scene
 from tests.viewer.helpers import wait_recorder_job
 from viewer.control.autosave import AutosaveState
 from viewer.control.deformers import deformer_fields
@@ -86,7 +86,7 @@ def test_the_export_dialog_offers_world_and_local(qtbot, window, tmp_path):
     body = window.model.bodies[1]
     back = load_mesh(path)
     assert np.allclose(back.vertices[back.faces], np.asarray(body.rest.triangles), atol=1e-6)
-    assert "local coordinates" in window.statusBar().currentMessage()
+    assert status_said(window, "local coordinates")
 
 
 def test_a_bad_export_path_is_one_line_naming_it_and_the_app_goes_on(qtbot, window, tmp_path):

@@ -17,7 +17,7 @@ from PyQt6.QtCore import Qt
 from PyQt6.QtWidgets import QApplication, QPushButton
 
 from core.lab.tables import COLUMNS, CONTACT_KIND_WORDS, TABLE_NAMES
-from tests.viewer.conftest import settle
+from tests.viewer.conftest import settle, status_said
 from viewer.render.webpage import remote_urls
 
 
@@ -121,7 +121,7 @@ def test_cancel_leaves_no_partial_video_and_the_app_goes_on(qtbot, small_window,
     qtbot.mouseClick(cancel_button, Qt.MouseButton.LeftButton)
     wait_export(qtbot, window)
     assert list(folder.iterdir()) == []
-    assert "cancelled" in window.statusBar().currentMessage()
+    assert status_said(window, "cancelled")
     # The window still works: the next export runs.
     assert window.export_menu.export_recorded_video(str(path), (1, 2), fps=10, size=(64, 48))
     wait_export(qtbot, window)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from PyQt6.QtWidgets import QFileDialog
 
 from tests.hostile.meshes import CATALOGUE
-from tests.viewer.conftest import settle
+from tests.viewer.conftest import settle, status_said
 
 
 def _pick(monkeypatch, path) -> None:
@@ -46,7 +46,7 @@ def test_file_open_on_every_hostile_file_keeps_the_window_and_the_scene(
         assert text.startswith(f"{path.name}: "), (case.name, text)
         assert "\n" not in text and "Traceback" not in text, (case.name, text)
         assert window._error_box.isVisible() and window._error_box.text() == text
-        assert path.name in window.statusBar().currentMessage()
+        assert status_said(window, path.name)
         assert window.isVisible()
         assert window.model.bodies == bodies, case.name
         assert window.model.frame is frame, case.name

@@ -11,7 +11,7 @@ from core.bv import BV_KINDS
 from core.lab import steps as core_steps
 from core.lab.steps import StepOutcome, traversal_steps
 from tests.viewer.colour_vision import VISIONS, delta_e, hex_rgb, simulate
-from tests.viewer.conftest import settle
+from tests.viewer.conftest import settle, status_said
 from tests.viewer.helpers import press_key, stepper_on
 from viewer.control.stepping import HISTORY_LEVELS_UP
 from viewer.qt.panels.stepper import OFF_TEXT
@@ -306,7 +306,7 @@ def test_new_frame_restarts_at_the_root_pair(qtbot, window):
     window.controller.poses.translate_body(1, np.array([0.01, 0.0, 0.0]))
     settle(qtbot, window)
     qtbot.waitUntil(lambda: window.model.step_position == 0)
-    assert "starts again" in window.statusBar().currentMessage()
+    assert status_said(window, "starts again")
 
 
 def test_playing_turns_the_stepper_off(window):
