@@ -277,6 +277,7 @@ def test_a_hidden_chart_is_drawn_only_once_it_shows(qtbot, window):
     assert len(charts) == 2
     assert not any(chart.isVisible() for chart in charts)
     assert [chart.n_renders for chart in charts] == [0, 0]
+    assert [chart.figure.axes for chart in charts] == [[], []]  # not even made yet
     panel = open_quality_dock(qtbot, window)
     panel.tabs.setCurrentWidget(charts[0].parentWidget())
     qtbot.waitUntil(lambda: charts[0].isVisible() and charts[0].n_renders >= 1,
