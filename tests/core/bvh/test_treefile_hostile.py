@@ -18,6 +18,7 @@ from core.bvh.treefile import TreeFileError
 from core.bvh.treefile_read import read_tree
 from core.io.write import write_mesh
 from core.mesh import TriMesh
+from tests.cli_batch import run_batch
 from tests.hostile.trees import cases, chain_keys
 
 M = 8
@@ -61,11 +62,24 @@ def test_hostile_tree_fails_in_one_line_through_the_api(tmp_path, case):
     assert case.words in message, message
 
 
+@pytest.fixture(scope="module")
+def validated(tmp_path_factory):
+    """``python -m core validate MESH --tree FILE`` on every case, in one child process
+    limited to 1.5 GiB (:func:`tests.cli_batch.run_batch`): ``{case name: (path, Ran)}``."""
+    folder = tmp_path_factory.mktemp("hostile-trees")
+    mesh = write_mesh(folder / "mesh.ply", *_arrays(M))
+    paths = {}
+    for case in CASES:
+        (folder / case.name).mkdir()
+        paths[case.name] = case.write(folder / case.name)
+    ran = run_batch("core", [["validate", str(mesh), "--tree", str(paths[c.name])]
+                             for c in CASES], seconds=30, preexec_fn=_limit_memory)
+    return {c.name: (paths[c.name], done) for c, done in zip(CASES, ran)}
+
+
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
-def test_hostile_tree_fails_in_one_line_on_the_command_line(tmp_path, case):
-    mesh = write_mesh(tmp_path / "mesh.ply", *_arrays(M))
-    path = case.write(tmp_path)
-    done = _validate(mesh, path)
+def test_hostile_tree_fails_in_one_line_on_the_command_line(validated, case):
+    path, done = validated[case.name]
     assert done.returncode == 2, done.stderr
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].isprintable(), done.stderr

@@ -9,8 +9,6 @@ a binary STL whose header starts with "solid") load. The viewer's File > Open pa
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -18,6 +16,7 @@ import pytest
 from core.errors import CorruptMeshFileError, MeshFileError
 from core.io import load_mesh
 from core.io.vtkfile import _read_in_child
+from tests.cli_batch import run_batch
 from tests.hostile.meshes import CATALOGUE, corrupt_zlib_vtp_unchecked, vtp_bytes
 
 REPO = Path(__file__).resolve().parents[3]
@@ -44,18 +43,25 @@ def test_load_mesh(case, tmp_path):
         assert word in str(info.value), str(info.value)
 
 
-@pytest.mark.parametrize("case", [c for c in CATALOGUE if not c.must_load],
-                         ids=[c.name for c in CATALOGUE if not c.must_load])  # fmt: skip
-def test_cli_exit_status_2_and_one_line(case, tmp_path):
-    path = case.write(tmp_path)
-    done = subprocess.run(
-        [sys.executable, "-m", "core", "contacts", str(path), str(GOOD)],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        stdin=subprocess.DEVNULL,
-        check=False,
-    )
+REFUSED = [c for c in CATALOGUE if not c.must_load]
+
+
+@pytest.fixture(scope="module")
+def contacts_run(tmp_path_factory):
+    """``python -m core contacts FILE suzanne.obj`` on every refused file, in one child
+    process (:func:`tests.cli_batch.run_batch`): ``{name: (path, Ran)}``."""
+    folder = tmp_path_factory.mktemp("hostile-meshes")
+    paths = {}
+    for case in REFUSED:
+        (folder / case.name).mkdir()
+        paths[case.name] = case.write(folder / case.name)
+    ran = run_batch("core", [["contacts", str(paths[c.name]), str(GOOD)] for c in REFUSED])
+    return {c.name: (paths[c.name], done) for c, done in zip(REFUSED, ran)}
+
+
+@pytest.mark.parametrize("case", REFUSED, ids=[c.name for c in REFUSED])
+def test_cli_exit_status_2_and_one_line(case, contacts_run):
+    path, done = contacts_run[case.name]
     assert done.returncode == 2, done.stderr
     lines = done.stderr.splitlines()
     assert len(lines) == 1, done.stderr

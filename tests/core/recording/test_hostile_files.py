@@ -18,6 +18,7 @@ import pytest
 from core.files import container
 from core.recording import RecordingFileError, open_recording, recorded_settings, replay
 from core.text import printable
+from tests.cli_batch import run_batch
 from tests.hostile.recordings import (
     HostileRecording,
     catalogue,
@@ -82,11 +83,25 @@ def test_the_command_line_replays_the_good_file_under_the_memory_limit(good):
     assert "contacts identical in all 2 frames" in done.stdout
 
 
+@pytest.fixture(scope="module")
+def replayed(good, tmp_path_factory):
+    """``python -m viewer --replay PATH`` on every case, in one child process limited to
+    :data:`MEMORY_LIMIT` (:func:`tests.cli_batch.run_batch`): ``{name: (path, Ran)}``."""
+    folder = tmp_path_factory.mktemp("hostile-recordings")
+    paths = {}
+    for name, case in CASES.items():
+        (folder / name).mkdir()
+        paths[name] = case.write(good, folder / name)
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
+    ran = run_batch("viewer", [["--replay", str(paths[name])] for name in CASES], seconds=60,
+                    env=env, preexec_fn=_limit_memory)  # fmt: skip
+    return {name: (paths[name], done) for name, done in zip(CASES, ran)}
+
+
 @pytest.mark.parametrize("name", list(CASES))
-def test_command_line_exits_2_with_one_line(name, good, tmp_path):
+def test_command_line_exits_2_with_one_line(name, replayed):
     case = CASES[name]
-    path = case.write(good, tmp_path)
-    done = run_replay(path)
+    path, done = replayed[name]
     assert done.returncode == 2, (done.returncode, done.stderr[-2000:])
     lines = done.stderr.splitlines()
     assert len(lines) == 1 and "Traceback" not in done.stderr, done.stderr[-2000:]

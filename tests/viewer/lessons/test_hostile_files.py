@@ -6,13 +6,12 @@ from __future__ import annotations
 
 import os
 import resource
-import subprocess
-import sys
 
 import numpy as np
 import pytest
 from PyQt6.QtWidgets import QFileDialog
 
+from tests.cli_batch import run_batch
 from tests.hostile import one_per_kind
 from tests.hostile.lessons import cases
 from viewer.control.files import FileLoading
@@ -44,15 +43,27 @@ def _limit_memory() -> None:
     resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
 
 
-@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
-def test_a_hostile_lesson_exits_2_in_one_line_on_the_command_line(case, tmp_path):
-    path = case.write(tmp_path)
-    out = tmp_path / "out.mp4"
+@pytest.fixture(scope="module")
+def exported(tmp_path_factory):
+    """``python -m viewer --lesson FILE --export OUT.mp4`` on every case, in one child process
+    limited to :data:`MEMORY_LIMIT` (:func:`tests.cli_batch.run_batch`):
+    ``{name: (out, Ran)}``."""
+    folder = tmp_path_factory.mktemp("hostile-lessons")
+    argvs, outs = [], {}
+    for case in CASES:
+        (folder / case.name).mkdir()
+        path = case.write(folder / case.name)
+        outs[case.name] = folder / case.name / "out.mp4"
+        argvs.append(["--lesson", str(path), "--export", str(outs[case.name])])
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
     # The time-out only turns a hang into a failure; the files fail in a few seconds.
-    done = subprocess.run([sys.executable, "-m", "viewer", "--lesson", str(path), "--export",
-                           str(out)], capture_output=True, text=True, env=env, timeout=30,
-                          preexec_fn=_limit_memory)  # fmt: skip
+    ran = run_batch("viewer", argvs, seconds=30, env=env, preexec_fn=_limit_memory)
+    return {c.name: (outs[c.name], done) for c, done in zip(CASES, ran)}
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_a_hostile_lesson_exits_2_in_one_line_on_the_command_line(case, exported):
+    out, done = exported[case.name]
     assert done.returncode == 2, done.stderr[-2000:]
     assert done.stderr.startswith("error: ") and done.stderr.count("\n") == 1, done.stderr
     line = done.stderr.rstrip("\n")
