@@ -79,6 +79,11 @@ def test_a_stored_frame_is_drawn_the_same_without_running_the_core(frames, tmp_p
     # dispatcher would list a signature.
     env["NUMBA_CACHE_DIR"] = str(tmp_path / "empty-cache")
     env["XDG_CACHE_HOME"] = str(tmp_path / "empty-xdg")
+    # matplotlib keeps its font list under XDG_CACHE_HOME too: an empty one rebuilt it, most
+    # of this test's 12 s.
+    import matplotlib
+
+    env["MPLCONFIGDIR"] = matplotlib.get_cachedir()
     root = Path(__file__).resolve().parents[3]
     done = subprocess.run([sys.executable, "-c", REDRAW, str(path), str(LEVEL)], cwd=root, env=env,
                           capture_output=True, text=True, check=False)  # fmt: skip
