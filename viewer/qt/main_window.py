@@ -47,7 +47,7 @@ from viewer.qt.window.status_line import StatusLine
 from viewer.qt.window.stepper_view import StepperView
 from viewer.qt.window.timeline import TimelinePanel
 from viewer.render import SceneRenderer
-from viewer.render.draw_cost import drawn_cells, slow_drawing_words
+from viewer.render.draw_cost import SlowDrawingNotice
 from viewer.render.scene import set_default_view
 from viewer.scenes import SCENES
 from viewer.state.display import Mode
@@ -94,10 +94,7 @@ class MainWindow(QMainWindow):
         # coalesced into one per event-loop turn: a ghost finishing with a frame rendered the
         # whole scene twice back to back (65-72 ms each on the 278k-triangle bunny, software
         # OpenGL, measured under load).
-        self._redraw_timer = QTimer(self)
-        self._redraw_timer.setSingleShot(True)
-        self._redraw_timer.setInterval(0)
-        self._redraw_timer.timeout.connect(self.redraw)
+        self._redraw_timer = QTimer(self, singleShot=True, interval=0, timeout=self.redraw)
         self.progress_dialogs = ProgressDialogs(self, controller.recorder.cancel_job)
         self.setWindowTitle("BVH Lab")
         self.resize(*layout.default_window_size(self.screen()))
@@ -108,7 +105,9 @@ class MainWindow(QMainWindow):
         # the first frame only once the canvas is visible: on screen, not before.
         self._n_renders = 0
         self._is_first_frame_drawn = False
-        self._slow_drawing_reason = ""  # the last slow drawing's reason said in the status bar
+        self._redraws_held = False  # inside a batch of model changes (a new scene)
+        self._is_redraw_held = False  # a redraw was asked for inside it
+        self._slow_notice = SlowDrawingNotice()
         self.plotter.ren_win.AddObserver("EndEvent", self._count_render)
         # Canvas text follows the screen's logical DPI (96 = scale 1), like the widgets' text.
         self.renderer = SceneRenderer(self.plotter, text_scale=self.logicalDpiY() / 96.0)
@@ -127,6 +126,7 @@ class MainWindow(QMainWindow):
         self.kernel_status = KernelStatusBar(self)
         self._build_menus()
 
+        model.changes_batched.connect(self._hold_redraws)
         model.scene_changed.connect(self._on_scene)
         model.body_changed.connect(self._on_body)
         model.selection_changed.connect(self._on_selection)
@@ -380,9 +380,19 @@ class MainWindow(QMainWindow):
         if not self.controller.frames.is_frame_running:
             self.request_redraw()
 
+    def _hold_redraws(self, is_held: bool) -> None:
+        """A batch of model changes (a new scene's dozen signals) draws once, at its end."""
+        self._redraws_held = is_held
+        if not is_held and self._is_redraw_held:
+            self._is_redraw_held = False
+            self.redraw()
+
     def redraw(self) -> None:
         """Copy the last frame into the overlays and render now; records overlay and render
         time. A pending :meth:`request_redraw` is drawn by this one."""
+        if self._redraws_held:
+            self._is_redraw_held = True
+            return
         self._redraw_timer.stop()
         if self.plotter.ren_win is None:
             return
@@ -434,16 +444,11 @@ class MainWindow(QMainWindow):
             self._show_timings(frame)
 
     def _slow_drawing(self, frame, overlay_s: float, render_s: float) -> str:
-        """Why drawing ``frame`` was slow ("" when it was not); said in the status bar once
-        per reason (the layers and the advice), like a slow frame's core time."""
-        index = frame.index if frame is not None else None
-        words = slow_drawing_words(index, overlay_s, render_s,
-                                   drawn_cells(self.plotter.renderer.actors),
-                                   tuple(self.plotter.ren_win.GetSize()))
-        reason = words.split(" pixels", 1)[-1]
-        if words and reason != self._slow_drawing_reason:
+        words, is_new = self._slow_notice.check(
+            frame.index if frame is not None else None, overlay_s, render_s,
+            self.plotter.renderer.actors, tuple(self.plotter.ren_win.GetSize()))
+        if is_new:
             self.model.message.emit(words)
-        self._slow_drawing_reason = reason if words else ""
         return words
 
     def _outlined_pairs(self):

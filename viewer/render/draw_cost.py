@@ -107,3 +107,21 @@ def slow_drawing_words(frame_index: int | None, overlay_s: float, render_s: floa
             f"overlays, {1e3 * render_s:,.0f} ms render, against {1e3 * budget_s:,.0f} ms) "
             f"at {int(size[0])}x{int(size[1])} pixels"
             + (f": {listed}" if listed else "") + f" \u2014 {advice}")
+
+
+class SlowDrawingNotice:
+    """Says why drawing was slow once per reason (the layers and the advice), like a slow
+    frame's core time: the same reason frame after frame would fill the status bar."""
+
+    def __init__(self):
+        self._reason = ""  # the last reason said
+
+    def check(self, frame_index: int | None, overlay_s: float, render_s: float, actors,
+              size: tuple[int, int]) -> tuple[str, bool]:
+        """``(words, is_new)``: :func:`slow_drawing_words` of this drawing, and whether its
+        reason differs from the last one said (then say it)."""
+        words = slow_drawing_words(frame_index, overlay_s, render_s, drawn_cells(actors), size)
+        reason = words.split(" pixels", 1)[-1]
+        is_new = bool(words) and reason != self._reason
+        self._reason = reason if words else ""
+        return words, is_new

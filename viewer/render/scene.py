@@ -86,7 +86,9 @@ shipped meshes."""
 def set_default_view(plotter) -> None:
     """Look at the whole scene from the front-right, above, with y up."""
     plotter.view_vector(VIEW_DIRECTION, viewup=(0.0, 1.0, 0.0), render=False)
-    plotter.reset_camera(render=False)
+    # The renderer's own reset: pyvista's ``Plotter.reset_camera`` renders whatever
+    # ``render`` says (pyvista 0.49), one render more per new scene and per Reset view.
+    plotter.renderer.reset_camera(render=False)
     plotter.camera.zoom(1.15)
 
 

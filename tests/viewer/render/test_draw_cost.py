@@ -7,7 +7,7 @@ import functools
 
 import pyvista as pv
 
-from viewer.qt import main_window
+from viewer.render import draw_cost
 from viewer.render.draw_cost import DRAW_BUDGET_S, drawn_cells, slow_drawing_words
 
 
@@ -51,7 +51,7 @@ def test_drawn_cells_counts_the_visible_named_layers():
 
 
 def test_the_window_says_why_drawing_was_slow(make_window, monkeypatch):
-    monkeypatch.setattr(main_window, "slow_drawing_words",
+    monkeypatch.setattr(draw_cost, "slow_drawing_words",
                         functools.partial(slow_drawing_words, budget_s=0.0))
     window = make_window()
     messages = []
