@@ -1,0 +1,72 @@
+"""The shared widgets of the save dialogs: the format combo, the File row, Browse…."""
+
+from __future__ import annotations
+
+from PyQt6.QtWidgets import QFileDialog, QLineEdit, QPushButton
+
+from viewer.qt.menus.export import VIDEO_FORMATS, VideoDialog
+from viewer.qt.menus.session import EXPORT_FORMATS, ExportMeshDialog
+from viewer.qt.widgets import browse_save_path, file_row, format_combo
+
+
+def _answer(monkeypatch, path: str, picked: str) -> list:
+    asked = []
+
+    def answer(parent, title, start, filters, chosen):
+        asked.append((title, start, filters, chosen))
+        return path, picked
+
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", staticmethod(answer))
+    return asked
+
+
+def test_format_combo_shows_the_words_and_keeps_the_suffix(qtbot):
+    combo = format_combo(EXPORT_FORMATS, "why")
+    assert [combo.itemText(i) for i in range(combo.count())] == [
+        "OBJ, text, exact float64 coordinates", "PLY, binary little-endian, exact float64 "
+        "coordinates", "STL, binary, float32 coordinates rounded"]
+    assert [combo.itemData(i) for i in range(combo.count())] == [".obj", ".ply", ".stl"]
+    assert combo.toolTip() == "why"
+
+
+def test_file_row_browse_button_calls_back(qtbot):
+    calls = []
+    edit = QLineEdit("a.obj")
+    row = file_row(edit, lambda: calls.append(1), "Choose the file")
+    qtbot.addWidget(row)
+    button = row.findChild(QPushButton)
+    assert button.text() == "Browse…" and button.toolTip() == "Choose the file"
+    button.click()
+    assert calls == [1]
+
+
+def test_browse_adds_the_picked_filters_suffix(qtbot, monkeypatch, tmp_path):
+    dialog = VideoDialog("Video", str(tmp_path / "a.mp4"), (640, 480))
+    qtbot.addWidget(dialog)
+    asked = _answer(monkeypatch, str(tmp_path / "b"), VIDEO_FORMATS[1][1])
+    dialog._browse()
+    assert asked == [("Video", str(tmp_path / "a.mp4"),
+                      ";;".join(words for _, words in VIDEO_FORMATS), VIDEO_FORMATS[0][1])]
+    assert dialog.path_edit.text() == str(tmp_path / "b.gif")
+    assert dialog.format_combo.currentData() == ".gif"  # the suffix chose the format
+
+
+def test_browse_keeps_a_known_suffix_and_falls_back_to_the_first(qtbot, monkeypatch,
+                                                                   tmp_path):
+    dialog = ExportMeshDialog([], -1, str(tmp_path))
+    qtbot.addWidget(dialog)
+    _answer(monkeypatch, str(tmp_path / "c.stl"), EXPORT_FORMATS[0][1])
+    dialog._browse()
+    assert dialog.path_edit.text() == str(tmp_path / "c.stl")
+    _answer(monkeypatch, str(tmp_path / "d"), "All files (*)")
+    dialog._browse()
+    assert dialog.path_edit.text() == str(tmp_path / "d.obj")
+
+
+def test_browse_cancelled_leaves_the_path(qtbot, monkeypatch, tmp_path):
+    dialog = ExportMeshDialog([], -1, str(tmp_path))
+    qtbot.addWidget(dialog)
+    before = dialog.path_edit.text()
+    _answer(monkeypatch, "", "")
+    browse_save_path(dialog, dialog.path_edit, dialog.format_combo, EXPORT_FORMATS)
+    assert dialog.path_edit.text() == before
