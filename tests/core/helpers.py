@@ -160,27 +160,43 @@ FOREIGN = """{
 }"""
 
 
-def as_foreign(tree, seed) -> dict:
-    """``tree`` written as another engine might: shuffled ids, children layout, some pairs
-    swapped, leaf ranges laid out in ``order`` in a shuffled leaf order."""
+def foreign_tree(tree, seed, is_shuffled: bool = True) -> tuple[dict, np.ndarray]:
+    """``tree`` written as another engine might: its node ids shuffled; with
+    ``is_shuffled`` also some children pairs swapped and the leaf ranges laid out in
+    ``order`` in a shuffled leaf order (else in the tree's own order).
+
+    Returns
+    -------
+    keys : dict
+        The tree file's keys (``json.dumps`` writes the file).
+    file_id : (k,) int64
+        The file's id of each of our nodes.
+    """
     rng = np.random.default_rng(seed)
     k = tree.n_nodes
-    file_id = rng.permutation(k)
+    file_id = rng.permutation(k)  # drawn first: the same ids with or without the shuffles
     children = np.full((k, 2), -1)
     start = np.zeros(k, dtype=int)
     count = np.zeros(k, dtype=int)
     order = []
     leaves = np.flatnonzero(tree.count > 0)
-    for leaf in rng.permutation(leaves):
+    for leaf in (rng.permutation(leaves) if is_shuffled
+                 else leaves[np.argsort(tree.first[leaves])]):
         start[file_id[leaf]] = len(order)
         count[file_id[leaf]] = tree.count[leaf]
         order.extend(tree.prim_ids[tree.first[leaf]:tree.first[leaf] + tree.count[leaf]])
     for node in np.flatnonzero(tree.count == 0):
         pair = [file_id[tree.first[node]], file_id[tree.first[node] + 1]]
-        children[file_id[node]] = pair[::-1] if rng.random() < 0.5 else pair
+        children[file_id[node]] = pair[::-1] if is_shuffled and rng.random() < 0.5 else pair
     bounds = np.empty((k, 6))
     bounds[file_id] = np.concatenate([tree.bmin, tree.bmax], axis=1)
-    return {"format": "bvh-lab-tree", "version": 1, "triangles": int(tree.prim_ids.size),
+    keys = {"format": "bvh-lab-tree", "version": 1, "triangles": int(tree.prim_ids.size),
             "nodes": k, "bounds": bounds.tolist(), "children": children.tolist(),
             "start": start.tolist(), "count": count.tolist(),
             "order": [int(t) for t in order]}  # fmt: skip
+    return keys, file_id
+
+
+def as_foreign(tree, seed) -> dict:
+    """The keys of :func:`foreign_tree` with every shuffle."""
+    return foreign_tree(tree, seed)[0]
