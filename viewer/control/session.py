@@ -36,7 +36,7 @@ from core.session import (
 )
 from viewer.control.autosave import AutosaveState, CrashedSession
 from viewer.control.files import mesh_notes, new_body_key
-from viewer.control.recording import JobCancelled
+from viewer.control.recording import JobCancelled, report_open_failure
 from viewer.control.worker import Tag
 from viewer.scenes import SCENES
 from viewer.state.bodies import Body
@@ -285,13 +285,8 @@ class SessionKeeping:
         path = Path(path)
 
         def done(session, error):
-            if isinstance(error, SessionFileError):
-                self.model.error.emit("Cannot open session", str(error))
-            elif error is not None and isinstance(error, JobCancelled):
-                self.model.message.emit(f"Opening {path.name} cancelled")
-            elif error is not None:
-                self.model.error.emit("Cannot open session", f"{path}: {error}")
-            else:
+            if report_open_failure(self.model, "Cannot open session", path, error,
+                                   SessionFileError, f"Opening {path.name} cancelled"):
                 self.apply_session(session, path)
 
         def work(progress, cancel):
