@@ -7,9 +7,11 @@ from pathlib import Path
 from PyQt6.QtCore import Qt, pyqtSignal
 from PyQt6.QtWidgets import (
     QComboBox,
+    QDialogButtonBox,
     QFileDialog,
     QHBoxLayout,
     QLabel,
+    QProgressDialog,
     QPushButton,
     QSlider,
     QWidget,
@@ -234,3 +236,36 @@ def ask_file_path(window, title: str, folder_key: str, file_filter: str, suffix:
     if path:
         window.settings.setValue(folder_key, str(Path(path).parent))
     return path
+
+
+def dialog_buttons(dialog, accept_button: QDialogButtonBox.StandardButton) -> QDialogButtonBox:
+    """``accept_button`` (Ok, Save, ...) and Cancel, answering ``dialog``'s accept and
+    reject; the caller lays the box out."""
+    buttons = QDialogButtonBox(accept_button | QDialogButtonBox.StandardButton.Cancel)
+    buttons.accepted.connect(dialog.accept)
+    buttons.rejected.connect(dialog.reject)
+    return buttons
+
+
+def cancellable_progress(parent, on_cancel) -> QProgressDialog:
+    """A progress dialog with Cancel (calling ``on_cancel``), shown at once and kept open at
+    100 % (a job hides it itself), for a long job that the caller updates."""
+    dialog = QProgressDialog("", "Cancel", 0, 0, parent)
+    dialog.setMinimumDuration(0)
+    dialog.setAutoClose(False)
+    dialog.setAutoReset(False)
+    dialog.canceled.connect(on_cancel)
+    return dialog
+
+
+def show_kept(owner, attribute: str, make):
+    """A window that is made once and kept between openings: ``owner``'s ``attribute``
+    (made by ``make()`` the first time, when it is None or missing), shown and raised in
+    front. Returns it."""
+    window = getattr(owner, attribute, None)
+    if window is None:
+        window = make()
+        setattr(owner, attribute, window)
+    window.show()
+    window.raise_()
+    return window

@@ -6,7 +6,14 @@ from PyQt6.QtWidgets import QFileDialog, QLineEdit, QPushButton
 
 from viewer.qt.menus.export import VIDEO_FORMATS, VideoDialog
 from viewer.qt.menus.session import EXPORT_FORMATS, ExportMeshDialog
-from viewer.qt.widgets import browse_save_path, file_row, format_combo
+from viewer.qt.widgets import (
+    browse_save_path,
+    cancellable_progress,
+    dialog_buttons,
+    file_row,
+    format_combo,
+    show_kept,
+)
 
 
 def _answer(monkeypatch, path: str, picked: str) -> list:
@@ -70,3 +77,49 @@ def test_browse_cancelled_leaves_the_path(qtbot, monkeypatch, tmp_path):
     _answer(monkeypatch, "", "")
     browse_save_path(dialog, dialog.path_edit, dialog.format_combo, EXPORT_FORMATS)
     assert dialog.path_edit.text() == before
+
+
+def test_dialog_buttons_accept_and_reject(qtbot):
+    from PyQt6.QtWidgets import QDialog, QDialogButtonBox
+
+    dialog = QDialog()
+    qtbot.addWidget(dialog)
+    buttons = dialog_buttons(dialog, QDialogButtonBox.StandardButton.Save)
+    assert buttons.standardButtons() == (QDialogButtonBox.StandardButton.Save
+                                         | QDialogButtonBox.StandardButton.Cancel)
+    dialog.open()
+    buttons.button(QDialogButtonBox.StandardButton.Save).click()
+    assert dialog.result() == QDialog.DialogCode.Accepted
+    dialog.open()
+    buttons.button(QDialogButtonBox.StandardButton.Cancel).click()
+    assert dialog.result() == QDialog.DialogCode.Rejected
+
+
+def test_cancellable_progress_stays_open_and_calls_back(qtbot):
+    calls = []
+    dialog = cancellable_progress(None, lambda: calls.append("cancel"))
+    qtbot.addWidget(dialog)
+    assert dialog.minimumDuration() == 0
+    assert not dialog.autoClose() and not dialog.autoReset()
+    dialog.show()
+    next(b for b in dialog.findChildren(QPushButton) if b.text() == "Cancel").click()
+    assert calls == ["cancel"]
+
+
+def test_show_kept_makes_the_window_once(qtbot):
+    from types import SimpleNamespace
+
+    from PyQt6.QtWidgets import QDialog
+
+    owner, made = SimpleNamespace(), []
+
+    def make():
+        made.append(QDialog())
+        qtbot.addWidget(made[-1])
+        return made[-1]
+
+    first = show_kept(owner, "dialog", make)
+    assert first.isVisible() and owner.dialog is first
+    first.hide()
+    assert show_kept(owner, "dialog", make) is first and first.isVisible()
+    assert len(made) == 1

@@ -30,6 +30,7 @@ from PyQt6.QtWidgets import (
 
 from viewer.control.tree_diff import BUILT, FRESH, SHOWN
 from viewer.qt.panels.common import set_cell, wrap_label
+from viewer.qt.widgets import show_kept
 from viewer.words.choices import split_choices
 
 STALE_STYLE = "color: #D55E00; font-weight: bold;"
@@ -244,8 +245,5 @@ class TreeDiffMenu:
         self.controller.tree_diff.on_changed.append(window.request_redraw)
 
     def open_dialog(self) -> TreeDiffDialog:
-        if self.dialog is None:
-            self.dialog = TreeDiffDialog(self.model, self.controller, self.window)
-        self.dialog.show()
-        self.dialog.raise_()
-        return self.dialog
+        return show_kept(self, "dialog",
+                         lambda: TreeDiffDialog(self.model, self.controller, self.window))

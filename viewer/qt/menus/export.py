@@ -28,7 +28,14 @@ from PyQt6.QtWidgets import (
 )
 
 from viewer.qt.actions import EXPORT, shortcut_of
-from viewer.qt.widgets import browse_save_path, file_row, format_combo, link_format_and_suffix
+from viewer.qt.widgets import (
+    browse_save_path,
+    cancellable_progress,
+    dialog_buttons,
+    file_row,
+    format_combo,
+    link_format_and_suffix,
+)
 from viewer.render.movie import DEFAULT_FPS, grab_frame
 from viewer.render.webpage import scene_web_page
 
@@ -129,10 +136,7 @@ class VideoDialog(QDialog):
         sizes.addWidget(self.height_label, 1)
         form.addRow("Width", size)
         layout.addLayout(form)
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save
-                                   | QDialogButtonBox.StandardButton.Cancel)
-        buttons.accepted.connect(self.accept)
-        buttons.rejected.connect(self.reject)
+        buttons = dialog_buttons(self, QDialogButtonBox.StandardButton.Save)
         layout.addWidget(buttons)
         self.width_spin.valueChanged.connect(self._show_height)
         link_format_and_suffix(self.format_combo, self.path_edit, "video")
@@ -212,11 +216,7 @@ class ExportMenu(QObject):
 
     def _show_progress(self, title: str, words: str, total: int) -> QProgressDialog:
         if self.progress is None:
-            self.progress = QProgressDialog("", "Cancel", 0, 0, self.window)
-            self.progress.setMinimumDuration(0)
-            self.progress.setAutoClose(False)
-            self.progress.setAutoReset(False)
-            self.progress.canceled.connect(self.cancel)
+            self.progress = cancellable_progress(self.window, self.cancel)
         self.progress.setWindowTitle(title)
         self.progress.setLabelText(words)
         self.progress.setMaximum(max(total, 0))

@@ -25,6 +25,7 @@ from PyQt6.QtWidgets import (
 from viewer.qt.widgets import (
     ask_file_path,
     browse_save_path,
+    dialog_buttons,
     file_row,
     format_combo,
     link_format_and_suffix,
@@ -90,10 +91,7 @@ class ExportMeshDialog(QDialog):
                                   "format")
         form.addRow("File", file_row(self.path_edit, self._browse))
         layout.addLayout(form)
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save
-                                   | QDialogButtonBox.StandardButton.Cancel)
-        buttons.accepted.connect(self.accept)
-        buttons.rejected.connect(self.reject)
+        buttons = dialog_buttons(self, QDialogButtonBox.StandardButton.Save)
         layout.addWidget(buttons)
         link_format_and_suffix(self.format_combo, self.path_edit, "mesh")
         self._bodies = list(bodies)
