@@ -5,6 +5,7 @@ generators are in ``tests/core/meshgen.py``, hostile files in ``tests/hostile/``
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
 import numpy as np
@@ -200,3 +201,35 @@ def foreign_tree(tree, seed, is_shuffled: bool = True) -> tuple[dict, np.ndarray
 def as_foreign(tree, seed) -> dict:
     """The keys of :func:`foreign_tree` with every shuffle."""
     return foreign_tree(tree, seed)[0]
+
+
+# -- kind names in code ----------------------------------------------------------------------
+def _names_a_kind(node: ast.AST, keys: set[str], min_letters: int) -> bool:
+    """A string constant that is a registry key or the start of one (``"kdop"``) of at least
+    ``min_letters`` letters."""
+    return (isinstance(node, ast.Constant) and isinstance(node.value, str)
+            and len(node.value) >= max(min_letters, 1)
+            and any(key.startswith(node.value) for key in keys))  # fmt: skip
+
+
+def kind_name_uses(source: str, keys: set[str], min_letters: int = 3) -> list[int]:
+    """Lines of Python ``source`` where a kind's key (one of ``keys``) is compared,
+    subscripted by, or a prefix test of it. A string counts from ``min_letters`` letters: at
+    3 (the core's check), ``"a"`` and ``"b"``, the two bodies, are not the start of
+    ``"aabb"``; the viewer, which names no body that way, is checked from 1."""
+    lines = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Compare):
+            parts = [node.left, *node.comparators]
+            parts += [e for p in parts if isinstance(p, (ast.Tuple, ast.Set, ast.List))
+                      for e in p.elts]  # fmt: skip
+            if any(_names_a_kind(p, keys, min_letters) for p in parts):
+                lines.append(node.lineno)
+        elif (isinstance(node, ast.Subscript)
+              and _names_a_kind(node.slice, keys, min_letters)):  # fmt: skip
+            lines.append(node.lineno)
+        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+              and node.func.attr in ("startswith", "endswith")
+              and any(_names_a_kind(a, keys, min_letters) for a in node.args)):  # fmt: skip
+            lines.append(node.lineno)
+    return lines
