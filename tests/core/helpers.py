@@ -6,6 +6,9 @@ generators are in ``tests/core/meshgen.py``, hostile files in ``tests/hostile/``
 from __future__ import annotations
 
 import ast
+import io
+import json
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -13,6 +16,7 @@ import pytest
 
 from core.collide.brute import brute_force_pairs
 from core.collide.tritri import ContactKind
+from core.files.container import MANIFEST
 from core.mesh import TriMesh
 from core.pose import Pose
 
@@ -233,3 +237,31 @@ def kind_name_uses(source: str, keys: set[str], min_letters: int = 3) -> list[in
               and any(_names_a_kind(a, keys, min_letters) for a in node.args)):  # fmt: skip
             lines.append(node.lineno)
     return lines
+
+
+# -- zip containers (recordings, sessions) ---------------------------------------------------
+def rewrite_zip(source, target, change_manifest=None, drop=None, replace=None):
+    """Copy the zip container ``source`` (a recording or a session) to ``target``, spoiled:
+    ``change_manifest(manifest dict)`` gives the new manifest (a dict, or bytes written as
+    they are), the member named ``drop`` is left out, and ``replace`` maps member names to
+    new bytes. Returns ``target``."""
+    with zipfile.ZipFile(source) as old, zipfile.ZipFile(target, "w") as new:
+        for item in old.infolist():
+            if item.filename == drop:
+                continue
+            data = old.read(item.filename)
+            if item.filename == MANIFEST and change_manifest is not None:
+                data = change_manifest(json.loads(data))
+                data = data if isinstance(data, bytes) else json.dumps(data).encode()
+            if replace and item.filename in replace:
+                data = replace[item.filename]
+            new.writestr(item.filename, data)
+    return target
+
+
+def npy_bytes(array) -> bytes:
+    """``array`` as the bytes of a ``.npy`` file (object arrays pickled, as a hostile file
+    would hold them)."""
+    buffer = io.BytesIO()
+    np.save(buffer, array, allow_pickle=True)
+    return buffer.getvalue()
