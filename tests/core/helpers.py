@@ -265,3 +265,45 @@ def npy_bytes(array) -> bytes:
     buffer = io.BytesIO()
     np.save(buffer, array, allow_pickle=True)
     return buffer.getvalue()
+
+
+# -- tree files from other engines -----------------------------------------------------------
+def tree_file_error(path, mesh, content=None) -> str:
+    """The message of the TreeFileError that reading the tree file ``path`` over ``mesh``
+    raises (``content``, text or bytes, written there first), checked to be one line
+    starting with the path."""
+    from core.bvh.tree_formats import read_any_tree
+    from core.bvh.treefile import TreeFileError
+
+    if isinstance(content, str):
+        path.write_text(content)
+    elif content is not None:
+        path.write_bytes(content)
+    with pytest.raises(TreeFileError) as caught:
+        read_any_tree(path, mesh)
+    text = str(caught.value)
+    assert "\n" not in text and text.startswith(f"{path}: ")
+    return text
+
+
+def assert_imported_tree_fits(imported, mesh, volumes: tuple, same_as) -> None:
+    """An imported tree of ``mesh`` (coal's or hpp-fcl's build: one triangle a leaf) holds
+    the ``volumes`` kinds, every triangle once, and volumes that hold their triangles to
+    round-off and touch them (a wrong layout, e.g. a rectangle's corner taken for its
+    centre, leaves a gap or sticks out); its volumes equal those of the file ``same_as``
+    (the same tree in another archive)."""
+    from core.bvh.tree_formats import read_any_tree
+    from core.bvh.validate_volumes import validate_imported, volume_excess
+
+    assert tuple(imported.volumes) == volumes
+    assert imported.tree.n_nodes == 2 * mesh.n_faces - 1
+    assert sorted(imported.tree.prim_ids.tolist()) == list(range(mesh.n_faces))
+    for name, rows in imported.volumes.items():
+        excess, _ = volume_excess(imported.tree, mesh.vertices, name, rows)
+        assert excess.max() < 1e-14
+        assert excess.min() > -1e-9
+    assert validate_imported(imported, mesh.vertices).ok
+    other = read_any_tree(same_as, mesh)
+    for name in imported.volumes:
+        np.testing.assert_allclose(imported.volumes[name], other.volumes[name], rtol=0,
+                                   atol=1e-15)  # fmt: skip
