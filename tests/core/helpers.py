@@ -307,3 +307,20 @@ def assert_imported_tree_fits(imported, mesh, volumes: tuple, same_as) -> None:
     for name in imported.volumes:
         np.testing.assert_allclose(imported.volumes[name], other.volumes[name], rtol=0,
                                    atol=1e-15)  # fmt: skip
+
+
+# -- experiments -----------------------------------------------------------------------------
+def progress_cancelled_at(n_reports: int):
+    """A :class:`core.experiments.Progress` that cancels itself at its ``n_reports``-th
+    report, and the list of the ``(done, total, what)`` reports it got."""
+    from core.experiments import Progress
+
+    seen = []
+
+    def report(done, total, what):
+        seen.append((done, total, what))
+        if len(seen) == n_reports:
+            progress.cancel()
+
+    progress = Progress(report)
+    return progress, seen
