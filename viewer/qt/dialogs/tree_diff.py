@@ -36,7 +36,7 @@ from viewer.words.choices import split_choices
 
 STALE_STYLE = "color: #D55E00; font-weight: bold;"
 FILE_ENTRY = "tree file…"
-REFIT_ENTRY = "tree file, refitted to this mesh…"
+REFIT_ENTRY = "tree file, refitted to the shown mesh…"
 FILE_PREFIXES = {FILE_ENTRY: "", REFIT_ENTRY: "refit:"}
 """The entries that ask for a file, and the prefix of the spec each makes of its path (as the
 command line's ``--tree FILE`` and ``--tree refit:FILE``)."""
