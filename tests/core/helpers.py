@@ -286,6 +286,17 @@ def tree_file_error(path, mesh, content=None) -> str:
     return text
 
 
+
+def other_meshes(mesh: TriMesh) -> tuple[TriMesh, TriMesh, TriMesh]:
+    """Three meshes a tree file of ``mesh`` was not built on: vertex 4 moved 0.5 along +z
+    (the name kept), every triangle's winding flipped (named "flipped"), and only the first
+    six triangles (named "fewer")."""
+    moved = mesh.with_vertices(mesh.vertices + np.array([0.0, 0.0, 0.5])
+                               * (np.arange(mesh.n_vertices) == 4)[:, None])  # fmt: skip
+    flipped = TriMesh.from_arrays(mesh.vertices, mesh.faces[:, [0, 2, 1]], "flipped")
+    fewer = TriMesh.from_arrays(mesh.vertices, mesh.faces[:6], "fewer")
+    return moved, flipped, fewer
+
 def assert_imported_tree_fits(imported, mesh, volumes: tuple, same_as) -> None:
     """An imported tree of ``mesh`` (coal's or hpp-fcl's build: one triangle a leaf) holds
     the ``volumes`` kinds, every triangle once, and volumes that hold their triangles to

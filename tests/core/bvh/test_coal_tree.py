@@ -18,7 +18,13 @@ from core.bvh.treefile import TreeFileError
 from core.cli import main
 from core.io import load_mesh
 from core.mesh import TriMesh
-from tests.core.helpers import assert_imported_tree_fits, fcl_pairs, tree_file_error, write_obj
+from tests.core.helpers import (
+    assert_imported_tree_fits,
+    fcl_pairs,
+    other_meshes,
+    tree_file_error,
+    write_obj,
+)
 from tests.core.meshgen import sphere_mesh
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "coal"
@@ -198,17 +204,13 @@ def test_a_bad_coal_file_is_one_line_naming_the_file_and_the_problem(tmp_path, n
 
 
 def test_a_coal_file_of_another_mesh_names_the_first_differing_vertex_and_triangle(tmp_path):
-    mesh = load_mesh(OCTAHEDRON)
-    moved = mesh.with_vertices(mesh.vertices + np.array([0.0, 0.0, 0.5]) * (np.arange(6) == 4)
-                               [:, None])  # fmt: skip
+    moved, flipped, fewer = other_meshes(load_mesh(OCTAHEDRON))
     with pytest.raises(TreeFileError, match=r"vertex 4 is \(0\.2, 0\.1, 0\.8\) in the file but "
                        r"\(0\.2, 0\.1, 1\.3\) in the mesh octahedron \(1 vertex differs\): "
                        r"the tree was built on another mesh"):
         read_any_tree(DATA / "octahedron-obb.txt", moved)
-    flipped = TriMesh.from_arrays(mesh.vertices, mesh.faces[:, [0, 2, 1]], "flipped")
     with pytest.raises(TreeFileError, match=r"triangle 0 is \(0, 2, 4\) in the file but "
                        r"\(0, 4, 2\) in the mesh flipped \(8 triangles differ\)"):
         read_any_tree(DATA / "octahedron-obb.bin", flipped)
-    fewer = TriMesh.from_arrays(mesh.vertices, mesh.faces[:6], "fewer")
     with pytest.raises(TreeFileError, match="num_tris is 8 but the mesh fewer has 6 triangles"):
         read_any_tree(DATA / "octahedron-obb.xml", fewer)
