@@ -11,7 +11,7 @@ import json
 
 import numpy as np
 from PyQt6.QtCore import Qt
-from PyQt6.QtWidgets import QApplication
+from PyQt6.QtWidgets import QApplication, QFileDialog
 
 from tests.core.helpers import foreign_tree
 from tests.viewer.colour_vision import MACHADO_2009, delta_e, hex_rgb, simulate
@@ -232,3 +232,20 @@ def foreign_tree_copy(tree, out, seed=3):
     bounds[file_id[grown], 1] = tree.bmin[parent, 1] - 0.125  # 0.125 below its parent's box
     out.write_text(json.dumps({**keys, "bounds": bounds.tolist()}))
     return file_id, shrunk, grown
+
+
+def answer_file_dialog(monkeypatch, path, method: str = "getOpenFileName") -> None:
+    """The system file dialog's ``method`` (``getOpenFileName``, ``getSaveFileName``)
+    answers ``path`` from now on, as if the user chose it; no dialog opens."""
+    monkeypatch.setattr(QFileDialog, method, staticmethod(lambda *a, **k: (str(path), "")))
+
+
+def assert_trees_kept(qtbot, window, before) -> None:
+    """A new frame (asked for and waited for) still has the trees of frame ``before``: the
+    same layout and boxes for both bodies (a refused tree file changed nothing)."""
+    window.controller.frames.request_frame()
+    settle(qtbot, window)
+    after = window.model.frame
+    for b in range(2):
+        np.testing.assert_array_equal(after.trees[b].first, before.trees[b].first)
+        np.testing.assert_array_equal(after.trees[b].bmin, before.trees[b].bmin)

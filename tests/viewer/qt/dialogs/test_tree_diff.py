@@ -4,10 +4,11 @@ nodes that differ most bold; stale once the frame changes; a bad tree file is on
 
 from __future__ import annotations
 
-from PyQt6.QtWidgets import QApplication, QFileDialog
+from PyQt6.QtWidgets import QApplication
 
 from core.lab.tree_diff import TreeSource, diff_trees, tree_from_spec
 from tests.viewer.conftest import settle
+from tests.viewer.helpers import answer_file_dialog
 from viewer.qt.actions import ACTIONS_BY_ID
 from viewer.qt.dialogs.tree_diff import FILE_ENTRY, REFIT_ENTRY
 
@@ -19,6 +20,17 @@ def _compare(qtbot, window, body, first, second):
     qtbot.waitUntil(lambda: not window.controller.recorder.is_job_running, timeout=120_000)
     QApplication.processEvents()
     return dialog
+
+
+def _inflate_body_a(qtbot, window):
+    """Body A inflating (the Deform dock), played past t = 0.2, then paused and settled."""
+    panel = window.docks["deform_dock"].panel
+    panel.target.setCurrentIndex(0)
+    panel.kind.setCurrentIndex(panel.kind.findData("inflate"))
+    qtbot.waitUntil(lambda: window.model.frame is not None and window.model.frame.t > 0.2,
+                    timeout=60_000)
+    window.model.set_playing(False)
+    settle(qtbot, window)
 
 
 def test_the_action_is_one_row_with_a_key():
@@ -81,13 +93,7 @@ def test_the_diff_of_the_shown_tree_and_a_sah_build_is_shown_and_drawn(qtbot, wi
 
 
 def test_a_refitted_tree_against_its_build_names_the_nodes_that_grew_most(qtbot, window):
-    panel = window.docks["deform_dock"].panel
-    panel.target.setCurrentIndex(0)
-    panel.kind.setCurrentIndex(panel.kind.findData("inflate"))
-    qtbot.waitUntil(lambda: window.model.frame is not None and window.model.frame.t > 0.2,
-                    timeout=60_000)
-    window.model.set_playing(False)
-    settle(qtbot, window)
+    _inflate_body_a(qtbot, window)
     window.controller.animation.step_time(1 / 30)  # a refit at a new time
     settle(qtbot, window)
     frame = window.model.frame
@@ -125,16 +131,9 @@ def test_a_tree_file_refitted_to_the_deformed_mesh_is_offered_as_the_cli_refit(
     # mesh as it is now. Saved at rest, then inflated: the refitted boxes are the larger.
     path = tmp_path / "rest.json"
     assert window.controller.inspector.save_tree_file(0, path)
-    panel = window.docks["deform_dock"].panel
-    panel.target.setCurrentIndex(0)
-    panel.kind.setCurrentIndex(panel.kind.findData("inflate"))
-    qtbot.waitUntil(lambda: window.model.frame is not None and window.model.frame.t > 0.2,
-                    timeout=60_000)
-    window.model.set_playing(False)
-    settle(qtbot, window)
+    _inflate_body_a(qtbot, window)
     dialog = window.tree_diff_menu.open_dialog()
-    monkeypatch.setattr(QFileDialog, "getOpenFileName",
-                        staticmethod(lambda *a, **k: (str(path), "")))
+    answer_file_dialog(monkeypatch, path)
     for k, entry in enumerate((REFIT_ENTRY, FILE_ENTRY)):  # picked as a user does
         combo = dialog.specs[k]
         combo.setCurrentIndex(combo.findText(entry))
