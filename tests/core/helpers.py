@@ -287,15 +287,27 @@ def tree_file_error(path, mesh, content=None) -> str:
 
 
 
-def other_meshes(mesh: TriMesh) -> tuple[TriMesh, TriMesh, TriMesh]:
-    """Three meshes a tree file of ``mesh`` was not built on: vertex 4 moved 0.5 along +z
-    (the name kept), every triangle's winding flipped (named "flipped"), and only the first
-    six triangles (named "fewer")."""
+def assert_refused_on_other_meshes(folder, mesh: TriMesh, moved_words: str) -> None:
+    """The OBB tree files ``octahedron-obb.txt``, ``.bin`` and ``.xml`` in ``folder`` (built
+    on ``mesh``) are refused over three other meshes, each message naming the first
+    difference: vertex 4 moved 0.5 along +z (the text file; ``moved_words`` is the
+    engine's message, a regular expression), every triangle's winding flipped (the binary
+    file), only the first six triangles (the XML file)."""
+    from core.bvh.tree_formats import read_any_tree
+    from core.bvh.treefile import TreeFileError
+
     moved = mesh.with_vertices(mesh.vertices + np.array([0.0, 0.0, 0.5])
                                * (np.arange(mesh.n_vertices) == 4)[:, None])  # fmt: skip
+    with pytest.raises(TreeFileError, match=moved_words):
+        read_any_tree(folder / "octahedron-obb.txt", moved)
     flipped = TriMesh.from_arrays(mesh.vertices, mesh.faces[:, [0, 2, 1]], "flipped")
+    with pytest.raises(TreeFileError, match=r"triangle 0 is \(0, 2, 4\) in the file but "
+                       r"\(0, 4, 2\) in the mesh flipped \(8 triangles differ\)"):
+        read_any_tree(folder / "octahedron-obb.bin", flipped)
     fewer = TriMesh.from_arrays(mesh.vertices, mesh.faces[:6], "fewer")
-    return moved, flipped, fewer
+    with pytest.raises(TreeFileError, match="num_tris is 8 but the mesh fewer has 6 triangles"):
+        read_any_tree(folder / "octahedron-obb.xml", fewer)
+
 
 def assert_imported_tree_fits(imported, mesh, volumes: tuple, same_as) -> None:
     """An imported tree of ``mesh`` (coal's or hpp-fcl's build: one triangle a leaf) holds
