@@ -18,7 +18,6 @@ core compares a kind's registry key or reads it by key, except the ones listed i
 
 from __future__ import annotations
 
-import ast
 import dataclasses
 import json
 from pathlib import Path
@@ -36,6 +35,7 @@ from core.cli import main
 from core.experiments.cost_model import kdop_cost_words
 from core.io.write import write_mesh
 from core.pose import Pose
+from tests.core.helpers import kind_name_uses
 from tests.core.meshgen import sphere_mesh
 from viewer.words.choices import bv_choices
 from viewer.words.kinds import has_fit_choice, kind_words, pair_noun, separation_text, volume_noun
@@ -200,33 +200,6 @@ NAMES_KINDS_ON_PURPOSE = {
     "experiments/partitions.py": 'its text compares the partitions with the method "aabb" '
                                  "(the AABB tree), a method name of partition/compare",
 }
-
-
-def _names_a_kind(node: ast.AST, keys: set[str]) -> bool:
-    """A string constant that is a registry key or the start of one (``"kdop"``; three letters
-    at least: ``"a"`` and ``"b"`` are the two bodies, not the start of ``"aabb"``)."""
-    return (isinstance(node, ast.Constant) and isinstance(node.value, str)
-            and len(node.value) >= 3
-            and any(key.startswith(node.value) for key in keys))  # fmt: skip
-
-
-def kind_name_uses(source: str, keys: set[str]) -> list[int]:
-    """Lines where a kind's key is compared, subscripted by, or a prefix test of it."""
-    lines = []
-    for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.Compare):
-            parts = [node.left, *node.comparators]
-            parts += [e for p in parts if isinstance(p, (ast.Tuple, ast.Set, ast.List))
-                      for e in p.elts]  # fmt: skip
-            if any(_names_a_kind(p, keys) for p in parts):
-                lines.append(node.lineno)
-        elif isinstance(node, ast.Subscript) and _names_a_kind(node.slice, keys):
-            lines.append(node.lineno)
-        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-              and node.func.attr in ("startswith", "endswith")
-              and any(_names_a_kind(a, keys) for a in node.args)):  # fmt: skip
-            lines.append(node.lineno)
-    return lines
 
 
 def test_the_check_sees_a_kind_named():

@@ -206,6 +206,23 @@ def with_array(name: str, path: tuple, array: np.ndarray):
     return with_members(name, change)
 
 
+def with_array_filled(name: str, path: tuple, value):
+    """A writer that replaces the array at ``path`` of frame 0 with one of its own shape and
+    dtype, every entry ``value``."""
+    import io
+
+    def change(members, manifest):
+        target = member_of(manifest, *path)
+        with zipfile.ZipFile(io.BytesIO(zip_bytes(members))) as archive:
+            array = np.load(io.BytesIO(archive.read(target)))
+        buffer = io.BytesIO()
+        np.save(buffer, np.full_like(array, value))
+        return [deflated(m.name, buffer.getvalue()) if m.name == target else m
+                for m in members]
+
+    return with_members(name, change)
+
+
 def _set(name: str, where: tuple, key: str, value, words: str) -> HostileRecording:
     def change(manifest):
         frame_fields(manifest, 0, *where)[key] = value
@@ -387,20 +404,9 @@ def catalogue() -> Iterator[HostileRecording]:
         "vertices-nan", ("meshes", 0, "vertices"), np.full((38, 3), np.nan)),
         "not finite|one id per face|index outside")
 
-    def kinds_out_of_enum(members, manifest):
-        import io
-
-        target = member_of(manifest, "result", "kinds")
-        with zipfile.ZipFile(io.BytesIO(zip_bytes(members))) as archive:
-            kinds = np.load(io.BytesIO(archive.read(target)))
-        buffer = io.BytesIO()
-        np.save(buffer, np.full_like(kinds, 77))
-        return [deflated(m.name, buffer.getvalue()) if m.name == target else m
-                for m in members]
-
-    yield HostileRecording("contact-kinds-out-of-enum", with_members(
-        "contact-kinds-out-of-enum", kinds_out_of_enum), "kinds has a value that is not a "
-        "contact kind")
+    yield HostileRecording("contact-kinds-out-of-enum", with_array_filled(
+        "contact-kinds-out-of-enum", ("result", "kinds"), 77), "kinds has a value that is not "
+        "a contact kind")
 
     def pose_not_rotation(manifest):
         pose = manifest["frames"][0]["frame"]["fields"]["poses"][1]["fields"]
@@ -445,20 +451,9 @@ def catalogue() -> Iterator[HostileRecording]:
         r"cannot replay: the partition would hold [\d,]+ \(cell, triangle\) entries",
         stage="replay")
 
-    def trace_axis(members, manifest):
-        import io
-
-        target = member_of(manifest, "result", "trace", "sep_axis")
-        with zipfile.ZipFile(io.BytesIO(zip_bytes(members))) as archive:
-            axes = np.load(io.BytesIO(archive.read(target)))
-        buffer = io.BytesIO()
-        np.save(buffer, np.full_like(axes, 100))
-        return [deflated(m.name, buffer.getvalue()) if m.name == target else m
-                for m in members]
-
-    yield HostileRecording("trace-axis-out-of-range", with_members("trace-axis-out-of-range",
-                                                                   trace_axis),
-                           "sep_axis must hold -1")
+    yield HostileRecording("trace-axis-out-of-range", with_array_filled(
+        "trace-axis-out-of-range", ("result", "trace", "sep_axis"), 100),
+        "sep_axis must hold -1")
 
     def volumes_short(manifest):
         volumes = manifest["frames"][0]["frame"]["fields"]["volumes"]["fields"]

@@ -11,8 +11,9 @@ import json
 
 import numpy as np
 from PyQt6.QtCore import Qt
-from PyQt6.QtWidgets import QApplication
+from PyQt6.QtWidgets import QApplication, QFileDialog
 
+from tests.core.helpers import foreign_tree
 from tests.viewer.colour_vision import MACHADO_2009, delta_e, hex_rgb, simulate
 from tests.viewer.conftest import settle
 
@@ -221,27 +222,30 @@ def foreign_tree_copy(tree, out, seed=3):
     two hand-made mistakes: one leaf's box pulled in along +x (its triangles stick out) and
     another leaf's box pushed out along -y past its parent's. Returns ``(file_id, shrunk,
     grown)``: the file id of each of our nodes and the two leaves (our ids)."""
-    rng = np.random.default_rng(seed)
-    k = tree.n_nodes
-    file_id = rng.permutation(k)
-    children = np.full((k, 2), -1)
-    start = np.zeros(k, dtype=int)
-    count = np.zeros(k, dtype=int)
-    for leaf in np.flatnonzero(tree.count > 0):
-        start[file_id[leaf]], count[file_id[leaf]] = tree.first[leaf], tree.count[leaf]
-    for node in np.flatnonzero(tree.count == 0):
-        children[file_id[node]] = [file_id[tree.first[node]], file_id[tree.first[node] + 1]]
-    bounds = np.empty((k, 6))
-    bounds[file_id] = np.concatenate([tree.bmin, tree.bmax], axis=1)
+    keys, file_id = foreign_tree(tree, seed, is_shuffled=False)
+    bounds = np.asarray(keys["bounds"])
     leaves = np.flatnonzero(tree.count > 0)
     shrunk, grown = int(leaves[len(leaves) // 3]), int(leaves[2 * len(leaves) // 3])
     lo, hi = bounds[file_id[shrunk], 0], bounds[file_id[shrunk], 3]
     bounds[file_id[shrunk], 3] = lo + 0.25 * (hi - lo)
     parent = int(tree.parent[grown])
     bounds[file_id[grown], 1] = tree.bmin[parent, 1] - 0.125  # 0.125 below its parent's box
-    out.write_text(json.dumps({
-        "format": "bvh-lab-tree", "version": 1, "triangles": int(tree.prim_ids.size),
-        "nodes": k, "bounds": bounds.tolist(), "children": children.tolist(),
-        "start": start.tolist(), "count": count.tolist(),
-        "order": [int(t) for t in tree.prim_ids]}))
+    out.write_text(json.dumps({**keys, "bounds": bounds.tolist()}))
     return file_id, shrunk, grown
+
+
+def answer_file_dialog(monkeypatch, path, method: str = "getOpenFileName") -> None:
+    """The system file dialog's ``method`` (``getOpenFileName``, ``getSaveFileName``)
+    answers ``path`` from now on, as if the user chose it; no dialog opens."""
+    monkeypatch.setattr(QFileDialog, method, staticmethod(lambda *a, **k: (str(path), "")))
+
+
+def assert_trees_kept(qtbot, window, before) -> None:
+    """A new frame (asked for and waited for) still has the trees of frame ``before``: the
+    same layout and boxes for both bodies (a refused tree file changed nothing)."""
+    window.controller.frames.request_frame()
+    settle(qtbot, window)
+    after = window.model.frame
+    for b in range(2):
+        np.testing.assert_array_equal(after.trees[b].first, before.trees[b].first)
+        np.testing.assert_array_equal(after.trees[b].bmin, before.trees[b].bmin)

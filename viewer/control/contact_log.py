@@ -21,8 +21,8 @@ from core.lab.audit import ContactLogError, FrameAudit, audit_log, read_contact_
 from core.mesh import TriMesh
 from core.pipeline import BodyInput, FramePipeline
 from core.recording import Recording, RecordingCancelled
+from viewer.control.recording import report_open_failure
 from viewer.control.stepping import camera_on_box
-from viewer.control.worker import JobCancelled
 
 BODY_KEYS = ("{name}#log-a", "{name}#log-b")
 """Keys of the log's two bodies in the recording (the name before ``#`` is shown)."""
@@ -173,13 +173,9 @@ class ContactLogAuditing:
                                    tuple(audits), recording)
 
         def done(audit, error):
-            if isinstance(error, (JobCancelled, RecordingCancelled)):
-                self.model.message.emit(f"Opening contact log {path.name} cancelled")
-            elif isinstance(error, ContactLogError):
-                self.model.error.emit("Cannot open contact log", str(error))
-            elif error is not None:
-                self.model.error.emit("Cannot open contact log", f"{path}: {error}")
-            else:
+            if report_open_failure(self.model, "Cannot open contact log", path, error,
+                                   ContactLogError,
+                                   f"Opening contact log {path.name} cancelled"):
                 self._show(audit)
             if on_done is not None:
                 on_done(error is None)

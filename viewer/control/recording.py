@@ -55,6 +55,22 @@ UPDATE_WORDS = {UpdateMode.REFIT: "refit", UpdateMode.REBUILD: "rebuild", Update
 __all__ = ["FrameRecording", "JobCancelled"]  # JobCancelled: a background job's Cancel
 
 
+def report_open_failure(model, title: str, path: Path, error, file_errors,
+                        cancelled_words: str) -> bool:
+    """Say how opening ``path`` on the job thread ended, unless it worked: cancelled (the
+    message ``cancelled_words``), a file the reader refused (``file_errors``, whose own
+    line names the file) or any other failure (named after ``path``), both under
+    ``title``. Returns True when ``error`` is None: the caller shows what was opened."""
+    # start_job turns the reader's RecordingCancelled into JobCancelled; both are a Cancel.
+    if isinstance(error, (JobCancelled, RecordingCancelled)):
+        model.message.emit(cancelled_words)
+    elif isinstance(error, file_errors):
+        model.error.emit(title, str(error))
+    elif error is not None:
+        model.error.emit(title, f"{path}: {error}")
+    return error is None
+
+
 class FrameRecording:
     """The controller's recording job: ``scrub_to``, ``step_recorded``, ``play_recording``,
     ``go_live``, ``save_recording``, ``open_recording``, ``replay_with``.
@@ -366,13 +382,8 @@ class FrameRecording:
         self.stop_playback()
 
         def done(recording, error):
-            if isinstance(error, JobCancelled):
-                self.model.message.emit(f"Opening {path.name} cancelled")
-            elif isinstance(error, RecordingFileError):
-                self.model.error.emit("Cannot open recording", str(error))
-            elif error is not None:
-                self.model.error.emit("Cannot open recording", f"{path}: {error}")
-            else:
+            if report_open_failure(self.model, "Cannot open recording", path, error,
+                                   RecordingFileError, f"Opening {path.name} cancelled"):
                 self._show_opened(recording, path)
 
         return self.start_job(f"Opening {path.name}", lambda progress, cancel: open_recording(

@@ -36,7 +36,7 @@ from core.session import (
 )
 from viewer.control.autosave import AutosaveState, CrashedSession
 from viewer.control.files import mesh_notes, new_body_key
-from viewer.control.recording import JobCancelled
+from viewer.control.recording import JobCancelled, report_open_failure
 from viewer.control.worker import Tag
 from viewer.scenes import SCENES
 from viewer.state.bodies import Body
@@ -63,6 +63,23 @@ def _plain_fields(value) -> dict:
     return {f.name: (getattr(value, f.name).name if isinstance(getattr(value, f.name),
                                                                  enum.Enum)
                      else getattr(value, f.name)) for f in dataclasses.fields(value)}
+
+
+def camera_state(view: CameraView) -> CameraState:
+    """The session file's camera record of the model's ``view``.
+
+    The two records hold the same fields under the same names: ``viewer.state`` imports no
+    core (the ``state-plain`` import rule), so the viewer keeps its own and converts here, in
+    one place, for both directions."""
+    return CameraState(**dataclasses.asdict(view))
+
+
+def camera_view(state: CameraState) -> CameraView:
+    """The model's camera record of a session's ``state`` (its vectors as tuples)."""
+    values = dataclasses.asdict(state)
+    for name in ("position", "focal_point", "view_up"):
+        values[name] = tuple(values[name])
+    return CameraView(**values)
 
 
 def _choices_from(cls, saved: dict, what: str, enums: dict):
@@ -227,9 +244,7 @@ class SessionKeeping:
                 body.color, body.is_visible, body.deformer, dict(body.deformer_params),
                 is_sculpted=self._sculpting.n_strokes(body.key) > 0))
         view = model.read_camera()
-        camera = None if view is None else CameraState(
-            view.position, view.focal_point, view.view_up, view.view_angle, view.is_parallel,
-            view.parallel_scale)
+        camera = None if view is None else camera_state(view)
         return Session(
             bodies=tuple(bodies), scene_key=model.scene_key, scene_title=model.scene_title,
             scene_description=model.scene_description,
@@ -270,13 +285,8 @@ class SessionKeeping:
         path = Path(path)
 
         def done(session, error):
-            if isinstance(error, SessionFileError):
-                self.model.error.emit("Cannot open session", str(error))
-            elif error is not None and isinstance(error, JobCancelled):
-                self.model.message.emit(f"Opening {path.name} cancelled")
-            elif error is not None:
-                self.model.error.emit("Cannot open session", f"{path}: {error}")
-            else:
+            if report_open_failure(self.model, "Cannot open session", path, error,
+                                   SessionFileError, f"Opening {path.name} cancelled"):
                 self.apply_session(session, path)
 
         def work(progress, cancel):
@@ -321,10 +331,7 @@ class SessionKeeping:
         model.set_mode(Mode(session.mode))
         model.set_selected(session.selected if session.selected < len(bodies) else -1)
         if session.camera is not None:
-            c = session.camera
-            model.restore_camera(CameraView(tuple(c.position), tuple(c.focal_point),
-                                            tuple(c.view_up), c.view_angle, c.is_parallel,
-                                            c.parallel_scale))
+            model.restore_camera(camera_view(session.camera))
         is_crashed = (path is not None and self.autosave_state is not None
                       and Path(path) == self.autosave_state.crashed_path)
         self.session_path = Path(path) if path is not None and not is_crashed else None

@@ -112,7 +112,6 @@ class OffscreenLesson:
         from viewer.render.camera import apply_camera, read_camera
         from viewer.render.lecture import lecture_scale
         from viewer.render.scene import set_default_view
-        from viewer.state.display import CameraView
 
         # The controller's timers need an application object, even without an event loop.
         self._app = QCoreApplication.instance() or QCoreApplication([])
@@ -135,12 +134,10 @@ class OffscreenLesson:
             set_default_view(plotter)
 
         def on_camera_wanted():
-            model.camera = CameraView(**read_camera(plotter))
+            model.camera = read_camera(plotter)
 
         model.scene_changed.connect(on_scene)
-        model.camera_restored.connect(lambda view: apply_camera(
-            plotter, view.position, view.focal_point, view.view_up, view.view_angle,
-            view.is_parallel, view.parallel_scale))
+        model.camera_restored.connect(lambda view: apply_camera(plotter, view))
         model.camera_wanted.connect(on_camera_wanted)
         plotter.show(auto_close=False, interactive=False)
 

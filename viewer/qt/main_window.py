@@ -36,6 +36,7 @@ from viewer.qt.menus.recording import RecordingMenu
 from viewer.qt.menus.session import SessionMenu
 from viewer.qt.menus.tree import TreeTools
 from viewer.qt.panels.docks import dock_names, make_docks
+from viewer.qt.widgets import show_kept
 from viewer.qt.window import layout
 from viewer.qt.window import settings as window_settings
 from viewer.qt.window.caption import CanvasCaption
@@ -235,12 +236,10 @@ class MainWindow(QMainWindow):
         """View > Cross-check this frame…: runs the check in the background and shows it."""
         from viewer.qt.dialogs.crosscheck import CrossCheckDialog
 
-        if getattr(self, "crosscheck_dialog", None) is None:
-            self.crosscheck_dialog = CrossCheckDialog(self.model, self.controller, self)
-        self.crosscheck_dialog.show()
-        self.crosscheck_dialog.raise_()
-        self.crosscheck_dialog.run()
-        return self.crosscheck_dialog
+        dialog = show_kept(self, "crosscheck_dialog",
+                           lambda: CrossCheckDialog(self.model, self.controller, self))
+        dialog.run()
+        return dialog
 
     def _on_scene(self) -> None:
         self._has_frame = False
@@ -476,21 +475,13 @@ class MainWindow(QMainWindow):
         """Show the compare view (created once, kept between openings)."""
         from viewer.qt.dialogs.compare import CompareDialog
 
-        if getattr(self, "compare_dialog", None) is None:
-            self.compare_dialog = CompareDialog(self.model, self)
-        self.compare_dialog.show()
-        self.compare_dialog.raise_()
-        return self.compare_dialog
+        return show_kept(self, "compare_dialog", lambda: CompareDialog(self.model, self))
 
     def open_scene_octree(self):
         """Show the many-objects scene octree demo (Zhou et al. 2009) in its own window."""
         from viewer.qt.dialogs.scene_octree import SceneOctreeWindow
 
-        if getattr(self, "octree_window", None) is None:
-            self.octree_window = SceneOctreeWindow(self)
-        self.octree_window.show()
-        self.octree_window.raise_()
-        return self.octree_window
+        return show_kept(self, "octree_window", lambda: SceneOctreeWindow(self))
 
     def clear_selection(self) -> None:
         """Esc: no inspected box, no selected mesh."""

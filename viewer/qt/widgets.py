@@ -5,7 +5,17 @@ from __future__ import annotations
 from pathlib import Path
 
 from PyQt6.QtCore import Qt, pyqtSignal
-from PyQt6.QtWidgets import QComboBox, QFileDialog, QHBoxLayout, QLabel, QSlider, QWidget
+from PyQt6.QtWidgets import (
+    QComboBox,
+    QDialogButtonBox,
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QProgressDialog,
+    QPushButton,
+    QSlider,
+    QWidget,
+)
 
 SLIDER_STEPS = 1000
 """Integer resolution of a float slider."""
@@ -164,6 +174,48 @@ def link_format_and_suffix(combo: QComboBox, path_edit, default_stem: str) -> No
     format_from_suffix(path_edit.text())
 
 
+def format_combo(formats, tooltip: str) -> QComboBox:
+    """A combo of file formats for :func:`link_format_and_suffix`: ``formats`` holds
+    ``(suffix, filter)`` pairs such as ``(".gif", "GIF animation (*.gif)")``; each item shows
+    the filter's words before ``" (*"`` and keeps the suffix as its data."""
+    combo = QComboBox()
+    for suffix, words in formats:
+        combo.addItem(words.split(" (*")[0], suffix)
+    combo.setToolTip(tooltip)
+    return combo
+
+
+def file_row(path_edit, on_browse, browse_tooltip: str = "") -> QWidget:
+    """A dialog's "File" row: ``path_edit`` stretched, and a Browse… button calling
+    ``on_browse`` to its right."""
+    row = QWidget()
+    line = QHBoxLayout(row)
+    line.setContentsMargins(0, 0, 0, 0)
+    browse = QPushButton("Browse…")
+    if browse_tooltip:
+        browse.setToolTip(browse_tooltip)
+    browse.clicked.connect(on_browse)
+    line.addWidget(path_edit, 1)
+    line.addWidget(browse)
+    return row
+
+
+def browse_save_path(dialog, path_edit, combo, formats) -> None:
+    """Browse… of a save dialog with a format choice: the system's file dialog (titled as
+    ``dialog``) starts at ``path_edit``'s path with ``combo``'s format's filter chosen; a name
+    picked without a known suffix gets the suffix of the filter picked (the first format's
+    when none matches). ``formats`` holds ``(suffix, filter)`` pairs in ``combo``'s order.
+    Cancelling leaves the path as it was."""
+    chosen = formats[max(combo.currentIndex(), 0)][1]
+    path, picked = QFileDialog.getSaveFileName(dialog, dialog.windowTitle(), path_edit.text(),
+                                               ";;".join(words for _, words in formats), chosen)
+    if path:
+        if Path(path).suffix.lower() not in {suffix for suffix, _ in formats}:
+            path += next((suffix for suffix, words in formats if words == picked),
+                         formats[0][0])
+        path_edit.setText(path)
+
+
 def ask_file_path(window, title: str, folder_key: str, file_filter: str, suffix: str,
                   default_stem: str, is_save: bool) -> str:
     """Ask for a file to save or open, starting in the folder remembered under ``folder_key``
@@ -184,3 +236,36 @@ def ask_file_path(window, title: str, folder_key: str, file_filter: str, suffix:
     if path:
         window.settings.setValue(folder_key, str(Path(path).parent))
     return path
+
+
+def dialog_buttons(dialog, accept_button: QDialogButtonBox.StandardButton) -> QDialogButtonBox:
+    """``accept_button`` (Ok, Save, ...) and Cancel, answering ``dialog``'s accept and
+    reject; the caller lays the box out."""
+    buttons = QDialogButtonBox(accept_button | QDialogButtonBox.StandardButton.Cancel)
+    buttons.accepted.connect(dialog.accept)
+    buttons.rejected.connect(dialog.reject)
+    return buttons
+
+
+def cancellable_progress(parent, on_cancel) -> QProgressDialog:
+    """A progress dialog with Cancel (calling ``on_cancel``), shown at once and kept open at
+    100 % (a job hides it itself), for a long job that the caller updates."""
+    dialog = QProgressDialog("", "Cancel", 0, 0, parent)
+    dialog.setMinimumDuration(0)
+    dialog.setAutoClose(False)
+    dialog.setAutoReset(False)
+    dialog.canceled.connect(on_cancel)
+    return dialog
+
+
+def show_kept(owner, attribute: str, make):
+    """A window that is made once and kept between openings: ``owner``'s ``attribute``
+    (made by ``make()`` the first time, when it is None or missing), shown and raised in
+    front. Returns it."""
+    window = getattr(owner, attribute, None)
+    if window is None:
+        window = make()
+        setattr(owner, attribute, window)
+    window.show()
+    window.raise_()
+    return window

@@ -67,6 +67,10 @@ class Display:
 class CameraView:
     """Where the 3-D view's camera is (kept in the model so that a session can save it).
 
+    A session file holds the same fields as ``core.session.CameraState``; this package
+    imports no core, so :func:`viewer.control.session.camera_state` and ``camera_view``
+    convert between the two (a test checks their fields agree).
+
     Attributes
     ----------
     position, focal_point, view_up : (3,) tuple of float

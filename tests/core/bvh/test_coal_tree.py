@@ -14,12 +14,16 @@ import pytest
 from core.bv import fit_volumes
 from core.bvh.boost_archive import NEWEST_VERSION
 from core.bvh.tree_formats import read_any_tree
-from core.bvh.treefile import TreeFileError
-from core.bvh.validate_volumes import validate_imported, volume_excess
 from core.cli import main
 from core.io import load_mesh
 from core.mesh import TriMesh
-from tests.core.helpers import fcl_pairs, write_obj
+from tests.core.helpers import (
+    assert_imported_tree_fits,
+    assert_refused_on_other_meshes,
+    fcl_pairs,
+    tree_file_error,
+    write_obj,
+)
 from tests.core.meshgen import sphere_mesh
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "coal"
@@ -52,22 +56,9 @@ def test_every_committed_coal_file_reads_with_its_own_volumes(kind, archive):
     imported = read_any_tree(DATA / f"octahedron-{kind}.{archive}", mesh)
     coal_name = {"obbrss": "OBBRSS", "kios": "kIOS"}.get(kind, kind.upper())
     assert imported.source.startswith(f"coal {coal_name} file octahedron-{kind}.{archive}")
-    assert tuple(imported.volumes) == KINDS[kind]
-    assert imported.tree.n_nodes == 2 * mesh.n_faces - 1
-    assert sorted(imported.tree.prim_ids.tolist()) == list(range(mesh.n_faces))
-    # Every volume holds every triangle under it (to coal's round-off), so nothing is listed.
-    for name, rows in imported.volumes.items():
-        excess, _ = volume_excess(imported.tree, mesh.vertices, name, rows)
-        assert excess.max() < 1e-14
-        # ... and not by a margin: each volume touches its triangles (a wrong layout, e.g.
-        # the rectangle's corner taken for its centre, leaves a gap or sticks out).
-        assert excess.min() > -1e-9
-    assert validate_imported(imported, mesh.vertices).ok
-    # The same volumes whatever the archive.
-    other = read_any_tree(DATA / f"octahedron-{kind}.bin", mesh)
-    for name in imported.volumes:
-        np.testing.assert_allclose(imported.volumes[name], other.volumes[name], rtol=0,
-                                   atol=1e-15)  # fmt: skip
+    # Every volume holds every triangle under it (to coal's round-off), so nothing is
+    # listed; the same volumes whatever the archive.
+    assert_imported_tree_fits(imported, mesh, KINDS[kind], DATA / f"octahedron-{kind}.bin")
 
 
 def test_an_aabb_file_keeps_coal_boxes_and_oriented_files_keep_their_volumes_for_queries():
@@ -208,30 +199,11 @@ def _catalogue():
 @pytest.mark.parametrize("name, content, words", _catalogue(), ids=lambda v: str(v)[:14])
 def test_a_bad_coal_file_is_one_line_naming_the_file_and_the_problem(tmp_path, name, content,
                                                                     words):  # fmt: skip
-    path = tmp_path / name
-    if isinstance(content, str):
-        path.write_text(content)
-    else:
-        path.write_bytes(content)
-    with pytest.raises(TreeFileError) as caught:
-        read_any_tree(path, load_mesh(OCTAHEDRON))
-    text = str(caught.value)
-    assert "\n" not in text and text.startswith(f"{path}: ")
-    assert words in text
+    assert words in tree_file_error(tmp_path / name, load_mesh(OCTAHEDRON), content)
 
 
 def test_a_coal_file_of_another_mesh_names_the_first_differing_vertex_and_triangle(tmp_path):
-    mesh = load_mesh(OCTAHEDRON)
-    moved = mesh.with_vertices(mesh.vertices + np.array([0.0, 0.0, 0.5]) * (np.arange(6) == 4)
-                               [:, None])  # fmt: skip
-    with pytest.raises(TreeFileError, match=r"vertex 4 is \(0\.2, 0\.1, 0\.8\) in the file but "
-                       r"\(0\.2, 0\.1, 1\.3\) in the mesh octahedron \(1 vertex differs\): "
-                       r"the tree was built on another mesh"):
-        read_any_tree(DATA / "octahedron-obb.txt", moved)
-    flipped = TriMesh.from_arrays(mesh.vertices, mesh.faces[:, [0, 2, 1]], "flipped")
-    with pytest.raises(TreeFileError, match=r"triangle 0 is \(0, 2, 4\) in the file but "
-                       r"\(0, 4, 2\) in the mesh flipped \(8 triangles differ\)"):
-        read_any_tree(DATA / "octahedron-obb.bin", flipped)
-    fewer = TriMesh.from_arrays(mesh.vertices, mesh.faces[:6], "fewer")
-    with pytest.raises(TreeFileError, match="num_tris is 8 but the mesh fewer has 6 triangles"):
-        read_any_tree(DATA / "octahedron-obb.xml", fewer)
+    assert_refused_on_other_meshes(
+        DATA, load_mesh(OCTAHEDRON), r"vertex 4 is \(0\.2, 0\.1, 0\.8\) in the file but "
+        r"\(0\.2, 0\.1, 1\.3\) in the mesh octahedron \(1 vertex differs\): "
+        r"the tree was built on another mesh")

@@ -14,12 +14,14 @@ import pytest
 
 from core.bvh.hpp_fcl_tree import is_hpp_fcl
 from core.bvh.tree_formats import read_any_tree
-from core.bvh.treefile import TreeFileError
-from core.bvh.validate_volumes import validate_imported, volume_excess
 from core.cli import main
 from core.io import load_mesh
-from core.mesh import TriMesh
-from tests.core.helpers import fcl_pairs
+from tests.core.helpers import (
+    assert_imported_tree_fits,
+    assert_refused_on_other_meshes,
+    fcl_pairs,
+    tree_file_error,
+)
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "hpp-fcl"
 COAL = DATA.parent / "coal"
@@ -37,19 +39,7 @@ def test_every_committed_hpp_fcl_file_reads_with_its_own_volumes(kind, archive):
     name = {"obbrss": "OBBRSS", "kios": "kIOS"}.get(kind, kind.upper())
     assert imported.source == f"hpp-fcl {name} file octahedron-{kind}.{archive}, 15 nodes"
     assert imported.volume_note.startswith(f"hpp-fcl {name}")
-    assert tuple(imported.volumes) == KINDS[kind]
-    assert imported.tree.n_nodes == 2 * mesh.n_faces - 1
-    assert sorted(imported.tree.prim_ids.tolist()) == list(range(mesh.n_faces))
-    for bv, rows in imported.volumes.items():
-        excess, _ = volume_excess(imported.tree, mesh.vertices, bv, rows)
-        # Every volume holds its triangles (to round-off) and touches them (a wrong layout
-        # leaves a gap or sticks out).
-        assert excess.max() < 1e-14
-        assert excess.min() > -1e-9
-    assert validate_imported(imported, mesh.vertices).ok
-    other = read_any_tree(DATA / f"octahedron-{kind}.bin", mesh)
-    for bv in imported.volumes:
-        np.testing.assert_allclose(imported.volumes[bv], other.volumes[bv], rtol=0, atol=1e-15)
+    assert_imported_tree_fits(imported, mesh, KINDS[kind], DATA / f"octahedron-{kind}.bin")
     # hpp-fcl and coal build the same tree over this mesh: the same volumes, read two ways.
     coal = read_any_tree(COAL / f"octahedron-{kind}.{archive}", mesh)
     assert coal.source.startswith("coal ")
@@ -130,29 +120,10 @@ def _catalogue():
 @pytest.mark.parametrize("name, content, words", _catalogue(), ids=lambda v: str(v)[:14])
 def test_a_bad_hpp_fcl_file_is_one_line_naming_the_file_and_the_problem(tmp_path, name,
                                                                        content, words):  # fmt: skip
-    path = tmp_path / name
-    if isinstance(content, str):
-        path.write_text(content)
-    else:
-        path.write_bytes(content)
-    with pytest.raises(TreeFileError) as caught:
-        read_any_tree(path, load_mesh(OCTAHEDRON))
-    text = str(caught.value)
-    assert "\n" not in text and text.startswith(f"{path}: ")
-    assert words in text
+    assert words in tree_file_error(tmp_path / name, load_mesh(OCTAHEDRON), content)
 
 
 def test_an_hpp_fcl_file_of_another_mesh_names_the_first_differing_vertex_and_triangle():
-    mesh = load_mesh(OCTAHEDRON)
-    moved = mesh.with_vertices(mesh.vertices + np.array([0.0, 0.0, 0.5]) * (np.arange(6) == 4)
-                               [:, None])  # fmt: skip
-    with pytest.raises(TreeFileError, match=r"hpp-fcl text archive: vertex 4 is \(0\.2, 0\.1, "
-                       r"0\.8\) in the file but \(0\.2, 0\.1, 1\.3\) in the mesh octahedron"):
-        read_any_tree(DATA / "octahedron-obb.txt", moved)
-    flipped = TriMesh.from_arrays(mesh.vertices, mesh.faces[:, [0, 2, 1]], "flipped")
-    with pytest.raises(TreeFileError, match=r"triangle 0 is \(0, 2, 4\) in the file but "
-                       r"\(0, 4, 2\) in the mesh flipped \(8 triangles differ\)"):
-        read_any_tree(DATA / "octahedron-obb.bin", flipped)
-    fewer = TriMesh.from_arrays(mesh.vertices, mesh.faces[:6], "fewer")
-    with pytest.raises(TreeFileError, match="num_tris is 8 but the mesh fewer has 6 triangles"):
-        read_any_tree(DATA / "octahedron-obb.xml", fewer)
+    assert_refused_on_other_meshes(
+        DATA, load_mesh(OCTAHEDRON), r"hpp-fcl text archive: vertex 4 is \(0\.2, 0\.1, "
+        r"0\.8\) in the file but \(0\.2, 0\.1, 1\.3\) in the mesh octahedron")

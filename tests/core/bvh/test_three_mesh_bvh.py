@@ -17,6 +17,7 @@ from core.bvh.treefile import TreeFileError, write_tree
 from core.bvh.validate_volumes import validate_imported
 from core.cli import main
 from core.io import load_mesh
+from tests.core.helpers import tree_file_error
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "three-mesh-bvh"
 MESH = DATA / "icosphere80.obj"
@@ -86,10 +87,7 @@ BINARY_CATALOGUE = [
                          ids=[c[0] for c in BINARY_CATALOGUE])  # fmt: skip
 def test_a_bad_3mbvh_file_is_one_line(tmp_path, name, data, words):
     path = tmp_path / f"{name}.3mbvh"
-    path.write_bytes(data)
-    with pytest.raises(TreeFileError) as caught:
-        read_any_tree(path, load_mesh(MESH))
-    message = str(caught.value)
+    message = tree_file_error(path, load_mesh(MESH), data)
     assert "\n" not in message and message.startswith(f"{path}: three-mesh-bvh: ")
     assert words in message
 
@@ -184,10 +182,7 @@ CATALOGUE = [
 @pytest.mark.parametrize("name, text, words", CATALOGUE, ids=[c[0] for c in CATALOGUE])
 def test_a_bad_three_mesh_bvh_file_is_one_line(tmp_path, name, text, words):
     path = tmp_path / f"{name}.json"
-    path.write_text(text)
-    with pytest.raises(TreeFileError) as caught:
-        read_any_tree(path, load_mesh(MESH))
-    message = str(caught.value)
+    message = tree_file_error(path, load_mesh(MESH), text)
     assert "\n" not in message and message.startswith(f"{path}: ")
     assert words in message
 

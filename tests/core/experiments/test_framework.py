@@ -21,6 +21,7 @@ from core.experiments import (
 )
 from core.experiments.common import concentric_spheres, facet_offsets, loglog_slope, sphere_mesh
 from core.experiments.pcp import GAPS, fit_range
+from tests.core.helpers import progress_cancelled_at
 
 #: Triangles per sphere of the framework's runs: small, so each run takes a fraction of a
 #: second; the sphere has 224 (the rings nearest 200).
@@ -131,16 +132,7 @@ def test_write_outputs_refuses_a_missing_folder(pcp_result, tmp_path):
 
 
 def test_cancel_mid_run_raises_cancelled_and_stops_reporting():
-    seen = []
-    holder = []
-
-    def cancel_at_third(done, total, what):
-        seen.append((done, total, what))
-        if len(seen) == 3:
-            holder[0].cancel()
-
-    progress = Progress(cancel_at_third)
-    holder.append(progress)
+    progress, seen = progress_cancelled_at(3)
     with pytest.raises(Cancelled):
         run_experiment("pcp", ExperimentOptions(sizes=(TINY,)), progress)
     assert len(seen) == 3 and progress.is_cancelled

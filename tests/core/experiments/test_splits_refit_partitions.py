@@ -21,7 +21,6 @@ from core.experiments import (
     Cancelled,
     ExperimentOptions,
     ExperimentScene,
-    Progress,
     make_figure,
     run_experiment,
 )
@@ -36,6 +35,7 @@ from core.experiments.splits import RULE_LABELS, measure_splits, splits_reading
 from core.partition import b_in_a_frame
 from core.partition.compare import METHODS, MethodRun, pairs_disagreement, run_method
 from core.pose import Pose
+from tests.core.helpers import progress_cancelled_at
 
 
 def _oracle_pairs(mesh_a, pose_a, mesh_b, pose_b) -> np.ndarray:
@@ -361,16 +361,7 @@ def test_cli_sizes_too_small_for_a_body(tmp_path):
 
 @pytest.mark.parametrize("name", ["splits", "refit", "partitions"])
 def test_cancel_stops_the_run(name):
-    seen = []
-    holder = []
-
-    def cancel_at_third(done, total, what):
-        seen.append((done, total, what))
-        if len(seen) == 3:
-            holder[0].cancel()
-
-    progress = Progress(cancel_at_third)
-    holder.append(progress)
+    progress, seen = progress_cancelled_at(3)
     with pytest.raises(Cancelled):
         run_experiment(name, ExperimentOptions(sizes=EXPERIMENTS[name].quick_sizes,
                                                frames=QUICK_FRAMES), progress)  # fmt: skip

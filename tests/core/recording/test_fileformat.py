@@ -25,6 +25,7 @@ from core.recording import (
 )
 from core.recording.fileformat import MANIFEST
 from core.request import CollisionRequest
+from tests.core.helpers import npy_bytes, rewrite_zip
 from tests.core.meshgen import sphere_mesh
 
 
@@ -148,29 +149,6 @@ def test_progress_and_cancel(recording, tmp_path):
         open_recording(path, cancel=lambda: True)
 
 
-def _rewrite(source, target, change_manifest=None, drop=None, replace=None):
-    with zipfile.ZipFile(source) as old, zipfile.ZipFile(target, "w") as new:
-        for item in old.infolist():
-            if item.filename == drop:
-                continue
-            data = old.read(item.filename)
-            if item.filename == MANIFEST and change_manifest is not None:
-                data = change_manifest(json.loads(data))
-                data = data if isinstance(data, bytes) else json.dumps(data).encode()
-            if replace and item.filename in replace:
-                data = replace[item.filename]
-            new.writestr(item.filename, data)
-    return target
-
-
-def _npy(array) -> bytes:
-    import io
-
-    buffer = io.BytesIO()
-    np.save(buffer, array)
-    return buffer.getvalue()
-
-
 def _first_member(saved, field="vertices"):
     manifest = json.loads(zipfile.ZipFile(saved).read(MANIFEST))
     mesh = manifest["frames"][0]["frame"]["fields"]["meshes"][0]["fields"]
@@ -192,29 +170,31 @@ HOSTILE = {
                   r"damaged file \(truncated"),
     "flipped bytes": (_flip_middle_byte, "damaged file"),
     "garbage": (lambda s, t: t.write_bytes(b"\x00garbage" * 100) and t, "not a zip"),
-    "no manifest": (lambda s, t: _rewrite(s, t, drop=MANIFEST), r"not a recording \(no manifest"),
-    "a member missing": (lambda s, t: _rewrite(s, t, drop=_first_member(s)),
+    "no manifest": (lambda s, t: rewrite_zip(s, t, drop=MANIFEST),
+                    r"not a recording \(no manifest"),
+    "a member missing": (lambda s, t: rewrite_zip(s, t, drop=_first_member(s)),
                          "damaged file .*missing"),
-    "version 2": (lambda s, t: _rewrite(s, t, lambda m: {**m, "version": 2}),
+    "version 2": (lambda s, t: rewrite_zip(s, t, lambda m: {**m, "version": 2}),
                   "made by format version 2 .* this app reads version 1"),
-    "garbage JSON": (lambda s, t: _rewrite(s, t, lambda m: b"{frames: [1, 2"),
+    "garbage JSON": (lambda s, t: rewrite_zip(s, t, lambda m: b"{frames: [1, 2"),
                      "damaged file .*not valid JSON"),
-    "nested too deeply": (lambda s, t: _rewrite(s, t, lambda m: ("[" * 100000).encode()),
+    "nested too deeply": (lambda s, t: rewrite_zip(s, t, lambda m: ("[" * 100000).encode()),
                           "damaged file"),
-    "another format": (lambda s, t: _rewrite(s, t, lambda m: {**m, "format": "other"}),
+    "another format": (lambda s, t: rewrite_zip(s, t, lambda m: {**m, "format": "other"}),
                        "not a recording"),
-    "empty": (lambda s, t: _rewrite(s, t, lambda m: {**m, "frames": [], "n_frames": 0}),
+    "empty": (lambda s, t: rewrite_zip(s, t, lambda m: {**m, "frames": [], "n_frames": 0}),
               "the recording is empty"),
-    "wrong shape": (lambda s, t: _rewrite(s, t, replace={_first_member(s): _npy(np.zeros((4, 2)))}),
+    "wrong shape": (lambda s, t: rewrite_zip(s, t, replace={
+        _first_member(s): npy_bytes(np.zeros((4, 2)))}),
                     r"damaged file .*vertices must be float64 of shape \(n, 3\)"),
-    "faces out of range": (lambda s, t: _rewrite(s, t, replace={
-        _first_member(s, "faces"): _npy(np.full((180, 3), 10**6, dtype=np.int32))}),
+    "faces out of range": (lambda s, t: rewrite_zip(s, t, replace={
+        _first_member(s, "faces"): npy_bytes(np.full((180, 3), 10**6, dtype=np.int32))}),
         "damaged file .*index outside|damaged file"),
-    "header lies about size": (lambda s, t: _rewrite(s, t, replace={
-        _first_member(s): _npy(np.zeros((10**6, 3)))[:200]}), "damaged file .*declares shape"),
-    "pickled objects": (lambda s, t: _rewrite(s, t, replace={
-        _first_member(s): _npy(np.array([{"x": 1}], dtype=object))}), "Python objects"),
-    "a class not allowed": (lambda s, t: _rewrite(s, t, lambda m: {**m, "frames": [
+    "header lies about size": (lambda s, t: rewrite_zip(s, t, replace={
+        _first_member(s): npy_bytes(np.zeros((10**6, 3)))[:200]}), "damaged file .*declares shape"),
+    "pickled objects": (lambda s, t: rewrite_zip(s, t, replace={
+        _first_member(s): npy_bytes(np.array([{"x": 1}], dtype=object))}), "Python objects"),
+    "a class not allowed": (lambda s, t: rewrite_zip(s, t, lambda m: {**m, "frames": [
         {**m["frames"][0], "frame": {"class": "Popen", "id": 0, "fields": {}}}],
         "n_frames": 1}), "'Popen' is not a class a frame holds"),
 }  # fmt: skip

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 import json
 import zipfile
 
@@ -21,6 +20,7 @@ from core.session import (
     peek_session,
     save_session,
 )
+from tests.core.helpers import npy_bytes, rewrite_zip
 from tests.core.meshgen import sphere_mesh
 
 PIPELINE = {"update": "AUTO", "drift_threshold": 0.4, "split": "SAH", "descend": "BOTH",
@@ -94,27 +94,6 @@ def test_cancel_and_bad_paths_keep_the_old_file(tmp_path):
         open_session(tmp_path / "missing.bvhsession")
 
 
-def _rewrite(source, target, change=None, replace=None, drop=None):
-    with zipfile.ZipFile(source) as old, zipfile.ZipFile(target, "w") as new:
-        for item in old.infolist():
-            if item.filename == drop:
-                continue
-            data = old.read(item.filename)
-            if item.filename == MANIFEST and change is not None:
-                data = change(json.loads(data))
-                data = data if isinstance(data, bytes) else json.dumps(data).encode()
-            if replace and item.filename in replace:
-                data = replace[item.filename]
-            new.writestr(item.filename, data)
-    return target
-
-
-def _npy(array) -> bytes:
-    buffer = io.BytesIO()
-    np.save(buffer, array, allow_pickle=True)
-    return buffer.getvalue()
-
-
 def _member(saved, key="vertices", body=0):
     manifest = json.loads(zipfile.ZipFile(saved).read(MANIFEST))
     return manifest["bodies"][body][key] + ".npy"
@@ -138,7 +117,7 @@ def _huge_manifest(s, t):
 
 
 def _bomb(s, t):
-    _rewrite(s, t)
+    rewrite_zip(s, t)
     with zipfile.ZipFile(t, "a", compression=zipfile.ZIP_DEFLATED) as new:
         new.writestr("a99.npy", b"\0" * 1024)
         new.infolist()[-1].file_size = 5 * 2**30  # declares 5 GiB
@@ -150,45 +129,45 @@ HOSTILE = {
                   r"damaged file \(truncated"),
     "not a zip": (lambda s, t: t.write_bytes(b"\x00garbage" * 100) and t,
                   r"not a session \(not a zip"),
-    "a recording": (lambda s, t: _rewrite(s, t, lambda m: {**m, "format": "bvh-lab recording"}),
+    "a recording": (lambda s, t: rewrite_zip(s, t, lambda m: {**m, "format": "bvh-lab recording"}),
                     "not a session"),
-    "version 2": (lambda s, t: _rewrite(s, t, lambda m: {**m, "version": 2}),
+    "version 2": (lambda s, t: rewrite_zip(s, t, lambda m: {**m, "version": 2}),
                   "made by format version 2 .* this app reads version 1"),
-    "no manifest": (lambda s, t: _rewrite(s, t, drop=MANIFEST), r"not a session \(no manifest"),
-    "garbage JSON": (lambda s, t: _rewrite(s, t, lambda m: b'{"bodies": [1'), "not valid JSON"),
-    "no bodies": (lambda s, t: _rewrite(s, t, lambda m: {**m, "bodies": []}),
+    "no manifest": (lambda s, t: rewrite_zip(s, t, drop=MANIFEST), r"not a session \(no manifest"),
+    "garbage JSON": (lambda s, t: rewrite_zip(s, t, lambda m: b'{"bodies": [1'), "not valid JSON"),
+    "no bodies": (lambda s, t: rewrite_zip(s, t, lambda m: {**m, "bodies": []}),
                   "holds no bodies"),
-    "a body missing its array": (lambda s, t: _rewrite(s, t, drop=_member(s)),
+    "a body missing its array": (lambda s, t: rewrite_zip(s, t, drop=_member(s)),
                                  r"body 0.vertices: array member a0.npy is missing"),
-    "faces out of range": (lambda s, t: _rewrite(s, t, replace={
-        _member(s, "faces"): _npy(np.full((224, 3), 10**6, dtype=np.int32))}),
+    "faces out of range": (lambda s, t: rewrite_zip(s, t, replace={
+        _member(s, "faces"): npy_bytes(np.full((224, 3), 10**6, dtype=np.int32))}),
         "body 0: .*face"),
-    "NaN vertices": (lambda s, t: _rewrite(s, t, replace={
-        _member(s): _npy(np.where(np.arange(3) == 1, np.nan, _vertices(s)))}),
+    "NaN vertices": (lambda s, t: rewrite_zip(s, t, replace={
+        _member(s): npy_bytes(np.where(np.arange(3) == 1, np.nan, _vertices(s)))}),
         "body 0.vertices has a coordinate that is not finite"),
-    "float32 vertices": (lambda s, t: _rewrite(s, t, replace={
-        _member(s): _npy(_vertices(s).astype(np.float32))}),
+    "float32 vertices": (lambda s, t: rewrite_zip(s, t, replace={
+        _member(s): npy_bytes(_vertices(s).astype(np.float32))}),
         r"body 0.vertices must be float64 of shape \(n, 3\), got float32"),
-    "pickled objects": (lambda s, t: _rewrite(s, t, replace={
-        _member(s): _npy(np.array([{"x": 1}], dtype=object))}), "Python objects"),
-    "header lies about size": (lambda s, t: _rewrite(s, t, replace={
-        _member(s): _npy(np.zeros((10**6, 3)))[:300]}), "declares shape"),
+    "pickled objects": (lambda s, t: rewrite_zip(s, t, replace={
+        _member(s): npy_bytes(np.array([{"x": 1}], dtype=object))}), "Python objects"),
+    "header lies about size": (lambda s, t: rewrite_zip(s, t, replace={
+        _member(s): npy_bytes(np.zeros((10**6, 3)))[:300]}), "declares shape"),
     "huge manifest": (_huge_manifest, "manifest.json declares 17 MiB"),
     "arrays declare 5 GiB": (_bomb, "too large"),
-    "a shearing pose": (lambda s, t: _rewrite(s, t, _body(lambda b: {
+    "a shearing pose": (lambda s, t: rewrite_zip(s, t, _body(lambda b: {
         **b, "pose": [[1, 0.5, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]]})),
         "body 0: .*rotation"),
-    "unknown deformer": (lambda s, t: _rewrite(s, t, _body(lambda b: {
+    "unknown deformer": (lambda s, t: rewrite_zip(s, t, _body(lambda b: {
         **b, "deformer": "explode"})), "unknown deformer 'explode'"),
-    "bad deformer setting": (lambda s, t: _rewrite(s, t, _body(lambda b: {
+    "bad deformer setting": (lambda s, t: rewrite_zip(s, t, _body(lambda b: {
         **b, "deformer_params": {"axis": "w"}})), "deformer twist: axis must be one of"),
-    "unknown split rule": (lambda s, t: _rewrite(s, t, lambda m: {
+    "unknown split rule": (lambda s, t: rewrite_zip(s, t, lambda m: {
         **m, "pipeline": {**m["pipeline"], "split": "RANDOM"}}), "pipeline.split is 'RANDOM'"),
-    "negative margin": (lambda s, t: _rewrite(s, t, lambda m: {
+    "negative margin": (lambda s, t: rewrite_zip(s, t, lambda m: {
         **m, "pipeline": {**m["pipeline"], "margin": -1}}), "pipeline.margin is -1.0"),
-    "unknown mode": (lambda s, t: _rewrite(s, t, lambda m: {**m, "mode": "paint"}),
+    "unknown mode": (lambda s, t: rewrite_zip(s, t, lambda m: {**m, "mode": "paint"}),
                      "mode is 'paint'"),
-    "camera not numbers": (lambda s, t: _rewrite(s, t, lambda m: {
+    "camera not numbers": (lambda s, t: rewrite_zip(s, t, lambda m: {
         **m, "camera": {**m["camera"], "position": [1, "x", 2]}}),
         "camera.position must be three finite numbers"),
 }  # fmt: skip

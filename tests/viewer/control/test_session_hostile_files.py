@@ -7,11 +7,12 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from PyQt6.QtWidgets import QApplication, QFileDialog
+from PyQt6.QtWidgets import QApplication
 
 from core.session import MAX_BODIES, SessionFileError, peek_session, save_session
 from tests.hostile import one_per_kind
 from tests.hostile.sessions import cases, good_session
+from tests.viewer.helpers import answer_file_dialog
 from viewer.control.session import open_checked_session
 
 CASES = list(cases())
@@ -67,8 +68,7 @@ def test_file_open_session_on_one_hostile_file_of_each_class_keeps_the_window(
         folder = tmp_path / f"{n}"
         folder.mkdir()
         path = case.write(folder)
-        monkeypatch.setattr(QFileDialog, "getOpenFileName",
-                            staticmethod(lambda *a, _p=str(path), **k: (_p, "")))
+        answer_file_dialog(monkeypatch, path)
         window.last_error = None
         window.session_menu.open_action.trigger()  # File > Open session
         qtbot.waitUntil(lambda: window.last_error is not None

@@ -130,11 +130,18 @@ def test_a_side_result_of_another_scene_or_other_choices_is_dropped():
     controller.shutdown()
 
 
-def test_the_next_frame_starts_before_the_previous_is_drawn(qtbot):
+def _threaded_two_spheres(qtbot):
+    """A windowless controller running frames on its worker, two-spheres loaded and its
+    first frame in."""
     model, controller = windowless_controller(is_threaded=True)
     controller.scenes.load_scene("two-spheres")
     qtbot.waitUntil(lambda: not controller.frames.is_busy and model.frame is not None,
                     timeout=60_000)
+    return model, controller
+
+
+def test_the_next_frame_starts_before_the_previous_is_drawn(qtbot):
+    model, controller = _threaded_two_spheres(qtbot)
     running_when_drawn = []
     model.frame_ready.connect(
         lambda _f: running_when_drawn.append(controller.frames.is_frame_running))
@@ -229,10 +236,7 @@ def test_a_saved_recording_carries_the_side_results_with_their_frame(qtbot, tmp_
 
 
 def test_a_heat_map_over_the_frame_budget_is_counted_beside_the_frames(qtbot):
-    model, controller = windowless_controller(is_threaded=True)
-    controller.scenes.load_scene("two-spheres")
-    qtbot.waitUntil(lambda: not controller.frames.is_busy and model.frame is not None,
-                    timeout=60_000)
+    model, controller = _threaded_two_spheres(qtbot)
     model.set_analysis_cost("heat", 5_000.0, 0)  # it took 5 s last time: not when drawing
     first = model.frame
     heat, note = controller.analysis.heat_for(first)

@@ -9,11 +9,11 @@ import resource
 
 import numpy as np
 import pytest
-from PyQt6.QtWidgets import QFileDialog
 
 from tests.cli_batch import run_batch
 from tests.hostile import one_per_kind
 from tests.hostile.lessons import cases
+from tests.viewer.helpers import answer_file_dialog
 from viewer.control.files import FileLoading
 from viewer.lessons import LessonError, load_lesson
 
@@ -110,8 +110,7 @@ def test_lessons_open_on_one_hostile_file_of_each_class_keeps_the_window(
         folder = tmp_path / f"{n}"
         folder.mkdir()
         path = case.write(folder)
-        monkeypatch.setattr(QFileDialog, "getOpenFileName",
-                            staticmethod(lambda *a, _p=str(path), **k: (_p, "")))
+        answer_file_dialog(monkeypatch, path)
         window.last_error = None
         window.lesson_menu.open_action.trigger()
         qtbot.waitUntil(lambda: window.last_error is not None, timeout=60_000)

@@ -4,7 +4,6 @@ It compares no kind's name, so a new kind needs no change here."""
 
 from __future__ import annotations
 
-import ast
 from pathlib import Path
 
 import numpy as np
@@ -12,6 +11,7 @@ import pytest
 from PyQt6.QtCore import Qt
 
 from core.bv import BV_KINDS
+from tests.core.helpers import kind_name_uses
 from tests.viewer.conftest import settle
 from tests.viewer.helpers import choose, culled_pair_at_own_depth, legend_entries
 from viewer.render.volumes import VolumeSet, volumes_groups_polydata
@@ -28,40 +28,15 @@ def test_bounding_volume_combo_shows_every_rows_people_name(window):
         assert combo.itemData(i, Qt.ItemDataRole.ToolTipRole) == row.description
 
 
-def _names_a_kind(node: ast.AST, keys: set[str]) -> bool:
-    """A string constant that is a registry key or the start of one (``"kdop"``)."""
-    return (isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value
-            and any(key.startswith(node.value) for key in keys))  # fmt: skip
-
-
-def _kind_name_uses(source: str, keys: set[str]) -> list[int]:
-    """Lines where a kind's name is compared, sliced by, or a prefix test of it."""
-    lines = []
-    for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.Compare):
-            parts = [node.left, *node.comparators]
-            parts += [e for p in parts if isinstance(p, (ast.Tuple, ast.Set, ast.List))
-                      for e in p.elts]  # fmt: skip
-            if any(_names_a_kind(p, keys) for p in parts):
-                lines.append(node.lineno)
-        elif isinstance(node, ast.Subscript) and _names_a_kind(node.slice, keys):
-            lines.append(node.lineno)
-        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-              and node.func.attr in ("startswith", "endswith")
-              and any(_names_a_kind(a, keys) for a in node.args)):  # fmt: skip
-            lines.append(node.lineno)
-    return lines
-
-
 def test_the_viewer_compares_no_kind_name():
     keys = set(BV_KINDS)
     # The check itself finds what the viewer used to do.
-    assert _kind_name_uses('if kind.startswith("kdop"):\n    pass', keys) == [1]
-    assert _kind_name_uses('x = name in ("aabb", "aabb15")', keys) == [1]
-    assert _kind_name_uses('lite = by_kind["aabb"]', keys) == [1]
+    assert kind_name_uses('if kind.startswith("kdop"):\n    pass', keys, min_letters=1) == [1]
+    assert kind_name_uses('x = name in ("aabb", "aabb15")', keys, min_letters=1) == [1]
+    assert kind_name_uses('lite = by_kind["aabb"]', keys, min_letters=1) == [1]
     found = {}
     for path in sorted(VIEWER.rglob("*.py")):
-        lines = _kind_name_uses(path.read_text(), keys)
+        lines = kind_name_uses(path.read_text(), keys, min_letters=1)
         if lines:
             found[str(path.relative_to(VIEWER))] = lines
     assert found == {}

@@ -26,7 +26,7 @@ from PyQt6.QtWidgets import (
 
 from viewer.qt.dialogs.crosscheck import gap_text
 from viewer.qt.panels.common import set_cell, wrap_label
-from viewer.qt.widgets import ask_file_path
+from viewer.qt.widgets import ask_file_path, show_kept
 
 LOG_FILTER = "Contact logs (*.jsonl *.json);;All files (*)"
 FRAME_COLUMNS = ("log frame", "line", "engine pairs", "exact pairs", "only the engine",
@@ -190,11 +190,8 @@ class ContactLogMenu:
         self.dialog: ContactLogDialog | None = None
 
     def open_dialog(self) -> ContactLogDialog:
-        if self.dialog is None:
-            self.dialog = ContactLogDialog(self.model, self.controller, self.window)
-        self.dialog.show()
-        self.dialog.raise_()
-        return self.dialog
+        return show_kept(self, "dialog",
+                         lambda: ContactLogDialog(self.model, self.controller, self.window))
 
     def open_contact_log(self, path: str | None = None) -> bool:
         """Ask for a log (unless ``path``), check it on a worker, then show its frames on the

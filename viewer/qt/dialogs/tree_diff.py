@@ -2,11 +2,12 @@
 
 A non-modal window over :mod:`viewer.control.tree_diff`: choose the body and the two trees
 (the shown one, a fresh build with the frame's rule, a build with another split rule, a tree
-file), Compare, then read what was compared (frame, body, trees; "stale" once the view shows
-another frame), the two trees' counts, SAH, EPO and query cost, their depth and leaf-size
-histograms, SAH and EPO per level, and the nodes whose boxes differ most. "Draw" puts one of
-the two trees in the view: its volumes at the level shown, dashed, and the nodes that differ
-most bold (the toggle between the two is the comparison).
+file, or a tree file's topology refitted to the body's mesh as drawn now: ``refit:FILE`` of
+``python -m core diff``), Compare, then read what was compared (frame, body, trees; "stale"
+once the view shows another frame), the two trees' counts, SAH, EPO and query cost, their
+depth and leaf-size histograms, SAH and EPO per level, and the nodes whose boxes differ most.
+"Draw" puts one of the two trees in the view: its volumes at the level shown, dashed, and the
+nodes that differ most bold (the toggle between the two is the comparison).
 """
 
 from __future__ import annotations
@@ -30,10 +31,15 @@ from PyQt6.QtWidgets import (
 
 from viewer.control.tree_diff import BUILT, FRESH, SHOWN
 from viewer.qt.panels.common import set_cell, wrap_label
+from viewer.qt.widgets import show_kept
 from viewer.words.choices import split_choices
 
 STALE_STYLE = "color: #D55E00; font-weight: bold;"
 FILE_ENTRY = "tree file…"
+REFIT_ENTRY = "tree file, refitted to the shown mesh…"
+FILE_PREFIXES = {FILE_ENTRY: "", REFIT_ENTRY: "refit:"}
+"""The entries that ask for a file, and the prefix of the spec each makes of its path (as the
+command line's ``--tree FILE`` and ``--tree refit:FILE``)."""
 SUMMARY_ROWS = (
     ("nodes", lambda t: f"{t['n_nodes']:,}"),
     ("leaves", lambda t: f"{t['n_leaves']:,}"),
@@ -66,7 +72,8 @@ def spec_choices() -> list[tuple[str, str]]:
     rules = [(f"BVH Lab's {label} build", f"build:{name.lower()}")
              for name, label, _tip in split_choices()]
     return [("the shown tree", SHOWN), ("a fresh build (the frame's rule)", FRESH),
-            ("the tree as last built (boxes then)", BUILT), *rules, (FILE_ENTRY, "")]
+            ("the tree as last built (boxes then)", BUILT), *rules,
+            *((entry, "") for entry in FILE_PREFIXES)]
 
 
 class TreeDiffDialog(QDialog):
@@ -139,9 +146,10 @@ class TreeDiffDialog(QDialog):
 
     def _on_spec(self, k: int) -> None:
         combo = self.specs[k]
-        if combo.currentText() != FILE_ENTRY:
+        if combo.currentText() not in FILE_PREFIXES:
             return
-        path, _ = QFileDialog.getOpenFileName(self, f"Tree file for tree {k + 1}", "",
+        what = "to refit" if combo.currentText() == REFIT_ENTRY else "for"
+        path, _ = QFileDialog.getOpenFileName(self, f"Tree file {what} tree {k + 1}", "",
                                               "Tree files (*.json *.npz);;All files (*)")
         self.paths[k] = path
         if not path:
@@ -149,16 +157,19 @@ class TreeDiffDialog(QDialog):
 
     def spec_of(self, k: int) -> str:
         combo = self.specs[k]
-        return self.paths[k] if combo.currentText() == FILE_ENTRY else combo.currentData()
+        prefix = FILE_PREFIXES.get(combo.currentText())
+        return combo.currentData() if prefix is None else prefix + self.paths[k]
 
     def choose(self, body: int, first: str, second: str) -> None:
-        """Set the body and the two specs (a spec not in the lists is taken as a file)."""
+        """Set the body and the two specs (a spec not in the lists is taken as a file;
+        ``refit:FILE`` as that file refitted)."""
         self.body.setCurrentIndex(body)
         for k, spec in enumerate((first, second)):
             index = self.specs[k].findData(spec)
             if index < 0:
-                index = self.specs[k].findText(FILE_ENTRY)
-                self.paths[k] = spec
+                is_refit = spec.startswith("refit:")
+                index = self.specs[k].findText(REFIT_ENTRY if is_refit else FILE_ENTRY)
+                self.paths[k] = spec.removeprefix("refit:")
             self.specs[k].setCurrentIndex(index)
 
     def compare(self) -> bool:
@@ -244,8 +255,5 @@ class TreeDiffMenu:
         self.controller.tree_diff.on_changed.append(window.request_redraw)
 
     def open_dialog(self) -> TreeDiffDialog:
-        if self.dialog is None:
-            self.dialog = TreeDiffDialog(self.model, self.controller, self.window)
-        self.dialog.show()
-        self.dialog.raise_()
-        return self.dialog
+        return show_kept(self, "dialog",
+                         lambda: TreeDiffDialog(self.model, self.controller, self.window))

@@ -13,6 +13,7 @@ from PyQt6.QtWidgets import (
 )
 
 from viewer.control.files import MAX_TRIANGLES, WARN_TRIANGLES
+from viewer.qt.widgets import cancellable_progress, dialog_buttons
 
 
 class ProgressDialogs:
@@ -75,11 +76,7 @@ class ProgressDialogs:
         """A progress dialog with Cancel while a recording is saved, opened or replayed, a
         session saved or opened, or a mesh exported."""
         if self.job is None:
-            self.job = QProgressDialog("", "Cancel", 0, 0, self.parent)
-            self.job.setMinimumDuration(0)
-            self.job.setAutoClose(False)
-            self.job.setAutoReset(False)
-            self.job.canceled.connect(self.on_cancel)
+            self.job = cancellable_progress(self.parent, self.on_cancel)
         dialog = self.job
         dialog.setWindowTitle(f"BVH Lab: {words.split(' ')[0].lower()}")
         dialog.setLabelText(f"{words}…" + (f" ({done:,} of {total:,})" if total else ""))
@@ -114,8 +111,5 @@ class RecordingLimitsDialog(QDialog):
         self.frames.setToolTip("Above this many frames the oldest are dropped")
         form.addRow("Memory", self.megabytes)
         form.addRow("Frames", self.frames)
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok
-                                   | QDialogButtonBox.StandardButton.Cancel)
-        buttons.accepted.connect(self.accept)
-        buttons.rejected.connect(self.reject)
+        buttons = dialog_buttons(self, QDialogButtonBox.StandardButton.Ok)
         form.addRow(buttons)

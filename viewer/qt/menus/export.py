@@ -14,7 +14,6 @@ from pathlib import Path
 from PyQt6.QtCore import QObject, Qt, QTimer
 from PyQt6.QtGui import QGuiApplication
 from PyQt6.QtWidgets import (
-    QComboBox,
     QDialog,
     QDialogButtonBox,
     QFileDialog,
@@ -23,14 +22,20 @@ from PyQt6.QtWidgets import (
     QLabel,
     QLineEdit,
     QProgressDialog,
-    QPushButton,
     QSpinBox,
     QVBoxLayout,
     QWidget,
 )
 
 from viewer.qt.actions import EXPORT, shortcut_of
-from viewer.qt.widgets import link_format_and_suffix
+from viewer.qt.widgets import (
+    browse_save_path,
+    cancellable_progress,
+    dialog_buttons,
+    file_row,
+    format_combo,
+    link_format_and_suffix,
+)
 from viewer.render.movie import DEFAULT_FPS, grab_frame
 from viewer.render.webpage import scene_web_page
 
@@ -84,22 +89,12 @@ class VideoDialog(QDialog):
         note.setWordWrap(True)
         layout.addWidget(note)
         form = QFormLayout()
-        row = QWidget()
-        line = QHBoxLayout(row)
-        line.setContentsMargins(0, 0, 0, 0)
         self.path_edit = QLineEdit(path)
         self.path_edit.setToolTip("The file to write; its suffix (.mp4 or .gif) picks the format")
-        browse = QPushButton("Browse…")
-        browse.setToolTip("Choose the file")
-        browse.clicked.connect(self._browse)
-        line.addWidget(self.path_edit, 1)
-        line.addWidget(browse)
-        form.addRow("File", row)
-        self.format_combo = QComboBox()
-        for suffix, words in VIDEO_FORMATS:
-            self.format_combo.addItem(words.split(" (*")[0], suffix)
-        self.format_combo.setToolTip("MP4: small, sharp, plays in PowerPoint, Keynote, Impress "
-                                     "and browsers. GIF: 256 colours a frame, loops, larger")
+        form.addRow("File", file_row(self.path_edit, self._browse, "Choose the file"))
+        self.format_combo = format_combo(
+            VIDEO_FORMATS, "MP4: small, sharp, plays in PowerPoint, Keynote, Impress and "
+            "browsers. GIF: 256 colours a frame, loops, larger")
         form.addRow("Format", self.format_combo)
         self.first_spin = QSpinBox()
         self.last_spin = QSpinBox()
@@ -141,10 +136,7 @@ class VideoDialog(QDialog):
         sizes.addWidget(self.height_label, 1)
         form.addRow("Width", size)
         layout.addLayout(form)
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save
-                                   | QDialogButtonBox.StandardButton.Cancel)
-        buttons.accepted.connect(self.accept)
-        buttons.rejected.connect(self.reject)
+        buttons = dialog_buttons(self, QDialogButtonBox.StandardButton.Save)
         layout.addWidget(buttons)
         self.width_spin.valueChanged.connect(self._show_height)
         link_format_and_suffix(self.format_combo, self.path_edit, "video")
@@ -167,14 +159,7 @@ class VideoDialog(QDialog):
         self.height_label.setText(f"× {self.size[1]} px (the view's shape)")
 
     def _browse(self) -> None:
-        filters = ";;".join(words for _, words in VIDEO_FORMATS)
-        chosen = VIDEO_FORMATS[max(self.format_combo.currentIndex(), 0)][1]
-        path, picked = QFileDialog.getSaveFileName(self, self.windowTitle(),
-                                                   self.path_edit.text(), filters, chosen)
-        if path:
-            if Path(path).suffix.lower() not in {s for s, _ in VIDEO_FORMATS}:
-                path += next((s for s, words in VIDEO_FORMATS if words == picked), ".mp4")
-            self.path_edit.setText(path)
+        browse_save_path(self, self.path_edit, self.format_combo, VIDEO_FORMATS)
 
 
 class ExportMenu(QObject):
@@ -231,11 +216,7 @@ class ExportMenu(QObject):
 
     def _show_progress(self, title: str, words: str, total: int) -> QProgressDialog:
         if self.progress is None:
-            self.progress = QProgressDialog("", "Cancel", 0, 0, self.window)
-            self.progress.setMinimumDuration(0)
-            self.progress.setAutoClose(False)
-            self.progress.setAutoReset(False)
-            self.progress.canceled.connect(self.cancel)
+            self.progress = cancellable_progress(self.window, self.cancel)
         self.progress.setWindowTitle(title)
         self.progress.setLabelText(words)
         self.progress.setMaximum(max(total, 0))

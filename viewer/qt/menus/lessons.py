@@ -17,6 +17,7 @@ from PyQt6.QtWidgets import (
 from viewer.lessons import BUILTIN_LESSONS
 from viewer.qt.actions import LESSONS
 from viewer.qt.menus.build import make_action
+from viewer.qt.widgets import dialog_buttons
 
 LESSON_FILTER = "Lessons (*.toml);;All files (*)"
 
@@ -37,10 +38,7 @@ class SaveStepDialog(QDialog):
         self.title.setToolTip("The lesson's title (used when the file is new)")
         self.title.setEnabled(not path.exists())
         form.addRow("Lesson title", self.title)
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save
-                                   | QDialogButtonBox.StandardButton.Cancel)
-        buttons.accepted.connect(self.accept)
-        buttons.rejected.connect(self.reject)
+        buttons = dialog_buttons(self, QDialogButtonBox.StandardButton.Save)
         form.addRow(buttons)
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from PyQt6.QtWidgets import QDialog
 
 from viewer.qt.dialogs.window import RecordingLimitsDialog
-from viewer.qt.widgets import ask_file_path
+from viewer.qt.widgets import ask_file_path, show_kept
 
 RECORDING_FILTER = "BVH Lab recordings (*.bvhrec);;All files (*)"
 
@@ -40,12 +40,10 @@ class RecordingMenu:
         """Recording > Replay with other settings… (created once, kept between openings)."""
         from viewer.qt.dialogs.replay import ReplayDialog
 
-        if self.replay_dialog is None:
-            self.replay_dialog = ReplayDialog(self.model, self.controller, self.window)
-        self.replay_dialog.refresh()
-        self.replay_dialog.show()
-        self.replay_dialog.raise_()
-        return self.replay_dialog
+        dialog = show_kept(self, "replay_dialog",
+                           lambda: ReplayDialog(self.model, self.controller, self.window))
+        dialog.refresh()
+        return dialog
 
     def apply_recording_limits(self, max_megabytes: float, max_frames: int) -> bool:
         """Cap the recording and remember the caps (QSettings)."""
@@ -61,11 +59,8 @@ class RecordingMenu:
         """Recording > Drift and frame time… (created once, kept between openings)."""
         from viewer.qt.dialogs.drift import DriftDialog
 
-        if self.drift_dialog is None:
-            self.drift_dialog = DriftDialog(self.model, self.controller, self.window)
-        self.drift_dialog.show()
-        self.drift_dialog.raise_()
-        return self.drift_dialog
+        return show_kept(self, "drift_dialog",
+                         lambda: DriftDialog(self.model, self.controller, self.window))
 
     def ask_recording_limits(self) -> bool:
         """Recording > Memory limit…: most megabytes and frames held, remembered."""

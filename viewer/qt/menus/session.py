@@ -13,19 +13,23 @@ from PyQt6.QtWidgets import (
     QComboBox,
     QDialog,
     QDialogButtonBox,
-    QFileDialog,
     QFormLayout,
-    QHBoxLayout,
     QLabel,
     QLineEdit,
     QMessageBox,
-    QPushButton,
     QRadioButton,
     QVBoxLayout,
     QWidget,
 )
 
-from viewer.qt.widgets import ask_file_path, link_format_and_suffix
+from viewer.qt.widgets import (
+    ask_file_path,
+    browse_save_path,
+    dialog_buttons,
+    file_row,
+    format_combo,
+    link_format_and_suffix,
+)
 from viewer.render.camera import apply_camera, read_camera
 from viewer.state.display import CameraView
 
@@ -77,29 +81,17 @@ class ExportMeshDialog(QDialog):
         column.addWidget(self.world_radio)
         column.addWidget(self.local_radio)
         form.addRow("Coordinates", coordinates)
-        self.format_combo = QComboBox()
-        for suffix, words in EXPORT_FORMATS:
-            self.format_combo.addItem(words.split(" (*")[0], suffix)
-        self.format_combo.setToolTip("OBJ and PLY keep every coordinate exactly; STL stores "
-                                     "float32, so coordinates are rounded to about 7 digits")
+        self.format_combo = format_combo(
+            EXPORT_FORMATS, "OBJ and PLY keep every coordinate exactly; STL stores float32, "
+            "so coordinates are rounded to about 7 digits")
         form.addRow("Format", self.format_combo)
-        row = QWidget()
-        line = QHBoxLayout(row)
-        line.setContentsMargins(0, 0, 0, 0)
         name = bodies[self.body_combo.currentIndex()].name if bodies else "mesh"
         self.path_edit = QLineEdit(str(Path(start_dir) / f"{name}.obj"))
         self.path_edit.setToolTip("The file to write; its suffix (.obj, .ply, .stl) picks the "
                                   "format")
-        browse = QPushButton("Browse…")
-        browse.clicked.connect(self._browse)
-        line.addWidget(self.path_edit, 1)
-        line.addWidget(browse)
-        form.addRow("File", row)
+        form.addRow("File", file_row(self.path_edit, self._browse))
         layout.addLayout(form)
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save
-                                   | QDialogButtonBox.StandardButton.Cancel)
-        buttons.accepted.connect(self.accept)
-        buttons.rejected.connect(self.reject)
+        buttons = dialog_buttons(self, QDialogButtonBox.StandardButton.Save)
         layout.addWidget(buttons)
         link_format_and_suffix(self.format_combo, self.path_edit, "mesh")
         self._bodies = list(bodies)
@@ -118,15 +110,7 @@ class ExportMeshDialog(QDialog):
         self.path_edit.setText(str(path.with_name(self._proposed_stem + path.suffix)))
 
     def _browse(self) -> None:
-        filters = ";;".join(words for _, words in EXPORT_FORMATS)
-        chosen = EXPORT_FORMATS[self.format_combo.currentIndex()][1]
-        path, picked = QFileDialog.getSaveFileName(self, "Export mesh", self.path_edit.text(),
-                                                   filters, chosen)
-        if path:
-            suffix = next((s for s, words in EXPORT_FORMATS if words == picked), ".obj")
-            if Path(path).suffix.lower() not in {s for s, _ in EXPORT_FORMATS}:
-                path += suffix
-            self.path_edit.setText(path)
+        browse_save_path(self, self.path_edit, self.format_combo, EXPORT_FORMATS)
 
     @property
     def coordinates(self) -> str:
@@ -160,11 +144,10 @@ class SessionMenu(QObject):
 
     # -- camera -----------------------------------------------------------------------------
     def _write_camera(self) -> None:
-        self.model.camera = CameraView(**read_camera(self.window.plotter))
+        self.model.camera = read_camera(self.window.plotter)
 
     def _apply_camera(self, view: CameraView) -> None:
-        apply_camera(self.window.plotter, view.position, view.focal_point, view.view_up,
-                     view.view_angle, view.is_parallel, view.parallel_scale)
+        apply_camera(self.window.plotter, view)
         self.window.plotter.render()
 
     # -- export -----------------------------------------------------------------------------

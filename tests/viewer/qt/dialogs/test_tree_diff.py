@@ -8,7 +8,9 @@ from PyQt6.QtWidgets import QApplication
 
 from core.lab.tree_diff import TreeSource, diff_trees, tree_from_spec
 from tests.viewer.conftest import settle
+from tests.viewer.helpers import answer_file_dialog
 from viewer.qt.actions import ACTIONS_BY_ID
+from viewer.qt.dialogs.tree_diff import FILE_ENTRY, REFIT_ENTRY
 
 
 def _compare(qtbot, window, body, first, second):
@@ -18,6 +20,17 @@ def _compare(qtbot, window, body, first, second):
     qtbot.waitUntil(lambda: not window.controller.recorder.is_job_running, timeout=120_000)
     QApplication.processEvents()
     return dialog
+
+
+def _inflate_body_a(qtbot, window):
+    """Body A inflating (the Deform dock), played past t = 0.2, then paused and settled."""
+    panel = window.docks["deform_dock"].panel
+    panel.target.setCurrentIndex(0)
+    panel.kind.setCurrentIndex(panel.kind.findData("inflate"))
+    qtbot.waitUntil(lambda: window.model.frame is not None and window.model.frame.t > 0.2,
+                    timeout=60_000)
+    window.model.set_playing(False)
+    settle(qtbot, window)
 
 
 def test_the_action_is_one_row_with_a_key():
@@ -80,13 +93,7 @@ def test_the_diff_of_the_shown_tree_and_a_sah_build_is_shown_and_drawn(qtbot, wi
 
 
 def test_a_refitted_tree_against_its_build_names_the_nodes_that_grew_most(qtbot, window):
-    panel = window.docks["deform_dock"].panel
-    panel.target.setCurrentIndex(0)
-    panel.kind.setCurrentIndex(panel.kind.findData("inflate"))
-    qtbot.waitUntil(lambda: window.model.frame is not None and window.model.frame.t > 0.2,
-                    timeout=60_000)
-    window.model.set_playing(False)
-    settle(qtbot, window)
+    _inflate_body_a(qtbot, window)
     window.controller.animation.step_time(1 / 30)  # a refit at a new time
     settle(qtbot, window)
     frame = window.model.frame
@@ -116,6 +123,39 @@ def test_a_refitted_tree_against_its_build_names_the_nodes_that_grew_most(qtbot,
     # Against a fresh build of the same vertices: same triangles, same boxes: nothing grew.
     _compare(qtbot, window, 0, "shown", "fresh")
     assert "tree 2 = a fresh BVH Lab's midpoint build" in dialog.caption.text()
+
+
+def test_a_tree_file_refitted_to_the_deformed_mesh_is_offered_as_the_cli_refit(
+        qtbot, window, tmp_path, monkeypatch):
+    # The command line's --tree refit:FILE: the file's topology with its boxes fitted to the
+    # mesh as it is now. Saved at rest, then inflated: the refitted boxes are the larger.
+    path = tmp_path / "rest.json"
+    assert window.controller.inspector.save_tree_file(0, path)
+    _inflate_body_a(qtbot, window)
+    dialog = window.tree_diff_menu.open_dialog()
+    answer_file_dialog(monkeypatch, path)
+    for k, entry in enumerate((REFIT_ENTRY, FILE_ENTRY)):  # picked as a user does
+        combo = dialog.specs[k]
+        combo.setCurrentIndex(combo.findText(entry))
+        combo.activated.emit(combo.currentIndex())
+    assert (dialog.spec_of(0), dialog.spec_of(1)) == (f"refit:{path}", str(path))
+    assert dialog.compare()
+    qtbot.waitUntil(lambda: not window.controller.recorder.is_job_running, timeout=120_000)
+    QApplication.processEvents()
+    result = window.controller.tree_diff.result
+    assert result is not None, window.last_error
+    assert ("tree 1 = file rest.json refitted to the mesh; tree 2 = file rest.json"
+            in dialog.caption.text())
+    mesh = window.model.frame.meshes[0]
+    expected = diff_trees(mesh, tree_from_spec(f"refit:{path}", mesh),
+                          tree_from_spec(str(path), mesh))
+    assert result.report["differ_most"] == expected["differ_most"]
+    rows = result.report["differ_most"]
+    assert rows and rows[0]["volume_ratio"] > 1.0  # inflated: tree 1's boxes grew
+    # choose() takes the same spec back to the same entry.
+    dialog.choose(0, f"refit:{path}", "shown")
+    assert dialog.specs[0].currentText() == REFIT_ENTRY
+    assert dialog.spec_of(0) == f"refit:{path}"
 
 
 def test_a_bad_tree_file_is_one_line_and_keeps_the_last_result(qtbot, window, tmp_path):

@@ -6,7 +6,7 @@ from __future__ import annotations
 from PyQt6.QtWidgets import QPushButton
 
 from tests.viewer.conftest import settle
-from tests.viewer.helpers import record_approach, wait_recorder_job
+from tests.viewer.helpers import answer_file_dialog, record_approach, wait_recorder_job
 
 
 def drawn_counts(window, position: int) -> tuple[int, int, int]:
@@ -138,7 +138,6 @@ GUI_CLASSES = ("truncated", "zip-bomb", "encrypted-member", "unknown-compression
 
 def test_recording_open_menu_refuses_every_hostile_class_and_the_app_lives(
         qtbot, window, tmp_path, monkeypatch):  # fmt: skip
-    from PyQt6.QtWidgets import QFileDialog
 
     from tests.hostile.recordings import catalogue, good_recording
 
@@ -148,8 +147,7 @@ def test_recording_open_menu_refuses_every_hostile_class_and_the_app_lives(
     n, frame = len(window.model.recording), window.model.frame
     for name in GUI_CLASSES:
         path = cases[name].write(good, tmp_path)
-        monkeypatch.setattr(QFileDialog, "getOpenFileName",
-                            staticmethod(lambda *a, p=path, **k: (str(p), "")))
+        answer_file_dialog(monkeypatch, path)
         window.last_error = None
         window.recording_actions["open"].trigger()  # Recording > Open recording…
         wait_recorder_job(qtbot, window)

@@ -11,7 +11,7 @@ from PyQt6.QtWidgets import QApplication
 
 from tests.viewer.colour_vision import hex_rgb
 from tests.viewer.conftest import settle
-from tests.viewer.helpers import foreign_tree_copy
+from tests.viewer.helpers import answer_file_dialog, assert_trees_kept, foreign_tree_copy
 from viewer.render.marks import VIOLATION_COLOR
 
 
@@ -95,12 +95,7 @@ def test_a_bad_tree_file_leaves_the_scene_as_it_was(qtbot, window, tmp_path):
     assert "not-a-tree.json" in text and "\n" not in text
     assert window.model.tree_sources == {}
     assert window.model.validation is None
-    window.controller.frames.request_frame()
-    settle(qtbot, window)
-    after = window.model.frame
-    for b in range(2):
-        np.testing.assert_array_equal(after.trees[b].first, before.trees[b].first)
-        np.testing.assert_array_equal(after.trees[b].bmin, before.trees[b].bmin)
+    assert_trees_kept(qtbot, window, before)
     # A tree of another mesh (B's tree offered for A): the triangle count names the problem.
     other = tmp_path / "b.npz"
     assert window.tree_tools.save_tree_file(1, str(other))
@@ -145,10 +140,8 @@ def test_the_menu_reads_a_tree_file_off_the_gui_thread_with_a_progress_line(
     saved = tmp_path / "a.json"
     assert window.tree_tools.save_tree_file(0, str(saved))
     leaf, _ = _broken_copy(saved, tmp_path / "broken.json")
-    from viewer.qt.menus import tree as tree_menu
 
-    monkeypatch.setattr(tree_menu.QFileDialog, "getOpenFileName",
-                        lambda *a, **k: (str(tmp_path / "broken.json"), ""))
+    answer_file_dialog(monkeypatch, tmp_path / "broken.json")
     loading = []
     window.model.loading_changed.connect(loading.append)
     window.docks["quality_dock"].hide()

@@ -4,11 +4,10 @@ nothing pinned, the scene as it was, the app alive."""
 
 from __future__ import annotations
 
-import numpy as np
-
 from tests.hostile import one_per_kind
 from tests.hostile.trees import cases
 from tests.viewer.conftest import settle
+from tests.viewer.helpers import assert_trees_kept
 
 
 def test_every_class_of_hostile_tree_file_is_refused_through_the_menu(
@@ -41,12 +40,7 @@ def test_every_class_of_hostile_tree_file_is_refused_through_the_menu(
         assert window.model.tree_sources == {}, case.name
         assert window.model.validation is None, case.name
         assert window.isVisible()
-    window.controller.frames.request_frame()
-    settle(qtbot, window)
-    after = window.model.frame
-    for b in range(2):
-        np.testing.assert_array_equal(after.trees[b].first, before.trees[b].first)
-        np.testing.assert_array_equal(after.trees[b].bmin, before.trees[b].bmin)
+    assert_trees_kept(qtbot, window, before)
 
 
 def test_a_worker_that_fails_unexpectedly_still_clears_the_progress_line(

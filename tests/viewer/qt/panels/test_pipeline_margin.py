@@ -8,6 +8,16 @@ from PyQt6.QtCore import Qt
 from tests.viewer.conftest import settle
 
 
+def _type_margin(qtbot, window, panel, text: str, margin: float) -> None:
+    """Type ``text`` into the margin box and press Enter; wait for a frame computed with it."""
+    panel.margin.selectAll()
+    qtbot.keyClicks(panel.margin, text)
+    qtbot.keyClick(panel.margin, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: window.model.pipeline.margin == margin, timeout=5_000)
+    settle(qtbot, window)
+    qtbot.waitUntil(lambda: window.model.frame.result.margin == margin, timeout=60_000)
+
+
 def test_margin_spin_box_reports_near_pairs(qtbot, make_window):
     window = make_window("concentric-spheres")  # never touching: a gap of 0.05 by default
     panel = window.docks["pipeline_dock"].panel
@@ -18,12 +28,7 @@ def test_margin_spin_box_reports_near_pairs(qtbot, make_window):
     assert window.model.frame.result.near_pairs.shape == (0, 2)
     assert "near pairs" not in stats.relation.text()
 
-    panel.margin.selectAll()
-    qtbot.keyClicks(panel.margin, "0.1")
-    qtbot.keyClick(panel.margin, Qt.Key.Key_Return)
-    qtbot.waitUntil(lambda: window.model.pipeline.margin == 0.1, timeout=5_000)
-    settle(qtbot, window)
-    qtbot.waitUntil(lambda: window.model.frame.result.margin == 0.1, timeout=60_000)
+    _type_margin(qtbot, window, panel, "0.1", 0.1)
     result = window.model.frame.result
     assert result.n_contacts == 0
     assert len(result.near_pairs) > 100
@@ -31,12 +36,7 @@ def test_margin_spin_box_reports_near_pairs(qtbot, make_window):
     text = stats.relation.text()
     assert f"{len(result.near_pairs):,} near pairs (not touching, at most 0.1 apart)" in text
 
-    panel.margin.selectAll()
-    qtbot.keyClicks(panel.margin, "0")
-    qtbot.keyClick(panel.margin, Qt.Key.Key_Return)
-    qtbot.waitUntil(lambda: window.model.pipeline.margin == 0.0, timeout=5_000)
-    settle(qtbot, window)
-    qtbot.waitUntil(lambda: window.model.frame.result.margin == 0.0, timeout=60_000)
+    _type_margin(qtbot, window, panel, "0", 0.0)
     assert window.model.frame.result.near_pairs.shape == (0, 2)
     assert "near pairs" not in stats.relation.text()
 
