@@ -9,6 +9,14 @@ from PyQt6.QtGui import QMouseEvent
 from PyQt6.QtWidgets import QApplication
 
 
+@pytest.fixture(scope="session", autouse=True)
+def one_qt_application(qapp):
+    """The QApplication of the whole session, made before any test runs: the offscreen
+    exports make a plain QCoreApplication when none exists, and a window test after them in
+    the same process aborted building its first widget (lesson video, then timeline)."""
+    return qapp
+
+
 @pytest.fixture
 def settings(tmp_path):
     """A scratch QSettings file, so tests never read or write the user's settings."""
