@@ -39,8 +39,10 @@ def mesh_bytes(mesh) -> int:
 def tree_bytes(tree, mesh) -> int:
     """Bytes of a ``core.bvh.Tree``'s arrays (topology, triangle order, boxes).
 
-    An array that shares memory with the mesh (the faces the tree keeps for its refit check)
-    is the mesh's cost, not the tree's, and is left out.
+    The arrays the tree holds (``Tree.held_arrays``): the derived ones (parent, depth, the
+    runs and the level lists) count once something has read them. An array that shares
+    memory with the mesh (the faces the tree keeps for its refit check) is the mesh's cost,
+    not the tree's, and is left out.
 
     Parameters
     ----------
@@ -50,7 +52,8 @@ def tree_bytes(tree, mesh) -> int:
     """
     owned = _arrays(mesh)
     return int(
-        sum(a.nbytes for a in _arrays(tree) if not any(np.shares_memory(a, m) for m in owned))
+        sum(a.nbytes for a in tree.held_arrays()
+            if not any(np.shares_memory(a, m) for m in owned))
     )
 
 
