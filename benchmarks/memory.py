@@ -98,12 +98,11 @@ def measure(label: str) -> dict:
     from benchmarks import ours
     from benchmarks.scenes import sphere_case, w1_pose
     from benchmarks.w3_deform import frame_vertices
-    from core.bvh import build_tree
 
     baseline = _peak_rss_bytes()
     case = sphere_case(label, SIZES[label])
     mesh, pose_b = case.mesh, w1_pose()
-    tree_a, tree_b = build_tree(mesh), build_tree(mesh)
+    tree_a, tree_b = ours.build_one(mesh), ours.build_one(mesh)
     ours.query(mesh, tree_a, mesh, tree_b, pose_b)
     mesh_f = mesh.with_vertices(frame_vertices(mesh.vertices, 1))
     tree_f = ours.refit(tree_a, mesh_f, ours.leaves_of(tree_a))
