@@ -160,9 +160,11 @@ class _Derived:
         if given is not None:
             return given
         derived = tree.__dict__.get("_derived")
-        if derived is None:
-            derived = {name: frozen(a) for name, a in derive_arrays(tree.first,
-                                                                    tree.count).items()}
+        if derived is None or self.name not in derived:
+            # Only what the maker did not give is kept (a given array is the one used).
+            made = derive_arrays(tree.first, tree.count)
+            derived = {name: frozen(a) for name, a in made.items()
+                       if tree.__dict__.get(name) is None}
             tree.__dict__["_derived"] = derived
         return derived[self.name]
 
@@ -259,8 +261,14 @@ class Tree:
         """The arrays this tree holds now: its fields, less the derived ones neither given
         nor read yet, plus those derived so far (what its memory costs)."""
         held = [getattr(self, name) for name in _ARRAY_FIELDS if name not in DERIVED_FIELDS]
-        held += [a for name in DERIVED_FIELDS if (a := self.__dict__.get(name)) is not None]
-        return held + list((self.__dict__.get("_derived") or {}).values())
+        # A derived array a refit shared while the new tree is given that field is the
+        # source tree's to count.
+        derived = self.__dict__.get("_derived") or {}
+        for name in DERIVED_FIELDS:
+            given = self.__dict__.get(name)
+            if given is not None or name in derived:
+                held.append(given if given is not None else derived[name])
+        return held
 
     @property
     def n_nodes(self) -> int:

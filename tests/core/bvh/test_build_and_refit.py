@@ -292,3 +292,26 @@ def test_a_tree_holds_no_derivable_array_until_read_and_derives_the_builders(rul
     # Read once, kept: a refit of the same topology shares them.
     refitted = refit_tree(tree, moved)
     assert all(getattr(refitted, name) is getattr(tree, name) for name in DERIVED_FIELDS)
+
+
+def test_a_tree_given_one_derivable_array_keeps_it_and_counts_each_array_once():
+    mesh = sphere_mesh(8)
+    built = build_tree(mesh)
+    parent = built.parent.copy()  # read: built derives all six
+    tree = built.replaced(parent=parent)
+    assert np.array_equal(tree.parent, built.parent) and tree.parent is not built.parent
+    assert tree.depth is built.depth  # the same topology shares what was derived
+    held = tree.held_arrays()
+    # first, count, prim_ids, bmin, bmax, faces and the six, each once.
+    assert len(held) == len({id(a) for a in held}) == 6 + len(DERIVED_FIELDS)
+
+
+def test_a_tree_given_a_derivable_array_derives_only_the_others():
+    mesh = sphere_mesh(8)
+    built = build_tree(mesh)
+    tree = built.replaced(parent=built.parent.copy())
+    given = tree.parent
+    fresh = build_tree(mesh).replaced(parent=given)
+    assert fresh.depth is not None and fresh.parent is given
+    assert len(fresh.held_arrays()) == 6 + len(DERIVED_FIELDS)
+    assert "parent" not in fresh.__dict__["_derived"]
