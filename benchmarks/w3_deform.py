@@ -5,7 +5,7 @@ at ``t = f / 50`` (untimed, the same arrays for everyone). A frame is timed from
 vertices to the contact pairs:
 
 * ours, refit:   ``TriMesh.with_vertices`` + ``refit_tree`` + ``collide``
-* ours, rebuild: ``TriMesh.with_vertices`` + ``build_tree`` + ``collide``
+* ours, rebuild: ``TriMesh.with_vertices`` + ``build_tree`` (``ours.build_one``) + ``collide``
 * a peer, rebuild: build A's model + query (B's model is kept: B only moves rigidly)
 * coal, refit: marshal the vertices + replace-model refit + query
 * ours, pipeline: ``FramePipeline.step`` (update REFIT, trace off and on), the path the
@@ -30,7 +30,6 @@ from benchmarks.peers import PeerAdapter
 from benchmarks.scenes import W3_N_FRAMES, SphereCase, w1_pose
 from benchmarks.timing import PeerHistory, Samples, numba_threads
 from benchmarks.w1_rigid import THREAD_COUNTS, _ms, ours_column
-from core.bvh import build_tree
 from core.deform import DEFORMERS
 from core.pipeline import BodyInput, FramePipeline, PipelineSettings, UpdateMode
 from core.pose import Pose
@@ -103,7 +102,7 @@ def run(
     rest, faces = mesh.vertices, mesh.faces
     pose_b = w1_pose()
     eye, pose_b_m = np.eye(4), pose_b.as_matrix()
-    tree_a0, tree_b = trees if trees else (build_tree(mesh), build_tree(mesh))
+    tree_a0, tree_b = trees if trees else (ours.build_one(mesh), ours.build_one(mesh))
     leaves = ours.leaves_of(tree_a0)
     tris_b = pose_b.apply(mesh.triangles)
     out = W3Result(frames=list(range(0, W3_N_FRAMES, frame_stride)))
@@ -143,7 +142,7 @@ def run(
                 v = frame_vertices(rest, f)
                 t0 = time.perf_counter()
                 mesh_f = mesh.with_vertices(v)
-                tree_f = build_tree(mesh_f)
+                tree_f = ours.build_one(mesh_f)
                 ours.query(mesh_f, tree_f, mesh, tree_b, pose_b)
                 rebuild_frame.seconds.append(time.perf_counter() - t0)
             for phase, is_trace in (

@@ -402,15 +402,6 @@ def build_topology(pmin, pmax, rule, leaf_size, vertices, faces):
     )
 
 
-def _levels(depth: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Node ids grouped by depth, and the start of each group (``(D + 2,) int64``)."""
-    level_nodes = np.argsort(depth, kind="stable").astype(np.int32)
-    counts = np.bincount(depth)
-    level_start = np.zeros(len(counts) + 1, dtype=np.int64)
-    np.cumsum(counts, out=level_start[1:])
-    return level_nodes, level_start
-
-
 def _set_read_only(*arrays):
     """Clear the writeable flag of each of a tree's topology arrays."""
     for a in arrays:
@@ -443,15 +434,13 @@ def build_tree(
     first, count, parent, depth, prim_start, n_prims, prim_ids, bmin, bmax = build_topology(
         pmin, pmax, int(split), leaf_size, mesh.vertices, mesh.faces
     )
-    level_nodes, level_start = _levels(depth)
     seconds = time.perf_counter() - t0
     is_leaf = count > 0
     leaf_depth = depth[is_leaf]
     leaf_count = count[is_leaf]
     # Read-only before the measures: sah_cost and volume_sum then run the signature a tree
     # read from a file (or any Tree, which holds its arrays read-only) runs.
-    _set_read_only(first, count, parent, depth, prim_start, n_prims, prim_ids, bmin, bmax,
-                   level_nodes, level_start)
+    _set_read_only(first, count, prim_ids, bmin, bmax)
     stats = BuildStats(
         n_nodes=int(first.shape[0]),
         n_leaves=int(is_leaf.sum()),
@@ -464,17 +453,13 @@ def build_tree(
         build_seconds=seconds,
     )
     return Tree(
+        # parent, depth, prim_start, n_prims and the level lists are derived when first read
+        # (core.bvh.tree.DERIVED_FIELDS): neither the query nor the refit reads them.
         first=first,
         count=count,
-        parent=parent,
-        depth=depth,
-        prim_start=prim_start,
-        n_prims=n_prims,
         prim_ids=prim_ids,
         bmin=bmin,
         bmax=bmax,
-        level_nodes=level_nodes,
-        level_start=level_start,
         faces=mesh.faces,
         split=split,
         leaf_size=leaf_size,

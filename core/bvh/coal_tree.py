@@ -335,7 +335,7 @@ def _fitted_boxes(tree, mesh: TriMesh):
     bmin, bmax = np.ascontiguousarray(boxes[:, :3]), np.ascontiguousarray(boxes[:, 3:])
     stats = dataclasses.replace(tree.stats, sah_cost=float(sah_cost(bmin, bmax, tree.count)),
                                 volume_sum=float(volume_sum(bmin, bmax)))  # fmt: skip
-    return dataclasses.replace(tree, bmin=bmin, bmax=bmax, stats=stats)
+    return tree.replaced(bmin=bmin, bmax=bmax, stats=stats)
 
 
 def _note(bv_type: str, engine: str = "coal") -> str:

@@ -17,8 +17,6 @@ order (never built here) still refits level by level.
 
 from __future__ import annotations
 
-import dataclasses
-
 import numpy as np
 from numba import njit, prange
 
@@ -236,7 +234,7 @@ def refit_tree(tree: Tree, mesh: TriMesh, leaves: np.ndarray | None = None) -> T
     # Read-only like a built tree's boxes: one signature of every kernel that reads them.
     bmin.flags.writeable = False
     bmax.flags.writeable = False
-    return dataclasses.replace(tree, bmin=bmin, bmax=bmax)
+    return tree.replaced(bmin=bmin, bmax=bmax)
 
 
 def refit_by_levels(tree: Tree, mesh: TriMesh, bmin: np.ndarray, bmax: np.ndarray,

@@ -10,8 +10,6 @@ the product of the two trees' sizes: the input that exercises the pair budget
 
 from __future__ import annotations
 
-import dataclasses
-
 import numpy as np
 
 from core.bvh.refit import refit_tree
@@ -39,4 +37,4 @@ def scrambled_tree(tree: Tree, mesh: TriMesh, seed: int = 0) -> Tree:
     rng = np.random.default_rng(seed)
     prim_ids = np.ascontiguousarray(tree.prim_ids[rng.permutation(tree.prim_ids.shape[0])])
     prim_ids.flags.writeable = False
-    return refit_tree(dataclasses.replace(tree, prim_ids=prim_ids), mesh)
+    return refit_tree(tree.replaced(prim_ids=prim_ids), mesh)

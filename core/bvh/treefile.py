@@ -143,7 +143,7 @@ class ImportedTree:
         # error can say which tree overlaps too much.
         if not self.tree.origin:
             origin = f"tree from {Path(self.path).name}"
-            object.__setattr__(self, "tree", dataclasses.replace(self.tree, origin=origin))
+            object.__setattr__(self, "tree", self.tree.replaced(origin=origin))
 
     def node_of(self, file_id: int) -> int:
         """Our node id of the file's node ``file_id`` (ValueError if the file has none)."""

@@ -212,7 +212,7 @@ def _build(f: _FileTree, mesh: TriMesh, file_of: np.ndarray, depth: np.ndarray,
     """Our Tree from the file's, nodes ``file_of[ours]``; runs computed, prim_ids laid out."""
     # The builder's own grouping by depth, so an imported tree's level arrays are exactly
     # those a build of the same topology has.
-    from core.bvh.build import _levels
+    from core.bvh.tree import levels_of
 
     k, m = f.k, f.m
     ours_of = np.empty(k, dtype=np.int64)
@@ -225,7 +225,7 @@ def _build(f: _FileTree, mesh: TriMesh, file_of: np.ndarray, depth: np.ndarray,
     inner = np.flatnonzero(~is_leaf)
     parent[left[inner]] = inner
     parent[left[inner] + 1] = inner
-    level_nodes, level_start = _levels(depth.astype(np.int32))
+    level_nodes, level_start = levels_of(depth.astype(np.int32))
 
     # Triangles under each node, bottom-up; then each run's start top-down (one pass each:
     # children come after their parent).

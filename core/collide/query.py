@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import time
 from dataclasses import dataclass, field
 
@@ -136,7 +135,7 @@ def scaled_tree(tree: Tree, scale: float) -> Tree:
     bmin, bmax = tree.bmin * scale, tree.bmax * scale
     bmin.flags.writeable = False
     bmax.flags.writeable = False
-    return dataclasses.replace(tree, bmin=bmin, bmax=bmax)
+    return tree.replaced(bmin=bmin, bmax=bmax)
 
 
 def check_tree(tree: Tree, mesh: TriMesh, name: str) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from benchmarks import memory
+from benchmarks import memory, ours
 from benchmarks.__main__ import _memory_lines
 from benchmarks.scenes import sphere_case
 from core.bvh import build_tree
@@ -22,12 +22,23 @@ def test_tree_bytes_count_the_tree_arrays_but_not_the_mesh_it_shares():
     assert memory.mesh_bytes(mesh) >= mesh.vertices.nbytes + mesh.faces.nbytes
 
 
+
+def test_the_benchmark_trees_take_no_more_bytes_than_their_meshes():
+    # Issue 27, item 3: trees + volumes within 1x the meshes, the boxes still float64 (exact).
+    mesh = sphere_case("10k", 10_000).mesh
+    tree = ours.build_one(mesh)
+    assert tree.leaf_size == ours.LEAF_SIZE > 1
+    assert memory.tree_bytes(tree, mesh) <= memory.mesh_bytes(mesh)
+    # What the lessons draw keeps one triangle a leaf: the engine's default is unchanged.
+    assert build_tree(mesh).stats.leaf_size_max == 1
+
+
 def test_a_child_process_reports_the_peak_of_one_size():
     m = memory.measure_in_child("10k")
     assert m["n_tris"] == sphere_case("10k", 10_000).n_tris
     mesh = sphere_case("10k", 10_000).mesh
     assert m["mesh_bytes"] == 2 * memory.mesh_bytes(mesh)
-    assert m["structure_bytes"] == 2 * memory.tree_bytes(build_tree(mesh), mesh)
+    assert m["structure_bytes"] == 2 * memory.tree_bytes(ours.build_one(mesh), mesh)
     # At 10k the imports (VTK through pyvista) can be the peak: the mesh work adds less.
     assert m["peak_rss_bytes"] >= m["baseline_rss_bytes"] > 20 * 2**20
 

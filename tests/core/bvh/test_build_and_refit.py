@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from core.bvh import SplitRule, build_tree, build_trees, refit_tree, tree_drift
-from core.bvh.build import face_boxes
+from core.bvh.build import build_topology, face_boxes
+from core.bvh.tree import DERIVED_FIELDS, levels_of
 from core.errors import TopologyChangedError
 from core.mesh import TriMesh
 from tests.core.meshgen import sphere_mesh, triangle_soup
@@ -267,3 +268,50 @@ def test_obb_rule_cuts_across_the_long_axis_of_a_rotated_rod():
     assert lo.max() <= proj.mean() <= hi.min() + 1e-9
     # The rod is 15 times longer than wide: far fewer levels than a bad split would need.
     assert tree.stats.depth_max <= 3 * np.log2(mesh.n_faces)
+
+
+@pytest.mark.parametrize("leaf_size", LEAF_SIZES)
+@pytest.mark.parametrize("rule", RULES)
+def test_a_tree_holds_no_derivable_array_until_read_and_derives_the_builders(rule, leaf_size):
+    mesh = sphere_mesh(12)
+    tree = build_tree(mesh, rule, leaf_size)
+    held = {id(a) for a in tree.held_arrays()}
+    assert held == {id(a) for a in (tree.first, tree.count, tree.prim_ids, tree.bmin, tree.bmax,
+                                    tree.faces)}  # fmt: skip
+    # What the query and the refit read is all a refitted tree holds either.
+    moved = mesh.with_vertices(mesh.vertices * 1.5)
+    assert len(refit_tree(tree, moved).held_arrays()) == len(held)
+    pmin, pmax = face_boxes(mesh.vertices, mesh.faces)
+    made = build_topology(pmin, pmax, int(rule), leaf_size, mesh.vertices, mesh.faces)
+    level_nodes, level_start = levels_of(made[3])
+    for name, want in zip(DERIVED_FIELDS, (*made[2:6], level_nodes, level_start), strict=True):
+        got = getattr(tree, name)
+        assert got.dtype == want.dtype and np.array_equal(got, want), name
+        assert not got.flags.writeable, name
+    assert len(tree.held_arrays()) == len(held) + len(DERIVED_FIELDS)
+    # Read once, kept: a refit of the same topology shares them.
+    refitted = refit_tree(tree, moved)
+    assert all(getattr(refitted, name) is getattr(tree, name) for name in DERIVED_FIELDS)
+
+
+def test_a_tree_given_one_derivable_array_keeps_it_and_counts_each_array_once():
+    mesh = sphere_mesh(8)
+    built = build_tree(mesh)
+    parent = built.parent.copy()  # read: built derives all six
+    tree = built.replaced(parent=parent)
+    assert np.array_equal(tree.parent, built.parent) and tree.parent is not built.parent
+    assert tree.depth is built.depth  # the same topology shares what was derived
+    held = tree.held_arrays()
+    # first, count, prim_ids, bmin, bmax, faces and the six, each once.
+    assert len(held) == len({id(a) for a in held}) == 6 + len(DERIVED_FIELDS)
+
+
+def test_a_tree_given_a_derivable_array_derives_only_the_others():
+    mesh = sphere_mesh(8)
+    built = build_tree(mesh)
+    tree = built.replaced(parent=built.parent.copy())
+    given = tree.parent
+    fresh = build_tree(mesh).replaced(parent=given)
+    assert fresh.depth is not None and fresh.parent is given
+    assert len(fresh.held_arrays()) == 6 + len(DERIVED_FIELDS)
+    assert "parent" not in fresh.__dict__["_derived"]
