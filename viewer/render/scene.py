@@ -61,6 +61,7 @@ from viewer.render.style import (
     frame_words,
     ghost_words,
     legend_entries,
+    pinned_tree_words,
     step_legend_entries,
 )
 from viewer.render.tree_diff import TreeDiffView, build_diff_nodes, build_diff_tree
@@ -490,7 +491,8 @@ class SceneRenderer:
             self.set_legend_kind(frame_words(frame), has_partition=overlays.polys[
                 "partition_cells"].n_cells > 0 or overlays.polys["partition_planes"].n_cells > 0,
                 has_distance=overlays.polys["distance"].n_cells > 0,
-                is_one_mesh=len(frame.trees) == 1, extra_rows=tuple(extra_rows))
+                is_one_mesh=len(frame.trees) == 1, extra_rows=tuple(extra_rows),
+                sources=pinned_tree_words(frame))
         for name in OVERLAY_NAMES:
             self._set_poly(name, overlays.polys[name])
         self.last_overlays = overlays
@@ -535,12 +537,13 @@ class SceneRenderer:
 
     def set_legend_kind(self, words: KindWords, has_partition: bool = False,
                         has_distance: bool = False, is_one_mesh: bool = False,
-                        extra_rows=()) -> None:
+                        extra_rows=(), sources=()) -> None:
         """Name the volumes in the kind's ``words`` in the legend, with the partition and
         closest-points rows when those are drawn, for two meshes or one mesh tested against
-        itself, and ``extra_rows`` at the end (entries rewritten only when they change)."""
+        itself, a tree file's label in its mesh's row (``sources``), and ``extra_rows`` at
+        the end (entries rewritten only when they change)."""
         self._legend_args = (words, has_partition, has_distance, is_one_mesh,
-                             tuple(extra_rows))
+                             tuple(extra_rows), tuple(sources))
         drawn = drawn_legend_rows(self)
         key = (*self._legend_args, drawn)
         if key == self._legend_key:
@@ -548,7 +551,8 @@ class SceneRenderer:
         self._legend_key = key
         self.legend_kind = words
         self.canvas_legend.set_entries(
-            legend_entries(words, has_partition, has_distance, is_one_mesh, extra_rows, drawn))
+            legend_entries(words, has_partition, has_distance, is_one_mesh, extra_rows, drawn,
+                           sources))
         self.legend_texts = self.canvas_legend.texts()
 
     def _refresh_legend_rows(self) -> None:

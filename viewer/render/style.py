@@ -136,7 +136,7 @@ LEGEND_ROW_KEYS = ("overlap", "culled", "crossing", "touching", "coplanar", "seg
 
 def legend_entries(words: KindWords = UNNAMED, has_partition: bool = False,
                    has_distance: bool = False, is_one_mesh: bool = False,
-                   extra_rows=(), drawn=None) -> list[list[str]]:
+                   extra_rows=(), drawn=None, sources=()) -> list[list[str]]:
     """``[text, colour]`` rows of the canvas legend, naming the volumes in the kind's
     ``words`` ("sphere pairs overlapping at this level", "14-DOP pairs ..."); the partition
     and closest-points rows only when those are drawn.
@@ -146,13 +146,19 @@ def legend_entries(words: KindWords = UNNAMED, has_partition: bool = False,
     colour)`` rows added at the end (the ghost's, the cross-check's). ``drawn``: the keys of
     :data:`LEGEND_ROW_KEYS` whose overlay draws something now (None: every row, the legend
     before the first frame); a row for nothing on screen ("sculpt brush" while nobody
-    sculpts) only took room over the picture."""
+    sculpts) only took room over the picture. ``sources``: per body, the label of a tree read
+    from a file (:func:`pinned_tree_words`), said in its mesh's row; "" for BVH Lab's own."""
     plural, pairs = words.plural, words.pairs
+
+    def from_file(body: int) -> str:
+        label = sources[body] if body < len(sources) else ""
+        return f" ({label})" if label else ""
+
     if is_one_mesh:
-        meshes = [[f"the mesh and its {plural}", TREE_A_COLOR]]
+        meshes = [[f"the mesh and its {plural}{from_file(0)}", TREE_A_COLOR]]
     else:
-        meshes = [[f"mesh A and its {plural}", TREE_A_COLOR],
-                  [f"mesh B and its {plural}", TREE_B_COLOR]]
+        meshes = [[f"mesh A and its {plural}{from_file(0)}", TREE_A_COLOR],
+                  [f"mesh B and its {plural}{from_file(1)}", TREE_B_COLOR]]
     optional = [
         ("overlap", [f"{pairs} overlapping at this level", OVERLAP_COLOR]),
         ("culled", [f"{pairs} culled at this level", CULLED_COLOR]),
@@ -246,6 +252,26 @@ def ghost_words(ghost: GhostView | None, frame,
         rows.append(f"drawing {counts[0]:,} of {counts[1]:,} ghost boxes (the box cap; pick a "
                     "level to see the rest)")
     return rows
+
+
+PINNED_LABEL_CHARS = 40
+"""A tree file's label in a legend row is cut to this many characters (the middle elided):
+a long file name made the legend as wide as the picture."""
+
+
+def pinned_tree_words(frame) -> tuple[str, ...]:
+    """Per body of ``frame`` (A, B), the label of a tree read from a file ("tree from
+    octahedron-obbrss.bin"), else "": the legend said only "oriented boxes" for coal's own
+    boxes, which the status line alone called coal's."""
+    sources = frame.tree_sources or ()
+    out = []
+    for label in sources[:2]:
+        text = str(label) if label else ""
+        if len(text) > PINNED_LABEL_CHARS:
+            half = (PINNED_LABEL_CHARS - 1) // 2
+            text = f"{text[:half]}\u2026{text[-half:]}"
+        out.append(text)
+    return tuple(out)
 
 
 def frame_words(frame) -> KindWords:

@@ -70,3 +70,22 @@ def test_the_selected_tree_node_has_its_own_violet_row_while_it_is_drawn(qtbot, 
     settle(qtbot, window)
     window.redraw()
     assert row not in window.renderer.legend_texts
+
+
+def test_a_tree_read_from_a_file_is_named_in_its_meshs_row():
+    from types import SimpleNamespace
+
+    from viewer.render.style import PINNED_LABEL_CHARS, legend_entries, pinned_tree_words
+    from viewer.words.kinds import kind_words
+
+    words = kind_words("obb")
+    rows = legend_entries(words, sources=("", "tree from coal.bin"))
+    assert rows[0][0] == f"mesh A and its {words.plural}"
+    assert rows[1][0] == f"mesh B and its {words.plural} (tree from coal.bin)"
+    one = legend_entries(words, is_one_mesh=True, sources=("tree from mine.json",))
+    assert one[0][0] == f"the mesh and its {words.plural} (tree from mine.json)"
+    long_name = "tree from " + "x" * 80 + ".bin"
+    frame = SimpleNamespace(tree_sources=[None, long_name])
+    a, b = pinned_tree_words(frame)
+    assert a == "" and len(b) <= PINNED_LABEL_CHARS and b.endswith("xx.bin") and "\u2026" in b
+    assert pinned_tree_words(SimpleNamespace(tree_sources=None)) == ()

@@ -37,6 +37,12 @@ def test_coal_and_three_mesh_bvh_trees_open_and_are_drawn_as_read(qtbot, window)
     # The frame's volumes of B are the file's OBBs, node for node.
     np.testing.assert_array_equal(frame.volumes.rows[1], expected.volumes["obb"])
     assert frame.trees[1].n_nodes == 15
+    # The legend says whose boxes these are (it said only "oriented boxes").
+    window.redraw()
+    label = frame.tree_words(1)
+    assert "octahedron-obbrss.bin" in label
+    assert window.renderer.legend_texts[1] == f"mesh B and its oriented boxes ({label})"
+    assert window.renderer.legend_texts[0] == "mesh A and its oriented boxes"
 
     window.model.set_level(2)
     window.redraw()
