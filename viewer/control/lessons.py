@@ -344,7 +344,7 @@ class LessonPlaying:
                 self._stepper.step_run_to(step.step_until)
             # The pair the caption talks about, framed: a few levels deep it was a speck
             # (tandem lesson step 5, in the window and in exported videos alike).
-            self._stepper.frame_pair()
+            self._stepper.frame_new_pair()
         if step.experiment is not None:
             self.run_experiment_figure(step.experiment.name, step.experiment.sizes)
 

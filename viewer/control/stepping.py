@@ -104,6 +104,7 @@ class Stepping:
         self._steps_frame = None  # the frame the model's steps (or note) belong to
         self._step_view_cache = None  # ((steps id, position), StepView)
         self._level_steps = None  # (frame, its steps or None) for step mode's contacts
+        self.framed_step = None  # (position, pair corners) of the pair last framed
         self.model.frame_ready.connect(self._on_frame_for_stepper)
         self.model.playing_changed.connect(self._on_playing_for_stepper)
 
@@ -235,6 +236,25 @@ class Stepping:
         corners = np.concatenate(corners)
         return corners.min(axis=0), corners.max(axis=0)
 
+    def step_on_screen(self, bounds=None) -> tuple | None:
+        """``(position, lo, hi)`` of the stepper's pair (its world bounds as tuples), or None:
+        what :meth:`frame_pair` framed, compared by the window before framing it again (a
+        lesson step frames its pair, and the frame its settings ask for brings new steps of
+        the same pair)."""
+        bounds = self.pair_bounds() if bounds is None else bounds
+        if bounds is None:
+            return None
+        lo, hi = bounds
+        return (self.model.step_position, tuple(map(float, lo)), tuple(map(float, hi)))
+
+    def frame_new_pair(self) -> bool:
+        """:meth:`frame_pair` unless this pair, where it stands, was the last one framed: a
+        lesson step frames its pair, and the window, following the stepper, framed the same
+        pair a second time (two camera moves, two renders)."""
+        if self.framed_step is not None and self.step_on_screen() == self.framed_step:
+            return False
+        return self.frame_pair()
+
     def frame_pair(self) -> bool:
         """Move the camera to the pair under test, looking from where it looks now, the pair
         spanning :data:`PAIR_FILL` of the view's height (Stepper > Frame the pair; lessons
@@ -244,6 +264,7 @@ class Stepping:
             return False
         camera = self.model.read_camera()
         view = camera_on_box(*bounds, camera)
+        self.framed_step = self.step_on_screen(bounds)
         self.model.restore_camera(view)
         return True
 

@@ -237,9 +237,18 @@ def test_step_mode_shows_the_contacts_reached_by_its_level(window):
     assert r.cell_count("contact_tris") == n_all
 
 
-def test_a_lesson_frames_the_pair_it_steps_to(qtbot, window):
+def test_a_lesson_frames_the_pair_it_steps_to(qtbot, window, monkeypatch):
     window.resize(1280, 800)
     lessons = window.controller.lessons
+    stepper = window.controller.stepper
+    framed = []
+    real_frame_pair = stepper.frame_pair
+
+    def frame_pair():
+        framed.append(window.model.step_position)
+        return real_frame_pair()
+
+    monkeypatch.setattr(stepper, "frame_pair", frame_pair)  # what frame_new_pair calls
     assert lessons.open_lesson("tandem-traversal")
     qtbot.waitUntil(lambda: window.model.is_stepping and window.model.steps is not None,
                     timeout=60_000)
@@ -247,11 +256,15 @@ def test_a_lesson_frames_the_pair_it_steps_to(qtbot, window):
     index = max((i for i, step in enumerate(lessons.lesson.steps)
                  if step.step_pairs is not None),
                 key=lambda i: lessons.lesson.steps[i].step_pairs)
+    framed.clear()
     lessons.go_to_step(index)
     position = lessons.lesson.steps[index].step_pairs
     qtbot.waitUntil(lambda: window.model.step_position is not None
                     and window.model.step_position >= position, timeout=60_000)
     QApplication.processEvents()
+    window.redraw()  # the window follows the pair too, and must not frame it again
+    # Each pair the step passes through is framed once, the lesson's own last.
+    assert framed[-1] == window.model.step_position and len(framed) == len(set(framed))
     window.plotter.render()
     view_h = window.plotter.renderer.GetSize()[1]
     x0, y0, x1, y1 = _pair_display_box(window)

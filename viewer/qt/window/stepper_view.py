@@ -102,7 +102,7 @@ class StepperView:
             return
         self._framed_pair = key
         if in_lesson or (is_lecture and not self._is_pair_readable()):
-            self.controller.stepper.frame_pair()
+            self.controller.stepper.frame_new_pair()
 
     def _is_pair_readable(self) -> bool:
         """Whether the stepper's pair spans at least :data:`MIN_PAIR_SHARE` of the view's
