@@ -105,6 +105,9 @@ class Stepping:
         self._step_view_cache = None  # ((steps id, position), StepView)
         self._level_steps = None  # (frame, its steps or None) for step mode's contacts
         self.framed_step = None  # (position, pair corners) of the pair last framed
+        # Any other camera move (a lesson's camera, a session, a reset) makes the next
+        # frame_new_pair frame again: frame_pair sets framed_step after its own move.
+        self.model.camera_restored.connect(self._forget_framed_step)
         self.model.frame_ready.connect(self._on_frame_for_stepper)
         self.model.playing_changed.connect(self._on_playing_for_stepper)
 
@@ -115,6 +118,7 @@ class Stepping:
         if self.model.is_step_mode:
             self.model.set_step_mode(False)  # the level step mode and this one are exclusive
         self._load_steps(self.model.frame)
+        self.framed_step = None
         self.model.set_step_position(0)
 
     def stop_stepper(self) -> None:
@@ -247,6 +251,9 @@ class Stepping:
         lo, hi = bounds
         return (self.model.step_position, tuple(map(float, lo)), tuple(map(float, hi)))
 
+    def _forget_framed_step(self, _view=None) -> None:
+        self.framed_step = None
+
     def frame_new_pair(self) -> bool:
         """:meth:`frame_pair` unless this pair, where it stands, was the last one framed: a
         lesson step frames its pair, and the window, following the stepper, framed the same
@@ -264,8 +271,8 @@ class Stepping:
             return False
         camera = self.model.read_camera()
         view = camera_on_box(*bounds, camera)
-        self.framed_step = self.step_on_screen(bounds)
         self.model.restore_camera(view)
+        self.framed_step = self.step_on_screen(bounds)
         return True
 
     def level_contact_ids(self, frame, level: int | None) -> np.ndarray | None:

@@ -265,6 +265,11 @@ def test_a_lesson_frames_the_pair_it_steps_to(qtbot, window, monkeypatch):
     window.redraw()  # the window follows the pair too, and must not frame it again
     # Each pair the step passes through is framed once, the lesson's own last.
     assert framed[-1] == window.model.step_position and len(framed) == len(set(framed))
+    assert not stepper.frame_new_pair()  # framed already
+    # Another camera move (a lesson's own camera on going back to a step): framed again.
+    window.model.restore_camera(window.model.read_camera())
+    framed.clear()
+    assert stepper.frame_new_pair() and framed == [window.model.step_position]
     window.plotter.render()
     view_h = window.plotter.renderer.GetSize()[1]
     x0, y0, x1, y1 = _pair_display_box(window)
