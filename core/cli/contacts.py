@@ -340,7 +340,7 @@ def _partition_report(args, request, mesh_a, mesh_b, pose_b, load_ms: float) -> 
 
 def format_report(report: dict) -> str:
     """The text form of :func:`run_contacts`'s report (its pairs already cut to the list)."""
-    from core.collide.tritri import ContactKind
+    from core.lab.tables import contact_kind_word
 
     a, b, c = report["mesh_a"], report["mesh_b"], report["counters"]
     if "partition" in report:
@@ -361,7 +361,7 @@ def format_report(report: dict) -> str:
         lines.append(f"containment: {report['containment']['text']}")
     pairs = report["pairs"]
     for (ia, ib), kind in zip(pairs.tolist(), report["kinds"].tolist()):
-        lines.append(f"  A {ia:>8}  B {ib:>8}  {ContactKind(kind).name.lower()}")
+        lines.append(f"  A {ia:>8}  B {ib:>8}  {contact_kind_word(kind)}")
     if report["pairs_truncated"]:
         lines.append(f"  ... and {report['pairs_total'] - len(pairs)} more (--json lists all)")
     if report.get("margin", 0.0) > 0.0:
