@@ -3,7 +3,6 @@ the traversal's counters and levels (or a spatial partition's candidates), as te
 
 from __future__ import annotations
 
-import argparse
 import math
 import os
 import time
@@ -11,9 +10,10 @@ import time
 import numpy as np
 
 from core.cli.options import (
+    add_command,
     bv_names,
+    mesh_pair_args,
     partition_names,
-    pose_args,
     rule_names,
     takes_obb_fit,
     whole_number,
@@ -57,15 +57,13 @@ def add_contacts_parser(sub) -> None:
     from core.bvh import SplitRule
     from core.collide import DescendRule
 
-    c = sub.add_parser(
+    c = add_command(
+        sub,
         "contacts",
         help="contacting triangle pairs of two meshes",
         epilog=_CONTACTS_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    c.add_argument("mesh_a", help="OBJ, STL, PLY, OFF, VTK or VTP file")
-    c.add_argument("mesh_b", help="OBJ, STL, PLY, OFF, VTK or VTP file")
-    pose_args(c)
+    mesh_pair_args(c)
     # None: not given (midpoint and 1 then), so a choice that cannot apply is refused.
     c.add_argument("--split", choices=rule_names(SplitRule), default=None,
                    help="split rule of both trees (default: midpoint, van den Bergen)")  # fmt: skip
