@@ -204,6 +204,8 @@ def closest_point_triangle(p, a, b, c):
     d2 = dot3(ac, ap)
     if d1 <= 0.0 and d2 <= 0.0:
         return a.copy()
+    # Ericson's Voronoi-region walk as the book writes it, one block per corner and edge: each
+    # returns as soon as p is in its region, and the dot products carry over between blocks.
     bp = p - b
     d3 = dot3(ab, bp)
     d4 = dot3(ac, bp)

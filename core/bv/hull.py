@@ -765,6 +765,10 @@ def _hull_3d(points, i0, i1, i2, i3, tol):
         first_new = n_faces
         for i in range(n_vis):
             g = visible[i]
+            # The horizon test of _absorb_reflex_neighbours (an edge of a visible face whose
+            # neighbour is not visible), walked again rather than kept in an edge list: the
+            # list would be allocated and grown per eye point, and the walk is three array
+            # reads per visible face.
             for k in range(3):
                 nb = fi[g, 3 + k]
                 if state[nb] == _VISIBLE:

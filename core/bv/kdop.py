@@ -177,6 +177,9 @@ def volume_dirs(row, dirs):
 
 
 # One set of kernels per k with the common BV signature; each binds its direction table.
+# (A function per k, not one parametrised kernel: the registry's hooks share one signature
+# without a direction table, and numba has no functools.partial or closure a cached
+# kernel can call.)
 @njit(cache=True, nogil=True)
 def fit6(vertices, faces, prim_ids, prim_start, n_prims, out):
     fit_dirs(vertices, faces, prim_ids, prim_start, n_prims, out, DIRS6)

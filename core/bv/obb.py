@@ -173,6 +173,10 @@ def sat15(rel, a0, a1, a2, b0, b1, b2):
     face = sat6(rel, a0, a1, a2, b0, b1, b2)
     if face >= 0:
         return face
+    # The nine cross axes a_i x b_j written out, in RAPID's order: each bound reads two entries
+    # of R and T that a loop would index through a table per pair, and the kernel is inlined
+    # into both traversals (see the note above relative_frame); the order decides which axis
+    # a culled pair reports.
     if abs(t2 * r10 - t1 * r20) > (a1 * q20 + a2 * q10
                                       + b1 * q02 + b2 * q01):
         return 6

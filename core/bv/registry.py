@@ -270,6 +270,9 @@ def overlap_by_code(code, vol_a, a, vol_b, b, rot, trans, margin):
     """
     if code == 2:
         return obb.overlap_at(vol_a, a, vol_b, b, rot, trans, margin)
+    # An if-chain over the kind codes, not a table of functions: a cached njit kernel cannot
+    # index a tuple of other kernels by a runtime code, and each branch calls the kind's own
+    # test directly so numba compiles it in. volume_by_code and lower_bound_by_code follow suit.
     ra = vol_a[a]
     rb = vol_b[b]
     if code == 0:

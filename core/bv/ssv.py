@@ -216,6 +216,8 @@ def _seg_gap(ra, rb, rot, trans):
 @njit(cache=True, nogil=True)
 def overlap_lss(ra, rb, rot, trans, margin):
     """-1 if the capsules overlap; 1 culled by their enclosing boxes, 0 by segment distance."""
+    # The same three stages as overlap_rss with the capsules' segment distance as the exact
+    # stage: a shared kernel would take the stage as a flag tested per pair in the traversal.
     if box_separates(ra.reshape(1, WIDTH), 0, rb.reshape(1, WIDTH), 0, rot, trans, margin):
         return 1
     if _witness_gap(ra, rb, rot, trans) <= margin:

@@ -8,7 +8,7 @@ sub-command). The parser and ``main`` live in :mod:`core.cli`.
 
 from __future__ import annotations
 
-import argparse
+from core.cli.options import add_command
 
 #: Differing pairs listed per frame in text (all are counted; --json lists every one).
 DEFAULT_PAIRS_LISTED = 10
@@ -34,7 +34,8 @@ Exit status: 0 every frame agrees; 1 a frame disagrees; 2 a bad log or option.
 
 def add_audit_parser(sub, integer) -> None:
     """Add the ``audit`` sub-command to ``sub`` (the sub-parsers of ``python -m core``)."""
-    a = sub.add_parser(
+    a = add_command(
+        sub,
         "audit",
         help="check an engine's contact log frame by frame against the exact answer",
         description="Read a contact log (JSON lines: a header naming the two meshes, then one "
@@ -42,7 +43,6 @@ def add_audit_parser(sub, integer) -> None:
         "reported) and list, per frame, the pairs only the engine reports and the pairs it "
         "missed, each with its exact gap.",
         epilog=AUDIT_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     a.add_argument("log", help="the contact log (.jsonl)")
     a.add_argument("--max-listed", type=integer, default=DEFAULT_PAIRS_LISTED, metavar="N",

@@ -3,7 +3,6 @@ the traversal's counters and levels (or a spatial partition's candidates), as te
 
 from __future__ import annotations
 
-import argparse
 import math
 import os
 import time
@@ -11,9 +10,10 @@ import time
 import numpy as np
 
 from core.cli.options import (
+    add_command,
     bv_names,
+    mesh_pair_args,
     partition_names,
-    pose_args,
     rule_names,
     takes_obb_fit,
     whole_number,
@@ -57,15 +57,13 @@ def add_contacts_parser(sub) -> None:
     from core.bvh import SplitRule
     from core.collide import DescendRule
 
-    c = sub.add_parser(
+    c = add_command(
+        sub,
         "contacts",
         help="contacting triangle pairs of two meshes",
         epilog=_CONTACTS_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    c.add_argument("mesh_a", help="OBJ, STL, PLY, OFF, VTK or VTP file")
-    c.add_argument("mesh_b", help="OBJ, STL, PLY, OFF, VTK or VTP file")
-    pose_args(c)
+    mesh_pair_args(c)
     # None: not given (midpoint and 1 then), so a choice that cannot apply is refused.
     c.add_argument("--split", choices=rule_names(SplitRule), default=None,
                    help="split rule of both trees (default: midpoint, van den Bergen)")  # fmt: skip
@@ -340,7 +338,7 @@ def _partition_report(args, request, mesh_a, mesh_b, pose_b, load_ms: float) -> 
 
 def format_report(report: dict) -> str:
     """The text form of :func:`run_contacts`'s report (its pairs already cut to the list)."""
-    from core.collide.tritri import ContactKind
+    from core.lab.tables import contact_kind_word
 
     a, b, c = report["mesh_a"], report["mesh_b"], report["counters"]
     if "partition" in report:
@@ -361,7 +359,7 @@ def format_report(report: dict) -> str:
         lines.append(f"containment: {report['containment']['text']}")
     pairs = report["pairs"]
     for (ia, ib), kind in zip(pairs.tolist(), report["kinds"].tolist()):
-        lines.append(f"  A {ia:>8}  B {ib:>8}  {ContactKind(kind).name.lower()}")
+        lines.append(f"  A {ia:>8}  B {ib:>8}  {contact_kind_word(kind)}")
     if report["pairs_truncated"]:
         lines.append(f"  ... and {report['pairs_total'] - len(pairs)} more (--json lists all)")
     if report.get("margin", 0.0) > 0.0:

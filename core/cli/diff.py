@@ -4,7 +4,8 @@ one mesh side by side (:mod:`core.lab.tree_diff`). The parser and ``main`` live 
 
 from __future__ import annotations
 
-import argparse
+from core.cli.options import add_command, mesh_arg
+from core.cli.output import number_text
 
 DIFF_EPILOG = """\
 Each --tree is a tree file (read over MESH, boxes as given, whatever engine wrote it),
@@ -32,14 +33,14 @@ triangles, ordered by how far their box corners are apart, with both volumes and
 
 def add_diff_parser(sub) -> None:
     """Add the ``diff`` sub-command to ``sub`` (the sub-parsers of ``python -m core``)."""
-    d = sub.add_parser(
+    d = add_command(
+        sub,
         "diff",
         help="two trees of one mesh side by side: counts, histograms, SAH/EPO per level, the "
         "nodes that differ most, the cost of the same query",
         epilog=DIFF_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    d.add_argument("mesh", help="OBJ, STL, PLY, OFF, VTK, VTP or glTF file")
+    mesh_arg(d)
     d.add_argument("--tree", action="append", required=True, metavar="FILE",
                    help="a tree: a tree file, build:RULE[:LEAF] or refit:FILE; give it twice")
     d.add_argument("--offset", type=float, default=None, metavar="F",
@@ -71,7 +72,6 @@ def run_diff(args) -> dict:
 
 def format_diff(report: dict) -> str:
     """The text form: the two trees in two columns, then the nodes that differ most."""
-    from core.cli.quality import _number
     first, second = report["trees"]
     lines = [f"mesh: {report['mesh']} ({report['triangles']:,} triangles)",
              f"first:  {first['tree']}", f"second: {second['tree']}",
@@ -83,15 +83,15 @@ def format_diff(report: dict) -> str:
     row("nodes", "n_nodes")
     row("leaves", "n_leaves")
     row("deepest leaf", "depth_max")
-    row("SAH cost", "sah", _number)
-    row("EPO", "epo", _number)
+    row("SAH cost", "sah", number_text)
+    row("EPO", "epo", number_text)
     for key, words in (("volume_tests", "query volume tests"),
                        ("triangle_tests", "query triangle tests"), ("contacts", "contacts")):
         lines.append(f"  {words:20}{first['query'][key]:>16,}{second['query'][key]:>16,}")
     n_levels = max(len(first["sah_per_level"]), len(second["sah_per_level"]))
     lines.append("  SAH per level:")
     for d in range(n_levels):
-        cells = [_number(t["sah_per_level"][d]) if d < len(t["sah_per_level"]) else "no nodes"
+        cells = [number_text(t["sah_per_level"][d]) if d < len(t["sah_per_level"]) else "no nodes"
                  for t in (first, second)]
         lines.append(f"    depth {d:<12}{cells[0]:>16}{cells[1]:>16}")
     if not report["same_contacts"]:

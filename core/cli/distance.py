@@ -3,9 +3,13 @@ triangles and points, as text or JSON."""
 
 from __future__ import annotations
 
-import argparse
-
-from core.cli.options import distance_bv_names, pose_args, rule_names, whole_number
+from core.cli.options import (
+    add_command,
+    distance_bv_names,
+    mesh_pair_args,
+    rule_names,
+    whole_number,
+)
 from core.cli.posed import load_posed
 
 _DISTANCE_EPILOG = """\
@@ -18,15 +22,13 @@ def add_distance_parser(sub) -> None:
     """Add the ``distance`` sub-command to ``sub`` (the sub-parsers of ``python -m core``)."""
     from core.bvh import SplitRule
 
-    d = sub.add_parser(
+    d = add_command(
+        sub,
         "distance",
         help="minimum distance and closest triangles of two meshes",
         epilog=_DISTANCE_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    d.add_argument("mesh_a", help="OBJ, STL, PLY, OFF, VTK or VTP file")
-    d.add_argument("mesh_b", help="OBJ, STL, PLY, OFF, VTK or VTP file")
-    pose_args(d)
+    mesh_pair_args(d)
     d.add_argument("--split", choices=rule_names(SplitRule), default="midpoint",
                    help="split rule of both trees")  # fmt: skip
     d.add_argument("--leaf-size", type=whole_number, default=1, metavar="K")

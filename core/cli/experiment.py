@@ -12,6 +12,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from core.cli.options import add_command
+
 EXPERIMENT_EPILOG = """\
 Files written into --out (default: the current folder):
   NAME.png, NAME.svg  the figure, its caption citing the source on it
@@ -42,13 +44,13 @@ def add_experiment_parser(sub) -> None:
     listing = "\n".join(f"  {e.name:<12} {e.title}; sizes: {e.sizes_meaning} (default "
                          f"{', '.join(str(s) for s in e.default_sizes)})"
                          for e in EXPERIMENTS.values())  # fmt: skip
-    e = sub.add_parser(
+    e = add_command(
+        sub,
         "experiment",
         help="rerun a classic experiment: figure (PNG, SVG), data (CSV) and its reading",
         description="Run one experiment and write NAME.png, NAME.svg and NAME.csv. "
         "Experiments: " + ", ".join(names) + ".",
         epilog="Experiments:\n" + listing + "\n\n" + EXPERIMENT_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     # No argparse choices: an unknown name gets the same one-line error as a bad size.
     e.add_argument("name", metavar="NAME", help="one of: " + ", ".join(names))

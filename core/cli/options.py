@@ -1,5 +1,5 @@
-"""What the sub-commands of ``python -m core`` share: the parser class, the integer option
-type, the choices' names and B's pose options."""
+"""What the sub-commands of ``python -m core`` share: the parser class, a sub-command's
+parser, the integer option type, the choices' names, the mesh arguments and B's pose options."""
 
 from __future__ import annotations
 
@@ -25,6 +25,14 @@ class Parser(argparse.ArgumentParser):
         if _NEGATIVE_NUMBER.match(arg_string):
             return None
         return super()._parse_optional(arg_string)
+
+
+def add_command(sub, name: str, help: str, epilog: str,
+                description: str | None = None) -> argparse.ArgumentParser:
+    """Sub-command ``name`` of ``python -m core``, its epilog printed as written (line breaks
+    and indented examples kept)."""
+    return sub.add_parser(name, help=help, description=description, epilog=epilog,
+                          formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
 
 
 def whole_number(text: str) -> int:
@@ -84,3 +92,15 @@ def pose_args(p: argparse.ArgumentParser) -> None:
                    help="rotation of B about axis (AX, AY, AZ) by DEG degrees")  # fmt: skip
     p.add_argument("--scale-b", type=float, default=1.0, metavar="S",
                    help="uniform scale of B about its own origin (applied first)")  # fmt: skip
+
+
+def mesh_arg(p: argparse.ArgumentParser) -> None:
+    """The one mesh of a tree command (``mesh``), any format :func:`core.io.load_mesh` reads."""
+    p.add_argument("mesh", help="OBJ, STL, PLY, OFF, VTK, VTP or glTF file")
+
+
+def mesh_pair_args(p: argparse.ArgumentParser) -> None:
+    """The two meshes of a pair query (``mesh_a``, ``mesh_b``) and B's pose options."""
+    p.add_argument("mesh_a", help="OBJ, STL, PLY, OFF, VTK or VTP file")
+    p.add_argument("mesh_b", help="OBJ, STL, PLY, OFF, VTK or VTP file")
+    pose_args(p)

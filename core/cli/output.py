@@ -28,6 +28,11 @@ def _finite_or_null(value):
     return value
 
 
+def number_text(value) -> str:
+    """A measure in a text report: six significant digits, or "not defined" for None."""
+    return "not defined" if value is None else f"{value:.6g}"
+
+
 def _write_rows(array: np.ndarray, out) -> None:
     """An integer array as a JSON list, ``_JSON_ROWS_PER_WRITE`` rows per write."""
     out.write("[")

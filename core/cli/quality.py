@@ -12,6 +12,9 @@ import argparse
 import math
 import time
 
+from core.cli.options import add_command, mesh_arg
+from core.cli.output import number_text
+
 QUALITY_EPILOG = """\
 What the numbers mean (C_t = --traversal-cost, the cost of one bounding-volume test;
 C_i = --intersection-cost, the cost of one triangle test; both 1 by default):
@@ -59,15 +62,15 @@ _METRIC_WORDS = {"sah": "SAH", "epo": "EPO", "sibling_overlap": "sibling overlap
 
 def add_quality_parser(sub, rule_names: list[str], bv_names: list[str], integer) -> None:
     """Add the ``quality`` sub-command to ``sub`` (the sub-parsers of ``python -m core``)."""
-    q = sub.add_parser(
+    q = add_command(
+        sub,
         "quality",
         help="quality of a mesh's tree: SAH cost, EPO, sibling overlap, depth and leaf sizes",
         description="Build the AABB tree of MESH (or read it with --tree) and measure it with "
         "one kind of bounding volume.",
         epilog=QUALITY_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    q.add_argument("mesh", help="OBJ, STL, PLY, OFF, VTK, VTP or glTF file")
+    mesh_arg(q)
     q.add_argument("--split", choices=rule_names, default=None,
                    help="split rule of the build (default: midpoint, van den Bergen)")  # fmt: skip
     q.add_argument("--bv", choices=bv_names, default=None, metavar="KIND",
@@ -201,10 +204,6 @@ def _progress_printer(args):
                                file=sys.stderr, flush=True)  # fmt: skip
 
 
-def _number(value) -> str:
-    return "not defined" if value is None else f"{value:.6g}"
-
-
 def _histogram(counts: list[int]) -> str:
     return "  ".join(f"{i}: {c:,}" for i, c in enumerate(counts) if c)
 
@@ -220,9 +219,11 @@ def format_quality(report: dict, people_name: str) -> str:
         f"mesh: {report['mesh']} ({report['triangles']:,} triangles)",
         f"tree: {source}{split}, leaf size {report['leaf_size']}; measured with {people_name}",
         f"costs: volume test C_t = {c['traversal']:g}, triangle test C_i = {c['intersection']:g}",
-        f"  SAH cost         {_number(report['sah']):>12}   expected tests of a query at the root",
-        f"  EPO              {_number(report['epo']):>12}   foreign triangle area inside volumes",
-        f"  sibling overlap  {_number(report['sibling_overlap']):>12}   mean shared volume of "
+        f"  SAH cost         {number_text(report['sah']):>12}   expected tests of a query at the "
+        "root",
+        f"  EPO              {number_text(report['epo']):>12}   foreign triangle area inside "
+        "volumes",
+        f"  sibling overlap  {number_text(report['sibling_overlap']):>12}   mean shared volume of "
         "two children",
         f"  nodes            {report['n_nodes']:>12,}   {n_leaves:,} leaves, depth "
         f"{report['depth_min']} to {report['depth_max']}",
@@ -256,8 +257,9 @@ def format_quality(report: dict, people_name: str) -> str:
         for row in report["path"]:
             kind = "leaf" if row["leaf"] else "node"
             lines.append(f"  {kind} {row['node']} (depth {row['depth']}, {row['triangles']:,} "
-                         f"tri): SAH term {_number(row['sah'])}, sibling overlap "
-                         f"{_number(row['sibling_overlap'])}, volume {_number(row['volume'])}")
+                         f"tri): SAH term {number_text(row['sah'])}, sibling overlap "
+                         f"{number_text(row['sibling_overlap'])}, "
+                         f"volume {number_text(row['volume'])}")
         why = report["path"][0]["why"]
         lines.append("  why: " + ("; ".join(why) if why else "nothing stands out"))
     lines.append(f"time: {report['seconds']:.2f} s")

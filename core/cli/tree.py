@@ -10,6 +10,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from core.cli.options import mesh_arg
+
 #: How a split rule is named in the one-line report.
 _RULE_WORDS = {"SAH": "SAH", "LBVH": "LBVH", "OBB": "OBB"}
 
@@ -23,7 +25,7 @@ def add_tree_parser(sub, rule_names: list[str], integer) -> None:
         "format (JSON with one node's box per line, or a NumPy archive), as docs/file-formats.md "
         "describes; prints one line.",
     )
-    t.add_argument("mesh", help="OBJ, STL, PLY, OFF, VTK, VTP or glTF file")
+    mesh_arg(t)
     t.add_argument("--split", choices=rule_names, default="midpoint",
                    help="split rule (default: midpoint, van den Bergen)")  # fmt: skip
     t.add_argument("--leaf-size", type=integer, default=1, metavar="K",

@@ -12,6 +12,8 @@ from __future__ import annotations
 import argparse
 import time
 
+from core.cli.options import add_command, mesh_arg
+
 #: Violations listed without ``--max-listed`` (all are counted).
 DEFAULT_MAX_LISTED = 1000
 
@@ -36,16 +38,16 @@ null where a field does not apply).
 
 def add_validate_parser(sub, integer) -> None:
     """Add the ``validate`` sub-command to ``sub`` (the sub-parsers of ``python -m core``)."""
-    v = sub.add_parser(
+    v = add_command(
+        sub,
         "validate",
         help="check a tree file over a mesh: every box encloses its children and triangles",
         description="Read the tree in FILE (written by 'python -m core tree' or another "
         "engine) over MESH and list every node whose box does not enclose its children's "
         "boxes or its triangles.",
         epilog=VALIDATE_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    v.add_argument("mesh", help="OBJ, STL, PLY, OFF, VTK, VTP or glTF file")
+    mesh_arg(v)
     v.add_argument("--tree", required=True, metavar="FILE",
                    help="the tree file to check (.json or .npz, a coal BVHModel archive or "
                    "a three-mesh-bvh JSON)")  # fmt: skip

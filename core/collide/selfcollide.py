@@ -107,6 +107,9 @@ def expand_self_leaf_pairs(leaf_a, leaf_b, first, count, prim_ids):
         Face ids ``(i, j)`` with ``i < j``; a leaf with ``c`` triangles gives ``c (c - 1) / 2``
         pairs, two different leaves ``c_a c_b``.
     """
+# The expansion of core.collide.tandem.expand_leaf_pairs for one tree against itself: the
+# loops differ (one tree's arrays; a leaf against itself gives i < j only) and are kept
+# apart so the pair query's kernel has no self-collision branch per leaf pair.
     total = 0
     for k in range(leaf_a.shape[0]):
         ca = count[leaf_a[k]]

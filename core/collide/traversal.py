@@ -138,6 +138,8 @@ def _classify_boxes_py(fa, fb, count_a, bmin_a, bmax_a, count_b, bmin_b, bmax_b,
     for i in prange(fa.shape[0]):
         a = fa[i]
         b = fb[i]
+# Per axis, A's then B's centre and half-lengths written out: scalars in registers, no (3,)
+# temporaries in the prange body (numba allocates a small array per pair for them).
         ca0 = 0.5 * (bmin_a[a, 0] + bmax_a[a, 0])
         ca1 = 0.5 * (bmin_a[a, 1] + bmax_a[a, 1])
         ca2 = 0.5 * (bmin_a[a, 2] + bmax_a[a, 2])

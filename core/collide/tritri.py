@@ -206,6 +206,8 @@ def _plane_filter(t0, t1, t2):
 
     Returns ``(n, m)``: the rounded minors and the sums of their products' magnitudes.
     """
+    # Spelled as orient3d's stage A (core.exact.predicates.orient3d) on purpose: the error
+    # bound O3D_ERRBOUND_A holds for this order of operations only.
     adx = t1[0] - t0[0]
     ady = t1[1] - t0[1]
     adz = t1[2] - t0[2]
@@ -726,6 +728,9 @@ def _contact_exact(p0, p1, p2, q0, q1, q2):
     sq2 = _side_filtered(p0, p1, p2, n_p, m_p, q2)
     if sq0 == sq1 and sq1 == sq2 and sq0 != 0:
         return _DISJOINT, p0, p0
+    # The same filter with the triangles' roles swapped: P's corners against Q's plane. Six
+    # scalar calls, not a loop over (P, Q): the corners are separate (3,) arrays and a loop
+    # would stack them into a new array per pair.
     n_q, m_q = _plane_filter(q0, q1, q2)
     sp0 = _side_filtered(q0, q1, q2, n_q, m_q, p0)
     sp1 = _side_filtered(q0, q1, q2, n_q, m_q, p1)

@@ -164,6 +164,9 @@ def _expansion_sum(e, n_e, f, n_f, h):
         q = f_now
         i_f += 1
     n_h = 0
+    # Shewchuk's loop as predicates.c writes it: the first merge step is Fast-Two-Sum (q
+    # starts as a component of e or f), every later one Two-Sum, the two merge branches
+    # spelled out; his proof of the non-overlapping result is for exactly this order.
     if i_e < n_e and i_f < n_f:
         e_now = e[i_e]
         f_now = f[i_f]

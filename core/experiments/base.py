@@ -179,6 +179,37 @@ def rows_in_column_order(columns: tuple[Column, ...], rows: list[dict]) -> list[
     return [tuple(row[c.name] for c in columns) for row in rows]
 
 
+def scenes_result(experiment: Experiment, scene_title: str, columns: tuple[Column, ...],
+                  rows: list[dict], reading: str, caption: str, summary: dict,
+                  draw: Callable) -> ExperimentResult:  # fmt: skip
+    """The result of an experiment run over scenes (partitions, refit, splits).
+
+    Parameters
+    ----------
+    experiment : Experiment
+        Its name, and its title followed by ``scene_title``.
+    scene_title : str
+        The scenes the run measured, as the figure's title names them.
+    columns : tuple of Column
+    rows : list of dict
+        Kept by column name; written in ``columns`` order (:func:`rows_in_column_order`).
+    reading, caption : str
+    summary : dict
+    draw : callable
+        ``draw(fig, rows, scene_title, caption)``, the experiment's figure.
+
+    Returns
+    -------
+    ExperimentResult
+        ``seconds`` 0: the runner times the run.
+    """
+    return ExperimentResult(
+        name=experiment.name, title=f"{experiment.title}: {scene_title}", columns=columns,
+        rows=rows_in_column_order(columns, rows), reading=reading, caption=caption,
+        summary=summary, draw=lambda fig: draw(fig, rows, scene_title, caption), seconds=0.0,
+    )  # fmt: skip
+
+
 @dataclass(frozen=True)
 class Experiment:
     """One experiment of the registry.

@@ -21,7 +21,7 @@ from core.experiments.base import (
     ExperimentResult,
     ExperimentScene,
     Progress,
-    rows_in_column_order,
+    scenes_result,
 )
 from core.experiments.common import FIGURE_WIDTH, loglog_slope, put_caption
 from core.experiments.figure_room import caption_bottom, wrapped
@@ -309,12 +309,8 @@ def run_partitions(options: ExperimentOptions, progress: Progress) -> Experiment
         "growth_exponents": growth_slopes(rows),
         "fastest": min(_methods_in(rows), key=lambda m: rows[-1][f"{m}_ms"]),
     }
-    return ExperimentResult(
-        name=EXPERIMENT.name, title=f"{EXPERIMENT.title}: {title}", columns=COLUMNS,
-        rows=rows_in_column_order(COLUMNS, rows),
-        reading=partitions_reading(rows), caption=caption, summary=summary,
-        draw=lambda fig: draw_partitions(fig, rows, title, caption), seconds=0.0,
-    )  # fmt: skip
+    return scenes_result(EXPERIMENT, title, COLUMNS, rows, partitions_reading(rows), caption,
+                         summary, draw_partitions)
 
 
 EXPERIMENT = Experiment(

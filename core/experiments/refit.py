@@ -27,7 +27,7 @@ from core.experiments.base import (
     ExperimentResult,
     ExperimentScene,
     Progress,
-    rows_in_column_order,
+    scenes_result,
 )
 from core.experiments.common import FIGURE_WIDTH, put_caption
 from core.experiments.figure_room import caption_bottom, wrapped
@@ -403,12 +403,8 @@ def run_refit(options: ExperimentOptions, progress: Progress) -> ExperimentResul
         "max_drift": last.max_drift,
         "claimed_ratio": CLAIMED_RATIO,
     }
-    return ExperimentResult(
-        name=EXPERIMENT.name, title=f"{EXPERIMENT.title}: {title}", columns=COLUMNS,
-        rows=rows_in_column_order(COLUMNS, rows), reading=refit_reading(rows),
-        caption=caption, summary=summary,
-        draw=lambda fig: draw_refit(fig, rows, title, caption), seconds=0.0,
-    )  # fmt: skip
+    return scenes_result(EXPERIMENT, title, COLUMNS, rows, refit_reading(rows), caption, summary,
+                         draw_refit)
 
 
 EXPERIMENT = Experiment(

@@ -27,7 +27,7 @@ from core.experiments.base import (
     ExperimentResult,
     ExperimentScene,
     Progress,
-    rows_in_column_order,
+    scenes_result,
 )
 from core.experiments.common import FIGURE_WIDTH, put_caption
 from core.experiments.figure_room import caption_bottom, wrapped
@@ -360,12 +360,8 @@ def run_splits(options: ExperimentOptions, progress: Progress) -> ExperimentResu
         "fewest_volume_tests": min(largest, key=lambda r: r["volume_tests"])["rule"],
         "contacts": largest[0]["contacts"],
     }
-    return ExperimentResult(
-        name=EXPERIMENT.name, title=f"{EXPERIMENT.title}: {title}", columns=COLUMNS,
-        rows=rows_in_column_order(COLUMNS, rows), reading=splits_reading(rows),
-        caption=caption, summary=summary,
-        draw=lambda fig: draw_splits(fig, rows, title, caption), seconds=0.0,
-    )  # fmt: skip
+    return scenes_result(EXPERIMENT, title, COLUMNS, rows, splits_reading(rows), caption, summary,
+                         draw_splits)
 
 
 EXPERIMENT = Experiment(

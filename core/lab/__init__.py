@@ -7,7 +7,8 @@ never running a GUI: the traversal one pair test at a time (:mod:`~core.lab.step
 (:mod:`~core.lab.pseudocode`), where the work went (:mod:`~core.lab.heat`), the cost model
 (:mod:`~core.lab.costmodel`), the cross-check with another engine
 (:mod:`~core.lab.crosscheck`, exact gaps from :mod:`~core.lab.exact_gap`) and the audit of its
-contact log (:mod:`~core.lab.audit`), two trees side by side (:mod:`~core.lab.tree_diff`).
+contact log (:mod:`~core.lab.audit`; both compare triangle-pair sets with
+:mod:`~core.lab.pair_sets`), two trees side by side (:mod:`~core.lab.tree_diff`).
 
 The engine (``core.bv``, ``core.bvh``, ``core.collide``, ``core.pipeline``, ...) never imports
 this package (an import contract in pyproject.toml checks it): analyses sit on top of the

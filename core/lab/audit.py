@@ -37,8 +37,9 @@ from pathlib import Path
 import numpy as np
 
 from core.errors import BVHLabError
-from core.lab.crosscheck import _check_pairs, _difference, query_coordinates
+from core.lab.crosscheck import query_coordinates
 from core.lab.exact_gap import exact_gap
+from core.lab.pair_sets import checked_pairs, pairs_not_in
 from core.mesh import TriMesh
 from core.pose import Pose
 
@@ -242,7 +243,7 @@ def _pairs_and_distances(path, line: int, record: dict, n_a: int, n_b: int):
            for p in raw):
         _fail(path, line, "'pairs' must be a list of [triangle of A, triangle of B] integers")
     try:
-        pairs = _check_pairs(np.asarray(raw, dtype=np.int64).reshape(-1, 2), "'pairs'",
+        pairs = checked_pairs(np.asarray(raw, dtype=np.int64).reshape(-1, 2), "'pairs'",
                              n_a, n_b)
     except ValueError as exc:
         _fail(path, line, str(exc))
@@ -382,8 +383,8 @@ def audit_frame(log: ContactLog, frame: LogFrame) -> FrameAudit:
     mesh_a = _posed_mesh(log.mesh_a, frame.vertices_a)
     mesh_b = _posed_mesh(log.mesh_b, frame.vertices_b)
     exact = contacts(mesh_a, mesh_b, frame.pose_a, frame.pose_b)
-    truth = _check_pairs(exact.pairs, "pairs", mesh_a.n_faces, mesh_b.n_faces)
-    only_engine, missed = _difference(frame.pairs, truth), _difference(truth, frame.pairs)
+    truth = checked_pairs(exact.pairs, "pairs", mesh_a.n_faces, mesh_b.n_faces)
+    only_engine, missed = pairs_not_in(frame.pairs, truth), pairs_not_in(truth, frame.pairs)
     va, vb = query_coordinates(mesh_a, frame.pose_a, mesh_b, frame.pose_b)
 
     def gaps(pairs: np.ndarray) -> np.ndarray:

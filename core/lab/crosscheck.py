@@ -42,6 +42,7 @@ from core.checks import instance
 from core.collide.query import relative_pose, rigid_body
 from core.collide.tandem import transform_points
 from core.lab.exact_gap import exact_gap
+from core.lab.pair_sets import checked_pairs, pairs_not_in, rows_not_in, unique_pairs
 from core.mesh import TriMesh
 from core.pose import Pose
 
@@ -199,13 +200,6 @@ class CrossCheck:
         return text
 
 
-def _unique_pairs(pairs) -> np.ndarray:
-    p = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
-    if p.shape[0] == 0:
-        return np.empty((0, 2), dtype=np.int32)
-    return np.unique(p, axis=0).astype(np.int32)
-
-
 def _peer_pairs(engine: str, va, fa, vb, fb) -> np.ndarray:
     """Contacting triangle pairs the peer reports for two meshes at identity poses."""
     if engine == "fcl":
@@ -221,7 +215,7 @@ def _peer_pairs(engine: str, va, fa, vb, fb) -> np.ndarray:
         request = fcl.CollisionRequest(num_max_contacts=MAX_CONTACTS, enable_contact=True)
         result = fcl.CollisionResult()
         fcl.collide(models[0], models[1], request, result)
-        return _unique_pairs([(c.b1, c.b2) for c in result.contacts])
+        return unique_pairs([(c.b1, c.b2) for c in result.contacts])
     if engine == "coal":
         import coal
 
@@ -237,22 +231,8 @@ def _peer_pairs(engine: str, va, fa, vb, fb) -> np.ndarray:
         result = coal.CollisionResult()
         eye = coal.Transform3s()
         coal.collide(models[0], eye, models[1], eye, request, result)
-        return _unique_pairs([(c.b1, c.b2) for c in result.getContacts()])
+        return unique_pairs([(c.b1, c.b2) for c in result.getContacts()])
     raise ValueError(f"engine {engine!r}: choose one of {', '.join(ENGINES)}")
-
-
-def _difference_index(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """``(n,) bool``: which rows of ``a`` are not in ``b`` (both ``(n, 2)`` int32, unique)."""
-    if a.shape[0] == 0 or b.shape[0] == 0:
-        return np.ones(a.shape[0], dtype=bool)
-    key_a = a[:, 0].astype(np.int64) << 32 | a[:, 1].astype(np.int64)
-    key_b = b[:, 0].astype(np.int64) << 32 | b[:, 1].astype(np.int64)
-    return ~np.isin(key_a, key_b)
-
-
-def _difference(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Rows of ``a`` not in ``b`` (both ``(n, 2)`` int32, unique), sorted."""
-    return a[_difference_index(a, b)]
 
 
 def query_coordinates(mesh_a: TriMesh, pose_a: Pose | None, mesh_b: TriMesh,
@@ -275,20 +255,6 @@ def query_coordinates(mesh_a: TriMesh, pose_a: Pose | None, mesh_b: TriMesh,
     if not np.array_equal(rot, np.eye(3)) or trans.any():
         vb = transform_points(vb, rot, trans)
     return mesh_a.vertices, vb
-
-
-def _check_pairs(pairs, name: str, n_a: int, n_b: int) -> np.ndarray:
-    """``pairs`` as unique sorted ``(c, 2) int32``, or a one-line ValueError naming it."""
-    p = np.asarray(pairs)
-    if p.size and not np.issubdtype(p.dtype, np.integer):
-        raise ValueError(f"{name} must be integer triangle ids, got {p.dtype}")
-    p = p.reshape(-1, 2) if p.size else np.empty((0, 2), dtype=np.int64)
-    for column, n, body in ((0, n_a, "A"), (1, n_b, "B")):
-        bad = np.flatnonzero((p[:, column] < 0) | (p[:, column] >= n))
-        if bad.size:
-            raise ValueError(f"{name}[{bad[0]}] names triangle {int(p[bad[0], column])} of "
-                             f"{body}, which has {n:,} triangles")
-    return _unique_pairs(p)
 
 
 def cross_check(mesh_a: TriMesh, pose_a: Pose | None, mesh_b: TriMesh, pose_b: Pose | None,
@@ -332,16 +298,16 @@ def cross_check(mesh_a: TriMesh, pose_a: Pose | None, mesh_b: TriMesh, pose_b: P
             raise ValueError(INSTALL_HINT)
     if engine not in ENGINES:
         raise ValueError(f"engine {engine!r}: choose one of {', '.join(ENGINES)}")
-    ours = _check_pairs(pairs, "pairs", mesh_a.n_faces, mesh_b.n_faces)
-    near = _check_pairs(np.empty((0, 2), np.int64) if near_pairs is None else near_pairs,
+    ours = checked_pairs(pairs, "pairs", mesh_a.n_faces, mesh_b.n_faces)
+    near = checked_pairs(np.empty((0, 2), np.int64) if near_pairs is None else near_pairs,
                         "near_pairs", mesh_a.n_faces, mesh_b.n_faces)  # fmt: skip
     start = time.perf_counter()
     va, vb = query_coordinates(mesh_a, pose_a, mesh_b, pose_b)
     theirs = _peer_pairs(engine, va, mesh_a.faces, vb, mesh_b.faces)
-    only_ours, only_theirs = _difference(ours, theirs), _difference(theirs, ours)
+    only_ours, only_theirs = pairs_not_in(ours, theirs), pairs_not_in(theirs, ours)
     is_near = np.ones(only_theirs.shape[0], dtype=bool)
     if only_theirs.shape[0]:
-        is_near[_difference_index(only_theirs, near)] = False
+        is_near[rows_not_in(only_theirs, near)] = False
 
     def gaps(pairs):
         return np.array([exact_gap(va[mesh_a.faces[i]], vb[mesh_b.faces[j]])

@@ -39,6 +39,11 @@ CONTACT_KIND_WORDS = {kind.value: kind.name.lower()
                                    ContactKind.COPLANAR)}
 """Words of the contact kinds a contact can have (``core.collide.tritri.ContactKind``)."""
 
+
+def contact_kind_word(kind: int) -> str:
+    """The word of contact kind ``kind`` (:data:`CONTACT_KIND_WORDS`), else its number."""
+    return CONTACT_KIND_WORDS.get(int(kind), str(int(kind)))
+
 TABLE_NAMES = ("levels", "trace", "counters", "contacts")
 """The CSV tables, in the order written; file ``STEM-NAME.csv`` each."""
 
@@ -281,7 +286,7 @@ def _contact_rows(result) -> tuple[ContactRow, ...]:
     pairs = np.asarray(result.pairs)
     kinds = np.asarray(result.kinds)
     segments = np.asarray(result.segments, dtype=np.float64).reshape(-1, 6)
-    return tuple(ContactRow(int(a), int(b), CONTACT_KIND_WORDS.get(int(k), str(int(k))),
+    return tuple(ContactRow(int(a), int(b), contact_kind_word(k),
                             tuple(float(v) for v in segment))
                  for (a, b), k, segment in zip(pairs, kinds, segments))
 

@@ -79,9 +79,8 @@ class BspParams:
         Also split nodes that hold one mesh only.
     max_child_fraction : float
         A split whose larger child keeps more than this fraction of the node's triangles is
-        undone (the node stays a leaf). Measured on two 100k UV spheres: without it the pole
-        fans (316 triangles around one vertex) are copied down to ``max_depth`` and the k-d
-        query is 2.5x slower.
+        undone (the node stays a leaf), as :class:`core.partition.kdtree.KdTreeParams`' (which
+        says what it was measured on).
     """
 
     max_depth: int = 24

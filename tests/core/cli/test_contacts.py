@@ -65,6 +65,20 @@ def test_text_output_lists_pairs_levels_and_times(capsys, assets_dir):
     assert out.count("  A ") == 3
 
 
+def test_text_pairs_use_the_frame_tables_kind_words(capsys, assets_dir, monkeypatch):
+    # One words table for a contact's kind: the CLI's pair lines read core.lab.tables's, as the
+    # app's frame tables and exports do (the CLI once spelled ContactKind's names itself).
+    from core.lab import tables
+
+    monkeypatch.setattr(tables, "CONTACT_KIND_WORDS", dict.fromkeys((1, 2, 3), "KINDWORD"))
+    code, out, _ = run_cli(capsys, "contacts", assets_dir / "spot.obj", assets_dir / "spot.obj",
+                           "--translate-b", 0.2, 0, 0, "--max-pairs", 3)  # fmt: skip
+    assert code == 0
+    assert [line.split()[-1] for line in out.splitlines() if line.startswith("  A ")] == [
+        "KINDWORD"] * 3
+    assert tables.contact_kind_word(9) == "9"
+
+
 @pytest.mark.parametrize(
     "argv, message",
     [

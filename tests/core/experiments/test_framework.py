@@ -191,3 +191,19 @@ def test_loglog_slope_of_a_power_law():
     x = np.array([1e-1, 1e-2, 1e-3])
     assert loglog_slope(x, 5.0 * x**-2) == pytest.approx(-2.0)
     assert np.isnan(loglog_slope([1.0], [2.0]))
+
+
+def test_scenes_result_titles_orders_rows_and_draws_with_the_scene_title():
+    from core.experiments.base import Column, Experiment, scenes_result
+
+    columns = (Column("b", "", "second key, first column"), Column("a", "", "first key"))
+    experiment = Experiment(name="made-up", title="Made up", source="", sizes_meaning="",
+                            default_sizes=(1,), quick_sizes=(1,), run=lambda o, p: None)
+    drawn = []
+    result = scenes_result(experiment, "two cubes", columns, [{"a": 1, "b": 2}], "reading",
+                           "caption", {"k": 1}, lambda *args: drawn.append(args))  # fmt: skip
+    assert (result.name, result.title) == ("made-up", "Made up: two cubes")
+    assert result.rows == [(2, 1)] and result.seconds == 0.0
+    assert (result.reading, result.caption, result.summary) == ("reading", "caption", {"k": 1})
+    result.draw("FIG")
+    assert drawn == [("FIG", [{"a": 1, "b": 2}], "two cubes", "caption")]
