@@ -39,6 +39,7 @@ import numpy as np
 
 from core.collide.exact_pairs import FloatFamily, PairFamily, family_name, float_pairs, random_pairs
 from core.collide.tritri import ContactKind
+from core.exact.rational import cross, dot, is_zero, sub
 
 __all__ = [
     "compare",
@@ -51,26 +52,6 @@ _DISJOINT = ContactKind.DISJOINT
 _CROSSING = ContactKind.CROSSING
 _TOUCHING = ContactKind.TOUCHING
 _COPLANAR = ContactKind.COPLANAR
-
-
-# ---------------------------------------------------------------------------------------------
-# Exact vector algebra on tuples of int or Fraction.
-
-
-def _sub(a, b):
-    return (a[0] - b[0], a[1] - b[1], a[2] - b[2])
-
-
-def _dot(a, b):
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
-
-
-def _cross(a, b):
-    return (a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
-
-
-def _is_zero(a) -> bool:
-    return a[0] == 0 and a[1] == 0 and a[2] == 0
 
 
 def _lerp(a, b, t):
@@ -161,20 +142,20 @@ def _as_segment(t):
     """The two farthest-apart corners of a degenerate triangle (they span the other)."""
     best = (-1, t[0], t[0])
     for i, j in ((0, 1), (1, 2), (2, 0)):
-        e = _sub(t[j], t[i])
-        d2 = _dot(e, e)
+        e = sub(t[j], t[i])
+        d2 = dot(e, e)
         if d2 > best[0]:
             best = (d2, t[i], t[j])
     return best[1], best[2]
 
 
 def _point_on_segment(x, a, b) -> bool:
-    ab = _sub(b, a)
-    ax = _sub(x, a)
-    if not _is_zero(_cross(ab, ax)):
+    ab = sub(b, a)
+    ax = sub(x, a)
+    if not is_zero(cross(ab, ax)):
         return False
-    s = _dot(ax, ab)
-    return 0 <= s <= _dot(ab, ab)
+    s = dot(ax, ab)
+    return 0 <= s <= dot(ab, ab)
 
 
 def _segment_segment(a, b, c, d) -> tuple[bool, bool]:
@@ -184,23 +165,23 @@ def _segment_segment(a, b, c, d) -> tuple[bool, bool]:
         return (a == c if c == d else _point_on_segment(a, c, d)), False
     if c == d:
         return _point_on_segment(c, a, b), False
-    d1 = _sub(b, a)
-    d2 = _sub(d, c)
-    r = _sub(c, a)
-    n = _cross(d1, d2)
-    if _dot(n, r) != 0:
+    d1 = sub(b, a)
+    d2 = sub(d, c)
+    r = sub(c, a)
+    n = cross(d1, d2)
+    if dot(n, r) != 0:
         return False, False  # skew lines
-    if _is_zero(n):  # parallel
-        if not _is_zero(_cross(d1, r)):
+    if is_zero(n):  # parallel
+        if not is_zero(cross(d1, r)):
             return False, False
-        tc = _dot(r, d1)
-        td = _dot(_sub(d, a), d1)
+        tc = dot(r, d1)
+        td = dot(sub(d, a), d1)
         lo = max(0, min(tc, td))
-        hi = min(_dot(d1, d1), max(tc, td))
+        hi = min(dot(d1, d1), max(tc, td))
         return lo <= hi, lo < hi
-    nn = _dot(n, n)
-    s = _dot(_cross(r, d2), n)
-    t = _dot(_cross(r, d1), n)
+    nn = dot(n, n)
+    s = dot(cross(r, d2), n)
+    t = dot(cross(r, d1), n)
     return 0 <= s <= nn and 0 <= t <= nn, False
 
 
@@ -208,8 +189,8 @@ def _segment_triangle(a, b, tri, normal) -> tuple[bool, bool]:
     """Does the closed segment ``[a, b]`` (maybe a point) meet the non-degenerate ``tri``, and
     is the intersection more than one point?"""
     t0 = tri[0]
-    da = _dot(normal, _sub(a, t0))
-    db = _dot(normal, _sub(b, t0))
+    da = dot(normal, sub(a, t0))
+    db = dot(normal, sub(b, t0))
     if (da > 0 and db > 0) or (da < 0 and db < 0):
         return False, False
     axis = _drop_axis(normal)
@@ -237,11 +218,11 @@ def _exact_interval(t, d, w):
     values = []
     for i in range(3):
         if d[i] == 0:
-            values.append(_dot(w, t[i]))
+            values.append(dot(w, t[i]))
         j = (i + 1) % 3
         if (d[i] > 0 and d[j] < 0) or (d[i] < 0 and d[j] > 0):
             x = _lerp(t[i], t[j], Fraction(d[i]) / (d[i] - d[j]))
-            values.append(_dot(w, x))
+            values.append(dot(w, x))
     return min(values), max(values)
 
 
@@ -284,10 +265,10 @@ def exact_contact_extent(tri_a, tri_b) -> tuple[ContactKind, bool]:
     """
     p = tuple(_as_point(x) for x in tri_a)
     q = tuple(_as_point(x) for x in tri_b)
-    n_p = _cross(_sub(p[1], p[0]), _sub(p[2], p[0]))
-    n_q = _cross(_sub(q[1], q[0]), _sub(q[2], q[0]))
-    is_p_degenerate = _is_zero(n_p)
-    is_q_degenerate = _is_zero(n_q)
+    n_p = cross(sub(p[1], p[0]), sub(p[2], p[0]))
+    n_q = cross(sub(q[1], q[0]), sub(q[2], q[0]))
+    is_p_degenerate = is_zero(n_p)
+    is_q_degenerate = is_zero(n_q)
     if is_p_degenerate or is_q_degenerate:
         if is_p_degenerate and is_q_degenerate:
             hit, extended = _segment_segment(*_as_segment(p), *_as_segment(q))
@@ -297,10 +278,10 @@ def exact_contact_extent(tri_a, tri_b) -> tuple[ContactKind, bool]:
             hit, extended = _segment_triangle(*_as_segment(q), p, n_p)
         return (_TOUCHING, extended) if hit else (_DISJOINT, False)
 
-    dq = tuple(_dot(n_p, _sub(x, p[0])) for x in q)
+    dq = tuple(dot(n_p, sub(x, p[0])) for x in q)
     if all(x > 0 for x in dq) or all(x < 0 for x in dq):
         return _DISJOINT, False
-    dp = tuple(_dot(n_q, _sub(x, q[0])) for x in p)
+    dp = tuple(dot(n_q, sub(x, q[0])) for x in p)
     if all(x > 0 for x in dp) or all(x < 0 for x in dp):
         return _DISJOINT, False
 
@@ -316,7 +297,7 @@ def exact_contact_extent(tri_a, tri_b) -> tuple[ContactKind, bool]:
         return _TOUCHING, len(set(overlap)) > 1
 
     # Planes meet in a line (parallel distinct planes were rejected above) of direction w.
-    w = _cross(n_p, n_q)
+    w = cross(n_p, n_q)
     lo_p, hi_p = _exact_interval(p, dp, w)
     lo_q, hi_q = _exact_interval(q, dq, w)
     lo = max(lo_p, lo_q)

@@ -15,9 +15,9 @@ from fractions import Fraction
 
 import numpy as np
 
-# The exact tuple algebra of the triangle referee, shared rather than written twice.
-from core.collide.exact import _cross, _dot, _sub, exact_contact
+from core.collide.exact import exact_contact
 from core.collide.tritri import ContactKind
+from core.exact.rational import cross, dot, sub
 
 
 def _rational_point(p) -> tuple:
@@ -26,16 +26,16 @@ def _rational_point(p) -> tuple:
 
 def _point_segment_gap2(p, a, b) -> Fraction:
     """Squared distance from point ``p`` to segment ``ab`` (a point if ``a == b``)."""
-    d = _sub(b, a)
-    dd = _dot(d, d)
+    d = sub(b, a)
+    dd = dot(d, d)
     if dd == 0:
-        w = _sub(p, a)
-        return _dot(w, w)
-    t = _dot(_sub(p, a), d) / dd
+        w = sub(p, a)
+        return dot(w, w)
+    t = dot(sub(p, a), d) / dd
     t = min(max(t, Fraction(0)), Fraction(1))
     q = (a[0] + t * d[0], a[1] + t * d[1], a[2] + t * d[2])
-    w = _sub(p, q)
-    return _dot(w, w)
+    w = sub(p, q)
+    return dot(w, w)
 
 
 def _segments_gap2(p0, p1, q0, q1) -> Fraction:
@@ -47,32 +47,32 @@ def _segments_gap2(p0, p1, q0, q1) -> Fraction:
     """
     best = min(_point_segment_gap2(p0, q0, q1), _point_segment_gap2(p1, q0, q1),
                _point_segment_gap2(q0, p0, p1), _point_segment_gap2(q1, p0, p1))  # fmt: skip
-    d1, d2, r = _sub(p1, p0), _sub(q1, q0), _sub(p0, q0)
-    a, b, e = _dot(d1, d1), _dot(d1, d2), _dot(d2, d2)
-    c, f = _dot(d1, r), _dot(d2, r)
+    d1, d2, r = sub(p1, p0), sub(q1, q0), sub(p0, q0)
+    a, b, e = dot(d1, d1), dot(d1, d2), dot(d2, d2)
+    c, f = dot(d1, r), dot(d2, r)
     denom = a * e - b * b
     if denom > 0:
         s = (b * f - c * e) / denom
         t = (a * f - b * c) / denom
         if 0 <= s <= 1 and 0 <= t <= 1:
-            x = _sub((p0[0] + s * d1[0], p0[1] + s * d1[1], p0[2] + s * d1[2]),
+            x = sub((p0[0] + s * d1[0], p0[1] + s * d1[1], p0[2] + s * d1[2]),
                      (q0[0] + t * d2[0], q0[1] + t * d2[1], q0[2] + t * d2[2]))  # fmt: skip
-            best = min(best, _dot(x, x))
+            best = min(best, dot(x, x))
     return best
 
 
 def _point_triangle_gap2(p, tri) -> Fraction:
     """Squared distance from ``p`` to a triangle (its edges if it is degenerate)."""
     a, b, c = tri
-    n = _cross(_sub(b, a), _sub(c, a))
-    nn = _dot(n, n)
+    n = cross(sub(b, a), sub(c, a))
+    nn = dot(n, n)
     if nn > 0:
         # The projection of p lies inside the triangle iff it is on the inner side of all
         # three edges (signs of exact triple products).
-        inside = all(_dot(_cross(_sub(v1, v0), _sub(p, v0)), n) >= 0
+        inside = all(dot(cross(sub(v1, v0), sub(p, v0)), n) >= 0
                      for v0, v1 in ((a, b), (b, c), (c, a)))  # fmt: skip
         if inside:
-            h = _dot(n, _sub(p, a))
+            h = dot(n, sub(p, a))
             return h * h / nn
     return min(_point_segment_gap2(p, a, b), _point_segment_gap2(p, b, c),
                _point_segment_gap2(p, c, a))
