@@ -14,7 +14,12 @@ from core.collide.budget import (
     check_budget,
     tree_name,
 )
-from core.collide.tandem import DescendRule, expand_leaf_pairs, transform_points
+from core.collide.tandem import (
+    DescendRule,
+    expand_leaf_pairs,
+    overlapping_triangle_pairs,
+    transform_points,
+)
 from core.collide.trace import Counters, Trace
 from core.collide.traversal import (
     TREE_BOXES,
@@ -186,6 +191,14 @@ def box_margin(tree_a: Tree, tree_b: Tree, tol: Tolerances) -> float:
     return tol.box_rel * scale
 
 
+def vertices_in_a(mesh_b: TriMesh, rot: np.ndarray, trans: np.ndarray) -> np.ndarray:
+    """Mesh B's vertices in A's frame, ``(nb, 3) float64``: the coordinates the exact test
+    decides on (``R x + t`` rounded once; B's own array when the pose is the identity)."""
+    if not np.array_equal(rot, np.eye(3)) or trans.any():
+        return transform_points(mesh_b.vertices, rot, trans)
+    return mesh_b.vertices
+
+
 def exact_contacts(
     mesh_a: TriMesh,
     mesh_b: TriMesh,
@@ -194,6 +207,8 @@ def exact_contacts(
     trans: np.ndarray,
     pose_a: Pose | None,
     margin: float = 0.0,
+    *,
+    vb: np.ndarray | None = None,
 ) -> tuple[np.ndarray, ...]:
     """Run the exact triangle test on candidate pairs and keep the contacts (and, with a
     margin, the pairs nearer than it).
@@ -210,6 +225,8 @@ def exact_contacts(
         A's world pose, to put the segments in world coordinates.
     margin : float
         Also report the non-touching pairs whose distance is at most this (0: none).
+    vb : (nb, 3) float64, optional
+        Mesh B's vertices in A's frame (:func:`vertices_in_a`), if the caller has them.
 
     Returns
     -------
@@ -239,9 +256,8 @@ def exact_contacts(
         return (np.empty((0, 2), dtype=np.int32), np.empty(0, dtype=np.int8),
                 np.empty((0, 2, 3)), np.empty((0, 2), dtype=np.int32), np.empty(0),
                 np.empty((0, 2, 3)))  # fmt: skip
-    vb = mesh_b.vertices
-    if not np.array_equal(rot, np.eye(3)) or trans.any():
-        vb = transform_points(vb, rot, trans)
+    if vb is None:
+        vb = vertices_in_a(mesh_b, rot, trans)
     kinds = np.empty(n_tests, dtype=np.int8)
     segs = np.empty((n_tests, 2, 3))
     tri_tri_batch(mesh_a.vertices, mesh_a.faces, vb, mesh_b.faces, tri_pairs, kinds, segs)
@@ -387,15 +403,25 @@ def finish_query(mesh_a, tree_a, mesh_b, tree_b, traversal, rot, trans, pose_a, 
     """
     t0 = time.perf_counter()
     check_triangle_budget(traversal, tree_a, tree_b, pair_budget, names)
-    tri_pairs = expand_leaf_pairs(
-        traversal.leaf_a, traversal.leaf_b, tree_a.first, tree_a.count, tree_a.prim_ids,
-        tree_b.first, tree_b.count, tree_b.prim_ids,
-    )  # fmt: skip
+    vb = vertices_in_a(mesh_b, rot, trans)
+    if margin > 0.0:
+        # A near pair's boxes may be apart by up to the margin: every candidate is measured.
+        tri_pairs = expand_leaf_pairs(
+            traversal.leaf_a, traversal.leaf_b, tree_a.first, tree_a.count, tree_a.prim_ids,
+            tree_b.first, tree_b.count, tree_b.prim_ids,
+        )  # fmt: skip
+        n_candidates = tri_pairs.shape[0]
+    else:
+        tri_pairs, n_candidates = overlapping_triangle_pairs(
+            traversal.leaf_a, traversal.leaf_b, tree_a, tree_b, mesh_a.vertices, mesh_a.faces,
+            vb, mesh_b.faces,
+        )  # fmt: skip
     pairs, kinds, segs, near, near_d, near_x = exact_contacts(
-        mesh_a, mesh_b, tri_pairs, rot, trans, pose_a, margin
+        mesh_a, mesh_b, tri_pairs, rot, trans, pose_a, margin, vb=vb
     )
     timings["tritri"] = time.perf_counter() - t0
-    counters = traversal_counters(traversal, tri_pairs.shape[0], pairs.shape[0])
+    # Every candidate pair counts as a triangle test: the box stage is the test's first step.
+    counters = traversal_counters(traversal, n_candidates, pairs.shape[0])
     record = traversal_trace(traversal) if trace else None
     return CollisionResult(
         pairs=pairs, kinds=kinds, segments=segs, counters=counters, timings=timings, trace=record,

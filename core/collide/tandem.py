@@ -21,6 +21,7 @@ from core.collide.traversal import (
     TraversalRecord,
     traverse_from_roots,
 )
+from core.jit.kernel_args import frozen, frozen_args
 
 
 class DescendRule(enum.IntEnum):
@@ -103,6 +104,129 @@ def expand_leaf_pairs(leaf_a, leaf_b, first_a, count_a, prim_ids_a, first_b, cou
                 pairs[k, 1] = prim_ids_b[q]
                 k += 1
     return pairs
+
+
+def overlapping_triangle_pairs(leaf_a, leaf_b, tree_a, tree_b, va, fa, vb, fb):
+    """Triangle pairs of the overlapping leaf pairs whose triangles' boxes overlap.
+
+    The first stage of the exact triangle test (:func:`core.collide.tritri._boxes_apart`),
+    run while the pairs are listed: a pair whose corner boxes are apart on an axis is
+    disjoint for the coordinates given (comparisons round nothing), so it never reaches the
+    plane tests. With several triangles a leaf most pairs stop here: on the W3 100k frame
+    (leaf size 6) 15,891 of 155,229 candidate pairs have overlapping boxes, for 1,936
+    contacts.
+
+    Parameters
+    ----------
+    leaf_a, leaf_b : (p,) int32
+        Leaf node ids.
+    tree_a, tree_b : Tree
+    va : (na, 3) float64
+    fa : (ma, 3) int32
+        Mesh A's vertices and faces.
+    vb : (nb, 3) float64
+        Mesh B's vertices in A's frame (the coordinates the exact test is given).
+    fb : (mb, 3) int32
+
+    Returns
+    -------
+    pairs : (q, 2) int32
+        Face ids (A, B), in :func:`expand_leaf_pairs`' order with the apart pairs left out.
+    n_candidates : int
+        Pairs of the leaf pairs before the box stage (``sum count_a * count_b``): the
+        triangle tests the traversal asked for.
+    """
+    return _overlapping_triangle_pairs(
+        *frozen_args((leaf_a, leaf_b, tree_a.first, tree_a.count, tree_a.prim_ids, tree_b.first,
+                      tree_b.count, tree_b.prim_ids)),
+        frozen(va, np.float64), frozen(fa, np.int32), frozen(vb, np.float64),
+        frozen(fb, np.int32))  # fmt: skip
+
+
+@njit(cache=True, nogil=True)
+def _leaf_boxes(first, count, prim_ids, verts, faces, node, boxes, union):
+    """Write the corner boxes of ``node``'s triangles into ``boxes[:count[node]]`` and their
+    union into ``union``, rows ``(lo_x, lo_y, lo_z, hi_x, hi_y, hi_z)``."""
+    for k in range(3):
+        union[k] = np.inf
+        union[3 + k] = -np.inf
+    for j in range(count[node]):
+        f = prim_ids[first[node] + j]
+        for k in range(3):
+            x0 = verts[faces[f, 0], k]
+            x1 = verts[faces[f, 1], k]
+            x2 = verts[faces[f, 2], k]
+            lo = min(x0, x1, x2)
+            hi = max(x0, x1, x2)
+            boxes[j, k] = lo
+            boxes[j, 3 + k] = hi
+            union[k] = min(union[k], lo)
+            union[3 + k] = max(union[3 + k], hi)
+
+
+@njit(cache=True, nogil=True)
+def _boxes_meet(boxes, j, other, i):
+    """Whether row ``j`` of ``boxes`` and row ``i`` of ``other`` overlap (touching counts).
+
+    Non-short-circuit ``&``: six comparisons without a branch, which the callers add to a
+    count (a branch per pair mispredicted on about one pair in ten on the W3 frame).
+    """
+    return (
+        (other[i, 3] >= boxes[j, 0]) & (boxes[j, 3] >= other[i, 0])
+        & (other[i, 4] >= boxes[j, 1]) & (boxes[j, 4] >= other[i, 1])
+        & (other[i, 5] >= boxes[j, 2]) & (boxes[j, 5] >= other[i, 2])
+    )  # fmt: skip
+
+
+@njit(cache=True, nogil=True)
+def _overlapping_triangle_pairs(leaf_a, leaf_b, first_a, count_a, prim_ids_a, first_b, count_b,
+                                prim_ids_b, va, fa, vb, fb):  # fmt: skip
+    """The kernel of :func:`overlapping_triangle_pairs` (inputs read-only).
+
+    Per leaf pair: the triangles of each leaf whose box meets the other leaf's union of
+    triangle boxes, then those against each other. Measured on the W3 100k frame (leaf size
+    6, one thread): 1.1 ms, against 1.8 ms for all pairs' boxes against each other.
+    """
+    total = 0
+    most_a = 1
+    most_b = 1
+    for i in range(leaf_a.shape[0]):
+        total += count_a[leaf_a[i]] * count_b[leaf_b[i]]
+        most_a = max(most_a, count_a[leaf_a[i]])
+        most_b = max(most_b, count_b[leaf_b[i]])
+    # One spare row: a pair is written before the test decides whether it stays.
+    pairs = np.empty((total + 1, 2), dtype=np.int32)
+    boxes_a = np.empty((most_a, 6))
+    boxes_b = np.empty((most_b, 6))
+    union_a = np.empty((1, 6))
+    union_b = np.empty((1, 6))
+    near_a = np.empty(most_a, dtype=np.int64)
+    near_b = np.empty(most_b, dtype=np.int64)
+    k = 0
+    for i in range(leaf_a.shape[0]):
+        a = leaf_a[i]
+        b = leaf_b[i]
+        _leaf_boxes(first_a, count_a, prim_ids_a, va, fa, a, boxes_a, union_a[0])
+        _leaf_boxes(first_b, count_b, prim_ids_b, vb, fb, b, boxes_b, union_b[0])
+        n_near_a = 0
+        for p in range(count_a[a]):
+            near_a[n_near_a] = p
+            n_near_a += _boxes_meet(boxes_a, p, union_b, 0)
+        if n_near_a == 0:
+            continue
+        n_near_b = 0
+        for q in range(count_b[b]):
+            near_b[n_near_b] = q
+            n_near_b += _boxes_meet(boxes_b, q, union_a, 0)
+        for ii in range(n_near_a):
+            p = near_a[ii]
+            face_a = prim_ids_a[first_a[a] + p]
+            for jj in range(n_near_b):
+                q = near_b[jj]
+                pairs[k, 0] = face_a
+                pairs[k, 1] = prim_ids_b[first_b[b] + q]
+                k += _boxes_meet(boxes_a, p, boxes_b, q)
+    return pairs[:k], total
 
 
 @njit(cache=True, nogil=True, parallel=True)

@@ -720,8 +720,34 @@ def _crossing_pair(p0, p1, p2, q0, q1, q2, sp0, sp1, sp2, sq0, sq1, sq2):
 
 
 @njit(cache=True, nogil=True)
+def _boxes_apart(p0, p1, p2, q0, q1, q2):
+    """Whether the axis-aligned boxes of P's and Q's corners are apart on some axis.
+
+    Exact (comparisons of the given floats round nothing), so a pair it rejects is DISJOINT
+    for the coordinates given. Why it comes first: most candidate pairs of a query are pairs
+    of leaves whose boxes overlap but whose triangles do not, and with several triangles a
+    leaf (the benchmarks' trees hold up to 6) the traversal hands over every triangle of one
+    leaf against every triangle of the other. On the W3 100k frame, leaf size 6, 173,188
+    candidate pairs met 2,155 contacts; the plane filters below cost about 100 ns a pair,
+    this test a few.
+    """
+    for k in range(3):
+        p_lo = min(p0[k], p1[k], p2[k])
+        q_hi = max(q0[k], q1[k], q2[k])
+        if q_hi < p_lo:
+            return True
+        p_hi = max(p0[k], p1[k], p2[k])
+        q_lo = min(q0[k], q1[k], q2[k])
+        if p_hi < q_lo:
+            return True
+    return False
+
+
+@njit(cache=True, nogil=True)
 def _contact_exact(p0, p1, p2, q0, q1, q2):
     """Exact kind and float contact segment of two triangles in the guaranteed range."""
+    if _boxes_apart(p0, p1, p2, q0, q1, q2):
+        return _DISJOINT, p0, p0
     n_p, m_p = _plane_filter(p0, p1, p2)
     sq0 = _side_filtered(p0, p1, p2, n_p, m_p, q0)
     sq1 = _side_filtered(p0, p1, p2, n_p, m_p, q1)
