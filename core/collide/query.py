@@ -404,8 +404,10 @@ def finish_query(mesh_a, tree_a, mesh_b, tree_b, traversal, rot, trans, pose_a, 
     t0 = time.perf_counter()
     check_triangle_budget(traversal, tree_a, tree_b, pair_budget, names)
     vb = vertices_in_a(mesh_b, rot, trans)
-    if margin > 0.0:
-        # A near pair's boxes may be apart by up to the margin: every candidate is measured.
+    # A near pair's boxes may be apart by up to the margin, and a coordinate the rigid motion
+    # overflowed (inf or NaN) must reach the exact test to be refused: then every candidate
+    # is tested.
+    if margin > 0.0 or (vb is not mesh_b.vertices and not np.isfinite(vb).all()):
         tri_pairs = expand_leaf_pairs(
             traversal.leaf_a, traversal.leaf_b, tree_a.first, tree_a.count, tree_a.prim_ids,
             tree_b.first, tree_b.count, tree_b.prim_ids,
