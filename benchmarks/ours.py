@@ -22,9 +22,11 @@ NAME = "ours"
 #: triangle (Tree.held_arrays, float64 boxes, the derived arrays not held) against the
 #: mesh's 32, on the 100k / 500k spheres: leaf size 1: 116 / 116 B (3.63x), 2: 68 / 68,
 #: 4: 40.1 / 39.1 (1.25x / 1.22x), 6: 30.5 / 30.1 (0.95x / 0.94x), 8: 23.5 / 23.2 (0.73x /
-#: 0.72x). 6 is the smallest leaf size within the meshes' bytes at both sizes (mean leaf
-#: 4.2 triangles, 0.47 nodes a triangle).
-LEAF_SIZE = 6
+#: 0.72x). Since the triangle test screens the pairs of a leaf pair by their corner boxes
+#: (core.collide.query.finish_query), bigger leaves no longer multiply the exact tests, and
+#: the W3 100k query (one thread, min of 15) took 8.9 / 5.7 / 5.0 / 4.9 / 5.2 ms at leaf
+#: size 4 / 6 / 8 / 10 / 12: 8 is the fastest within the meshes' bytes with room to spare.
+LEAF_SIZE = 8
 
 
 def build_two(mesh_a: TriMesh, mesh_b: TriMesh, n_threads: int):
