@@ -22,6 +22,7 @@ from numba import njit, prange
 
 from core.bvh.tree import Tree
 from core.errors import TopologyChangedError
+from core.jit.busy_cores import threads_for_free_cores
 from core.jit.kernel_args import frozen, frozen_args
 from core.mesh import TriMesh
 
@@ -225,12 +226,15 @@ def refit_tree(tree: Tree, mesh: TriMesh, leaves: np.ndarray | None = None) -> T
     # the kernels the warm-up compiled.
     inputs = frozen_args((mesh.vertices, mesh.faces, tree.first, tree.count, tree.prim_ids))
     ranges = frozen(_subtree_ranges(*inputs[2:4]))
-    if tree.n_nodes >= _PARALLEL_REFIT_MIN and ranges.shape[0] == 2:
-        is_done = _refit_halves(*inputs, bmin, bmax, ranges)
-    else:
-        is_done = _refit_range(*inputs, bmin, bmax, 0, tree.n_nodes)
-    if not is_done:
-        refit_by_levels(tree, mesh, bmin, bmax, leaves)
+    # One thread while the other cores are busy (core.jit.busy_cores: the second half would
+    # wait for a scheduler slice).
+    with threads_for_free_cores() as n_threads:
+        if tree.n_nodes >= _PARALLEL_REFIT_MIN and ranges.shape[0] == 2 and n_threads > 1:
+            is_done = _refit_halves(*inputs, bmin, bmax, ranges)
+        else:
+            is_done = _refit_range(*inputs, bmin, bmax, 0, tree.n_nodes)
+        if not is_done:
+            refit_by_levels(tree, mesh, bmin, bmax, leaves)
     # Read-only like a built tree's boxes: one signature of every kernel that reads them.
     bmin.flags.writeable = False
     bmax.flags.writeable = False

@@ -29,6 +29,7 @@ from core.collide.query import (
 )
 from core.collide.tandem import DescendRule
 from core.collide.traversal_driver import budgeted_traversal
+from core.jit.busy_cores import threads_for_free_cores
 from core.mesh import TriMesh
 from core.pose import Pose
 from core.settings import DEFAULT_TOLERANCES, Tolerances
@@ -123,8 +124,11 @@ def collide_bv(
     args = (kind.code, tree_a.first, tree_a.count, vol_a, vol_a, vol_a,
             tree_b.first, tree_b.count, vol_b, vol_b, vol_b,
             rot, trans, box_pad, int(descend), False, trace)  # fmt: skip
-    traversal = budgeted_traversal(args, trace, pair_budget, control, (tree_a, tree_b), names,
-                                   "the collision query")  # fmt: skip
-    timings = {"fit": t0 - t_fit, "traverse": time.perf_counter() - t0}
-    return finish_query(mesh_a, tree_a, mesh_b, tree_b, traversal, rot, trans, pose_a, margin,
-                        trace, timings, pair_budget, names)  # fmt: skip
+    # One thread while the other cores are busy (core.jit.busy_cores: a parallel launch then
+    # waits for a scheduler slice).
+    with threads_for_free_cores():
+        traversal = budgeted_traversal(args, trace, pair_budget, control, (tree_a, tree_b),
+                                       names, "the collision query")  # fmt: skip
+        timings = {"fit": t0 - t_fit, "traverse": time.perf_counter() - t0}
+        return finish_query(mesh_a, tree_a, mesh_b, tree_b, traversal, rot, trans, pose_a,
+                            margin, trace, timings, pair_budget, names)  # fmt: skip

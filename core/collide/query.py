@@ -31,6 +31,7 @@ from core.collide.traversal_driver import (
     traversal_trace,
 )
 from core.collide.tritri import ContactKind, check_kinds, tri_tri_batch, tri_tri_distance_batch
+from core.jit.busy_cores import threads_for_free_cores
 from core.mesh import TriMesh
 from core.pose import Pose
 from core.settings import DEFAULT_TOLERANCES, Tolerances
@@ -361,11 +362,14 @@ def collide(
     args = (TREE_BOXES, tree_a.first, tree_a.count, tree_a.bmin, tree_a.bmax, tree_a.bmin,
             tree_b.first, tree_b.count, tree_b.bmin, tree_b.bmax, tree_b.bmin,
             rot, trans, box_pad, int(descend), False, trace)  # fmt: skip
-    traversal = budgeted_traversal(args, trace, pair_budget, control, (tree_a, tree_b), names,
-                                   "the collision query")  # fmt: skip
-    timings = {"traverse": time.perf_counter() - t0}
-    return finish_query(mesh_a, tree_a, mesh_b, tree_b, traversal, rot, trans, pose_a, margin,
-                        trace, timings, pair_budget, names)  # fmt: skip
+    # One thread while the other cores are busy (core.jit.busy_cores: a parallel launch then
+    # waits for a scheduler slice).
+    with threads_for_free_cores():
+        traversal = budgeted_traversal(args, trace, pair_budget, control, (tree_a, tree_b),
+                                       names, "the collision query")  # fmt: skip
+        timings = {"traverse": time.perf_counter() - t0}
+        return finish_query(mesh_a, tree_a, mesh_b, tree_b, traversal, rot, trans, pose_a,
+                            margin, trace, timings, pair_budget, names)  # fmt: skip
 
 
 def check_margin(margin) -> float:
