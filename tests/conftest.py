@@ -10,6 +10,9 @@ import pytest
 # matplotlib's Qt backend picks its binding from QT_API; pytest-qt reads qt_api from
 # pyproject.toml. Both must agree on PyQt6 before any Qt module is imported.
 os.environ.setdefault("QT_API", "pyqt6")
+# The kernels keep their threads whatever else runs: tests that check the two-thread paths
+# must not depend on the other test worker (core.jit.busy_cores; its own tests patch it).
+os.environ.setdefault("BVH_LAB_KEEP_THREADS", "1")
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 ASSETS_DIR = REPO_ROOT / "assets"

@@ -12,6 +12,11 @@ So a query or a refit asks, as it starts, how many threads are runnable on the m
 (``/proc/loadavg``'s fourth field, counted the instant it is read, unlike the load averages)
 and runs on one thread when the other cores are taken. The answer is kept for
 :data:`RECHECK_S` so that many small calls read the file once.
+
+``BVH_LAB_KEEP_THREADS=1`` in the environment turns the choice off: the warm-up must run the
+two-thread kernels to compile them even when it shares the machine (``make test`` warms up
+in two processes), and the tests that check what runs on two threads must not depend on what
+else the machine is doing.
 """
 
 from __future__ import annotations
@@ -26,6 +31,9 @@ import numba
 #: How long one reading of the runnable count stands (seconds): short against a user's
 #: frame, long against a small query's 50 microseconds.
 RECHECK_S = 0.05
+
+#: Set to ``1`` to keep numba's thread count whatever the machine is doing.
+KEEP_THREADS_ENV = "BVH_LAB_KEEP_THREADS"
 
 _LOADAVG = "/proc/loadavg"
 _last = {"at": -1.0, "busy": 0}
@@ -71,7 +79,8 @@ def threads_for_free_cores(path: str = _LOADAVG) -> Iterator[int]:
         The threads the block's kernels use (``numba.get_num_threads()`` inside it).
     """
     before = numba.get_num_threads()
-    wanted = min(before, free_cores(path=path)) if before > 1 else before
+    is_kept = os.environ.get(KEEP_THREADS_ENV) == "1"
+    wanted = min(before, free_cores(path=path)) if before > 1 and not is_kept else before
     if wanted == before:
         yield before
         return
@@ -80,3 +89,18 @@ def threads_for_free_cores(path: str = _LOADAVG) -> Iterator[int]:
         yield wanted
     finally:
         numba.set_num_threads(before)
+
+
+@contextlib.contextmanager
+def kept_threads() -> Iterator[None]:
+    """Keep numba's thread count inside the block whatever the machine is doing (the
+    warm-up: its two-thread kernels compile only when they run on two threads)."""
+    before = os.environ.get(KEEP_THREADS_ENV)
+    os.environ[KEEP_THREADS_ENV] = "1"
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop(KEEP_THREADS_ENV, None)
+        else:
+            os.environ[KEEP_THREADS_ENV] = before

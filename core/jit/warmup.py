@@ -335,7 +335,12 @@ def run_step(key: str) -> None:
     steps = _steps_by_key()
     if key not in steps:
         raise ValueError(f"warm-up step must be one of {', '.join(steps)}, got {key!r}")
-    steps[key].run(*_inputs())
+    from core.jit.busy_cores import kept_threads
+
+    # The two-thread kernels compile only when they run on two threads, and the warm-up
+    # shares the machine with its other worker.
+    with kept_threads():
+        steps[key].run(*_inputs())
 
 
 def warm_in_process(keys: tuple[str, ...] | None = None) -> float:

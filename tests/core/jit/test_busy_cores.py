@@ -39,9 +39,13 @@ def test_free_cores_are_the_cores_not_taken_and_never_fewer_than_one(tmp_path):
 
 
 @pytest.fixture
-def two_threads():
+def two_threads(monkeypatch):
+    """Two numba threads on a machine of two cores, and the choice on (tests/conftest.py
+    turns it off for the other tests)."""
     if numba.config.NUMBA_NUM_THREADS < 2:
         pytest.skip("numba has one thread on this machine")
+    monkeypatch.delenv(busy_cores.KEEP_THREADS_ENV, raising=False)
+    monkeypatch.setattr(busy_cores.os, "cpu_count", lambda: 2)
     before = numba.get_num_threads()
     numba.set_num_threads(2)
     yield
@@ -49,8 +53,7 @@ def two_threads():
 
 
 def test_a_busy_machine_runs_the_block_on_one_thread_and_restores_the_count(
-        tmp_path, two_threads, monkeypatch):  # fmt: skip
-    monkeypatch.setattr(busy_cores.os, "cpu_count", lambda: 2)
+        tmp_path, two_threads):  # fmt: skip
     with threads_for_free_cores(_loadavg(tmp_path, 3, "busy")) as n:
         assert n == 1 and numba.get_num_threads() == 1
     assert numba.get_num_threads() == 2
@@ -69,6 +72,8 @@ def test_queries_and_refits_give_the_same_answers_on_a_busy_machine(two_threads,
     for busy in (0, 5):
         monkeypatch.setattr(busy_cores, "runnable_elsewhere", lambda path=None, b=busy: b)
         monkeypatch.setattr(busy_cores, "_last", {"at": -1.0, "busy": 0})
+        with threads_for_free_cores() as n:
+            assert n == (2 if busy == 0 else 1)
         refitted = refit_tree(tree, moved)
         result = contacts(mesh, moved, None, ROTATED, leaf_size=4)
         results[busy] = (refitted.bmin.copy(), refitted.bmax.copy(), result.pairs, result.counters)
@@ -76,3 +81,11 @@ def test_queries_and_refits_give_the_same_answers_on_a_busy_machine(two_threads,
     assert np.array_equal(idle[0], busy[0]) and np.array_equal(idle[1], busy[1])
     assert np.array_equal(idle[2], busy[2]) and idle[2].shape[0] > 0
     assert idle[3] == busy[3]
+
+
+def test_kept_threads_turns_the_choice_off_inside_the_block_only(tmp_path, two_threads):
+    busy = _loadavg(tmp_path, 3)
+    with busy_cores.kept_threads(), threads_for_free_cores(busy) as n:
+        assert n == 2
+    with threads_for_free_cores(busy) as n:
+        assert n == 1
