@@ -107,6 +107,7 @@ def _warm_traversal(a, b, pose) -> None:
     """The traversal's variants: each descend rule, serial and parallel levels, with and
     without the record, two bodies and one body against itself."""
     import core.collide.selfcollide as selfcollide
+    import core.collide.tandem as tandem
     import core.collide.traversal_driver as driver
     from core.collide import DescendRule, collide, self_collide
 
@@ -117,10 +118,13 @@ def _warm_traversal(a, b, pose) -> None:
     modules = (driver, selfcollide)
     saved = [m.PARALLEL_MIN_PAIRS for m in modules]
     saved_split = driver.SPLIT_FRONTIER
+    saved_screen = tandem.PARALLEL_MIN_LEAF_PAIRS
     try:
         for parallel_min in (saved[0], 0):
             for m in modules:
                 m.PARALLEL_MIN_PAIRS = parallel_min
+            # The triangle pairs' box screen, on one thread and in one run per thread.
+            tandem.PARALLEL_MIN_LEAF_PAIRS = parallel_min and saved_screen
             for descend in DescendRule:
                 for trace in (False, True):
                     collide(a, tree_a, b, tree_b, None, pose, descend=descend, trace=trace)
@@ -137,6 +141,7 @@ def _warm_traversal(a, b, pose) -> None:
         for m, value in zip(modules, saved):
             m.PARALLEL_MIN_PAIRS = value
         driver.SPLIT_FRONTIER = saved_split
+        tandem.PARALLEL_MIN_LEAF_PAIRS = saved_screen
 
 
 def _warm_near(a, b, pose) -> None:

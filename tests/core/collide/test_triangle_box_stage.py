@@ -1,9 +1,11 @@
 """The triangle test's box stage: the pairs of overlapping leaves whose corner boxes are apart
 are left out before the exact test, and nothing else is."""
 
+import numba
 import numpy as np
 import pytest
 
+import core.collide.tandem as tandem
 from core import contacts
 from core.bvh import build_tree
 from core.collide import collide
@@ -36,7 +38,13 @@ def _boxes_meet(va, fa, vb, fb, pairs):
 
 
 @pytest.mark.parametrize("leaf_size", [1, 3, 8])
-def test_the_box_stage_keeps_exactly_the_pairs_whose_boxes_meet(leaf_size):
+@pytest.mark.parametrize("is_parallel", [False, True], ids=["one run", "a run per thread"])
+def test_the_box_stage_keeps_exactly_the_pairs_whose_boxes_meet(leaf_size, is_parallel,
+                                                                 monkeypatch):  # fmt: skip
+    if is_parallel:
+        if numba.get_num_threads() < 2:
+            pytest.skip("numba runs one thread here")
+        monkeypatch.setattr(tandem, "PARALLEL_MIN_LEAF_PAIRS", 1)
     a = triangle_soup(300, seed=21, name="a")
     b = triangle_soup(300, seed=22, name="b")
     tree_a, tree_b = build_tree(a, leaf_size=leaf_size), build_tree(b, leaf_size=leaf_size)
