@@ -24,7 +24,7 @@ from core.recording import (
     save_recording,
 )
 from core.recording.fileformat import MANIFEST
-from core.request import CollisionRequest
+from core.request import CollisionRequest, FrameOptions
 from tests.core.helpers import npy_bytes, rewrite_zip
 from tests.core.meshgen import sphere_mesh
 
@@ -38,9 +38,10 @@ def recording():
     """Frames with every extra on: OBB volumes, a BSP partition, self-collision, distance and
     containment; A deforms (new vertices every frame), B moves in, touches and leaves."""
     a, b = sphere_mesh(10), sphere_mesh(8, radius=0.6)
-    settings = PipelineSettings(CollisionRequest(bv="obb", partition="bsp", distance=True,
-                                                 containment=True, self_collision=True,
-                                                 trace=True), update=UpdateMode.AUTO)
+    settings = PipelineSettings(CollisionRequest(bv="obb", partition="bsp", trace=True),
+                                update=UpdateMode.AUTO,
+                                frame=FrameOptions(distance=True, containment=True,
+                                                   self_collision=True))
     pipe = FramePipeline(settings)
     rec = Recording()
     for i, x in enumerate((3.0, 1.3, 1.1, 3.0)):
