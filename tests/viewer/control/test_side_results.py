@@ -208,7 +208,7 @@ def test_the_frame_path_puts_the_slow_words_in_the_model(monkeypatch):
 def test_a_side_choice_never_runs_inside_the_frame(key):
     model, controller = windowless_controller()
     controller.scenes.load_scene("concentric-spheres")
-    assert getattr(controller.frames.pipe.settings.request, key) is False
+    assert getattr(controller.frames.pipe.settings.frame, key) is False
     controller.shutdown()
 
 
