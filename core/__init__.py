@@ -99,8 +99,8 @@ def contacts(
     for name, enum_cls in (("split", SplitRule), ("descend", DescendRule), ("obb_fit", ObbFit)):
         if name in overrides:
             overrides[name] = enum_member(overrides[name], name, enum_cls, getattr(base, name))
+    _refuse_frame_options(overrides)
     request = base.replace(**overrides) if overrides else base
-    _refuse_frame_options(request)
     check_coordinate_bound(mesh_a, "mesh_a", pose_a)
     check_coordinate_bound(mesh_b, "mesh_b", pose_b)
     return run_query(request, mesh_a, mesh_b, pose_a, pose_b)
@@ -111,19 +111,20 @@ FRAME_OPTIONS = {
     "containment": "core.containment.pair_containment(mesh_a, mesh_b, pose_a, pose_b)",
     "self_collision": "core.collide.selfcollide.self_collide(mesh, tree)",
 }
-"""Fields of a request that only the frame pipeline runs (``FramePipeline`` with
-``PipelineSettings``), and the call that answers each for one pair of meshes."""
+"""Fields of :class:`core.request.FrameOptions`, which only the frame pipeline runs
+(``FramePipeline`` with ``PipelineSettings(frame=...)``), and the call that answers each for
+one pair of meshes."""
 
 
-def _refuse_frame_options(request) -> None:
+def _refuse_frame_options(overrides: dict) -> None:
     """An option ``contacts`` would not run is an error, not a silent no-op: ``contacts(...,
-    distance=True)`` answered with contacts only."""
-    asked = [name for name in FRAME_OPTIONS if getattr(request, name)]
-    if asked:
-        name = asked[0]
-        raise ValueError(f"{name}=True: contacts() answers the contact query of two meshes "
-                         f"only; {name} is a frame option (PipelineSettings), or call "
-                         f"{FRAME_OPTIONS[name]}")
+    distance=True)`` answered with contacts only. ``distance=False`` asks for nothing and is
+    dropped (the request has no such field)."""
+    for name in FRAME_OPTIONS:
+        if name in overrides and overrides.pop(name):
+            raise ValueError(f"{name}=True: contacts() answers the contact query of two "
+                             f"meshes only; {name} is a frame option (PipelineSettings("
+                             f"frame=FrameOptions(...))), or call {FRAME_OPTIONS[name]}")
 
 
 def load_mesh(path, name=None) -> TriMesh:

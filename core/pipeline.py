@@ -33,7 +33,7 @@ from core.errors import TopologyChangedError
 from core.frame_volumes import FrameVolumes, fitted_volumes
 from core.mesh import TriMesh
 from core.pose import Pose
-from core.request import DISTANCE_BV, CollisionRequest
+from core.request import DISTANCE_BV, CollisionRequest, FrameOptions
 
 
 class UpdateMode(enum.Enum):
@@ -55,19 +55,23 @@ class UpdateMode(enum.Enum):
 
 @dataclass(frozen=True, init=False)
 class PipelineSettings:
-    """Choices for every frame: the query's request, and how deformed trees are updated.
+    """Choices for every frame: the query's request, the frame's other analyses, and how
+    deformed trees are updated.
 
     The query's choices are the request's and are read there (``settings.request.bv``); a
     changed choice is a changed request: ``PipelineSettings(request.replace(bv="obb"))``.
+    The analyses beyond the query are the frame options' (``settings.frame.distance``).
 
     Attributes
     ----------
     request : CollisionRequest
         The pair query of every frame. Default: :data:`DEFAULT_REQUEST` (trace on: the
         viewer draws it). Its ``split`` and ``leaf_size`` build the trees; a change of either
-        rebuilds them. A ``partition`` runs beside the trees (``Frame.partition``);
-        ``distance`` and ``containment`` run when A and B do not touch; ``self_collision``
-        tests every body against itself.
+        rebuilds them. A ``partition`` runs beside the trees (``Frame.partition``).
+    frame : FrameOptions
+        The analyses beyond the pair query (default: none): ``distance`` and
+        ``containment`` run when A and B do not touch; ``self_collision`` tests every body
+        against itself.
     update : UpdateMode
     drift_threshold : float
         AUTO rebuilds when ``SAH now / SAH at build - 1`` exceeds this (0.25: a quarter more
@@ -78,14 +82,17 @@ class PipelineSettings:
     """
 
     request: CollisionRequest
+    frame: FrameOptions
     update: UpdateMode
     drift_threshold: float
     validate_after_refit: bool
 
     def __init__(self, request: CollisionRequest | None = None,
                  update: UpdateMode = UpdateMode.REFIT, drift_threshold: float = 0.25,
-                 validate_after_refit: bool = False):  # fmt: skip
+                 validate_after_refit: bool = False,
+                 frame: FrameOptions | None = None):  # fmt: skip
         instance(request, "request", CollisionRequest, optional=True)
+        instance(frame, "frame", FrameOptions, optional=True)
         base = request if request is not None else DEFAULT_REQUEST
         instance(update, "update", UpdateMode)
         threshold = real_number(drift_threshold, "drift_threshold")
@@ -93,6 +100,7 @@ class PipelineSettings:
             raise ValueError(f"drift_threshold must be a finite number >= 0, got {threshold}")
         instance(validate_after_refit, "validate_after_refit", bool)
         object.__setattr__(self, "request", base)
+        object.__setattr__(self, "frame", frame if frame is not None else FrameOptions())
         object.__setattr__(self, "update", update)
         object.__setattr__(self, "drift_threshold", threshold)
         object.__setattr__(self, "validate_after_refit", validate_after_refit)
@@ -159,9 +167,9 @@ class Frame:
         ``total``; none is inside another.
     self_results : list of CollisionResult or None
         One per body, the body against itself (pairs ``i < j`` into its own faces), when the
-        request's ``self_collision`` is on; else None.
+        frame options' ``self_collision`` is on; else None.
     containment : PairContainment or None
-        Bodies 0 and 1 ("A", "B") when the request's ``containment`` is on, there are two
+        Bodies 0 and 1 ("A", "B") when the frame options' ``containment`` is on, there are two
         bodies and they have no contact; else None.
     volumes : FrameVolumes or None
         The kind the traversal tested and both trees' volume rows, the very fit it used
@@ -171,8 +179,8 @@ class Frame:
         counts), when it names one.
     distance : DistanceResult or None
         Minimum distance and closest points of bodies 0 and 1 (bounded with
-        :data:`core.request.DISTANCE_BV` volumes), when the request's ``distance`` is on and
-        they have no contact.
+        :data:`core.request.DISTANCE_BV` volumes), when the frame options' ``distance`` is
+        on and they have no contact.
     request : CollisionRequest or None
         The request the frame ran with.
     validation : list of ValidationReport or None
@@ -187,6 +195,9 @@ class Frame:
         Per body, where its tree came from: the label of a tree pinned with
         :meth:`FramePipeline.pin_tree` (``"tree from mine.json"``), or None for the tree the
         pipeline built from its settings. None in frames recorded before it existed.
+    frame_options : FrameOptions or None
+        The frame options the frame ran with (``PipelineSettings.frame``); None for a
+        frame not made by the pipeline.
 
     A frame holds plain data only (numpy arrays, dataclasses of them, numbers, strings), so
     it can be stored (pickled) and drawn later without running the core.
@@ -210,6 +221,7 @@ class Frame:
     validation: list | None = None
     refitted: list | None = None
     tree_sources: list | None = None
+    frame_options: FrameOptions | None = None
 
     def tree_words(self, body: int) -> str:
         """Which tree body ``body`` (0 = A) used, for people: the pinned tree's label
@@ -469,6 +481,7 @@ class FramePipeline:
         t_update = time.perf_counter()
 
         request = self.settings.request
+        options = self.settings.frame
         timings = {"deform": t_deform - t_start, "update": t_update - t_deform}
         validation = None
         if self.settings.validate_after_refit:
@@ -497,17 +510,17 @@ class FramePipeline:
                 partition = partition_query(request.replace(margin=0.0), meshes[0], meshes[1],
                                             *poses)  # fmt: skip
                 timings["partition"] = time.perf_counter() - t0
-            if request.distance and not result.in_contact:
+            if options.distance and not result.in_contact:
                 t0 = time.perf_counter()
                 distance = min_distance(meshes[0], trees[0], meshes[1], trees[1], *poses,
                                         bv=DISTANCE_BV)  # fmt: skip
                 timings["distance"] = time.perf_counter() - t0
-            if request.containment and not result.in_contact:
+            if options.containment and not result.in_contact:
                 t0 = time.perf_counter()
                 containment = pair_containment(meshes[0], meshes[1], *poses, result)
                 timings["containment"] = time.perf_counter() - t0
         self_results = None
-        if request.self_collision:
+        if options.self_collision:
             t0 = time.perf_counter()
             # Self-collision walks the trees' own boxes (tree_name's default kind).
             self_results = [
@@ -539,6 +552,7 @@ class FramePipeline:
             validation=validation,
             refitted=refitted,
             tree_sources=sources,
+            frame_options=options,
         )
         self._index += 1
         return frame

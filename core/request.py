@@ -3,8 +3,9 @@ pipeline and the command line.
 
 Every choice a query takes lives here once, validated once, so the three callers cannot drift
 apart (before, each had its own keyword arguments and checks). Per-frame choices that are not
-part of a query (how a deformed tree is brought up to date) stay in
-:class:`core.pipeline.PipelineSettings`, which holds a request.
+part of a query stay out of it: the analyses only the frame pipeline runs are
+:class:`FrameOptions`, and how a deformed tree is brought up to date is
+:class:`core.pipeline.PipelineSettings`, which holds both records.
 """
 
 from __future__ import annotations
@@ -20,8 +21,6 @@ from core.collide.budget import DEFAULT_PAIR_BUDGET, check_budget
 from core.collide.query import check_margin
 from core.collide.tandem import DescendRule
 from core.settings import DEFAULT_TOLERANCES, Tolerances
-
-_BOOL_FIELDS = ("trace", "self_collision", "containment", "distance")
 
 
 @dataclass(frozen=True)
@@ -49,8 +48,6 @@ class CollisionRequest:
     margin : float
         Near-contact distance ``D >= 0``: also report the triangle pairs that do not touch
         but are at most ``D`` apart. 0 (default): exact contacts only.
-    self_collision : bool
-        Also test every body against itself (frame pipeline only).
     partition : str or None
         A key of :data:`core.partition.PARTITION_KINDS`: ``contacts()`` and the command line
         find the candidate pairs with that spatial partition instead of the trees; the frame
@@ -60,11 +57,6 @@ class CollisionRequest:
         The partition kind's settings (``cell_size``, ``max_depth``, ``capacity`` ...), given
         as a dict or as pairs and stored as sorted pairs (so a request stays hashable);
         empty: the kind's defaults.
-    containment : bool
-        When A and B do not touch, decide whether one is inside the other.
-    distance : bool
-        When A and B do not touch, find their minimum distance and closest points (frame
-        pipeline only; bounded with RSS volumes, :data:`DISTANCE_BV`).
     pair_budget : int
         Most overlapping volume pairs one traversal may meet, and most triangle pairs it may
         send to the exact test (default :data:`core.collide.budget.DEFAULT_PAIR_BUDGET`,
@@ -81,11 +73,8 @@ class CollisionRequest:
     trace: bool = False
     tol: Tolerances = DEFAULT_TOLERANCES
     margin: float = 0.0
-    self_collision: bool = False
     partition: str | None = None
     partition_params: tuple = ()
-    containment: bool = False
-    distance: bool = False
     pair_budget: int = DEFAULT_PAIR_BUDGET
 
     def __post_init__(self):
@@ -97,9 +86,7 @@ class CollisionRequest:
             instance(getattr(self, name), name, cls)
         integer(self.leaf_size, "leaf_size", minimum=1)
         object.__setattr__(self, "pair_budget", check_budget(self.pair_budget))
-        for name in _BOOL_FIELDS:
-            if not isinstance(getattr(self, name), (bool, np.bool_)):
-                raise TypeError(f"{name} must be a bool, got {type(getattr(self, name)).__name__}")
+        _check_bools(self, ("trace",))
         if self.bv not in BV_KINDS:
             raise ValueError(f"bv must be one of {', '.join(BV_KINDS)}, got {self.bv!r}")
         object.__setattr__(self, "margin", check_margin(self.margin))
@@ -121,11 +108,61 @@ class CollisionRequest:
         """A copy with some fields changed (validated again); unknown names raise TypeError."""
         names = {f.name for f in fields(self)}
         unknown = sorted(set(changes) - names)
+        if unknown and unknown[0] in FRAME_OPTION_FIELDS:
+            raise TypeError(f"CollisionRequest has no field {unknown[0]!r}: it is a frame "
+                            f"option (FrameOptions, PipelineSettings.frame)")  # fmt: skip
         if unknown:
             raise TypeError(f"CollisionRequest has no field {unknown[0]!r}; fields: "
                             f"{', '.join(sorted(names))}")  # fmt: skip
         return CollisionRequest(**{**{n: getattr(self, n) for n in names}, **changes})
 
+
+def _check_bools(record, names) -> None:
+    """Each named field of ``record`` a bool (numpy's too): one line naming the field."""
+    for name in names:
+        value = getattr(record, name)
+        if not isinstance(value, (bool, np.bool_)):
+            raise TypeError(f"{name} must be a bool, got {type(value).__name__}")
+
+
+@dataclass(frozen=True)
+class FrameOptions:
+    """The analyses of a frame beyond the contact query, which only the frame pipeline runs
+    (:class:`core.pipeline.FramePipeline`, held by ``PipelineSettings.frame``).
+
+    ``core.contacts()`` answers the contact query of two meshes only and refuses these
+    (:data:`core.FRAME_OPTIONS` names the call that answers each for one pair).
+
+    Attributes
+    ----------
+    self_collision : bool
+        Also test every body against itself (``Frame.self_results``).
+    containment : bool
+        When A and B do not touch, decide whether one is inside the other
+        (``Frame.containment``).
+    distance : bool
+        When A and B do not touch, find their minimum distance and closest points
+        (``Frame.distance``; bounded with RSS volumes, :data:`DISTANCE_BV`).
+    """
+
+    self_collision: bool = False
+    containment: bool = False
+    distance: bool = False
+
+    def __post_init__(self):
+        _check_bools(self, FRAME_OPTION_FIELDS)
+
+    def replace(self, **changes) -> FrameOptions:
+        """A copy with some fields changed (validated again); unknown names raise TypeError."""
+        unknown = sorted(set(changes) - set(FRAME_OPTION_FIELDS))
+        if unknown:
+            raise TypeError(f"FrameOptions has no field {unknown[0]!r}; fields: "
+                            f"{', '.join(FRAME_OPTION_FIELDS)}")  # fmt: skip
+        return FrameOptions(**{**{n: getattr(self, n) for n in FRAME_OPTION_FIELDS}, **changes})
+
+
+FRAME_OPTION_FIELDS = ("self_collision", "containment", "distance")
+"""Field names of :class:`FrameOptions`, in order."""
 
 DISTANCE_BV = "rss"
 """Kind that bounds the distance query: PQP's rectangle swept spheres (Larsen et al. 2000),

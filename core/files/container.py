@@ -397,12 +397,13 @@ def _starts_like_a_zip(path: Path) -> bool:
 
 
 def read_manifest(archive: zipfile.ZipFile, path: Path, format_name: str, version: int,
-                  error: type[Exception], what: str) -> dict:  # fmt: skip
+                  error: type[Exception], what: str, oldest: int | None = None) -> dict:
     """The manifest of ``archive``, checked to name ``format_name`` at ``version``.
 
     Its text is at most :data:`MAX_MANIFEST_BYTES` and :data:`MAX_MANIFEST_CONTAINERS`
     objects and lists; ``version`` must be the int ``version`` itself (``1.0`` and ``true``
-    are not 1).
+    are not 1), or an int from ``oldest`` up when the reader still reads older versions
+    (the caller maps their layout; the manifest's ``version`` says which).
     """
     name = printable(str(path))
     if MANIFEST not in set(archive.namelist()):
@@ -426,12 +427,14 @@ def read_manifest(archive: zipfile.ZipFile, path: Path, format_name: str, versio
         raise error(f"{name}: not a {what} ({MANIFEST} does not name the {format_name!r} "
                     f"format)")  # fmt: skip
     found = manifest.get("version")
-    if type(found) is not int or found != version:
+    lowest = version if oldest is None else oldest
+    if type(found) is not int or not lowest <= found <= version:
         made_by = manifest.get("app_version", "an unknown version")
         made_by = printable(made_by[:40]) if isinstance(made_by, str) else "an unknown version"
         shown = printable(json.dumps(found)[:40]) if type(found) is not int else found
+        reads = f"version {version}" if lowest == version else f"versions {lowest} to {version}"
         raise error(f"{name}: made by format version {shown} (bvh-lab {made_by}); this app "
-                    f"reads version {version}")
+                    f"reads {reads}")
     return manifest
 
 

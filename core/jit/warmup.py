@@ -47,9 +47,10 @@ def _warm_frame(a, b, pose) -> None:
     tests, distance and containment, with the viewer's settings."""
     from core.deform import DEFORMERS
     from core.pipeline import BodyInput, FramePipeline, PipelineSettings
-    from core.request import CollisionRequest
+    from core.request import CollisionRequest, FrameOptions
 
-    settings = PipelineSettings(CollisionRequest(trace=True, containment=True, distance=True))
+    settings = PipelineSettings(CollisionRequest(trace=True),
+                                frame=FrameOptions(containment=True, distance=True))
     bodies = [BodyInput("a", a, deformer=DEFORMERS["radial_wave"]()), BodyInput("b", b, pose)]
     pipe = FramePipeline(settings)
     for t in (0.0, 0.1):  # the second frame refits the deformed body's tree

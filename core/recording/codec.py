@@ -32,13 +32,13 @@ from core.partition.base import Partition, PlaneRecords
 from core.pipeline import Frame, UpdateMode
 from core.pose import Pose
 from core.recording.schema import MAX_BODIES, check_fields, check_values, check_volumes
-from core.request import CollisionRequest
+from core.request import FRAME_OPTION_FIELDS, CollisionRequest, FrameOptions
 from core.settings import Tolerances
 
 FRAME_CLASSES = {cls.__name__: cls for cls in (
     Frame, TriMesh, Pose, Tree, BuildStats, CollisionResult, Counters, Trace, FrameVolumes,
-    PairContainment, Containment, EdgeStats, DistanceResult, CollisionRequest, Tolerances,
-    Partition, PlaneRecords, ValidationReport, Violation)}  # fmt: skip
+    PairContainment, Containment, EdgeStats, DistanceResult, CollisionRequest, FrameOptions,
+    Tolerances, Partition, PlaneRecords, ValidationReport, Violation)}  # fmt: skip
 """Every class a :class:`core.pipeline.Frame` may contain, by name (the decoder's allow-list)."""
 
 FRAME_ENUMS = {cls.__name__: cls for cls in (
@@ -175,12 +175,18 @@ class FrameDecoder:
     load_array : callable
         ``load_array(member name) -> numpy.ndarray`` (read-only); raises ``KeyError`` for a
         member the archive does not hold.
+    request_holds_frame_options : bool
+        The layout of recording format version 1: a ``CollisionRequest`` holds the three
+        :data:`core.request.FRAME_OPTION_FIELDS` and a ``Frame`` has no ``frame_options``.
+        They are taken off the request and become its frames' ``frame_options``.
     """
 
-    def __init__(self, load_array):
+    def __init__(self, load_array, request_holds_frame_options: bool = False):
         self._load_array = load_array
         self._objects: dict[int, object] = {}
         self._checked: set = set()
+        self._is_v1 = request_holds_frame_options
+        self._options_of: dict[int, FrameOptions] = {}  # id(request) -> its v1 options
 
     def decode(self, tree, where: str = "frame"):
         """The value a JSON tree describes; :class:`CodecError` naming ``where`` if invalid."""
@@ -251,6 +257,10 @@ class FrameDecoder:
         optional = {f.name for f in init_fields if f.default is not dataclasses.MISSING
                     or f.default_factory is not dataclasses.MISSING}  # fmt: skip
         given = tree["fields"]
+        old_options = {}
+        if self._is_v1 and name == "CollisionRequest":
+            given = dict(given)
+            old_options = {key: given.pop(key) for key in FRAME_OPTION_FIELDS if key in given}
         if not set(given) <= init_names or not init_names - optional <= set(given):
             odd = sorted((set(given) - init_names) | (init_names - optional - set(given)))
             raise CodecError(f"{where}: {name} fields do not match (field {odd[0]!r})")
@@ -266,10 +276,14 @@ class FrameDecoder:
         if arrays and key not in self._checked:
             check_values(name, fields, where, CodecError)
             self._checked.add(key)
+        if self._is_v1 and cls is Frame and "frame_options" not in given:
+            fields["frame_options"] = self._options_of.get(id(fields.get("request")))
         try:
             if cls is TriMesh:
                 return self._mesh(fields, where)
             value = cls(**fields)
+            if cls is CollisionRequest and self._is_v1:
+                self._options_of[id(value)] = self._frame_options(old_options, where)
         except CodecError:
             raise
         except (TypeError, ValueError) as exc:
@@ -279,6 +293,12 @@ class FrameDecoder:
         elif cls is Frame:
             self._check_frame(value, where)
         return value
+
+    def _frame_options(self, old: dict, where: str) -> FrameOptions:
+        """A version-1 request's frame-option keys as :class:`FrameOptions` (absent: off)."""
+        values = {key: self.decode(value, f"{where}.{key}") for key, value in old.items()}
+        check_fields("FrameOptions", values, where, CodecError)
+        return FrameOptions(**values)
 
     def _mesh(self, fields: dict, where: str) -> TriMesh:
         # The constructor would copy the arrays (and check O(n + m) again for every frame);

@@ -30,7 +30,7 @@ class EventKind(enum.Enum):
     SCULPTED = "body sculpted"
     """The user sculpted a body (told by the app)."""
     OPENED = "settings changed"
-    """The request or the update mode differs from the frame before."""
+    """The request, the frame options or the update mode differs from the frame before."""
 
 
 #: Kinds the app tells :meth:`Recording.append`; the others are found from the frames.

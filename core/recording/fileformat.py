@@ -4,7 +4,8 @@ Layout (a zip that ``numpy.load`` opens like any ``np.savez_compressed`` file):
 
 * ``a0.npy``, ``a1.npy`` ...: every distinct array of every frame, stored once (frames that
   share a mesh's faces or an unchanged tree share the member);
-* ``manifest.json``: ``format`` ("bvh-lab recording"), ``version`` (1), ``app_version``,
+* ``manifest.json``: ``format`` ("bvh-lab recording"), ``version`` (2; 1 is read too,
+  :data:`OLDEST_VERSION`), ``app_version``,
   ``n_frames``, ``max_megabytes``, ``max_frames`` and ``frames``, one entry per frame with
   its ``body_keys``, ``update``, ``user_events`` and ``frame``, the JSON tree of the
   :class:`core.pipeline.Frame` (see :mod:`core.recording.codec`).
@@ -41,7 +42,15 @@ from core.recording.schema import MAX_BODIES, SchemaError, finite, list_of, posi
 from core.recording.store import MEGABYTE, Recording
 
 FORMAT_NAME = "bvh-lab recording"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+"""Version 2 (issue 29) stores a frame's ``FrameOptions`` (``self_collision``,
+``containment``, ``distance``) as the frame's own ``frame_options`` object; version 1 kept
+them as three keys of its ``CollisionRequest``."""
+
+OLDEST_VERSION = 1
+"""Oldest version still read: a version-1 request's three frame-option keys become the frame's
+``frame_options`` (:class:`core.recording.codec.FrameDecoder`). To be dropped with a version
+that changes the layout again."""
 SUFFIX = ".bvhrec"
 
 MAX_FRAMES = 10_000
@@ -140,7 +149,7 @@ def open_recording(path, progress: Progress | None = None,
     ------
     RecordingFileError
         One line naming the file (control characters escaped): missing, not a zip, not a
-        recording, another format version (``version`` must be the integer 1), damaged (CRC,
+        recording, another format version (``version`` must be the integer 1 or 2), damaged (CRC,
         truncated, a member missing, an array of the wrong shape, any value against
         :mod:`core.recording.schema`), empty, past a cap (:data:`MAX_FRAMES`, the container's
         caps in :mod:`core.files.container`, :data:`core.recording.schema.MAX_BODIES`).
@@ -202,7 +211,7 @@ def _read(archive: zipfile.ZipFile, path: Path, progress, cancel) -> Recording:
     name = printable(str(path))
     names = set(archive.namelist())
     manifest = read_manifest(archive, path, FORMAT_NAME, FORMAT_VERSION, RecordingFileError,
-                             "recording")
+                             "recording", oldest=OLDEST_VERSION)
     if not manifest.get("frames") and manifest.get("n_frames") == 0:
         raise RecordingFileError(f"{name}: the recording is empty (no frames)")
     try:
@@ -223,7 +232,7 @@ def _read(archive: zipfile.ZipFile, path: Path, progress, cancel) -> Recording:
                 raise CodecError(f"array member {member!r}: {exc}") from None
         return loaded[member_name]
 
-    decoder = FrameDecoder(load_array)
+    decoder = FrameDecoder(load_array, request_holds_frame_options=manifest["version"] == 1)
     # Caps wide enough for every frame while reading; the file's own caps are put back after
     # (raised to what the frames hold: a view saved as an array of its own counts apart).
     recording = Recording(max_megabytes=1e12, max_frames=len(frames))

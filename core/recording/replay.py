@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -151,9 +151,9 @@ def replay(recording: Recording, settings: PipelineSettings,
             raise RecordingCancelled("the replay was cancelled")
         recorded = recording[position]
         wants_self = recorded.self_results is not None
-        pipe.settings = (settings if settings.request.self_collision == wants_self else
-                         PipelineSettings(settings.request.replace(self_collision=wants_self),
-                                          settings.update, settings.drift_threshold))
+        pipe.settings = (settings if settings.frame.self_collision == wants_self else
+                         replace(settings, frame=settings.frame.replace(
+                             self_collision=wants_self)))
         bodies = [BodyInput(key, mesh, pose) for key, mesh, pose in
                   zip(recording.body_keys(position), recorded.meshes, recorded.poses)]
         replayed = pipe.step(bodies, recorded.t)
@@ -171,10 +171,11 @@ def replay(recording: Recording, settings: PipelineSettings,
 
 
 def recorded_settings(recording: Recording, position: int = 0) -> PipelineSettings:
-    """The settings a recorded frame ran with: its request and update mode (the AUTO drift
-    threshold is not recorded: the default)."""
+    """The settings a recorded frame ran with: its request, frame options and update mode
+    (the AUTO drift threshold is not recorded: the default)."""
     instance(recording, "recording", Recording)
     frame = recording[position]
     if frame.request is None:
         return PipelineSettings(update=recording.update_mode(position))
-    return PipelineSettings(frame.request, recording.update_mode(position))
+    return PipelineSettings(frame.request, recording.update_mode(position),
+                            frame=frame.frame_options)

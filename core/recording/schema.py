@@ -33,7 +33,7 @@ from core.frame_volumes import FrameVolumes, TreeBoxRows
 from core.mesh import TriMesh
 from core.partition.base import Partition, PlaneRecords
 from core.pose import Pose
-from core.request import CollisionRequest
+from core.request import CollisionRequest, FrameOptions
 from core.settings import Tolerances
 
 MAX_BODIES = 256
@@ -199,6 +199,7 @@ FIELDS = {
         "request": optional(one_of(CollisionRequest)),
         "validation": optional(list_of(optional(one_of(ValidationReport)))),
         "refitted": optional(list_of(flag)),
+        "frame_options": optional(one_of(FrameOptions)),
     },
     "TriMesh": {"name": text},
     "Pose": {"scale": finite},
@@ -228,9 +229,8 @@ FIELDS = {
                        "timings": timings},
     "CollisionRequest": {"bv": bv_kind, "obb_fit": one_of(ObbFit), "split": one_of(SplitRule),
                          "leaf_size": positive_count, "trace": flag, "tol": one_of(Tolerances),
-                         "margin": non_negative, "self_collision": flag,
-                         "partition": optional(partition_kind), "containment": flag,
-                         "distance": flag},
+                         "margin": non_negative, "partition": optional(partition_kind)},
+    "FrameOptions": {"self_collision": flag, "containment": flag, "distance": flag},
     "Tolerances": {"degenerate_rel": non_negative, "box_rel": non_negative},
     "Partition": {"kind": partition_kind, "n_a": count, "n_tris": count,
                   "planes": one_of(PlaneRecords), "n_nodes": count, "stats": partition_stats},

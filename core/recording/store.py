@@ -23,7 +23,7 @@ from core.recording.events import (
     RecordingEvent,
     find_events,
 )
-from core.request import REQUEST_FIELDS
+from core.request import FRAME_OPTION_FIELDS, REQUEST_FIELDS
 
 #: Bytes in a megabyte, as the status bar says it (SI, like file managers).
 MEGABYTE = 1_000_000
@@ -46,13 +46,17 @@ def _contact_count(frame: Frame) -> int:
 
 
 def _settings_change(before: _Entry | None, frame: Frame, update: UpdateMode) -> str:
-    """What changed in the request and the update mode since ``before``, in words."""
+    """What changed in the request, the frame options and the update mode since ``before``,
+    in words."""
     if before is None:
         return ""
     changes = []
-    old, new = before.frame.request, frame.request
-    if old is not None and new is not None and old != new:
-        for name in REQUEST_FIELDS:
+    for names, old, new in ((REQUEST_FIELDS, before.frame.request, frame.request),
+                            (FRAME_OPTION_FIELDS, before.frame.frame_options,
+                             frame.frame_options)):  # fmt: skip
+        if old is None or new is None or old == new:
+            continue
+        for name in names:
             a, b = getattr(old, name), getattr(new, name)
             if a != b:
                 changes.append(f"{name} {_setting_words(a)} -> {_setting_words(b)}")

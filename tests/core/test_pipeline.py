@@ -11,7 +11,7 @@ from core.errors import NonFiniteVertexError
 from core.mesh import TriMesh
 from core.pipeline import DEFAULT_REQUEST, BodyInput, FramePipeline, PipelineSettings, UpdateMode
 from core.pose import Pose
-from core.request import CollisionRequest
+from core.request import CollisionRequest, FrameOptions
 from tests.core.meshgen import sphere_mesh
 
 
@@ -144,7 +144,7 @@ def _two_sphere_union(offset: float) -> TriMesh:
 
 def test_self_collision_finds_the_crossing_of_two_halves_of_one_mesh():
     mesh = _two_sphere_union(1.2)
-    pipe = FramePipeline(PipelineSettings(DEFAULT_REQUEST.replace(self_collision=True)))
+    pipe = FramePipeline(PipelineSettings(frame=FrameOptions(self_collision=True)))
     frame = pipe.step([BodyInput("one", mesh)], 0.0)
     assert frame.result is None and len(frame.self_results) == 1
     got = frame.self_results[0]
@@ -173,13 +173,13 @@ def test_containment_when_the_meshes_do_not_touch(radius_b, shift, text):
     a = BodyInput("a", sphere_mesh(12))
     b = BodyInput("b", sphere_mesh(12, radius=radius_b), Pose(np.eye(3), (shift, 0.0, 0.0)))
     frame = FramePipeline(PipelineSettings(
-        DEFAULT_REQUEST.replace(containment=True))).step([a, b], 0.0)
+        frame=FrameOptions(containment=True))).step([a, b], 0.0)
     assert frame.result.n_contacts == 0
     assert frame.containment.text == text
 
 
 def test_containment_is_none_in_contact_and_undefined_for_open_meshes(bodies):
-    pipe = FramePipeline(PipelineSettings(DEFAULT_REQUEST.replace(containment=True)))
+    pipe = FramePipeline(PipelineSettings(frame=FrameOptions(containment=True)))
     touching = pipe.step([bodies[0], BodyInput("b", sphere_mesh(12), Pose(np.eye(3), (1.0, 0, 0)))])
     assert touching.result.n_contacts > 0 and touching.containment is None
     big = sphere_mesh(12, radius=3.0)

@@ -16,7 +16,7 @@ from core.distance import min_distance
 from core.partition import partition_contacts
 from core.pipeline import DEFAULT_REQUEST, BodyInput, FramePipeline, PipelineSettings, UpdateMode
 from core.pose import Pose
-from core.request import REQUEST_FIELDS, CollisionRequest
+from core.request import FRAME_OPTION_FIELDS, REQUEST_FIELDS, CollisionRequest, FrameOptions
 from tests.core.meshgen import sphere_mesh
 
 A = sphere_mesh(12)
@@ -44,8 +44,10 @@ APART = Pose(np.eye(3), (3.0, 0.0, 0.0))
     ],
 )
 def test_request_errors_name_the_field_in_one_line(fields, error, message):
+    # distance and containment are frame options now: their record checks them the same way.
+    record = FrameOptions if set(fields) <= set(FRAME_OPTION_FIELDS) else CollisionRequest
     with pytest.raises(error, match=message) as info:
-        CollisionRequest(**fields)
+        record(**fields)
     assert "\n" not in str(info.value)
 
 
@@ -106,6 +108,34 @@ def test_partition_query_refuses_a_margin():
         run_query(CollisionRequest(partition="grid", margin=0.1), A, B, None, TOUCH)
 
 
+def test_frame_options_are_bools_off_by_default():
+    assert FrameOptions() == FrameOptions(False, False, False)
+    assert FrameOptions(distance=np.bool_(True)).distance
+    for name in FRAME_OPTION_FIELDS:
+        with pytest.raises(TypeError, match=f"^{name} must be a bool, got int$"):
+            FrameOptions(**{name: 1})
+    assert FrameOptions().replace(containment=True) == FrameOptions(containment=True)
+    with pytest.raises(TypeError, match="^containment must be a bool, got str$"):
+        FrameOptions().replace(containment="yes")
+    with pytest.raises(TypeError, match="^FrameOptions has no field 'margin'"):
+        FrameOptions().replace(margin=0.1)
+
+
+@pytest.mark.parametrize("name", FRAME_OPTION_FIELDS)
+def test_a_frame_option_is_not_a_request_field(name):
+    """The three analyses only the frame pipeline runs live on FrameOptions, which the
+    settings hold beside the request; the request refuses them, naming where they went."""
+    assert name not in REQUEST_FIELDS and not hasattr(DEFAULT_REQUEST, name)
+    with pytest.raises(TypeError, match=f"^CollisionRequest has no field '{name}': it is a "
+                                        f"frame option"):
+        DEFAULT_REQUEST.replace(**{name: True})
+    held = PipelineSettings(frame=FrameOptions(**{name: True}))
+    assert getattr(held.frame, name) is True and held.request == DEFAULT_REQUEST
+    assert PipelineSettings().frame == FrameOptions()
+    with pytest.raises(TypeError, match="^frame must be a FrameOptions or None"):
+        PipelineSettings(frame={name: True})
+
+
 def test_pipeline_settings_hold_a_request():
     request = CollisionRequest(bv="obb", obb_fit=ObbFit.VERTICES, trace=True)
     held = PipelineSettings(request, update=UpdateMode.AUTO)
@@ -130,8 +160,8 @@ def test_pipeline_settings_neither_take_nor_show_a_request_field(name):
     assert not hasattr(PipelineSettings(), name)
 
 
-def _frame(pose_b, **request):
-    pipe = FramePipeline(PipelineSettings(DEFAULT_REQUEST.replace(**request)))
+def _frame(pose_b, frame=None, **request):
+    pipe = FramePipeline(PipelineSettings(DEFAULT_REQUEST.replace(**request), frame=frame))
     return pipe.step([BodyInput("a", A), BodyInput("b", B, pose_b)], 0.0)
 
 
@@ -151,8 +181,8 @@ def test_frame_carries_the_volumes_the_traversal_fitted():
 
 
 def test_frame_runs_each_requested_extra_with_its_own_timing():
-    touching = _frame(TOUCH, bv="sphere", partition="kdtree", distance=True, containment=True,
-                      self_collision=True)
+    touching = _frame(TOUCH, FrameOptions(distance=True, containment=True, self_collision=True),
+                      bv="sphere", partition="kdtree")
     assert touching.result.n_contacts > 0
     np.testing.assert_array_equal(touching.partition.pairs, touching.result.pairs)
     assert touching.partition.partition_kind == "kdtree"
@@ -161,7 +191,7 @@ def test_frame_runs_each_requested_extra_with_its_own_timing():
     assert set(touching.timings) == {"deform", "update", "fit", "traverse", "tritri",
                                      "partition", "self", "total"}
     assert len(touching.self_results) == 2
-    apart = _frame(APART, distance=True, containment=True)
+    apart = _frame(APART, FrameOptions(distance=True, containment=True))
     assert apart.result.n_contacts == 0 and apart.partition is None
     expected = min_distance(A, build_tree(A), B, build_tree(B), None, APART, bv="rss")
     assert apart.distance.distance == pytest.approx(expected.distance)
@@ -171,5 +201,5 @@ def test_frame_runs_each_requested_extra_with_its_own_timing():
                                   "containment", "total"}
     parts = sum(v for k, v in apart.timings.items() if k != "total")
     assert parts <= apart.timings["total"]
-    assert apart.request == PipelineSettings(
-        DEFAULT_REQUEST.replace(distance=True, containment=True)).request
+    assert apart.request == PipelineSettings(DEFAULT_REQUEST).request
+    assert apart.frame_options == FrameOptions(distance=True, containment=True)

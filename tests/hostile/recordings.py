@@ -352,9 +352,9 @@ def catalogue() -> Iterator[HostileRecording]:
 
     # -- the manifest ----------------------------------------------------------------------
     for name, value in (("version-float", 1.0), ("version-true", True),
-                        ("version-string", "1"), ("version-2", 2)):  # fmt: skip
+                        ("version-string", "1"), ("version-3", 3)):  # fmt: skip
         yield HostileRecording(name, with_manifest(name, lambda m, v=value: m.update(version=v)),
-                               "made by format version .* this app reads version 1")
+                               "made by format version .* this app reads versions 1 to 2")
 
     def million_frames(manifest):
         entry = {"frame": {"ref": 0}}

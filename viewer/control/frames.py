@@ -7,12 +7,13 @@ state" flag, so stale frames are dropped rather than queued and the display neve
 a backlog. Frames are pipelined: when another frame is wanted, it starts before the finished
 one is delivered and drawn, so the core computes frame N+1 while frame N is drawn.
 
-The frame holds only what the frame needs: the core runs it with ``distance=False`` and
-``containment=False``. When A and B do not touch and the Pipeline dock asks for them, the
-minimum distance and the inside test run on the finished frame's own meshes, trees and poses
-(a snapshot: the next frame's refit makes new arrays and never writes these) on a coalescing
-lane: one at a time, always the newest frame, whatever they cost (1,588 ms + 1,006 ms a frame
-on nefertiti × ogre did not slow the frames down). The model keeps the newest
+The frame holds only what the frame needs: the core runs it with the frame options
+``distance`` and ``containment`` off (``PipelineSettings.frame``). When A and B do not touch
+and the Pipeline dock asks for them, the minimum distance and the inside test run on the
+finished frame's own meshes, trees and poses (a snapshot: the next frame's refit makes new
+arrays and never writes these) on a coalescing lane: one at a time, always the newest frame,
+whatever they cost (1,588 ms + 1,006 ms a frame on nefertiti × ogre did not slow the frames
+down). The model keeps the newest
 (:class:`viewer.state.side_results.SideResult`); one of another scene or other choices is dropped.
 """
 
@@ -34,7 +35,7 @@ from core.jit.warmup import FIRST_FRAME_STEPS, is_cache_complete, warm_in_proces
 from core.pipeline import BodyInput, FramePipeline, PipelineSettings, UpdateMode
 from core.pose import Pose
 from core.recording import Recording
-from core.request import DISTANCE_BV, CollisionRequest
+from core.request import DISTANCE_BV, CollisionRequest, FrameOptions
 from viewer.control.frame_budget import slow_frame_words
 from viewer.control.frame_watch import FrameWatch
 from viewer.control.worker import Budget, Tag
@@ -214,13 +215,12 @@ class FrameRunning:
             bv=choice.bv,
             obb_fit=ObbFit[choice.obb_fit],
             margin=float(choice.margin),
-            self_collision=self.model.is_self_collision,
-            containment=False,
             partition=None if choice.partition == NO_PARTITION else choice.partition,
-            distance=False,
         )
+        frame = FrameOptions(self_collision=self.model.is_self_collision, containment=False,
+                             distance=False)
         return PipelineSettings(request, update, float(choice.drift_threshold),
-                                bool(self.model.validate_after_refit))
+                                bool(self.model.validate_after_refit), frame=frame)
 
     def side_inputs(self) -> tuple[bool, bool]:
         """``(distance chosen, inside test chosen)``: what a side result is computed with."""

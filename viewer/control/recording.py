@@ -458,7 +458,7 @@ class FrameRecording:
         mode = current.update if update is None else {
             words: mode for mode, words in UPDATE_WORDS.items()}[update]
         settings = PipelineSettings(current.request.replace(**changes), mode,
-                                    current.drift_threshold)
+                                    current.drift_threshold, frame=current.frame)
         recording = self.recording
         return self.start_job("Replaying the recording", lambda progress, cancel: replay(
             recording, settings, progress=progress, cancel=cancel), on_report)

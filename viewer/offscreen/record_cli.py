@@ -144,7 +144,8 @@ def replay_file(path, bv: str | None = None, split: str | None = None,
         if obb_fit is not None:
             changes["obb_fit"] = ObbFit[obb_fit.upper()]
         mode = base.update if update is None else UpdateMode(update)
-        settings = PipelineSettings(base.request.replace(**changes), mode, base.drift_threshold)
+        settings = PipelineSettings(base.request.replace(**changes), mode, base.drift_threshold,
+                                    frame=base.frame)
     except KeyError as exc:
         raise RecordCliError(f"unknown choice {exc}") from None
     except (TypeError, ValueError) as exc:

@@ -21,7 +21,7 @@ from core.io.write import write_mesh
 from core.lab.heat import HeatOverBudget, HeatUnavailable, frame_heat
 from core.lab.steps import traversal_steps
 from core.pipeline import DEFAULT_REQUEST, BodyInput, FramePipeline, PipelineSettings
-from core.request import CollisionRequest
+from core.request import CollisionRequest, FrameOptions
 from tests.core.meshgen import sphere_mesh
 
 BUDGET = 20_000
@@ -119,7 +119,7 @@ def test_self_collision_has_the_budget(sphere, bad_tree):
                        r"20,000 overlapping volume pairs at level \d+; its boxes"):
         self_collide(sphere, bad_tree, pair_budget=BUDGET)
     pipe = FramePipeline(PipelineSettings(
-        DEFAULT_REQUEST.replace(pair_budget=BUDGET, self_collision=True)))
+        DEFAULT_REQUEST.replace(pair_budget=BUDGET), frame=FrameOptions(self_collision=True)))
     pipe.pin_tree("a", bad_tree, sphere)
     with pytest.raises(PairBudgetError, match=r"^BVH Lab's AABB tree of body A: more than"):
         pipe.step([BodyInput("a", sphere)])

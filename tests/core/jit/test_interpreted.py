@@ -23,14 +23,14 @@ from core.deform import DEFORMERS
 from core.experiments.common import sphere_mesh
 from core.pipeline import BodyInput, FramePipeline, PipelineSettings
 from core.pose import Pose
-from core.request import CollisionRequest
+from core.request import CollisionRequest, FrameOptions
 
 def run():
     a = sphere_mesh(800, 1.0, "a")
     b = sphere_mesh(800, 1.0, "b")
     body_a = BodyInput("a", a, deformer=DEFORMERS["radial_wave"]())
-    pipe = FramePipeline(PipelineSettings(CollisionRequest(trace=True, containment=True,
-                                                           distance=True)))
+    pipe = FramePipeline(PipelineSettings(CollisionRequest(trace=True),
+                                          frame=FrameOptions(containment=True, distance=True)))
     out = []
     # Crossing, crossing after a refit, then apart (the distance query runs).
     for t, x in ((0.0, 0.9), (0.3, 0.9), (0.6, 2.6)):

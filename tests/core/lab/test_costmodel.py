@@ -26,8 +26,9 @@ from core.lab.costmodel import (
     measure_unit_costs,
     predict,
 )
-from core.pipeline import DEFAULT_REQUEST, BodyInput, FramePipeline, PipelineSettings, UpdateMode
+from core.pipeline import BodyInput, FramePipeline, PipelineSettings, UpdateMode
 from core.pose import Pose
+from core.request import FrameOptions
 
 COSTS = UnitCosts(kind="aabb", update_ns=20.0, volume_test_ns=50.0, primitive_test_ns=400.0)
 
@@ -65,7 +66,7 @@ def wave_frames():
     bodies = [BodyInput("a", a, Pose(), Wave(amplitude=0.05)),
               BodyInput("b", b, Pose.from_axis_angle((0, 1, 0), 0.3, (1.2, 0.1, 0.0)))]
     pipe = FramePipeline(PipelineSettings(
-        DEFAULT_REQUEST.replace(self_collision=True), update=UpdateMode.REFIT))
+        frame=FrameOptions(self_collision=True), update=UpdateMode.REFIT))
     return [pipe.step(bodies, t) for t in (0.0, 0.1, 0.2)]
 
 

@@ -19,6 +19,7 @@ from core.lab.tables import ContactRow, CounterRow, FrameTables, LevelRow, frame
 from core.mesh import TriMesh
 from core.pipeline import DEFAULT_REQUEST, BodyInput, Frame, FramePipeline, PipelineSettings
 from core.pose import Pose, rotation_matrix
+from core.request import FrameOptions
 from tests.core.meshgen import sphere_mesh
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
@@ -39,7 +40,8 @@ def self_frame():
     vertices = np.concatenate([a.vertices, b.vertices + (0.9, 0.0, 0.0)])
     faces = np.concatenate([a.faces, b.faces + a.n_vertices])
     mesh = TriMesh(vertices=vertices, faces=faces, name="twin")
-    settings = PipelineSettings(DEFAULT_REQUEST.replace(trace=True, self_collision=True))
+    settings = PipelineSettings(DEFAULT_REQUEST.replace(trace=True),
+                                frame=FrameOptions(self_collision=True))
     return FramePipeline(settings).step(
         [BodyInput("twin", mesh)])
 

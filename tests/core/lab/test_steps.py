@@ -17,7 +17,7 @@ from core.lab.steps import (
 )
 from core.pipeline import BodyInput, FramePipeline, PipelineSettings
 from core.pose import Pose, rotation_matrix
-from core.request import CollisionRequest
+from core.request import CollisionRequest, FrameOptions
 from tests.core.meshgen import sphere_mesh
 
 
@@ -210,8 +210,9 @@ def test_a_frame_without_trace_says_turn_tracing_on():
 
 
 def test_a_self_collision_frame_is_refused_clearly():
-    request = CollisionRequest(trace=True, self_collision=True)
-    frame = FramePipeline(PipelineSettings(request)).step([BodyInput("a", sphere_mesh(6))])
+    settings = PipelineSettings(CollisionRequest(trace=True),
+                                frame=FrameOptions(self_collision=True))
+    frame = FramePipeline(settings).step([BodyInput("a", sphere_mesh(6))])
     with pytest.raises(ValueError, match="self-collision"):
         traversal_steps(frame)
 

@@ -15,7 +15,7 @@ from core.lab.tables import COLUMNS, TABLE_NAMES, frame_files
 from core.mesh import TriMesh
 from core.pipeline import BodyInput, FramePipeline, PipelineSettings
 from core.pose import Pose
-from core.request import CollisionRequest
+from core.request import CollisionRequest, FrameOptions
 from tests.core.meshgen import sphere_mesh
 
 JSON_KEYS = ["format_version", "scene", "bodies", "frame", "bounding_volume", "self_collision",
@@ -78,7 +78,8 @@ def test_one_body_against_itself_uses_its_self_result():
     vertices = np.concatenate([a.vertices, b.vertices + (0.9, 0.0, 0.0)])
     faces = np.concatenate([a.faces, b.faces + a.n_vertices])
     mesh = TriMesh(vertices=vertices, faces=faces, name="twin")
-    frame = FramePipeline(PipelineSettings(CollisionRequest(trace=True, self_collision=True))).step(
+    frame = FramePipeline(PipelineSettings(CollisionRequest(trace=True),
+                                           frame=FrameOptions(self_collision=True))).step(
         [BodyInput("twin", mesh)])
     assert frame.result is None
     own = frame.self_results[0]

@@ -24,7 +24,7 @@ from core.recording import (
     save_recording,
 )
 from core.recording.fileformat import MANIFEST
-from core.request import CollisionRequest
+from core.request import CollisionRequest, FrameOptions
 from tests.core.helpers import npy_bytes, rewrite_zip
 from tests.core.meshgen import sphere_mesh
 
@@ -38,9 +38,10 @@ def recording():
     """Frames with every extra on: OBB volumes, a BSP partition, self-collision, distance and
     containment; A deforms (new vertices every frame), B moves in, touches and leaves."""
     a, b = sphere_mesh(10), sphere_mesh(8, radius=0.6)
-    settings = PipelineSettings(CollisionRequest(bv="obb", partition="bsp", distance=True,
-                                                 containment=True, self_collision=True,
-                                                 trace=True), update=UpdateMode.AUTO)
+    settings = PipelineSettings(CollisionRequest(bv="obb", partition="bsp", trace=True),
+                                update=UpdateMode.AUTO,
+                                frame=FrameOptions(distance=True, containment=True,
+                                                   self_collision=True))
     pipe = FramePipeline(settings)
     rec = Recording()
     for i, x in enumerate((3.0, 1.3, 1.1, 3.0)):
@@ -118,7 +119,7 @@ def test_the_file_is_a_numpy_archive_with_a_manifest(saved, recording):
     with np.load(saved, allow_pickle=False) as archive:
         manifest = json.loads(archive[MANIFEST])
         assert archive["a0"].shape[0] > 0
-    assert manifest["format"] == "bvh-lab recording" and manifest["version"] == 1
+    assert manifest["format"] == "bvh-lab recording" and manifest["version"] == 2
     assert manifest["n_frames"] == len(manifest["frames"]) == len(recording)
     first = manifest["frames"][0]
     assert first["body_keys"] == ["a", "b"] and first["update"] == "AUTO"
@@ -174,8 +175,8 @@ HOSTILE = {
                     r"not a recording \(no manifest"),
     "a member missing": (lambda s, t: rewrite_zip(s, t, drop=_first_member(s)),
                          "damaged file .*missing"),
-    "version 2": (lambda s, t: rewrite_zip(s, t, lambda m: {**m, "version": 2}),
-                  "made by format version 2 .* this app reads version 1"),
+    "version 3": (lambda s, t: rewrite_zip(s, t, lambda m: {**m, "version": 3}),
+                  "made by format version 3 .* this app reads versions 1 to 2"),
     "garbage JSON": (lambda s, t: rewrite_zip(s, t, lambda m: b"{frames: [1, 2"),
                      "damaged file .*not valid JSON"),
     "nested too deeply": (lambda s, t: rewrite_zip(s, t, lambda m: ("[" * 100000).encode()),
@@ -226,3 +227,51 @@ def save_recording_of_one(path):
     pipe = FramePipeline()
     rec.append(pipe.step([BodyInput("a", sphere_mesh(4))]), ("a",), UpdateMode.REFIT)
     return save_recording(rec, path)
+
+
+def _version_1_layout(manifest: dict) -> dict:
+    """A version-2 manifest written the way version 1 wrote it: no ``frame_options`` object
+    on a frame, its three keys on the frame's request instead."""
+    options_by_id = {}
+    for entry in manifest["frames"]:
+        fields = entry["frame"]["fields"]
+        options = fields.pop("frame_options")
+        if "class" in options:
+            options_by_id[options["id"]] = options["fields"]
+        request = fields["request"]
+        if "class" in request:  # the first frame with this request: later ones refer to it
+            request["fields"].update(options_by_id[options.get("ref", options.get("id"))])
+    return {**manifest, "version": 1}
+
+
+def test_a_version_1_file_opens_with_its_request_keys_as_frame_options(recording, saved,
+                                                                       tmp_path):  # fmt: skip
+    old = rewrite_zip(saved, tmp_path / "old.bvhrec", _version_1_layout)
+    with zipfile.ZipFile(old) as archive:
+        manifest = json.loads(archive.read(MANIFEST))
+    request = manifest["frames"][0]["frame"]["fields"]["request"]["fields"]
+    assert manifest["version"] == 1 and request["distance"] is True
+    assert "frame_options" not in manifest["frames"][0]["frame"]["fields"]
+    back = open_recording(old)
+    for i in range(len(recording)):
+        assert_same(recording[i], back[i], f"frame {i}")
+    assert back[0].frame_options == FrameOptions(self_collision=True, containment=True,
+                                                 distance=True)
+    assert back[-1].frame_options == FrameOptions()
+    # A version-1 request key that is not a bool is damage, named like any other field.
+    def spoil(m):
+        m = _version_1_layout(m)
+        m["frames"][0]["frame"]["fields"]["request"]["fields"]["distance"] = "yes"
+        return m
+
+    with pytest.raises(RecordingFileError, match=r"damaged file \(frame 0\.request\.distance "
+                                                 r"must be true or false"):
+        open_recording(rewrite_zip(saved, tmp_path / "bad.bvhrec", spoil))
+    # A version-2 file has no frame-option keys on its request.
+    def misplaced(m):
+        m["frames"][0]["frame"]["fields"]["request"]["fields"]["distance"] = True
+        return m
+
+    with pytest.raises(RecordingFileError, match="CollisionRequest fields do not match "
+                                                 "\\(field 'distance'\\)"):
+        open_recording(rewrite_zip(saved, tmp_path / "v2.bvhrec", misplaced))

@@ -19,7 +19,7 @@ from core.recording import (
     replay,
     save_recording,
 )
-from core.request import CollisionRequest
+from core.request import CollisionRequest, FrameOptions
 from tests.core.meshgen import sphere_mesh
 
 
@@ -105,7 +105,7 @@ def test_self_contacts_are_compared_when_recorded():
     def fold(v, t):
         return v * np.array([1.0, 1.0, 0.05]) + np.array([0, 0, 0.2]) * np.sign(v[:, :1])
 
-    pipe = FramePipeline(PipelineSettings(DEFAULT_REQUEST.replace(self_collision=True)))
+    pipe = FramePipeline(PipelineSettings(frame=FrameOptions(self_collision=True)))
     rec = Recording()
     rec.append(pipe.step([BodyInput("a", mesh, deformer=fold),
                           BodyInput("b", mesh, Pose(translation=(3, 0, 0)))]), ("a", "b"),

@@ -9,6 +9,7 @@ from core.pipeline import DEFAULT_REQUEST, BodyInput, FramePipeline, PipelineSet
 from core.pose import Pose
 from core.recording import EventKind, Recording, RecordingEvent
 from core.recording.arrays import frame_arrays, owning_array
+from core.request import FrameOptions
 from tests.core.meshgen import sphere_mesh
 
 A, B = sphere_mesh(8), sphere_mesh(6, radius=0.5)
@@ -163,9 +164,15 @@ def test_a_settings_change_and_a_drift_rebuild_are_marked():
     # pass a zero threshold.
     assert [e.position for e in rebuilds] == [1, 2]
     assert all(e.text.startswith("tree of a rebuilt") for e in rebuilds)
+    # A frame option is a setting too: the frame that turns the distance on is marked.
+    pipe.settings = PipelineSettings(DEFAULT_REQUEST.replace(bv="obb"), update=UpdateMode.AUTO,
+                                     frame=FrameOptions(distance=True))
+    frame = pipe.step([BodyInput("a", A), BodyInput("b", B, Pose(translation=(3, 0, 0)))])
+    rec.append(frame, ("a", "b"), UpdateMode.AUTO)
     changed = [e for e in rec.events() if e.kind is EventKind.OPENED]
-    assert [e.position for e in changed] == [3]
+    assert [e.position for e in changed] == [3, 4]
     assert "bv aabb -> obb" in changed[0].text
+    assert changed[1].text.endswith("settings changed: distance False -> True")
 
 
 def test_summary_words():

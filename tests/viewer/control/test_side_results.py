@@ -41,7 +41,7 @@ def test_dock_choices_write_the_model_and_reach_the_request(qtbot):
     assert controller.frames.side_inputs() == (False, True)
     checks["self"].setChecked(True)
     assert model.is_self_collision is True  # one source: the pipeline choice
-    assert model.frame.request.self_collision is True
+    assert model.frame.frame_options.self_collision is True
     assert model.frame.self_results is not None
     checks["ghost"].setChecked(True)
     assert model.display.show_ghost is True
@@ -72,7 +72,8 @@ def test_with_distance_off_no_distance_is_computed(monkeypatch):
     assert model.frame.distance is not None and calls  # on: measured beside each frame
     n_calls = len(calls)
     # The core's frame itself never carries them: they run beside it.
-    assert model.frame.request.distance is False and model.frame.request.containment is False
+    options = model.frame.frame_options
+    assert options.distance is False and options.containment is False
     model.set_pipeline(distance=False)
     assert len(calls) == n_calls
     assert model.frame.distance is None and "distance" not in model.frame.timings
@@ -207,7 +208,7 @@ def test_the_frame_path_puts_the_slow_words_in_the_model(monkeypatch):
 def test_a_side_choice_never_runs_inside_the_frame(key):
     model, controller = windowless_controller()
     controller.scenes.load_scene("concentric-spheres")
-    assert getattr(controller.frames.pipe.settings.request, key) is False
+    assert getattr(controller.frames.pipe.settings.frame, key) is False
     controller.shutdown()
 
 

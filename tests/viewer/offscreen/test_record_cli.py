@@ -138,13 +138,13 @@ def test_a_reopened_frame_redraws_as_the_recorded_one(tmp_path):
     from core.pipeline import BodyInput, FramePipeline, PipelineSettings, UpdateMode
     from core.pose import Pose
     from core.recording import Recording, open_recording, save_recording
-    from core.request import CollisionRequest
+    from core.request import CollisionRequest, FrameOptions
     from tests.core.meshgen import sphere_mesh
     from viewer.render.overlays import build_overlays
     from viewer.state.display import Display
 
-    pipe = FramePipeline(PipelineSettings(CollisionRequest(bv="obb", trace=True,
-                                                           self_collision=True)))
+    pipe = FramePipeline(PipelineSettings(CollisionRequest(bv="obb", trace=True),
+                                          frame=FrameOptions(self_collision=True)))
     frame = pipe.step([BodyInput("a", sphere_mesh(12)),
                        BodyInput("b", sphere_mesh(10, radius=0.6), Pose(translation=(1.2, 0, 0)))])
     recording = Recording()

@@ -58,11 +58,13 @@ def frames():
     partition, self-collision) and apart (distance, containment)."""
     from core.pipeline import DEFAULT_REQUEST, BodyInput, FramePipeline, PipelineSettings
     from core.pose import Pose
+    from core.request import FrameOptions
     from tests.core.meshgen import sphere_mesh
 
     a, b = sphere_mesh(12), sphere_mesh(10, radius=0.6)
-    settings = PipelineSettings(DEFAULT_REQUEST.replace(
-        bv="obb", partition="bsp", distance=True, containment=True, self_collision=True))
+    settings = PipelineSettings(DEFAULT_REQUEST.replace(bv="obb", partition="bsp"),
+                                frame=FrameOptions(distance=True, containment=True,
+                                                   self_collision=True))
     pipe = FramePipeline(settings)
     touching = pipe.step([BodyInput("a", a), BodyInput("b", b, Pose(translation=(1.2, 0, 0)))])
     apart = pipe.step([BodyInput("a", a), BodyInput("b", b, Pose(translation=(3.0, 0, 0)))])
