@@ -15,7 +15,6 @@ import io
 import json
 import os
 import re
-import stat
 import time
 import zipfile
 import zlib
@@ -33,7 +32,7 @@ from core.bvh.treefile_keys import _check_keys, _Keys
 from core.bvh.treefile_nodes import tree_from_file
 from core.errors import MeshFileError
 from core.files.container import ContainerLimitError, read_array
-from core.io.common import MAX_FILE_BYTES, read_regular_file
+from core.io.common import MAX_FILE_BYTES, check_regular_file, read_regular_file
 from core.mesh import TriMesh
 
 # ---- reading: bytes to a dict of keys --------------------------------------------------------
@@ -45,19 +44,9 @@ def _size(n: int) -> str:
 
 
 def _file_bytes(path: Path, max_bytes: int, why: str = "") -> bytes:
-    try:
-        info = os.stat(path)
-    except FileNotFoundError:
-        raise TreeFileError(path, "no such file") from None
-    except OSError as exc:
-        raise TreeFileError(path, f"cannot be read ({exc.strerror or exc})") from None
-    if stat.S_ISDIR(info.st_mode):
-        raise TreeFileError(path, "is a directory, not a tree file")
-    if not stat.S_ISREG(info.st_mode):
-        raise TreeFileError(path, "is not a regular file (a pipe, device or socket)")
-    if info.st_size > max_bytes:
-        raise TreeFileError(path, f"too large: {_size(info.st_size)}; the limit is "
-                                  f"{_size(max_bytes)}{why}")  # fmt: skip
+    check_regular_file(path, max_bytes, "tree file", TreeFileError,
+                       lambda size: f"too large: {_size(size)}; the limit is "
+                                    f"{_size(max_bytes)}{why}")  # fmt: skip
     try:
         return read_regular_file(path, max_bytes)
     except MeshFileError as exc:

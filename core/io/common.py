@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import re
 import stat
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -61,26 +62,41 @@ _INTS = re.compile(rb"(?:%s)(?: (?:%s))*" % (INT_TOKEN.pattern, INT_TOKEN.patter
 MAX_INT_DIGITS = 18
 
 
-def check_regular_file(file: Path, max_bytes: int) -> int:
+def check_regular_file(file: Path, max_bytes: int, what: str = "mesh file",
+                       error: Callable[[Path, str], Exception] = MeshFileError,
+                       too_large: Callable[[int], str] | None = None) -> int:  # fmt: skip
     """Refuse anything that is not a regular file of at most ``max_bytes``; return its size.
 
     ``os.stat`` follows symbolic links, so a link to ``/dev/zero`` or a FIFO is judged by
     what it points to. Nothing is opened here: opening a FIFO for reading blocks until a
     writer appears.
+
+    Parameters
+    ----------
+    file : Path
+    max_bytes : int
+    what : str
+        What the file should be, for the messages (``"mesh file"``, ``"tree file"``).
+    error : callable
+        The error raised, made as ``error(file, reason)``: :class:`MeshFileError`, or the
+        tree files' error.
+    too_large : callable, optional
+        ``size -> reason`` for a file over ``max_bytes`` (default: load_mesh's words).
     """
     try:
         info = os.stat(file)
     except FileNotFoundError:
-        raise MeshFileError(file, "no such file") from None
+        raise error(file, "no such file") from None
     except OSError as exc:
-        raise MeshFileError(file, f"cannot be read ({exc.strerror or exc})") from None
+        raise error(file, f"cannot be read ({exc.strerror or exc})") from None
     mode = info.st_mode
     if stat.S_ISDIR(mode):
-        raise MeshFileError(file, "is a directory, not a mesh file")
+        raise error(file, f"is a directory, not a {what}")
     if not stat.S_ISREG(mode):
-        raise MeshFileError(file, f"is a {_file_kind(mode)}, not a regular mesh file")
+        raise error(file, f"is a {_file_kind(mode)}, not a regular {what}")
     if info.st_size > max_bytes:
-        raise MeshFileError(file, _too_large(info.st_size, max_bytes))
+        reason = too_large(info.st_size) if too_large else _too_large(info.st_size, max_bytes)
+        raise error(file, reason)
     return info.st_size
 
 

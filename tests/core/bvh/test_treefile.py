@@ -239,7 +239,7 @@ NAN = float("nan")  # json.dumps writes the NaN token, which a hand-edited file 
 HOSTILE = [
     ("missing.json", None, "no such file"),
     ("dir.json", lambda p: p.mkdir(), "is a directory, not a tree file"),
-    ("pipe.json", lambda p: os.mkfifo(p), "not a regular file"),
+    ("pipe.json", lambda p: os.mkfifo(p), "is a named pipe (FIFO), not a regular tree file"),
     ("t.tree", _json(_foreign()), "unknown tree file type '.tree'"),
     ("text.json", _bytes(b"bounds: 1, 2"), "not JSON (Expecting value at line 1 column 1)"),
     ("binary.json", _bytes(b"\xff\xfe\x00garbage"), "not JSON (not UTF-8 text)"),
