@@ -40,7 +40,7 @@ from core.collide.budget import (
     start_array,
     tree_name,
 )
-from core.collide.query import CollisionResult
+from core.collide.query import CollisionResult, lexicographic_order
 from core.collide.tandem import DescendRule
 from core.collide.traversal import (
     PARALLEL_MIN_PAIRS,
@@ -255,7 +255,7 @@ def self_collide(
         check_kinds(kinds, tri_pairs, "face pair")
         keep = _adjacency_keep(v, f, tri_pairs, kinds, segs)
         pairs, kinds, segs = tri_pairs[keep], kinds[keep], segs[keep]
-        order = np.lexsort((pairs[:, 1], pairs[:, 0]))
+        order = lexicographic_order(pairs)
         pairs, kinds, segs = pairs[order], kinds[order], segs[order]
         if pose is not None and not pose.is_identity and len(segs):
             segs = pose.apply(segs)
