@@ -125,7 +125,7 @@ def _warm_traversal(a, b, pose) -> None:
             for m in modules:
                 m.PARALLEL_MIN_PAIRS = parallel_min
             # The triangle pairs' box screen, on one thread and in one run per thread.
-            tandem.PARALLEL_MIN_LEAF_PAIRS = parallel_min and saved_screen
+            tandem.PARALLEL_MIN_LEAF_PAIRS = saved_screen if parallel_min else 0
             for descend in DescendRule:
                 for trace in (False, True):
                     collide(a, tree_a, b, tree_b, None, pose, descend=descend, trace=trace)
