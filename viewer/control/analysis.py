@@ -24,8 +24,8 @@ from core.bvh.quality import sah_cost
 from core.frame_volumes import TreeBoxRows, fitted_volumes
 from core.lab.crosscheck import INSTALL_HINT, available_engine, cross_check_frame, engine_title
 from core.lab.heat import HeatUnavailable, frame_heat
-from viewer.control.frame_budget import FRAME_BUDGET_S
-from viewer.control.worker import Budget, Tag
+from viewer.control.frame_budget import INLINE_ANALYSIS_S
+from viewer.control.worker import BESIDE_FRAME_NICE, Budget, Tag
 from viewer.render.ghost import GhostView
 
 GHOST_MAX_BYTES = 4 * 2**30
@@ -87,6 +87,11 @@ def fresh_ghost(frame) -> GhostView:
     request = frame.request
     trees = [build_tree(mesh, tree.split, tree.leaf_size)
              for mesh, tree in zip(frame.meshes[:2], frame.trees[:2])]  # fmt: skip
+    for tree in trees:
+        # The drawing reads the levels (core.bvh.tree.derive_arrays): derived here, on the
+        # ghost's lane. Derived when first drawn, they took 33 ms of the GUI thread per new
+        # ghost on big-bunny's 560k-node trees (cProfile of the interactive benchmark).
+        tree.level_start  # noqa: B018 - read for its side effect
     volumes = None
     if request is not None:
         volumes = fitted_volumes(trees, frame.meshes[:2], request.bv, request.obb_fit.name)
@@ -114,14 +119,14 @@ class FrameAnalysis:
         self.model = model
         self.is_threaded = is_threaded
         self._heat_cache = (None, None, "")  # frame, FrameHeat or None, why none
-        self._heat_lane = workers.lane("heat", coalesce=True)
+        self._heat_lane = workers.lane("heat", coalesce=True, nice=BESIDE_FRAME_NICE)
         self._heat_asked = None  # the newest frame whose heat the lane was asked for
         self._ghost: GhostView | None = None
         self._ghost_generation = 0  # scenes seen: a ghost of an older scene is dropped
-        self._ghost_lane = workers.lane("ghost", coalesce=True)
+        self._ghost_lane = workers.lane("ghost", coalesce=True, nice=BESIDE_FRAME_NICE)
         self._ghost_asked = None  # the newest frame a ghost was asked for
         self._crosscheck = None  # (frame, CrossCheck)
-        self._check_lane = workers.lane("cross-check")
+        self._check_lane = workers.lane("cross-check", nice=BESIDE_FRAME_NICE)
         self._check_callback = None
         self.model.frame_ready.connect(lambda _f: self._request_ghost())
         self.model.display_changed.connect(lambda _d: self._request_ghost())
@@ -132,8 +137,8 @@ class FrameAnalysis:
         """``(FrameHeat or None, note)`` of ``frame``: note says why there is none, or that the
         heat shown is an older frame's.
 
-        Counted on the GUI thread when the frame is drawn while that fits the frame budget
-        (its last cost, :data:`viewer.control.frame_budget.FRAME_BUDGET_S`); past it, on the
+        Counted on the GUI thread when the frame is drawn while that is cheap (its last
+        cost, :data:`viewer.control.frame_budget.INLINE_ANALYSIS_S`); past it, on the
         coalescing heat lane for the newest frame, and meanwhile the newest counted heat of the
         same trees is shown with "from frame N"."""
         cached_frame, heat, note = self._heat_cache
@@ -142,7 +147,7 @@ class FrameAnalysis:
         if cached_frame is frame:
             return heat, note
         cost = self.model.analysis_costs.get("heat")
-        if not self.is_threaded or cost is None or cost.ms <= 1e3 * FRAME_BUDGET_S:
+        if not self.is_threaded or cost is None or cost.ms <= 1e3 * INLINE_ANALYSIS_S:
             start = time.perf_counter()
             heat, note = _counted_heat(None, frame)
             self._heat_cache = (frame, heat, note)
@@ -153,7 +158,7 @@ class FrameAnalysis:
         self._request_heat(frame)
         if heat is not None and cached_frame is not None and _same_trees(cached_frame, frame):
             return heat, (f"from frame {cached_frame.index} (counted beside the frames: "
-                          f"{cost.text()} is over the frame budget)")
+                          f"{cost.text()} is too long to count while drawing)")
         return None, f"of frame {frame.index}: counting beside the frames ({cost.text()})"
 
     def _request_heat(self, frame) -> None:

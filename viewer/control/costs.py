@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from core.bv import TREE_BOX_KIND, get_kind
 from core.lab.costmodel import frame_counts, measure_unit_costs, predict
-from viewer.control.worker import Tag
+from viewer.control.worker import BESIDE_FRAME_NICE, Tag
 from viewer.state.status import CostView
 
 MEASURED_PHASES = ("update", "fit", "traverse", "tritri")
@@ -108,7 +108,7 @@ class CostModelling:
         self._unit_cost_errors: dict[tuple[str, bool], str] = {}
         self._measuring_kind: tuple[str, bool] | None = None
         # A measurement is never waited for when the window closes.
-        self._cost_lane = workers.lane("unit-costs", wait_on_shutdown=False)
+        self._cost_lane = workers.lane("unit-costs", wait_on_shutdown=False, nice=BESIDE_FRAME_NICE)
         self._is_cost_shut = False
         # kind -> the first frame of it this session: its kernels were loaded in it
         self._first_frame_of: dict[str, object] = {}

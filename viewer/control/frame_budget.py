@@ -13,6 +13,14 @@ FRAME_BUDGET_S = 0.1
 """A frame whose core time passes this (seconds) is called slow, and the view says why. Also
 the budget an optional analysis must fit to run with every frame."""
 
+INLINE_ANALYSIS_S = 0.015
+"""An optional analysis (the heat map) is computed on the GUI thread, as part of drawing the
+frame, only when it last took at most this (seconds); else on its lane beside the frames. The
+GUI thread may block for at most 100 ms in all, and drawing the big-bunny scene with every
+analysis on already took 60-75 ms of render and overlays: its 64 ms heat count, done inline
+because it fit the 100 ms frame budget, made 200 ms blocks (interactive benchmark, this
+machine)."""
+
 _ADVICE = {
     "deform": ("deforming the meshes",
                "the deformer moves every vertex each frame; pause it, or use smaller meshes"),

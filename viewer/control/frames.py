@@ -38,7 +38,7 @@ from core.recording import Recording
 from core.request import DISTANCE_BV, CollisionRequest, FrameOptions
 from viewer.control.frame_budget import slow_frame_words
 from viewer.control.frame_watch import FrameWatch
-from viewer.control.worker import Budget, Tag
+from viewer.control.worker import BESIDE_FRAME_NICE, Budget, Tag
 from viewer.state.pipeline import FrameFailure, UpdateChoice
 from viewer.state.side_results import SideResult, merged_frame
 from viewer.words.choices import NO_PARTITION
@@ -185,7 +185,7 @@ class FrameRunning:
         self._record = record  # the recording job's record_frame
         self.pipe = FramePipeline(self.next_settings())
         self._frame_lane = workers.lane("frame")
-        self._side_lane = workers.lane("side", coalesce=True)
+        self._side_lane = workers.lane("side", coalesce=True, nice=BESIDE_FRAME_NICE)
         self._is_frames_shut = False
         self._generation = 0
         self._is_busy = False

@@ -32,7 +32,7 @@ from core.bvh.validate_volumes import validate_given, validate_imported
 from core.errors import BVHLabError
 from core.lab.inspect import inspect_node
 from viewer.control.error_log import one_line, operation, printable
-from viewer.control.worker import Tag
+from viewer.control.worker import BESIDE_FRAME_NICE, Tag
 from viewer.state.checks import TreeCheck, ViolationRow
 from viewer.state.frame_caption import frame_caption
 
@@ -173,7 +173,7 @@ class Inspecting:
         self.model = model
         self._frames = frames
         # Quality, invariant checks and tree files take turns on one lane, in order.
-        self._inspect_lane = workers.lane("inspect")
+        self._inspect_lane = workers.lane("inspect", nice=BESIDE_FRAME_NICE)
         self._quality_running = None  # key of the computation in flight
         self._quality_started = -1e9
         self._quality_seconds = 0.0  # how long the last measurement took

@@ -23,7 +23,7 @@ from core.bvh.diagnosis import (
 )
 from viewer.control.error_log import one_line
 from viewer.control.inspecting import _measure
-from viewer.control.worker import Tag
+from viewer.control.worker import BESIDE_FRAME_NICE, Tag
 from viewer.state.frame_caption import frame_caption
 
 BODY_NAMES = ("A", "B")
@@ -149,7 +149,7 @@ class NodeSearching:
         self._frames = frames
         self._tree_file_ids = tree_file_ids
         # Only the newest request matters: a click on another node replaces a waiting one.
-        self._lane = workers.lane("node path", coalesce=True)
+        self._lane = workers.lane("node path", coalesce=True, nice=BESIDE_FRAME_NICE)
 
     def search(self, body: int, text: str) -> tuple[int | None, str]:
         """Find ``text`` in the shown frame's tree of ``body`` and select it: ``(node,

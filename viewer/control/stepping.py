@@ -21,7 +21,7 @@ from core.lab.steps import (
     StepOutcome,
     traversal_steps,
 )
-from viewer.control.worker import Tag
+from viewer.control.worker import BESIDE_FRAME_NICE, Tag
 from viewer.render.stepper import StepView
 from viewer.state.display import CameraView
 
@@ -100,7 +100,7 @@ class Stepping:
         self._tree_file_ids = tree_file_ids  # the inspection job's
         # Coalescing: only the newest frame's steps are wanted; one waiting for an older
         # frame is dropped, and one that finishes late is not shown (_on_steps_ready).
-        self._steps_lane = workers.lane("steps", coalesce=True)
+        self._steps_lane = workers.lane("steps", coalesce=True, nice=BESIDE_FRAME_NICE)
         self._steps_frame = None  # the frame the model's steps (or note) belong to
         self._step_view_cache = None  # ((steps id, position), StepView)
         self._level_steps = None  # (frame, its steps or None) for step mode's contacts

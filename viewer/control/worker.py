@@ -16,6 +16,8 @@ that arrives after :meth:`Workers.shutdown` is dropped, and later submits are re
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sys
 import threading
 import time
@@ -31,6 +33,26 @@ MAX_WAITING = 64
 """Jobs a lane that does not coalesce keeps waiting behind the running one; a submit past it
 is refused with :class:`LaneFull` (to ``on_error``), so a runaway caller cannot grow the queue
 without bound."""
+
+
+BESIDE_FRAME_NICE = 10
+"""Niceness of the lanes whose work runs beside the frames (distance and inside test, heat,
+ghost, cross-check, stepper, inspection): on this 2-core machine the software renderer's two
+threads and the frame's core already want both cores, and at equal priority a ghost build or a
+minimum distance took half a core from the render that the GUI thread waits for (big-bunny
+with every analysis on, interactive benchmark: see ``docs/benchmarks.md``)."""
+
+
+def lower_thread_priority(nice: int) -> bool:
+    """Make the calling thread ``nice`` steps less urgent than the process (Linux, where a
+    thread has its own niceness; raising it needs no privilege). Whether it was done."""
+    if nice <= 0 or not sys.platform.startswith("linux"):
+        return False
+    with contextlib.suppress(OSError):
+        current = os.getpriority(os.PRIO_PROCESS, 0)
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), min(19, current + nice))
+        return True
+    return False
 
 
 class JobCancelled(QueryCancelled):
@@ -297,12 +319,16 @@ class Lane:
         its daemon thread).
     shutdown_timeout : float or None
         At most this many seconds waited for (None: until the job stops).
+    nice : int
+        The lane's thread runs this many niceness steps below the GUI thread
+        (:func:`lower_thread_priority`; 0: the same priority).
     """
 
     def __init__(self, workers: Workers, name: str, coalesce: bool, wait_on_shutdown: bool,
-                 shutdown_timeout: float | None):
+                 shutdown_timeout: float | None, nice: int = 0):
         self.workers = workers
         self.name = name
+        self.nice = int(nice)
         self.coalesce = coalesce
         self.wait_on_shutdown = wait_on_shutdown
         self.shutdown_timeout = shutdown_timeout
@@ -380,6 +406,7 @@ class Lane:
 
     # -- the lane's thread ------------------------------------------------------------------
     def _loop(self) -> None:
+        lower_thread_priority(self.nice)
         while True:
             with self._lock:
                 while not self._waiting and not self._is_stopping:
@@ -472,12 +499,12 @@ class Workers(QObject):
         self._progressed.connect(self._progress)
 
     def lane(self, name: str, coalesce: bool = False, wait_on_shutdown: bool = True,
-             shutdown_timeout: float | None = None) -> Lane:
+             shutdown_timeout: float | None = None, nice: int = 0) -> Lane:
         """The lane called ``name``, created on first use (its options are taken then)."""
         lane = self._lanes.get(name)
         if lane is None:
             lane = self._lanes[name] = Lane(self, name, coalesce, wait_on_shutdown,
-                                            shutdown_timeout)
+                                            shutdown_timeout, nice)
         return lane
 
     @property

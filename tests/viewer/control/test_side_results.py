@@ -11,9 +11,11 @@ from types import SimpleNamespace
 import pytest
 
 from core.bv import ObbFit
+from core.bvh.tree import DERIVED_FIELDS
 from tests.viewer.helpers import windowless_controller
 from viewer.control import frames
-from viewer.control.frame_budget import slow_frame_words
+from viewer.control.analysis import fresh_ghost
+from viewer.control.frame_budget import INLINE_ANALYSIS_S, slow_frame_words
 from viewer.control.worker import Tag
 from viewer.qt.panels.pipeline import PipelinePanel
 from viewer.qt.panels.stats import relation_text
@@ -295,4 +297,31 @@ def test_the_side_job_stops_past_its_time_budget_before_the_inside_test(monkeypa
         budget=Budget(seconds=frames.SIDE_SECONDS))
     assert isinstance(outcome[0], JobBudgetExceeded) and not started
     assert f"{frames.SIDE_SECONDS:g} s" in str(outcome[0])
+    controller.shutdown()
+
+
+def test_a_heat_map_too_long_to_count_while_drawing_is_counted_beside_the_frames(qtbot):
+    # Under the 100 ms frame budget but over the inline share: drawing plus the count would
+    # block the GUI thread past 100 ms on a big scene.
+    model, controller = _threaded_two_spheres(qtbot)
+    model.set_analysis_cost("heat", 1e3 * INLINE_ANALYSIS_S * 2, 0)
+    first = model.frame
+    heat, note = controller.analysis.heat_for(first)
+    assert heat is None and note.startswith(f"of frame {first.index}: counting beside")
+    model.set_analysis_cost("heat", 1e3 * INLINE_ANALYSIS_S / 2, 0)
+    controller.poses.translate_body(1, (0.01, 0.0, 0.0))
+    qtbot.waitUntil(lambda: not controller.frames.is_busy and model.frame is not first,
+                    timeout=60_000)
+    heat, note = controller.analysis.heat_for(model.frame)  # cheap again: counted at once
+    assert heat is not None and note == ""
+    controller.shutdown()
+
+
+def test_a_ghost_comes_with_its_levels_derived_on_its_lane():
+    model, controller = windowless_controller()
+    controller.scenes.load_scene("two-spheres")
+    ghost = fresh_ghost(model.frame)
+    for tree in ghost.trees:
+        # Read off the GUI thread: drawing the ghost's levels derives nothing more.
+        assert set(DERIVED_FIELDS) <= set(tree.__dict__["_derived"])
     controller.shutdown()

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import os
+import sys
 import threading
 
 import pytest
 from PyQt6.QtCore import QCoreApplication
 
 from viewer.control.worker import (
+    BESIDE_FRAME_NICE,
     Budget,
     JobBudgetExceeded,
     JobCancelled,
@@ -335,3 +338,32 @@ def test_a_job_may_run_inline_on_a_threaded_lane(qtbot, workers):
                                             on_result=seen.on_result, inline=True)
     assert handle.is_inline and seen.results == [(5, Tag("invariant check"))]
     assert not workers.lane("inspect").is_busy
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a thread's own niceness is "
+                    "a Linux notion")
+def test_a_lane_beside_the_frames_runs_below_the_gui_threads_priority(qtbot, workers):
+    seen = Collect()
+
+    def niceness(control):
+        return os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+
+    own = os.getpriority(os.PRIO_PROCESS, 0)
+    workers.lane("beside", nice=BESIDE_FRAME_NICE).submit(
+        niceness, tag=Tag("beside"), on_result=seen.on_result)
+    workers.lane("frame").submit(niceness, tag=Tag("frame"), on_result=seen.on_result)
+    qtbot.waitUntil(lambda: len(seen.results) == 2, timeout=WAIT)
+    by_lane = {tag.what: value for value, tag in seen.results}
+    assert by_lane == {"beside": min(19, own + BESIDE_FRAME_NICE), "frame": own}
+    assert os.getpriority(os.PRIO_PROCESS, 0) == own  # the GUI thread keeps its own
+
+
+def test_the_controllers_analysis_lanes_run_beside_the_frames_and_the_frame_lane_does_not():
+    from tests.viewer.helpers import windowless_controller
+
+    _model, controller = windowless_controller(is_threaded=True)
+    lanes = controller.workers.lanes
+    assert lanes["frame"].nice == 0
+    for name in ("side", "heat", "ghost", "cross-check"):
+        assert lanes[name].nice == BESIDE_FRAME_NICE, name
+    controller.shutdown()
