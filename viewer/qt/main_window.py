@@ -61,6 +61,9 @@ DRIFT_KEY = shortcut_of("recording.drift")
 CROSSCHECK_KEY = shortcut_of("view.crosscheck")
 """View > Cross-check this frame with python-fcl…"""
 
+LEGEND_REPICK_S = 0.25
+"""While playing, the canvas legend moves to another corner at most four times a second."""
+
 COLD_START_DELAY_MS = 700
 """Show the "preparing kernels" dialog only if the first frame takes longer than this (a warm
 numba cache gives the first two-sphere frame in well under a second)."""
@@ -144,6 +147,7 @@ class MainWindow(QMainWindow):
         model.steps_changed.connect(lambda _s: self.stepper_view.on_stepper())
         model.playing_changed.connect(
             lambda _p: self._show_timings(model.frame) if model.frame is not None else None)
+        model.playing_changed.connect(self._legend_pace)
         model.recording_changed.connect(self._show_recording)
         model.cursor_changed.connect(self._on_cursor)
         model.job_progress.connect(self.progress_dialogs.show_job)
@@ -347,6 +351,11 @@ class MainWindow(QMainWindow):
     def step_note(self) -> str:
         """Canvas note (:meth:`viewer.qt.window.stepper_view.StepperView.step_note`)."""
         return self.stepper_view.step_note()
+
+    def _legend_pace(self, is_playing: bool) -> None:
+        """While playing, the canvas legend picks its corner at most every
+        :data:`LEGEND_REPICK_S`; paused, at every render."""
+        self.renderer.canvas_legend.repick_every_s = LEGEND_REPICK_S if is_playing else 0.0
 
     def _count_render(self, _ren_win, _event) -> None:
         self._n_renders += 1

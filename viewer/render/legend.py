@@ -11,6 +11,7 @@ a bar carrying its RGB as cell scalars.
 
 from __future__ import annotations
 
+import time
 import weakref
 
 import numpy as np
@@ -181,6 +182,8 @@ class CanvasLegend:
         actor.SetScalarVisibility(True)
         self.entries: list[tuple[str, str]] = []
         self._placed_for = None  # (view size, entries, corner) the box was last placed for
+        self.repick_every_s = 0.0  # > 0: keep the corner that long while the view is the same
+        self._picked = (None, -float("inf"))  # (view size, entries, font) and when, last pick
         self.corner = CORNERS[0]
         self.screen_boxes = lambda: []  # (x0, y0, x1, y1[, weight]) of what is drawn
         self._avoid: dict[str, list] = {}
@@ -284,6 +287,14 @@ class CanvasLegend:
         view = tuple(int(v) for v in self.renderer.GetSize())
         if view[0] <= 0 or view[1] <= 0 or not self.entries:
             return
+        same_view = (view, tuple(self.entries), self.font_px)
+        now = time.perf_counter()
+        if (self.repick_every_s > 0 and self._picked[0] == same_view
+                and now - self._picked[1] < self.repick_every_s):
+            # Playing: the corner is picked again a few times a second, not every frame
+            # (2.4 ms of each 50 ms frame of bunny x bunny went to measuring what it covers).
+            return
+        self._picked = (same_view, now)
         width, height = self.box_px(self.shown_font_px(view[0]))
         width = min(width, view[0] - 2 * LEGEND_MARGIN_PX)
         height = min(height, view[1] - 2 * LEGEND_MARGIN_PX)

@@ -147,3 +147,35 @@ def test_the_stepper_pair_is_kept_clear(qtbot, window):
     for box in actor_boxes(window.plotter.renderer, pair):
         assert box in weighted  # weighed like a text, not as one more piece of geometry
         assert _overlap(legend, box) == 0.0
+
+
+def test_while_playing_the_corner_is_picked_a_few_times_a_second(qtbot, window):
+    import time
+
+    from viewer.qt.main_window import LEGEND_REPICK_S
+
+    legend = window.renderer.canvas_legend
+    covered = {"box": (0.0, 0.0, 0.0, 0.0)}
+    legend.screen_boxes = lambda: [covered["box"]]
+    view = tuple(int(v) for v in window.plotter.renderer.GetSize())
+    top_right = (view[0] / 2, view[1] / 2, view[0], view[1])
+    window.plotter.render()
+    assert legend.corner == "top right"
+    window.model.set_playing(True)
+    try:
+        assert legend.repick_every_s == LEGEND_REPICK_S
+        covered["box"] = top_right  # the geometry moved under the legend
+        window.plotter.render()
+        assert legend.corner == "top right"  # kept: picked less than an interval ago
+        time.sleep(LEGEND_REPICK_S)
+        window.plotter.render()
+        assert legend.corner != "top right"
+    finally:
+        window.model.set_playing(False)
+    assert legend.repick_every_s == 0.0
+    covered["box"] = (0.0, 0.0, view[0] / 2, view[1] / 2)  # paused: every render picks
+    window.plotter.render()
+    legend_corner = legend.corner
+    covered["box"] = top_right
+    window.plotter.render()
+    assert legend.corner != "top right" and legend_corner == "top right"

@@ -3,13 +3,21 @@ per-frame refresh that waits while its dock cannot be seen, a table cell written
 
 from __future__ import annotations
 
-from PyQt6.QtCore import QEvent, QObject, Qt
+import time
+
+from PyQt6.QtCore import QEvent, QObject, Qt, QTimer
 from PyQt6.QtWidgets import QComboBox, QLabel, QTableWidget, QTableWidgetItem
 
 from viewer.state.frame_caption import frame_caption, tree_words
 
 __all__ = ["WhenShown", "frame_caption", "header_label", "header_text", "narrow_combo",
            "set_cell", "show_header", "tree_words", "wrap_label"]
+
+PLAYING_REFRESH_S = 0.1
+"""While the animation plays, a panel on screen refreshes at most this often (ten times a
+second, what a reader can follow); the newest frame's numbers come at the end of each interval,
+and at once when playing stops. Refreshing the docks with every frame took part of the GUI
+thread's 50 ms a frame on bunny x bunny (interactive benchmark)."""
 
 COMBO_MIN_CHARS = 14
 """Characters a combo box shows when the dock is narrow; its popup still shows the whole
@@ -70,8 +78,10 @@ def show_header(label: QLabel, model, frame, bodies=None) -> None:
 class WhenShown(QObject):
     """A panel's refresh that, while the animation plays, runs only if the panel can be seen.
 
-    A dock tabbed behind another, closed, or in a hidden window is not refreshed on each
-    frame while playing: it keeps the newest arguments and refreshes once when it is shown
+    While playing, a panel on screen refreshes at most every :data:`PLAYING_REFRESH_S`
+    seconds, with the newest arguments. A dock tabbed behind another, closed, or in a hidden
+    window is not refreshed on each frame while playing: it keeps the newest arguments and
+    refreshes once when it is shown
     (its dock's ``visibilityChanged``, connected by ``viewer.qt.panels.docks``, or a show event)
     or when playing stops. Paused, every call refreshes at once (a single step, a click on
     a level: what a reader checks right after, even on a hidden panel). On the 278k-triangle
@@ -95,6 +105,10 @@ class WhenShown(QObject):
         self.n_refreshes = 0
         self.n_deferred = 0
         self._waiting: tuple | None = None
+        self._last_run = -float("inf")  # perf_counter seconds of the last refresh
+        self._interval_timer = QTimer(self)
+        self._interval_timer.setSingleShot(True)
+        self._interval_timer.timeout.connect(self._on_interval)
         panel.installEventFilter(self)
         model.playing_changed.connect(self._on_playing)
 
@@ -104,11 +118,25 @@ class WhenShown(QObject):
         return self.panel.isVisible() and not self.panel.visibleRegion().isEmpty()
 
     def __call__(self, *args) -> None:
-        if self.model.is_playing and not self.is_seen():
-            self._waiting = args
-            self.n_deferred += 1
-            return
+        if self.model.is_playing:
+            if not self.is_seen():
+                self._waiting = args
+                self.n_deferred += 1
+                return
+            wait_s = self._last_run + PLAYING_REFRESH_S - time.perf_counter()
+            if wait_s > 0:
+                # Seen, but refreshed less than an interval ago: the newest call runs when
+                # the interval ends.
+                self._waiting = args
+                self.n_deferred += 1
+                if not self._interval_timer.isActive():
+                    self._interval_timer.start(int(1e3 * wait_s) + 1)
+                return
         self._run(args)
+
+    def _on_interval(self) -> None:
+        if self.is_seen() or not self.model.is_playing:
+            self.catch_up()
 
     @property
     def is_waiting(self) -> bool:
@@ -117,6 +145,7 @@ class WhenShown(QObject):
 
     def _run(self, args) -> None:
         self._waiting = None
+        self._last_run = time.perf_counter()
         self.n_refreshes += 1
         self.refresh(*args)
 

@@ -409,12 +409,18 @@ class OutlinerPanel(QWidget):
         self._path_asked = (frame.index if frame is not None else None, body, node)
         self.path_caption.setText(f"Measuring the path of node "
                                   f"{self._shown_id(body, node)} of {BODY_NAMES[body]}…")
-        self.controller.nodes.request_path(body, node, self._show_path)
+        asked = self._path_asked
+        self.controller.nodes.request_path(
+            body, node, lambda path, error: self._show_path(path, error, asked))
 
     def _shown_id(self, body: int, node: int) -> str:
         return str(shown_node_id(node, self.items.file_ids.get(body)))
 
-    def _show_path(self, path, error) -> None:
+    def _show_path(self, path, error, asked=None) -> None:
+        if asked is not None and asked != self._path_asked:
+            # A late answer to an older question: the selection moved on, or another scene
+            # came while the path was measured (its lane runs below the GUI's priority).
+            return
         if error is not None:
             self.path = None
             self.path_table.setRowCount(0)

@@ -118,3 +118,27 @@ def test_the_path_is_marked_stale_when_the_frame_changes(qtbot, window):
     # Paused: measured again on the shown frame.
     qtbot.waitUntil(lambda: panel.path.frame_index == window.model.frame.index
                     and "Stale" not in panel.path_caption.text(), timeout=60_000)
+
+
+def test_a_path_that_arrives_after_another_scene_came_is_not_shown(qtbot, window, monkeypatch):
+    import threading
+
+    from viewer.control import node_search
+
+    release = threading.Event()
+    measured = node_search.node_path
+
+    def held_node_path(*args, **kwargs):
+        release.wait(30)  # measured slowly: the user loads another scene meanwhile
+        return measured(*args, **kwargs)
+
+    monkeypatch.setattr(node_search, "node_path", held_node_path)
+    panel = _outliner(window)
+    node = panel.find("t 5", body=0)
+    assert node is not None and panel.path is None  # asked, still being measured
+    window.controller.scenes.load_scene("two-spheres")
+    settle(qtbot, window)
+    release.set()
+    lane = window.controller.workers.lanes["node path"]
+    qtbot.waitUntil(lambda: not lane.is_busy, timeout=60_000)
+    assert panel.path is None and panel.path_table.rowCount() == 0

@@ -1,11 +1,15 @@
 """Docks that cannot be seen are not refreshed on each frame while playing (they catch up
-when shown or paused), and the per-frame tables rewrite their items in place."""
+when shown or paused), docks on screen at most ten times a second while playing, and the
+per-frame tables rewrite their items in place."""
 
 from __future__ import annotations
+
+import time
 
 from PyQt6.QtWidgets import QApplication
 
 from tests.viewer.conftest import settle
+from viewer.qt.panels.common import PLAYING_REFRESH_S
 
 
 def _panel(window, name):
@@ -33,8 +37,13 @@ def test_a_hidden_dock_is_not_refreshed_while_playing_and_catches_up_when_shown(
         window.docks[name].raise_()
         qtbot.waitUntil(lambda s=spy: s.is_seen())
         assert spy.n_refreshes == before + 1 and not spy.is_waiting  # once, the newest frame
-        _frames(window, 2)  # shown: every frame
-        assert spy.n_refreshes == before + 3
+        _frames(window, 2)  # shown, within the interval: the newest waits for its end
+        assert spy.n_refreshes == before + 1 and spy.is_waiting
+        qtbot.waitUntil(lambda s=spy: not s.is_waiting, timeout=5_000)
+        assert spy.n_refreshes == before + 2  # two frames, one refresh: the newest
+        time.sleep(PLAYING_REFRESH_S)
+        _frames(window, 1)  # an interval after the last refresh: at once
+        assert spy.n_refreshes == before + 3 and not spy.is_waiting
         window.model.is_playing = False
         window.docks["levels_dock"].raise_()
         QApplication.processEvents()

@@ -92,10 +92,14 @@ def test_a_slow_frame_while_playing_says_drawing_shares_the_cores(qtbot, window)
     assert PLAYING_NOTE not in panel.cost_total.text()  # paused: only the ratio
     window.model.is_playing = True  # as the animation sets it, without running frames
     try:
+        # A dock on screen refreshes at most ten times a second while playing: each view is
+        # read once its refresh has run.
         window.model.set_cost_view(dataclasses.replace(slow))
+        qtbot.waitUntil(lambda: not panel.cost_refresh.is_waiting, timeout=5_000)
         assert PLAYING_NOTE in panel.cost_total.text()
         window.model.set_cost_view(dataclasses.replace(  # a frame the model predicts well
             view, measured_ms=view.prediction.total_ms))
+        qtbot.waitUntil(lambda: not panel.cost_refresh.is_waiting, timeout=5_000)
         assert PLAYING_NOTE not in panel.cost_total.text()
     finally:
         window.model.is_playing = False
