@@ -25,10 +25,10 @@ from PyQt6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 import core.experiments as experiments
 from core.experiments import EXPERIMENTS, Column, Experiment, ExperimentResult
-from viewer.qt.actions import EXPERIMENTS as EXPERIMENTS_MENU
-from viewer.qt.actions import VIEW
 from viewer.qt.panels import docks
 from viewer.qt.panels.docks import PANELS, PanelRow, dock_names
+from viewer.words.actions import EXPERIMENTS as EXPERIMENTS_MENU
+from viewer.words.actions import VIEW
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 RUN_TIMEOUT_MS = 60_000

@@ -24,6 +24,10 @@ from core.lab.steps import (
 from viewer.control.worker import BESIDE_FRAME_NICE, Tag
 from viewer.render.stepper import StepView
 from viewer.state.display import CameraView
+from viewer.words.actions import shortcut_of
+
+STEPPER_KEY = shortcut_of("stepper.toggle")
+"""Stepper > Step the traversal (the action table's key, written nowhere else)."""
 
 THREADED_STEPS_ROWS = 200_000
 """Traces with more pair tests than this are turned into steps on a worker lane."""
@@ -150,7 +154,8 @@ class Stepping:
         every one."""
         if is_playing and self.model.is_stepping:
             self.stop_stepper()
-            self.model.message.emit("Playing: the stepper is off (Ctrl+T turns it on again).")
+            self.model.message.emit(f"Playing: the stepper is off ({STEPPER_KEY} turns it on "
+                                    "again).")
 
     def _on_frame_for_stepper(self, frame) -> None:
         if not self.model.is_stepping or frame is self._steps_frame:

@@ -1,8 +1,8 @@
 """The main window: assembles the canvas, the docks and timeline (:mod:`viewer.qt.window.layout`),
-the menus, toolbar and keys (:mod:`viewer.qt.menus.build` from :mod:`viewer.qt.actions`), the status
-bar (:mod:`viewer.qt.window.status_line`), its dialogs (:mod:`viewer.qt.dialogs.window`), help
-(:mod:`viewer.qt.menus.help`) and remembered settings (:mod:`viewer.qt.window.settings`), and keeps
-the canvas in step with the model."""
+the menus, toolbar and keys (:mod:`viewer.qt.menus.build` from :mod:`viewer.words.actions`), the
+status bar (:mod:`viewer.qt.window.status_line`), its dialogs (:mod:`viewer.qt.dialogs.window`),
+help (:mod:`viewer.qt.menus.help`) and remembered settings (:mod:`viewer.qt.window.settings`), and
+keeps the canvas in step with the model."""
 
 from __future__ import annotations
 
@@ -15,7 +15,6 @@ from PyQt6.QtWidgets import QMainWindow, QMessageBox
 
 from viewer.canvas import Canvas
 from viewer.control.error_log import ErrorLog
-from viewer.qt.actions import shortcut_of
 from viewer.qt.dialogs.contact_log import ContactLogMenu
 from viewer.qt.dialogs.scene_switch import load_scene_asking, may_leave_recording
 from viewer.qt.dialogs.tree_diff import TreeDiffMenu
@@ -54,6 +53,7 @@ from viewer.scenes import SCENES
 from viewer.state.display import Mode
 from viewer.state.side_results import shown_side
 from viewer.state.status import ViewTimings
+from viewer.words.actions import shortcut_of
 
 DRIFT_KEY = shortcut_of("recording.drift")
 """Recording > Drift and frame time…"""
@@ -161,7 +161,7 @@ class MainWindow(QMainWindow):
         signals.figure_changed.connect(lambda _r: self.update_figure())
         self._restored_layout = window_settings.restore_settings(self)
 
-    # -- menus, toolbar and keys (viewer.qt.actions) ----------------------------------------
+    # -- menus, toolbar and keys (viewer.words.actions) ----------------------------------------
     def _build_menus(self) -> None:
         """Every menu entry, toolbar button and key from the action table; the parts that
         answer them are made between the actions and the menus (they hold their actions)."""

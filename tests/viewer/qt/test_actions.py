@@ -1,4 +1,4 @@
-"""The action table (viewer/qt/actions.py) is the one source of the window's menus, keys, Keys
+"""The action table (viewer/words/actions.py) is the one source of the window's menus, keys, Keys
 help and the key table of docs/app.md: they agree, every key is unique, every row is reachable."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from pathlib import Path
 from PyQt6.QtGui import QAction, QKeySequence
 from PyQt6.QtWidgets import QApplication
 
-from viewer.qt.actions import ACTIONS, ACTIONS_BY_ID, TOOLBAR, keyed_rows, keys_markdown
 from viewer.qt.menus.help import HELP_TEXT, KeysDialog
+from viewer.words.actions import ACTIONS, ACTIONS_BY_ID, TOOLBAR, keyed_rows, keys_markdown
 
 KEYS_DOC = Path(__file__).resolve().parents[3] / "docs" / "app.md"
 START, END = "<!-- keys-table: start -->\n", "<!-- keys-table: end -->"
@@ -23,7 +23,7 @@ def test_the_readme_key_table_is_the_action_tables_rendering():
     text = KEYS_DOC.read_text(encoding="utf-8")
     assert START in text and END in text, "docs/app.md lost its keys-table markers"
     section = text[text.index(START) + len(START):text.index(END)]
-    assert section == keys_markdown(), "write it with: python -m viewer.qt.actions"
+    assert section == keys_markdown(), "write it with: python -m viewer.words.actions"
 
 
 def test_every_key_of_the_table_is_unique_except_the_one_declared_pair():
@@ -91,3 +91,29 @@ def test_the_help_prose_names_the_tables_keys():
     assert "{k[" not in HELP_TEXT
     assert f"({ACTIONS_BY_ID['stepper.toggle'].shortcut}, or " in HELP_TEXT
     assert f"<b>Move</b> mode ({ACTIONS_BY_ID['tools.move'].shortcut})" in HELP_TEXT
+
+
+def test_the_controllers_messages_read_their_keys_from_the_table():
+    # The control layer sits below the widgets; the table is plain data under both, so a
+    # message of a job names a key through shortcut_of, never in its own words.
+    control = Path(__file__).resolve().parents[3] / "viewer" / "control"
+    sources = {path.name: path.read_text(encoding="utf-8") for path in control.glob("*.py")}
+    for row in keyed_rows():
+        if "+" not in row.shortcut:
+            continue  # a single key ("." or "Esc") is also a plain word
+        for name, text in sources.items():
+            assert f"({row.shortcut} " not in text and f"{row.shortcut}:" not in text, \
+                (name, row.shortcut)
+
+
+def test_playing_turns_the_stepper_off_and_says_its_key(qtbot, window):
+    from tests.viewer.conftest import status_said
+    from tests.viewer.helpers import stepper_on
+
+    stepper_on(window)
+    window.model.set_playing(True)
+    window.model.set_playing(False)
+    key = ACTIONS_BY_ID["stepper.toggle"].shortcut
+    assert not window.model.is_stepping
+    assert status_said(window, "Playing: the stepper is off") == \
+        f"Playing: the stepper is off ({key} turns it on again)."

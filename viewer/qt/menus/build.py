@@ -1,4 +1,4 @@
-"""Builds the main window's menus, toolbar and shortcuts from :data:`viewer.qt.actions.ACTIONS`.
+"""Builds the main window's menus, toolbar and shortcuts from :data:`viewer.words.actions.ACTIONS`.
 
 Two steps, because the window's parts answer the actions and some of them hold their own
 actions: :func:`create_actions` makes every ``QAction`` of the table (text, key, tips) before
@@ -11,7 +11,7 @@ from __future__ import annotations
 from PyQt6.QtGui import QAction, QKeySequence
 from PyQt6.QtWidgets import QMenu, QToolBar
 
-from viewer.qt.actions import ACTIONS, MENU_SEPARATOR, TOOLBAR
+from viewer.words.actions import ACTIONS, MENU_SEPARATOR, TOOLBAR
 
 TOOLBAR_NAME = "tools_toolbar"
 

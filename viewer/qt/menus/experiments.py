@@ -11,8 +11,8 @@ from __future__ import annotations
 from PyQt6.QtCore import QObject, QTimer
 from PyQt6.QtGui import QAction, QKeySequence
 
-from viewer.qt.actions import EXPERIMENTS, shortcut_of
 from viewer.qt.menus.build import make_action
+from viewer.words.actions import EXPERIMENTS, shortcut_of
 
 WINDOW_KEY = shortcut_of("experiments.window")
 """Experiments > Experiments window."""
@@ -32,7 +32,7 @@ smaller screen gets 90 % of its free area (the window scrolls)."""
 class ExperimentsMenu(QObject):
     """Answers the Experiments menu of ``window`` (a :class:`viewer.qt.main_window.MainWindow`
     whose ``table_actions`` are made already; the entries are rows of
-    :data:`viewer.qt.actions.ACTIONS`) and makes one entry per experiment."""
+    :data:`viewer.words.actions.ACTIONS`) and makes one entry per experiment."""
 
     def __init__(self, window):
         super().__init__(window)

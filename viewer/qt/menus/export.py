@@ -27,7 +27,6 @@ from PyQt6.QtWidgets import (
     QWidget,
 )
 
-from viewer.qt.actions import EXPORT, shortcut_of
 from viewer.qt.widgets import (
     browse_save_path,
     cancellable_progress,
@@ -38,6 +37,7 @@ from viewer.qt.widgets import (
 )
 from viewer.render.movie import DEFAULT_FPS, grab_frame
 from viewer.render.webpage import scene_web_page
+from viewer.words.actions import EXPORT, shortcut_of
 
 RECORD_VIDEO_KEY = shortcut_of("export.record_video")
 """File > Export > Record video while playing (on/off)."""
@@ -163,7 +163,7 @@ class VideoDialog(QDialog):
 
 
 class ExportMenu(QObject):
-    """Answers File > Export and its four actions (rows of :data:`viewer.qt.actions.ACTIONS`).
+    """Answers File > Export and its four actions (rows of :data:`viewer.words.actions.ACTIONS`).
 
     Parameters
     ----------

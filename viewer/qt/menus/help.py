@@ -1,7 +1,7 @@
 """Help > How to read this view and Help > Keys.
 
 The keys named in the prose and the whole Keys table come from the action table
-(:data:`viewer.qt.actions.ACTIONS`), so the help cannot name a key the window does not have.
+(:data:`viewer.words.actions.ACTIONS`), so the help cannot name a key the window does not have.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from PyQt6.QtWidgets import (
     QVBoxLayout,
 )
 
-from viewer.qt.actions import ACTIONS_BY_ID, keys_html
+from viewer.words.actions import ACTIONS_BY_ID, keys_html
 
 HELP_TEMPLATE = """<h3>How to read this view</h3>
 <p>Two meshes, <b>A</b> (blue) and <b>B</b> (green), each carry a tree of axis-aligned boxes (or

@@ -15,9 +15,9 @@ from PyQt6.QtWidgets import (
 )
 
 from viewer.lessons import BUILTIN_LESSONS
-from viewer.qt.actions import LESSONS
 from viewer.qt.menus.build import make_action
 from viewer.qt.widgets import dialog_buttons
+from viewer.words.actions import LESSONS
 
 LESSON_FILTER = "Lessons (*.toml);;All files (*)"
 
@@ -44,7 +44,7 @@ class SaveStepDialog(QDialog):
 
 class LessonMenu:
     """Answers the Lessons menu of ``window`` (a :class:`MainWindow` whose ``table_actions`` are
-    made already; the entries are rows of :data:`viewer.qt.actions.ACTIONS`) and makes one
+    made already; the entries are rows of :data:`viewer.words.actions.ACTIONS`) and makes one
     entry per built-in lesson."""
 
     def __init__(self, window):

@@ -1,5 +1,5 @@
 """The Recording menu's answers: save, open and replay a recording, its drift plot, and the
-memory limit (the entries are rows of :data:`viewer.qt.actions.ACTIONS`; the timeline's keys
+memory limit (the entries are rows of :data:`viewer.words.actions.ACTIONS`; the timeline's keys
 there go straight to the controller)."""
 
 from __future__ import annotations

@@ -120,7 +120,7 @@ class ExportMeshDialog(QDialog):
 
 class SessionMenu(QObject):
     """Answers File > Export mesh…, Open session…, Save session and Save session as… (their
-    entries are rows of :data:`viewer.qt.actions.ACTIONS`); offers a crashed run's session
+    entries are rows of :data:`viewer.words.actions.ACTIONS`); offers a crashed run's session
     (:meth:`offer_restore`).
 
     Parameters

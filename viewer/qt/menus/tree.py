@@ -2,7 +2,7 @@
 the invariant check, trees read from and written to files, the selected node on the canvas.
 
 The window owns one :class:`TreeTools`; it answers the menu (rows ``tree.*`` of
-:data:`viewer.qt.actions.ACTIONS`), keeps the status-bar line of the
+:data:`viewer.words.actions.ACTIONS`), keeps the status-bar line of the
 last invariant check, and redraws the inspection overlays when the selection or the check
 changes.
 """
@@ -15,8 +15,8 @@ from PyQt6.QtCore import QObject
 from PyQt6.QtGui import QAction
 from PyQt6.QtWidgets import QFileDialog, QLabel
 
-from viewer.qt.actions import TREE, shortcut_of
 from viewer.qt.menus.build import actions_under
+from viewer.words.actions import TREE, shortcut_of
 
 BODY_NAMES = ("A", "B")
 
@@ -27,7 +27,7 @@ TREE_OPEN_FILTER = ("Tree files (*.json *.npz *.txt *.xml *.bin *.3mbvh);;"
 TREE_SAVE_FILTERS = {"JSON tree (*.json)": ".json", "NumPy archive tree (*.npz)": ".npz"}
 
 SHORTCUTS = {key: shortcut_of(f"tree.{key}") for key in ("quality", "outliner", "check")}
-"""The Tree menu's keys (rows of :data:`viewer.qt.actions.ACTIONS`, where a test checks that
+"""The Tree menu's keys (rows of :data:`viewer.words.actions.ACTIONS`, where a test checks that
 every key is unique)."""
 
 SETTING_VALIDATE = "tree/validate_after_refit"

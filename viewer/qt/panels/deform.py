@@ -18,9 +18,9 @@ from PyQt6.QtWidgets import (
 )
 
 from viewer.control.deformers import deformer_description, deformer_fields, deformer_names
-from viewer.qt.actions import shortcut_of
 from viewer.qt.panels.common import narrow_combo, wrap_label
 from viewer.qt.widgets import FloatSlider, add_choices
+from viewer.words.actions import shortcut_of
 
 AXIS_TIPS = {
     "x": "the mesh's own x axis", "y": "the mesh's own y axis", "z": "the mesh's own z axis",

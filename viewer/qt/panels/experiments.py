@@ -34,9 +34,9 @@ from PyQt6.QtWidgets import (
 )
 
 from viewer.control.recording import JobCancelled
-from viewer.qt.actions import shortcut_of
 from viewer.qt.figure_export import FigureSaveError, ask_figure_path, save_figure
 from viewer.qt.panels.common import wrap_label
+from viewer.words.actions import shortcut_of
 
 RUN_KEY = shortcut_of("experiments.run")
 CANCEL_KEY = shortcut_of("experiments.cancel")

@@ -18,11 +18,11 @@ from PyQt6.QtWidgets import (
     QWidget,
 )
 
-from viewer.qt.actions import shortcut_of
 from viewer.qt.panels.common import WhenShown, wrap_label
 from viewer.qt.widgets import FloatSlider
 from viewer.render.style import frame_words
 from viewer.render.words import node_label, shown_node_id
+from viewer.words.actions import shortcut_of
 
 MAX_CULLED_LINES = 8
 """Culled partners the inspector explains one per line; the rest are counted."""

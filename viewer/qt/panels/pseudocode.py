@@ -22,10 +22,10 @@ from PyQt6.QtWidgets import (
     QWidget,
 )
 
-from viewer.qt.actions import shortcut_of
 from viewer.qt.panels.common import wrap_label
 from viewer.qt.panels.stepper import COUNTER_WORDS
 from viewer.render.stepper import StepView
+from viewer.words.actions import shortcut_of
 
 HIGHLIGHT_COLOR = "#eedd88"
 """Background of the executed line (Tol light yellow)."""

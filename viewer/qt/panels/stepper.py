@@ -18,7 +18,6 @@ from PyQt6.QtWidgets import (
     QWidget,
 )
 
-from viewer.qt.actions import STEP_KEY, STEPPER, rows_in, shortcut_of
 from viewer.qt.panels.common import wrap_label
 from viewer.render.overlays import KIND_LABELS
 from viewer.render.stepper import (
@@ -29,11 +28,12 @@ from viewer.render.stepper import (
     axis_name,
     separation_label,
 )
+from viewer.words.actions import STEP_KEY, STEPPER, rows_in, shortcut_of
 
 STEP_BUTTONS = tuple((row.args[0], row.label, row.shortcut, row.help)
                      for row in rows_in(STEPPER) if row.handler == STEP_KEY)
 """The stepper's buttons: (key in the dock, text, shortcut, tooltip), the Stepper menu's
-step rows of :data:`viewer.qt.actions.ACTIONS` (the window gives each its key)."""
+step rows of :data:`viewer.words.actions.ACTIONS` (the window gives each its key)."""
 
 TOGGLE_KEY = shortcut_of("stepper.toggle")
 """Turns the stepper on or off (View > Step the traversal)."""

@@ -18,8 +18,8 @@ from __future__ import annotations
 from PyQt6.QtCore import QEvent, QObject, Qt
 from PyQt6.QtWidgets import QApplication, QDockWidget, QToolBar
 
-from viewer.qt.actions import shortcut_of
 from viewer.render.lecture import lecture_scale
+from viewer.words.actions import shortcut_of
 
 LECTURE_KEY = shortcut_of("view.lecture")
 

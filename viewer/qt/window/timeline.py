@@ -24,7 +24,7 @@ from PyQt6.QtWidgets import (
     QWidget,
 )
 
-from viewer.qt.actions import shortcut_of
+from viewer.words.actions import shortcut_of
 
 
 @dataclass(frozen=True)

@@ -12,8 +12,8 @@ import numpy as np
 from PyQt6.QtWidgets import QApplication
 
 from tests.viewer.conftest import settle
-from viewer.qt.actions import ACTIONS_BY_ID
 from viewer.qt.window.timeline import MARKER_SIZE_PX, MARKER_STYLES
+from viewer.words.actions import ACTIONS_BY_ID
 
 EXAMPLE = Path(__file__).resolve().parents[4] / "examples" / "contact-log"
 LOG = "two-spheres-fcl.jsonl"

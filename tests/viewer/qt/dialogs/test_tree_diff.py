@@ -9,8 +9,8 @@ from PyQt6.QtWidgets import QApplication
 from core.lab.tree_diff import TreeSource, diff_trees, tree_from_spec
 from tests.viewer.conftest import settle
 from tests.viewer.helpers import answer_file_dialog
-from viewer.qt.actions import ACTIONS_BY_ID
 from viewer.qt.dialogs.tree_diff import FILE_ENTRY, REFIT_ENTRY
+from viewer.words.actions import ACTIONS_BY_ID
 
 
 def _compare(qtbot, window, body, first, second):

@@ -411,5 +411,5 @@ def keys_html() -> str:
             f"<th align=\"left\">what it does</th></tr>\n{rows}\n</table>")
 
 
-if __name__ == "__main__":  # python -m viewer.qt.actions: the key table of docs/app.md
+if __name__ == "__main__":  # python -m viewer.words.actions: the key table of docs/app.md
     print(keys_markdown(), end="")
