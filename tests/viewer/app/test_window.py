@@ -282,13 +282,23 @@ def test_settings_are_remembered(qtbot, make_window, settings):
     first.docks["pipeline_dock"].panel.update_mode.setCurrentIndex(2)
     first.model.set_display(show_culled=True)
     first.model.set_pipeline(distance=False)  # the Pipeline dock's optional analyses too
+    first.model.set_display(heat_map="visits", heat_log=True, show_ghost=True)  # and these
     first.close()
     second = make_window(None, settings)
+    assert (second.model.display.heat_map, second.model.display.heat_log,
+            second.model.display.show_ghost) == ("visits", True, True)
     assert second.model.scene_key == "linked-tori"
     assert second.model.pipeline.update is UpdateChoice.AUTO
     assert second.model.display.show_culled is True
     assert second.model.pipeline.distance is False
     assert second.model.pipeline.containment is True
+
+
+def test_a_heat_map_saved_by_another_version_is_ignored(qtbot, make_window, settings):
+    settings.setValue("display/heat_map", "temperature")  # not a choice this build offers
+    settings.setValue("display/show_ghost", "false")
+    window = make_window(None, settings)
+    assert window.model.display.heat_map == "off" and window.model.display.show_ghost is False
 
 
 def test_closing_the_window_leaks_no_vtk_objects(qtbot, make_window):

@@ -1,10 +1,12 @@
 """What the main window remembers between runs (QSettings): geometry and dock layout, the
 last scene, the update mode and drift threshold, the brush, the recording's caps and switch,
-the display switches, the pipeline choices and which optional analyses run."""
+the display switches, the pipeline choices and which optional analyses run (the Pipeline dock's
+distance and inside test, the heat map and the ghost tree)."""
 
 from __future__ import annotations
 
 from viewer.control.frames import FrameRunning
+from viewer.qt.panels.levels import HEAT_CHOICES
 from viewer.qt.window.layout import LAYOUT_VERSION
 from viewer.scenes import DEFAULT_SCENE, SCENES
 from viewer.state.pipeline import UpdateChoice
@@ -17,8 +19,12 @@ DEFAULT_RECORDING_FRAMES = 3000
 """Default frame cap of the recording: 100 s at 30 frames a second."""
 
 DISPLAY_FIELDS = ("show_tree_a", "show_tree_b", "show_parents", "show_overlap", "show_culled",
-                  "show_contacts")
-"""The display switches remembered between runs."""
+                  "show_contacts", "heat_log", "show_ghost")
+"""The display switches remembered between runs (the heat map's log scale and the ghost tree
+are analyses a user switches on for a session of work, like the Pipeline dock's)."""
+
+HEAT_MAPS = frozenset(value for value, _words, _tip in HEAT_CHOICES)
+"""The heat map choices a saved value may take (one saved by another version is ignored)."""
 
 PIPELINE_SWITCHES = ("distance", "containment")
 """The Pipeline dock's optional analyses remembered between runs (self-collision is not: each
@@ -74,6 +80,9 @@ def restore_settings(window) -> bool:
         value = s.value(f"display/{field}")
         if value is not None:
             model.set_display(**{field: str(value).lower() == "true"})
+    heat_map = s.value("display/heat_map")
+    if heat_map is not None and str(heat_map) in HEAT_MAPS:
+        model.set_display(heat_map=str(heat_map))
     for field in PIPELINE_SWITCHES:
         value = s.value(f"pipeline/{field}")
         if value is not None:
@@ -106,6 +115,7 @@ def save_settings(window) -> None:
     s.setValue("recording/enabled", bool(model.is_recording))
     for field in DISPLAY_FIELDS:
         s.setValue(f"display/{field}", bool(getattr(model.display, field)))
+    s.setValue("display/heat_map", model.display.heat_map)
     for field in PIPELINE_SWITCHES:
         s.setValue(f"pipeline/{field}", bool(getattr(model.pipeline, field)))
     for field in pipeline_choice_names():
