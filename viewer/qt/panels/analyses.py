@@ -13,6 +13,8 @@ from __future__ import annotations
 from PyQt6.QtCore import Qt
 from PyQt6.QtWidgets import QCheckBox, QGridLayout, QGroupBox, QLabel
 
+from viewer.control.frame_budget import INLINE_ANALYSIS_S
+
 BESIDE = "beside the frame"
 """Where the distance and the inside test run: on their own lane, never inside the frame."""
 
@@ -29,9 +31,11 @@ ANALYSES = (
     ("self", "self-collision", "inside the frame",
      "Test every mesh's triangles against its own (the one result of a one-mesh scene). Runs "
      "inside the frame: its time is the frame's 'self-collision' phase."),
-    ("heat", "heat map", "counted when the frame is drawn",
+    ("heat", "heat map", f"counted when the frame is drawn if that is quick, else {BESIDE}",
      "Colour the meshes by the work the traversal did on them this frame (the Levels dock "
-     "offers the other heat maps). Counted from the frame's trace when it is drawn."),
+     "offers the other heat maps). Counted from the frame's trace when it is drawn while the "
+     f"count took at most {1e3 * INLINE_ANALYSIS_S:.0f} ms; a slower count runs {BESIDE} and "
+     "the map shown then says which frame it is of."),
     ("ghost", "ghost (fresh tree)", BESIDE,
      "Build a new tree on the frame's vertices and draw its volumes beside the refitted ones, "
      "to see how loose the refit has become. Built beside the frames, one at a time for the "
