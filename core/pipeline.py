@@ -522,13 +522,8 @@ class FramePipeline:
         self_results = None
         if options.self_collision:
             t0 = time.perf_counter()
-            # Self-collision walks the trees' own boxes (tree_name's default kind).
-            self_results = [
-                self_collide(mesh, tree, trace=request.trace, tol=request.tol, pose=body.pose,
-                             descend=request.descend, pair_budget=request.pair_budget,
-                             control=control, name=tree_name(tree, _body_letter(i)))
-                for i, (body, mesh, tree) in enumerate(zip(bodies, meshes, trees))
-            ]
+            self_results = self_collide_bodies(meshes, trees, [b.pose for b in bodies],
+                                               request, control)
             timings["self"] = time.perf_counter() - t0
         timings.setdefault("traverse", 0.0)
         timings.setdefault("tritri", 0.0)
@@ -569,6 +564,32 @@ class FramePipeline:
         if cached is not None and cached.current is tree:
             cached.report = report
         return report
+
+
+def self_collide_bodies(meshes: Sequence[TriMesh], trees: Sequence[Tree],
+                        poses: Sequence[Pose], request: CollisionRequest,
+                        control: QueryControl | None = None) -> list:
+    """Each body's triangles against its own, as a frame tests them (its request's trace,
+    tolerance, descent rule and pair budget; the trees' own boxes, ``tree_name``'s default
+    kind). Also what the viewer runs beside a frame of two or more bodies.
+
+    Parameters
+    ----------
+    meshes, trees, poses : sequences of equal length
+        A frame's meshes, their trees, and the bodies' poses.
+    request : CollisionRequest
+    control : QueryControl, optional
+        Cancel and time budget.
+
+    Returns
+    -------
+    list of CollisionResult
+        One per body, in order.
+    """
+    return [self_collide(mesh, tree, trace=request.trace, tol=request.tol, pose=pose,
+                         descend=request.descend, pair_budget=request.pair_budget,
+                         control=control, name=tree_name(tree, _body_letter(i)))
+            for i, (mesh, tree, pose) in enumerate(zip(meshes, trees, poses))]
 
 
 def _body_letter(index: int) -> str:

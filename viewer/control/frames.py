@@ -8,12 +8,14 @@ a backlog. Frames are pipelined: when another frame is wanted, it starts before 
 one is delivered and drawn, so the core computes frame N+1 while frame N is drawn.
 
 The frame holds only what the frame needs: the core runs it with the frame options
-``distance`` and ``containment`` off (``PipelineSettings.frame``). When A and B do not touch
-and the Pipeline dock asks for them, the minimum distance and the inside test run on the
-finished frame's own meshes, trees and poses (a snapshot: the next frame's refit makes new
-arrays and never writes these) on a coalescing lane: one at a time, always the newest frame,
-whatever they cost (1,588 ms + 1,006 ms a frame on nefertiti × ogre did not slow the frames
-down). The model keeps the newest
+``distance`` and ``containment`` off (``PipelineSettings.frame``), and with ``self_collision``
+only in a one-mesh scene, where it is the frame's query. When A and B do not touch and the
+Pipeline dock asks for them, the minimum distance and the inside test, and self-collision when
+it is chosen in a scene of two or more bodies, run on the finished frame's own meshes, trees
+and poses (a snapshot: the next frame's refit makes new arrays and never writes these) on a
+coalescing lane: one at a time, always the newest frame, whatever they cost (1,588 ms +
+1,006 ms a frame on nefertiti × ogre did not slow the frames down). The model keeps the
+newest
 (:class:`viewer.state.side_results.SideResult`); one of another scene or other choices is dropped.
 """
 
@@ -32,7 +34,13 @@ from core.distance import min_distance
 from core.errors import BVHLabError
 from core.jit import interpreted
 from core.jit.warmup import FIRST_FRAME_STEPS, is_cache_complete, warm_in_process, warm_up
-from core.pipeline import BodyInput, FramePipeline, PipelineSettings, UpdateMode
+from core.pipeline import (
+    BodyInput,
+    FramePipeline,
+    PipelineSettings,
+    UpdateMode,
+    self_collide_bodies,
+)
 from core.pose import Pose
 from core.recording import Recording
 from core.request import DISTANCE_BV, CollisionRequest, FrameOptions
@@ -78,18 +86,23 @@ def _run_frame(control, pipe, inputs, t, query_control):
     return pipe.step(inputs, t, query_control)
 
 
-def side_results(control, frame, is_distance: bool, is_containment: bool):
-    """The side job: the minimum distance and the inside test of ``frame``'s bodies A and B,
-    on the frame's own meshes, trees and poses.
+def side_results(control, frame, is_distance: bool, is_containment: bool,
+                 is_self: bool = False):
+    """The side job: the minimum distance and the inside test of ``frame``'s bodies A and B
+    (when they do not touch), and each body against itself (``is_self``), on the frame's own
+    meshes, trees and poses.
 
     Returns
     -------
-    (DistanceResult or None, PairContainment or None, dict[str, float])
-        The results chosen, and the seconds each took (``"distance"``, ``"containment"``).
+    (DistanceResult or None, PairContainment or None, list or None, dict[str, float])
+        The results chosen, and the seconds each took (``"distance"``, ``"containment"``,
+        ``"self"``).
     """
     meshes, trees, poses = frame.meshes, frame.trees, frame.poses
-    distance = containment = None
+    distance = containment = self_results = None
     seconds = {}
+    is_apart = frame.result is not None and not frame.result.in_contact
+    is_distance, is_containment = is_distance and is_apart, is_containment and is_apart
     if is_distance:
         start = time.perf_counter()
         distance = min_distance(meshes[0], trees[0], meshes[1], trees[1], poses[0], poses[1],
@@ -101,8 +114,19 @@ def side_results(control, frame, is_distance: bool, is_containment: bool):
         start = time.perf_counter()
         containment = pair_containment(meshes[0], meshes[1], poses[0], poses[1], frame.result)
         seconds["containment"] = time.perf_counter() - start
-    return distance, containment, seconds
+    if is_self:
+        if control is not None:
+            control.check()
+        start = time.perf_counter()
+        self_results = self_collide_bodies(
+            meshes, trees, poses, frame.request,
+            control.query_control if control is not None else None)
+        seconds["self"] = time.perf_counter() - start
+    return distance, containment, self_results, seconds
 
+
+SIDE_WHAT = "distance, inside test and self-collision"
+"""What a side job's tag says it computes."""
 
 SIDE_SECONDS = 30.0
 """The time budget of one frame's distance and inside test: checked between the two (neither
@@ -127,7 +151,8 @@ def recording_with_side_results(recording: Recording, side_by_frame: dict) -> Re
         The side results kept for this scene's frames (``ViewerModel.side_by_frame``).
     """
     def side_of(frame):
-        if frame.distance is not None or frame.containment is not None:
+        if (frame.distance is not None or frame.containment is not None
+                or frame.self_results is not None):
             return None
         return side_by_frame.get(int(frame.index))
 
@@ -144,10 +169,14 @@ def recording_with_side_results(recording: Recording, side_by_frame: dict) -> Re
 
 
 def needs_side(frame, inputs: tuple) -> bool:
-    """Whether ``frame`` gets a distance or inside test beside it: one is chosen
-    (``inputs``), the frame has bodies A and B, and they do not touch."""
-    return (any(inputs) and frame is not None and len(frame.meshes) >= 2
-            and frame.result is not None and not frame.result.in_contact)
+    """Whether ``frame`` gets a side job (``inputs`` as :meth:`FrameRunning.side_inputs`):
+    it has bodies A and B, and self-collision is chosen, or the distance or the inside test
+    is and A and B do not touch."""
+    is_distance, is_containment, is_self = (tuple(inputs) + (False, False, False))[:3]
+    if frame is None or len(frame.meshes) < 2:
+        return False
+    is_apart = frame.result is not None and not frame.result.in_contact
+    return bool(is_self or ((is_distance or is_containment) and is_apart))
 
 
 def failure_text(error: BaseException) -> str:
@@ -217,15 +246,21 @@ class FrameRunning:
             margin=float(choice.margin),
             partition=None if choice.partition == NO_PARTITION else choice.partition,
         )
-        frame = FrameOptions(self_collision=self.model.is_self_collision, containment=False,
-                             distance=False)
+        # Self-collision is the frame's query in a one-mesh scene; with two or more bodies it
+        # is an analysis and runs beside the frame (side_inputs).
+        is_one_body = len(self.model.bodies) < 2
+        frame = FrameOptions(self_collision=self.model.is_self_collision and is_one_body,
+                             containment=False, distance=False)
         return PipelineSettings(request, update, float(choice.drift_threshold),
                                 bool(self.model.validate_after_refit), frame=frame)
 
-    def side_inputs(self) -> tuple[bool, bool]:
-        """``(distance chosen, inside test chosen)``: what a side result is computed with."""
+    def side_inputs(self) -> tuple[bool, bool, bool]:
+        """``(distance chosen, inside test chosen, self-collision beside the frame)``: what a
+        side result is computed with (self-collision runs beside the frame when it is chosen
+        in a scene of two or more bodies)."""
         choice = self.model.pipeline
-        return bool(choice.distance), bool(choice.containment)
+        is_self_beside = bool(choice.self_collision) and len(self.model.bodies) >= 2
+        return bool(choice.distance), bool(choice.containment), is_self_beside
 
     def _on_pipeline_for_frames(self, _choice) -> None:
         side = self.model.side
@@ -358,9 +393,10 @@ class FrameRunning:
         inputs = self.side_inputs()
         if self._is_frames_shut or not needs_side(frame, inputs):
             return
-        if frame.distance is not None or frame.containment is not None:
+        if (frame.distance is not None or frame.containment is not None
+                or frame.self_results is not None):
             return  # computed already (step_sync merged them in)
-        tag = Tag("distance and inside test", frame.index, self._generation, inputs)
+        tag = Tag(SIDE_WHAT, frame.index, self._generation, inputs)
         self._side_lane.submit(side_results, frame, *inputs, tag=tag,
                                on_result=functools.partial(self._on_side_done, frame),
                                on_error=self._on_side_failed,
@@ -372,9 +408,9 @@ class FrameRunning:
         if tag.generation != self._generation or tag.inputs != self.side_inputs():
             self.n_side_dropped += 1
             return None
-        distance, containment, seconds = result
+        distance, containment, self_results, seconds = result
         return SideResult(int(frame.index), tag.generation, tag.inputs, distance, containment,
-                          dict(seconds))
+                          dict(seconds), self_results)
 
     def _on_side_done(self, frame, result, job) -> None:
         side = self._side_result(frame, result, job.tag)
@@ -389,7 +425,8 @@ class FrameRunning:
 
     def _on_side_failed(self, error, job) -> None:
         if job.tag.generation == self._generation:
-            self.model.error.emit("Minimum distance / inside test", failure_text(error))
+            self.model.error.emit("Minimum distance / inside test / self-collision",
+                                  failure_text(error))
 
     def step_sync(self):
         """Run one frame inline and deliver it, its side results merged in; returns the
@@ -399,7 +436,7 @@ class FrameRunning:
         frame = self.pipe.step(self._inputs(), self.model.t)
         inputs = self.side_inputs()
         if needs_side(frame, inputs):
-            tag = Tag("distance and inside test", frame.index, self._generation, inputs)
+            tag = Tag(SIDE_WHAT, frame.index, self._generation, inputs)
             side = self._side_result(frame, side_results(None, frame, *inputs), tag)
             if side is not None:  # always: the same scene and choices, nothing ran between
                 for key, seconds in side.seconds.items():

@@ -1,4 +1,6 @@
-"""Results computed beside the frame: minimum distance and the inside test of bodies A and B.
+"""Results computed beside the frame: minimum distance and the inside test of bodies A and B,
+and self-collision when the scene has two or more bodies (in a one-mesh scene it is the frame's
+own query).
 
 When A and B do not touch, the distance and the inside test can cost more than the frame
 itself (1,588 ms + 1,006 ms a frame on nefertiti × ogre), so they do not run inside the frame:
@@ -31,13 +33,17 @@ class SideResult:
     generation : int
         The scene's identity when it was computed (bodies added, removed or swapped bump it).
     inputs : tuple
-        The choices it was computed with, ``(distance on, inside test on)``.
+        The choices it was computed with, ``(distance on, inside test on, self-collision
+        beside the frame on)``.
     distance : core.distance.DistanceResult or None
-        None when not chosen.
+        None when not chosen, or when A and B touch.
     containment : core.containment.PairContainment or None
-        None when not chosen.
+        None when not chosen, or when A and B touch.
     seconds : dict[str, float]
-        What each took: ``"distance"``, ``"containment"`` (the keys of the ones that ran).
+        What each took: ``"distance"``, ``"containment"``, ``"self"`` (the keys of the ones
+        that ran).
+    self_results : list of core.collide.query.CollisionResult or None
+        Each body against itself, one per body; None when not chosen.
     """
 
     frame_index: int
@@ -46,6 +52,7 @@ class SideResult:
     distance: object = None
     containment: object = None
     seconds: dict = field(default_factory=dict)
+    self_results: object = None
 
     def late_words(self, frame) -> str:
         """``"from frame N"`` when computed on a frame other than ``frame``, else ``""``."""
@@ -105,11 +112,13 @@ def shown_side(frame, side: SideResult | None, kept: dict | None = None) -> Show
 
 
 def merged_frame(frame, side: SideResult):
-    """``frame`` with ``side``'s distance and inside test as its own, and their times among
-    its phases (``timings["distance"]``, ``["containment"]``), for a frame shown while it is
-    still the newest: the frame then reads as it did when the frame computed them itself.
-    ``total`` stays the frame's own core time."""
+    """``frame`` with ``side``'s distance, inside test and self-collision as its own, and
+    their times among its phases (``timings["distance"]``, ``["containment"]``, ``["self"]``),
+    for a frame shown while it is still the newest (and a recorded frame saved with them): the
+    frame then reads as it did when the frame computed them itself. ``total`` stays the
+    frame's own core time."""
     timings = dict(frame.timings)
     timings.update(side.seconds)
+    self_results = frame.self_results if side.self_results is None else side.self_results
     return dataclasses.replace(frame, distance=side.distance, containment=side.containment,
-                               timings=timings)
+                               self_results=self_results, timings=timings)

@@ -20,6 +20,7 @@ from viewer.control.worker import Tag
 from viewer.qt.panels.pipeline import PipelinePanel
 from viewer.qt.panels.stats import relation_text
 from viewer.render.overlays import build_overlays
+from viewer.scenes import SCENES
 from viewer.state.display import Display
 from viewer.state.side_results import shown_side
 
@@ -40,11 +41,14 @@ def test_dock_choices_write_the_model_and_reach_the_request(qtbot):
     assert not checks["self"].isChecked() and not checks["ghost"].isChecked()
     checks["distance"].setChecked(False)
     assert model.pipeline.distance is False
-    assert controller.frames.side_inputs() == (False, True)
+    assert controller.frames.side_inputs() == (False, True, False)
     checks["self"].setChecked(True)
     assert model.is_self_collision is True  # one source: the pipeline choice
-    assert model.frame.frame_options.self_collision is True
-    assert model.frame.self_results is not None
+    # Two meshes: self-collision is an analysis, run beside the frame and merged into it.
+    assert controller.frames.side_inputs() == (False, True, True)
+    assert model.frame.frame_options.self_collision is False
+    assert model.frame.self_results is not None and len(model.frame.self_results) == 2
+    assert model.side.self_results is model.frame.self_results
     checks["ghost"].setChecked(True)
     assert model.display.show_ghost is True
     checks["heat"].setChecked(True)
@@ -118,16 +122,16 @@ def test_a_side_result_of_another_scene_or_other_choices_is_dropped():
         controller.frames._on_side_done(frame, result, SimpleNamespace(tag=tag))
 
     model.set_side(None)
-    arrive(Tag("distance and inside test", frame.index, generation - 1, (True, True)))
+    arrive(Tag("distance and inside test", frame.index, generation - 1, (True, True, False)))
     assert model.side is None  # an older scene's
-    arrive(Tag("distance and inside test", frame.index, generation, (True, False)))
+    arrive(Tag("distance and inside test", frame.index, generation, (True, False, False)))
     assert model.side is None  # other choices
     assert controller.frames.n_side_dropped == 2
-    arrive(Tag("distance and inside test", frame.index, generation, (True, True)))
+    arrive(Tag("distance and inside test", frame.index, generation, (True, True, False)))
     assert model.side is not None
     # Turning a choice off forgets the result it was computed with.
     model.set_pipeline(containment=False)
-    assert model.side is None or model.side.inputs == (True, False)
+    assert model.side is None or model.side.inputs == (True, False, False)
     controller.scenes.load_scene("two-spheres")
     assert model.side is None or model.side.generation == controller.frames._generation
     controller.shutdown()
@@ -324,4 +328,32 @@ def test_a_ghost_comes_with_its_levels_derived_on_its_lane():
     for tree in ghost.trees:
         # Read off the GUI thread: drawing the ghost's levels derives nothing more.
         assert set(DERIVED_FIELDS) <= set(tree.__dict__["_derived"])
+    controller.shutdown()
+
+
+def test_self_collision_of_two_meshes_runs_beside_the_frame(qtbot):
+    model, controller = _threaded_two_spheres(qtbot)
+    model.set_pipeline(self_collision=True)
+    qtbot.waitUntil(lambda: (not controller.frames.is_busy and model.side is not None
+                             and model.side.self_results is not None), timeout=60_000)
+    frame = model.frame
+    recorded = controller.recorder.recording[len(controller.recorder.recording) - 1]
+    # The frame ran without it ...
+    assert frame.frame_options.self_collision is False and "self" not in recorded.timings
+    assert recorded.self_results is None
+    side = model.side  # ... and it ran beside
+    assert side.inputs[2] is True and len(side.self_results) == 2
+    assert model.analysis_costs["self"].frame_index == side.frame_index
+    if side.frame_index == frame.index:  # still the newest: merged in, reads as its own
+        assert frame.self_results is side.self_results
+    controller.shutdown()
+
+
+def test_self_collision_of_one_mesh_stays_the_frames_query():
+    model, controller = windowless_controller()
+    controller.scenes.load_scene(next(k for k, spec in SCENES.items() if spec.self_collision))
+    frame = model.frame
+    assert len(frame.meshes) == 1 and frame.frame_options.self_collision is True
+    assert frame.self_results is not None and "self" in frame.timings
+    assert controller.frames.side_inputs()[2] is False
     controller.shutdown()

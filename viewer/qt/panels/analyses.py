@@ -16,7 +16,8 @@ from PyQt6.QtWidgets import QCheckBox, QGridLayout, QGroupBox, QLabel
 from viewer.control.frame_budget import INLINE_ANALYSIS_S
 
 BESIDE = "beside the frame"
-"""Where the distance and the inside test run: on their own lane, never inside the frame."""
+"""Where the distance, the inside test, the ghost and the self-collision of a scene of two or
+more meshes run: on their own lane, never inside the frame."""
 
 ANALYSES = (
     ("distance", "minimum distance (apart)", BESIDE,
@@ -28,9 +29,10 @@ ANALYSES = (
      "When A and B do not touch: whether A is inside B, B inside A, or they are apart (a ray "
      "count through the closed "
      f"surfaces). Computed {BESIDE}, like the minimum distance."),
-    ("self", "self-collision", "inside the frame",
-     "Test every mesh's triangles against its own (the one result of a one-mesh scene). Runs "
-     "inside the frame: its time is the frame's 'self-collision' phase."),
+    ("self", "self-collision", f"the frame's query with one mesh, else {BESIDE}",
+     "Test every mesh's triangles against its own. In a one-mesh scene it is the frame's one "
+     "result and runs inside the frame (its time is the frame's 'self-collision' phase); with "
+     f"two or more meshes it is an analysis and runs {BESIDE}, like the minimum distance."),
     ("heat", "heat map", f"counted when the frame is drawn if that is quick, else {BESIDE}",
      "Colour the meshes by the work the traversal did on them this frame (the Levels dock "
      "offers the other heat maps). Counted from the frame's trace when it is drawn while the "
