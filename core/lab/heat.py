@@ -14,7 +14,7 @@ recorded, and the surface-area share of each node comes from its box alone.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -69,9 +69,13 @@ class BodyHeat:
 
 @dataclass(frozen=True, eq=False)
 class FrameHeat:
-    """Heat of both meshes of a query: ``bodies[0]`` is A, ``bodies[1]`` is B."""
+    """Heat of both meshes of a query: ``bodies[0]`` is A, ``bodies[1]`` is B.
+
+    ``frame_index`` is the frame whose query it counts (-1 for a trace not of a frame): a heat
+    map counted beside the frames may be shown with a later frame, and says which it is."""
 
     bodies: tuple
+    frame_index: int = -1
 
     def values(self, body: int, what: str) -> np.ndarray:
         """The array a heat map colours: ``what`` is ``"work"``, ``"visits"`` or ``"sah"``."""
@@ -178,4 +182,5 @@ def frame_heat(frame) -> FrameHeat:
     except PairBudgetError as exc:
         raise HeatOverBudget(exc.tree, exc.budget, exc.what, exc.level, exc.detail,
                              exc.operation) from None  # fmt: skip
-    return trace_heat(result.trace, frame.trees[0], frame.trees[1])
+    heat = trace_heat(result.trace, frame.trees[0], frame.trees[1])
+    return replace(heat, frame_index=int(frame.index))

@@ -473,8 +473,11 @@ class SceneRenderer:
             bars = "a colour bar each" if len(picture.scales) > 1 else "colour bar"
             # What the colours count is each bar's title: said again here, the row made the
             # legend as wide as a 640x400 export and it covered the scene's title.
-            extra_rows.append((f"heat map: {what}, frame {frame.index} ({bars})",
-                               HEAT_SWATCH))
+            # The frame the heat was counted on: one counted beside the frames may be older
+            # than the frame shown.
+            counted_on = getattr(heat, "frame_index", -1)
+            heat_frame = counted_on if counted_on >= 0 else frame.index
+            extra_rows.append((f"heat map: {what}, frame {heat_frame} ({bars})", HEAT_SWATCH))
         if self.polys["crosscheck"].n_cells:
             extra_rows.append(("triangles of pairs only one engine reports", CROSSCHECK_COLOR))
         if self.polys["diff_tree"].n_cells:

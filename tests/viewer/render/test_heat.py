@@ -263,3 +263,20 @@ def test_colour_bar_titles_clear_the_tick_labels_at_any_size():
         (top_bottom, _), (_, low_title_top) = spans
         assert low_title_top <= top_bottom  # the lower bar's title under the upper box
         plotter.close()
+
+
+def test_a_heat_map_of_an_older_frame_names_its_own_frame(qtbot, window):
+    window.model.set_display(heat_map="work")
+    settle(qtbot, window)
+    older = window.model.frame
+    heat = frame_heat(older)
+    assert heat.frame_index == older.index
+    window.controller.poses.translate_body(1, (0.01, 0.0, 0.0))
+    settle(qtbot, window)
+    newer = window.model.frame
+    assert newer.index > older.index
+    # Drawn with the newer frame, as a heat counted beside the frames is until the next count.
+    window.renderer.update_frame(newer, window.model.display, window.model.level, heat=heat,
+                                 heat_note=f"from frame {older.index}")
+    assert f"heat map: triangles, frame {older.index} (a colour bar each)" in \
+        window.renderer.legend_texts
