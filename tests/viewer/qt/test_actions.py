@@ -117,3 +117,25 @@ def test_playing_turns_the_stepper_off_and_says_its_key(qtbot, window):
     assert not window.model.is_stepping
     assert status_said(window, "Playing: the stepper is off") == \
         f"Playing: the stepper is off ({key} turns it on again)."
+
+
+README_TOUR_KEYS = {
+    "F1": "help.read", "[": "tools.level_back", "]": "tools.level_forward",
+    "A": "tools.all_levels", "Space": "tools.play", ".": "tools.step_frame", "M": "tools.move",
+    "S": "tools.sculpt", "C": "tools.camera", "Ctrl+T": "stepper.toggle",
+    "Right": "stepper.forward", "Left": "stepper.back", "Ctrl+Shift+Q": "tree.quality",
+    "Ctrl+Shift+U": "tree.outliner", "F11": "view.lecture", "Ctrl+O": "file.open_mesh",
+    "Ctrl+1…9": "file.scenes",
+}
+"""The keys the README's first session names, each with the table row whose key it is."""
+
+
+def test_the_readmes_first_session_names_the_tables_keys():
+    import re
+
+    readme = (Path(__file__).resolve().parents[3] / "README.md").read_text(encoding="utf-8")
+    tour = readme.split("## A first session", 1)[1].split("\n## ", 1)[0]
+    named = [t for t in re.findall(r"\*\*([^*]+)\*\*", tour) if t != "Lessons"]  # a menu
+    assert set(named) == set(README_TOUR_KEYS)  # a key added to the tour is listed above
+    for key, action_id in README_TOUR_KEYS.items():
+        assert ACTIONS_BY_ID[action_id].shortcut == key, (key, action_id)
