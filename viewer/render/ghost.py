@@ -46,10 +46,11 @@ class GhostView:
     sah_fresh: list
 
     def sah_text(self) -> str:
-        """"A: refitted SAH 41.2 vs fresh 33.0; B: refitted SAH 12.0 vs fresh 11.9"."""
-        parts = [f"{'AB'[i]}: refitted SAH {r:.1f} vs fresh {f:.1f}"
+        """"SAH refitted / fresh: A 41.2 / 33.0, B 12.0 / 11.9" (short: it is a legend row,
+        and the legend's widest row sets how much of the view it covers)."""
+        parts = [f"{'AB'[i]} {r:.1f} / {f:.1f}"
                  for i, (r, f) in enumerate(zip(self.sah_refit, self.sah_fresh))]
-        return "; ".join(parts)
+        return "SAH refitted / fresh: " + ", ".join(parts)
 
 
 def dashed(poly: pv.PolyData, n_dashes: int = DASHES_PER_SEGMENT) -> pv.PolyData:

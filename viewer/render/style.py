@@ -236,7 +236,7 @@ LEGEND = legend_entries()
 def ghost_words(ghost: GhostView | None, frame,
                 counts: tuple[int, int] | None = None) -> list[str]:
     """The legend rows of the ghost drawn with ``frame``: what it is, which frame it was
-    built on when that is not ``frame`` ("ghost from frame 12"), both SAH costs, and
+    built on when that is not ``frame`` ("fresh tree of frame 12"), both SAH costs, and
     "drawing N of M ghost boxes" when the box cap left some out (``counts``: ``(drawn,
     total)`` of :func:`viewer.render.ghost.ghost_box_counts`)."""
     if ghost is None:
@@ -246,8 +246,9 @@ def ghost_words(ghost: GhostView | None, frame,
         rows = [f"ghost (grey dashes): {words} of a fresh tree", ghost.sah_text()]
     else:
         built, shown = ghost.frame.index, frame.index if frame is not None else "?"
-        rows = [f"ghost from frame {built} (grey dashes): {words} of the newest fresh tree "
-                f"(shown: frame {shown})", f"frame {built}: {ghost.sah_text()}"]
+        # Short rows: at 1280x800 the long ones made the legend 670 px wide, over the title.
+        rows = [f"ghost (grey dashes): fresh tree of frame {built}, frame {shown} shown",
+                f"frame {built} {ghost.sah_text()}"]
     if counts is not None and counts[0] < counts[1]:
         rows.append(f"drawing {counts[0]:,} of {counts[1]:,} ghost boxes (the box cap; pick a "
                     "level to see the rest)")

@@ -43,8 +43,8 @@ def test_ghost_draws_a_fresh_tree_and_both_sah(qtbot, make_window):
     assert refit[0] > built[0], "a twisted cow's refitted tree costs more than a fresh one"
     texts = window.renderer.legend_texts
     assert "ghost (grey dashes): boxes of a fresh tree" in texts
-    assert (f"A: refitted SAH {refit[0]:.1f} vs fresh {built[0]:.1f}; "
-            f"B: refitted SAH {refit[1]:.1f} vs fresh {built[1]:.1f}") in texts
+    assert (f"SAH refitted / fresh: A {refit[0]:.1f} / {built[0]:.1f}, "
+            f"B {refit[1]:.1f} / {built[1]:.1f}") in texts
     window.ghost_action.trigger()
     assert window.renderer.cell_count("ghost") == 0
     assert not any(t.startswith("ghost") for t in window.renderer.legend_texts)
@@ -196,9 +196,9 @@ def test_the_newest_finished_ghost_is_drawn_marked_with_its_frame(qtbot, window,
         n_boxes = sum(len(t.nodes_at_depth(min(2, t.max_depth))) for t in ghost.trees)
         assert window.renderer.cell_count("ghost") == 12 * 4 * n_boxes
         texts = window.renderer.legend_texts
-        assert (f"ghost from frame {first.index} (grey dashes): boxes of the newest fresh tree "
-                f"(shown: frame {shown.index})") in texts
-        assert f"frame {first.index}: {ghost.sah_text()}" in texts
+        assert (f"ghost (grey dashes): fresh tree of frame {first.index}, frame {shown.index} "
+                "shown") in texts
+        assert f"frame {first.index} {ghost.sah_text()}" in texts
         # Drawn where frame 'first''s B stood (B moved since): its boxes end 0.1 left.
         b_boxes = ghost.trees[1].bmax[ghost.trees[1].nodes_at_depth(0)]
         then = first.poses[1].as_matrix()
@@ -211,7 +211,7 @@ def test_the_newest_finished_ghost_is_drawn_marked_with_its_frame(qtbot, window,
         QApplication.processEvents()
         window.redraw()
         assert "ghost (grey dashes): boxes of a fresh tree" in window.renderer.legend_texts
-        assert not any(t.startswith("ghost from frame") for t in window.renderer.legend_texts)
+        assert not any("fresh tree of frame" in t for t in window.renderer.legend_texts)
     finally:
         for gate in gates:
             gate.set()
