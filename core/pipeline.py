@@ -488,7 +488,7 @@ class FramePipeline:
             validation = [self._validation(body.key, tree, mesh)
                           for body, tree, mesh in zip(bodies, trees, meshes)]  # fmt: skip
             timings["validate"] = time.perf_counter() - t_update
-        result = volumes = partition = distance = containment = None
+        result = volumes = partition = None
         is_pair = len(bodies) >= 2
         if len(bodies) == 1:
             # One body (self-collision): the tree's own boxes, which its self-traversal tests.
@@ -510,21 +510,9 @@ class FramePipeline:
                 partition = partition_query(request.replace(margin=0.0), meshes[0], meshes[1],
                                             *poses)  # fmt: skip
                 timings["partition"] = time.perf_counter() - t0
-            if options.distance and not result.in_contact:
-                t0 = time.perf_counter()
-                distance = min_distance(meshes[0], trees[0], meshes[1], trees[1], *poses,
-                                        bv=DISTANCE_BV)  # fmt: skip
-                timings["distance"] = time.perf_counter() - t0
-            if options.containment and not result.in_contact:
-                t0 = time.perf_counter()
-                containment = pair_containment(meshes[0], meshes[1], *poses, result)
-                timings["containment"] = time.perf_counter() - t0
-        self_results = None
-        if options.self_collision:
-            t0 = time.perf_counter()
-            self_results = self_collide_bodies(meshes, trees, [b.pose for b in bodies],
-                                               request, control)
-            timings["self"] = time.perf_counter() - t0
+        distance, containment, self_results, seconds = frame_analyses(
+            meshes, trees, [b.pose for b in bodies], result, request, options, control)
+        timings.update(seconds)
         timings.setdefault("traverse", 0.0)
         timings.setdefault("tritri", 0.0)
         timings["total"] = time.perf_counter() - t_start
@@ -566,30 +554,61 @@ class FramePipeline:
         return report
 
 
-def self_collide_bodies(meshes: Sequence[TriMesh], trees: Sequence[Tree],
-                        poses: Sequence[Pose], request: CollisionRequest,
-                        control: QueryControl | None = None) -> list:
-    """Each body's triangles against its own, as a frame tests them (its request's trace,
-    tolerance, descent rule and pair budget; the trees' own boxes, ``tree_name``'s default
-    kind). Also what the viewer runs beside a frame of two or more bodies.
+def frame_analyses(meshes: Sequence[TriMesh], trees: Sequence[Tree], poses: Sequence[Pose],
+                   result: CollisionResult | None, request: CollisionRequest,
+                   options: FrameOptions, control: QueryControl | None = None,
+                   between: Callable[[], None] | None = None) -> tuple:
+    """A frame's analyses beyond its pair query, as ``options`` asks: the minimum distance
+    and the inside test of bodies 0 and 1 when ``result`` says they do not touch, and each
+    body's triangles against its own. The frame pipeline runs them inside a frame; the viewer
+    runs the same call beside one, on a finished frame's meshes, trees and poses.
 
     Parameters
     ----------
     meshes, trees, poses : sequences of equal length
         A frame's meshes, their trees, and the bodies' poses.
+    result : CollisionResult or None
+        The query of bodies 0 and 1 (None: one body, no distance or inside test).
     request : CollisionRequest
+        Self-collision runs with its trace, tolerance, descent rule and pair budget, on the
+        trees' own boxes (``tree_name``'s default kind).
+    options : FrameOptions
     control : QueryControl, optional
-        Cancel and time budget.
+        Cancel and time budget of the self-collision queries.
+    between : callable, optional
+        Called before the inside test and before self-collision (a job's budget check).
 
     Returns
     -------
-    list of CollisionResult
-        One per body, in order.
+    (DistanceResult or None, PairContainment or None, list of CollisionResult or None, dict)
+        The results asked for (self-collision: one per body), and the seconds each took
+        (``"distance"``, ``"containment"``, ``"self"``).
     """
-    return [self_collide(mesh, tree, trace=request.trace, tol=request.tol, pose=pose,
+    distance = containment = self_results = None
+    seconds = {}
+    is_apart = result is not None and not result.in_contact
+    if options.distance and is_apart:
+        t0 = time.perf_counter()
+        distance = min_distance(meshes[0], trees[0], meshes[1], trees[1], poses[0], poses[1],
+                                bv=DISTANCE_BV)  # fmt: skip
+        seconds["distance"] = time.perf_counter() - t0
+    if between is not None:
+        between()
+    if options.containment and is_apart:
+        t0 = time.perf_counter()
+        containment = pair_containment(meshes[0], meshes[1], poses[0], poses[1], result)
+        seconds["containment"] = time.perf_counter() - t0
+    if options.self_collision:
+        if between is not None:
+            between()
+        t0 = time.perf_counter()
+        self_results = [
+            self_collide(mesh, tree, trace=request.trace, tol=request.tol, pose=pose,
                          descend=request.descend, pair_budget=request.pair_budget,
                          control=control, name=tree_name(tree, _body_letter(i)))
             for i, (mesh, tree, pose) in enumerate(zip(meshes, trees, poses))]
+        seconds["self"] = time.perf_counter() - t0
+    return distance, containment, self_results, seconds
 
 
 def _body_letter(index: int) -> str:

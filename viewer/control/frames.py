@@ -28,9 +28,7 @@ from concurrent.futures import CancelledError
 from core.bv import ObbFit
 from core.bvh import SplitRule
 from core.collide import DescendRule
-from core.containment import pair_containment
 from core.deform import DEFORMERS
-from core.distance import min_distance
 from core.errors import BVHLabError
 from core.jit import interpreted
 from core.jit.warmup import FIRST_FRAME_STEPS, is_cache_complete, warm_in_process, warm_up
@@ -39,11 +37,11 @@ from core.pipeline import (
     FramePipeline,
     PipelineSettings,
     UpdateMode,
-    self_collide_bodies,
+    frame_analyses,
 )
 from core.pose import Pose
 from core.recording import Recording
-from core.request import DISTANCE_BV, CollisionRequest, FrameOptions
+from core.request import CollisionRequest, FrameOptions
 from viewer.control.frame_budget import slow_frame_words
 from viewer.control.frame_watch import FrameWatch
 from viewer.control.worker import BESIDE_FRAME_NICE, Budget, Tag
@@ -90,7 +88,7 @@ def side_results(control, frame, is_distance: bool, is_containment: bool,
                  is_self: bool = False):
     """The side job: the minimum distance and the inside test of ``frame``'s bodies A and B
     (when they do not touch), and each body against itself (``is_self``), on the frame's own
-    meshes, trees and poses.
+    meshes, trees and poses (:func:`core.pipeline.frame_analyses`, the call the frame makes).
 
     Returns
     -------
@@ -98,31 +96,11 @@ def side_results(control, frame, is_distance: bool, is_containment: bool,
         The results chosen, and the seconds each took (``"distance"``, ``"containment"``,
         ``"self"``).
     """
-    meshes, trees, poses = frame.meshes, frame.trees, frame.poses
-    distance = containment = self_results = None
-    seconds = {}
-    is_apart = frame.result is not None and not frame.result.in_contact
-    is_distance, is_containment = is_distance and is_apart, is_containment and is_apart
-    if is_distance:
-        start = time.perf_counter()
-        distance = min_distance(meshes[0], trees[0], meshes[1], trees[1], poses[0], poses[1],
-                                bv=DISTANCE_BV)  # fmt: skip
-        seconds["distance"] = time.perf_counter() - start
-    if control is not None:
-        control.check()
-    if is_containment:
-        start = time.perf_counter()
-        containment = pair_containment(meshes[0], meshes[1], poses[0], poses[1], frame.result)
-        seconds["containment"] = time.perf_counter() - start
-    if is_self:
-        if control is not None:
-            control.check()
-        start = time.perf_counter()
-        self_results = self_collide_bodies(
-            meshes, trees, poses, frame.request,
-            control.query_control if control is not None else None)
-        seconds["self"] = time.perf_counter() - start
-    return distance, containment, self_results, seconds
+    options = FrameOptions(self_collision=is_self, containment=is_containment,
+                           distance=is_distance)
+    return frame_analyses(frame.meshes, frame.trees, frame.poses, frame.result, frame.request,
+                          options, control.query_control if control is not None else None,
+                          control.check if control is not None else None)
 
 
 SIDE_WHAT = "distance, inside test and self-collision"

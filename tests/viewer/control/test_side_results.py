@@ -63,15 +63,17 @@ def test_dock_choices_write_the_model_and_reach_the_request(qtbot):
 
 
 def test_with_distance_off_no_distance_is_computed(monkeypatch):
+    import core.pipeline
+
     calls = []
-    real = frames.min_distance
+    real = core.pipeline.min_distance
 
     def counted(*args, **kwargs):
         calls.append(1)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(frames, "min_distance", counted)
-    monkeypatch.setattr("core.pipeline.min_distance", counted)
+    # The frame and the side job make the one call core.pipeline.frame_analyses.
+    monkeypatch.setattr(core.pipeline, "min_distance", counted)
     model, controller = windowless_controller()
     controller.scenes.load_scene("concentric-spheres")
     assert model.frame.result.n_contacts == 0
@@ -286,7 +288,7 @@ def test_the_side_job_stops_past_its_time_budget_before_the_inside_test(monkeypa
     controller.scenes.load_scene("concentric-spheres")
     frame = model.frame
     started = []
-    monkeypatch.setattr(frames, "pair_containment",
+    monkeypatch.setattr("core.pipeline.pair_containment",
                         lambda *args, **kwargs: started.append(True))
     outcome = []
 
