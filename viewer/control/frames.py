@@ -46,7 +46,7 @@ from viewer.control.frame_budget import slow_frame_words
 from viewer.control.frame_watch import FrameWatch
 from viewer.control.worker import BESIDE_FRAME_NICE, Budget, Tag
 from viewer.state.pipeline import FrameFailure, UpdateChoice
-from viewer.state.side_results import SideResult, merged_frame
+from viewer.state.side_results import SideResult, carries_side_results, merged_frame
 from viewer.words.choices import NO_PARTITION
 
 FPS_SMOOTHING = 0.2
@@ -129,8 +129,7 @@ def recording_with_side_results(recording: Recording, side_by_frame: dict) -> Re
         The side results kept for this scene's frames (``ViewerModel.side_by_frame``).
     """
     def side_of(frame):
-        if (frame.distance is not None or frame.containment is not None
-                or frame.self_results is not None):
+        if carries_side_results(frame):
             return None
         return side_by_frame.get(int(frame.index))
 
@@ -150,7 +149,7 @@ def needs_side(frame, inputs: tuple) -> bool:
     """Whether ``frame`` gets a side job (``inputs`` as :meth:`FrameRunning.side_inputs`):
     it has bodies A and B, and self-collision is chosen, or the distance or the inside test
     is and A and B do not touch."""
-    is_distance, is_containment, is_self = (tuple(inputs) + (False, False, False))[:3]
+    is_distance, is_containment, is_self = inputs
     if frame is None or len(frame.meshes) < 2:
         return False
     is_apart = frame.result is not None and not frame.result.in_contact
@@ -371,8 +370,7 @@ class FrameRunning:
         inputs = self.side_inputs()
         if self._is_frames_shut or not needs_side(frame, inputs):
             return
-        if (frame.distance is not None or frame.containment is not None
-                or frame.self_results is not None):
+        if carries_side_results(frame):
             return  # computed already (step_sync merged them in)
         tag = Tag(SIDE_WHAT, frame.index, self._generation, inputs)
         self._side_lane.submit(side_results, frame, *inputs, tag=tag,

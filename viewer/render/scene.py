@@ -475,7 +475,7 @@ class SceneRenderer:
             # legend as wide as a 640x400 export and it covered the scene's title.
             # The frame the heat was counted on: one counted beside the frames may be older
             # than the frame shown.
-            counted_on = getattr(heat, "frame_index", -1)
+            counted_on = heat.frame_index if heat is not None else -1
             heat_frame = counted_on if counted_on >= 0 else frame.index
             extra_rows.append((f"heat map: {what}, frame {heat_frame} ({bars})", HEAT_SWATCH))
         if self.polys["crosscheck"].n_cells:

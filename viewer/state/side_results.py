@@ -111,6 +111,13 @@ def shown_side(frame, side: SideResult | None, kept: dict | None = None) -> Show
     return ShownSide(side.distance, side.containment, side.late_words(frame))
 
 
+def carries_side_results(frame) -> bool:
+    """``frame`` holds a distance, an inside test or self-collision results of its own: it
+    computed them, or a side result was merged into it (:func:`merged_frame`)."""
+    return (frame.distance is not None or frame.containment is not None
+            or frame.self_results is not None)
+
+
 def merged_frame(frame, side: SideResult):
     """``frame`` with ``side``'s distance, inside test and self-collision as its own, and
     their times among its phases (``timings["distance"]``, ``["containment"]``, ``["self"]``),
