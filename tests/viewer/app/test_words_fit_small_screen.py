@@ -130,6 +130,10 @@ def test_the_status_bar_message_fits_at_1280x800(qtbot, window):
     message is shorter."""
     window.resize(1280, 800)
     settle(qtbot, window)
+    # A loaded machine may draw this frame in over 50 ms, and the "Drawing frame 0 is slow"
+    # line then replaces the first frame's message (a full run failed so): this test is
+    # about the message's width, not the renderer's speed.
+    window._slow_notice.check = lambda *args: ("", False)
     window._has_frame = False
     window._on_frame(window.model.frame)  # the first frame's message
     bar = window.statusBar()
