@@ -24,6 +24,7 @@ duck-typed: ``values(body, what)``); this module only draws them.
 
 from __future__ import annotations
 
+import textwrap
 import weakref
 from dataclasses import dataclass, field
 
@@ -103,6 +104,39 @@ def bar_layout(view: tuple[int, int], font_px: int, n_bars: int = 2) -> list[dic
                     "bar_ratio": thickness / box_h})
         y += box_h + line + gap
     return out[::-1]
+
+
+NOTE_EM_PER_CHAR = 0.55
+"""Average advance of a note character in ems (VTK's Arial: digits 0.556, lower case about
+0.5), for wrapping the canvas note left of the colour bars."""
+
+
+def lines_left_of_bars(lines: list[str], view_width: int, font_px: int) -> list[str]:
+    """``lines`` wrapped so that none reaches the colour bars in the lower right.
+
+    The canvas note stands in the lower left; at 1280x800 its heat line ("heat map: 135,183 of
+    138,902 triangles took part in no test ...", 88 characters) ran under B's bar. A line
+    keeps its leading spaces on each piece.
+
+    Parameters
+    ----------
+    lines : list of str
+    view_width : int
+        The view's width in pixels.
+    font_px : int
+        The note's font size in pixels.
+
+    Returns
+    -------
+    list of str
+    """
+    room_px = BAR_PLACES[0][0] * view_width - 2 * font_px  # the note's margin, a gap
+    width = max(24, int(room_px / (NOTE_EM_PER_CHAR * max(font_px, 1))))
+    out = []
+    for line in lines:
+        indent = line[:len(line) - len(line.lstrip(" "))]
+        out.extend(textwrap.wrap(line, width, subsequent_indent=indent) or [line])
+    return out
 
 
 def heat_range(values: np.ndarray, is_log: bool, is_count: bool = True) -> tuple[float, float]:

@@ -21,7 +21,7 @@ from viewer.render.decimation import DISPLAY_MAX_TRIANGLES, display_copy
 from viewer.render.geometry import mesh_polydata, ring_polydata
 from viewer.render.ghost import GhostView, build_crosscheck, build_ghost, ghost_box_counts
 from viewer.render.heat import BAR_FONT_PX as BAR_TITLE_PX
-from viewer.render.heat import HeatLayer, build_heat
+from viewer.render.heat import HeatLayer, build_heat, lines_left_of_bars
 from viewer.render.lecture import (
     CAPTION_FONT_PX,
     CaptionBar,
@@ -218,8 +218,11 @@ class SceneRenderer:
         desk view's screenshot at 1280x800)."""
         text = self.note.GetText(0) or ""
         n_lines = len(text.splitlines()) if self.note.GetVisibility() and text.strip() else 0
-        size = max(8, round(NOTE_FONT_PX * self.text_scale * self.presentation_scale))
-        self.caption_bar.set_lift_px(int(n_lines * 1.25 * size) + (4 if n_lines else 0))
+        self.caption_bar.set_lift_px(int(n_lines * 1.25 * self._note_px()) + (4 if n_lines else 0))
+
+    def _note_px(self) -> int:
+        """The canvas note's font size in pixels."""
+        return max(8, round(NOTE_FONT_PX * self.text_scale * self.presentation_scale))
 
     # -- actors -----------------------------------------------------------------------------
     def _add_overlay_actor(self, name: str) -> None:
@@ -509,6 +512,8 @@ class SceneRenderer:
         lines.extend(overlays.notes)
         lines.extend(step_overlays.notes)
         lines.extend(self.display_notes)
+        if heat_mode != "off":  # the colour bars stand in the lower right
+            lines = lines_left_of_bars(lines, self.plotter.renderer.GetSize()[0], self._note_px())
         self.note.SetText(0, "\n".join(lines))
         self._lift_caption()
         return time.perf_counter() - start

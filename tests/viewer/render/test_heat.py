@@ -62,7 +62,7 @@ def test_triangle_work_colours_busy_triangles_and_leaves_idle_ones_alone(window)
     assert window.renderer.heat.title == "volume + triangle tests per triangle"
     n_idle = int(np.count_nonzero(work == 0))
     assert (f"heat map: {n_idle:,} of {len(work):,} triangles took part in no test (left in "
-            "their body's colour)") in window.renderer.note.GetText(0)
+            "their body's colour)") in " ".join(window.renderer.note.GetText(0).split())
     image = screenshot(window).astype(int)
     lut = window.renderer.heat
     # One scale per body, from 0 to its own largest work.
@@ -280,3 +280,32 @@ def test_a_heat_map_of_an_older_frame_names_its_own_frame(qtbot, window):
                                  heat_note=f"from frame {older.index}")
     assert f"heat map: triangles, frame {older.index} (a colour bar each)" in \
         window.renderer.legend_texts
+
+
+def test_the_note_stays_left_of_the_colour_bars_at_1280x800(qtbot, window):
+    """The heat line ("heat map: 5,230 of 6,432 triangles took part in no test (left in
+    their body's colour)") ran under B's colour bar at 1280x800: the note wraps left of the
+    bars, measured in pixels with VTK's own font metrics."""
+    import vtkmodules.vtkRenderingFreeType  # noqa: F401 - registers the font renderer
+    from vtkmodules.vtkRenderingCore import vtkTextProperty, vtkTextRenderer
+
+    window.resize(1280, 800)
+    settle(qtbot, window)
+    window.model.set_display(heat_map="work")
+    settle(qtbot, window)
+    window.redraw()
+    renderer = window.renderer
+    text = renderer.note.GetText(0)
+    assert "took part in no test (left in their body's colour)" in " ".join(text.split())
+    view_width = renderer.plotter.renderer.GetSize()[0]
+    bar_x = min(bar.GetPosition()[0] for bar in renderer.heat.bars) * view_width
+    prop = vtkTextProperty()
+    prop.ShallowCopy(renderer.note.GetTextProperty())
+    prop.SetFontSize(renderer._note_px())
+    box = [0, 0, 0, 0]
+    widths = []
+    for line in text.splitlines():
+        assert vtkTextRenderer.GetInstance().GetBoundingBox(prop, line or " ", box, 72)
+        widths.append(box[1] - box[0])
+    assert len(widths) >= 2  # the heat line was wrapped
+    assert max(widths) + 10 < bar_x, (max(widths), bar_x, text)
