@@ -74,8 +74,16 @@ class FrameWatch:
         control = self.control
         if control is None or time.perf_counter() - self._started < SHOW_AFTER_S:
             return
-        level, _tests, overlaps = control.progress()
+        level, tests, overlaps = control.progress()
         budget = int(self._budget())
         self._is_shown = True
+        if tests == 0:
+            # No volume pair tested yet: the frame is still refitting or building its trees
+            # (on a first start, with kernels running as Python while they compile). A bar
+            # at "level 0 ... (0 of 50,000,000)" read as if nothing was happening.
+            seconds = time.perf_counter() - self._started
+            self.model.job_progress.emit(f"{WORDS} not started after {seconds:.0f} s: the "
+                                         "trees are refitted or built first", 0, 0)
+            return
         self.model.job_progress.emit(f"{WORDS} level {level}, overlapping volume pairs against "
                                      "the pair budget", min(overlaps, budget), budget)

@@ -4,6 +4,7 @@ frame shows its progress in the job dialog, whose Cancel stops it."""
 
 from __future__ import annotations
 
+from core.collide.budget import LEVEL_SEEN, OVERLAPS, TESTS
 from core.pipeline import PipelineSettings
 from tests.viewer.conftest import settle
 from viewer.control import frame_watch
@@ -54,8 +55,15 @@ def test_a_long_frame_shows_progress_and_cancel_stops_it(qtbot, window, monkeypa
     monkeypatch.setattr(frame_watch, "SHOW_AFTER_S", 0.0)
     control = watch.start()
     watch._tick()
-    assert shown and shown[-1][0].startswith("Frame: traversal level 0, overlapping volume "
-                                             "pairs against the pair budget")  # fmt: skip
+    # Nothing tested yet: a busy bar and what the frame does first, not "0 of 50,000,000".
+    assert shown[-1] == ("Frame: traversal not started after 0 s: the trees are refitted or "
+                         "built first", 0)
+    control.array[TESTS] = 12  # the traversal's first level came back
+    control.array[OVERLAPS] = 7
+    control.array[LEVEL_SEEN] = 1
+    watch._tick()
+    assert shown[-1][0].startswith("Frame: traversal level 1, overlapping volume "
+                                   "pairs against the pair budget")  # fmt: skip
     assert shown[-1][1] == controller.frames.pipe.settings.request.pair_budget
     controller.recorder.cancel_job()  # the job dialog's Cancel
     assert control.is_cancelled
