@@ -39,7 +39,15 @@ from core.jit.kernel_args import frozen, frozen_args
 #: on its own (the kernels release the GIL). One hand-off per query instead of a parallel
 #: launch per level: with idle OpenMP threads asleep (see core/__init__.py) each launch pays a
 #: wake-up, and per-level parallelism measured no faster than one thread on W1.
-SPLIT_FRONTIER = 2048
+#: 512 pairs: the level-by-level head up to the split cost 0.09 ms on the W3 100k frame's
+#: trees (leaf size 8), against 0.57 ms up to 2048, and the halves stay balanced. Two-thread
+#: walk, medians of 40 (``split_traversal`` on the benchmark's sphere trees), at
+#: frontier 256 / 512 / 1024 / 2048: 100k 1.11-1.29 / 1.15-1.25 / 1.32-1.35 / 1.19-1.51 ms
+#: (one thread 1.77), 500k 2.22-2.50 / 1.84-1.88 / 2.11-2.25 / 2.27-2.82 ms (one thread
+#: 2.92); with the per-level record 100k 1.89-2.00 ms at 512 against 2.02-2.09 at 2048,
+#: 500k 2.99-3.22 against 3.27-3.35. Below 512 the halves came out uneven (100k: 1.9 ms at
+#: 32 and 128).
+SPLIT_FRONTIER = 512
 
 _split_pool: ThreadPoolExecutor | None = None
 
