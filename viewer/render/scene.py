@@ -512,11 +512,16 @@ class SceneRenderer:
         lines.extend(overlays.notes)
         lines.extend(step_overlays.notes)
         lines.extend(self.display_notes)
-        if heat_mode != "off":  # the colour bars stand in the lower right
+        self._set_note(lines)
+        return time.perf_counter() - start
+
+    def _set_note(self, lines: list[str]) -> None:
+        """The lower-left note's lines, wrapped left of the heat map's colour bars when they
+        show (they stand in the lower right), and the caption bar above them."""
+        if any(bar.GetVisibility() for bar in self.heat.bars):
             lines = lines_left_of_bars(lines, self.plotter.renderer.GetSize()[0], self._note_px())
         self.note.SetText(0, "\n".join(lines))
         self._lift_caption()
-        return time.perf_counter() - start
 
     def update_marks(self, frame, selected=None, violation_nodes=None, file_ids=None,
                      hidden=frozenset()) -> Marks:
@@ -527,7 +532,7 @@ class SceneRenderer:
             self._set_poly(name, marks.polys[name])
         if marks.notes:  # after the note update_frame wrote: what the two colours mean
             text = self.note.GetText(0)
-            self.note.SetText(0, "\n".join([*([text] if text else []), *marks.notes]))
+            self._set_note([*(text.splitlines() if text else []), *marks.notes])
         self.last_marks = marks
         self._refresh_legend_rows()  # the selected node's row comes and goes with it
         return marks

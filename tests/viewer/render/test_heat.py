@@ -292,11 +292,13 @@ def test_the_note_stays_left_of_the_colour_bars_at_1280x800(qtbot, window):
     window.resize(1280, 800)
     settle(qtbot, window)
     window.model.set_display(heat_map="work")
+    window.model.select_node(0, 1)  # its note line ("violet: node 1 of A ...") comes after
     settle(qtbot, window)
     window.redraw()
     renderer = window.renderer
     text = renderer.note.GetText(0)
     assert "took part in no test (left in their body's colour)" in " ".join(text.split())
+    assert "violet: node 1 of A" in text
     view_width = renderer.plotter.renderer.GetSize()[0]
     bar_x = min(bar.GetPosition()[0] for bar in renderer.heat.bars) * view_width
     prop = vtkTextProperty()
