@@ -111,12 +111,15 @@ NOTE_EM_PER_CHAR = 0.55
 0.5), for wrapping the canvas note left of the colour bars."""
 
 
-def lines_left_of_bars(lines: list[str], view_width: int, font_px: int) -> list[str]:
+def lines_left_of_bars(lines: list[str], view_width: int, font_px: int,
+                       measure=None) -> list[str]:
     """``lines`` wrapped so that none reaches the colour bars in the lower right.
 
     The canvas note stands in the lower left; at 1280x800 its heat line ("heat map: 135,183 of
     138,902 triangles took part in no test ...", 88 characters) ran under B's bar. A line
-    keeps its leading spaces on each piece.
+    that ``measure`` finds narrow enough stays whole; the others are wrapped at
+    :data:`NOTE_EM_PER_CHAR` (an average: with it alone, lines that fitted were broken before
+    their last word, "... 23 / ms)"). A line keeps its leading spaces on each piece.
 
     Parameters
     ----------
@@ -125,15 +128,20 @@ def lines_left_of_bars(lines: list[str], view_width: int, font_px: int) -> list[
         The view's width in pixels.
     font_px : int
         The note's font size in pixels.
+    measure : callable, optional
+        ``measure(line) -> int``: the line's width in pixels in the note's font.
 
     Returns
     -------
     list of str
     """
-    room_px = BAR_PLACES[0][0] * view_width - 2 * font_px  # the note's margin, a gap
+    room_px = BAR_PLACES[0][0] * view_width - font_px  # the note's 4 px margin and a gap
     width = max(24, int(room_px / (NOTE_EM_PER_CHAR * max(font_px, 1))))
     out = []
     for line in lines:
+        if len(line) <= width or (measure is not None and measure(line) <= room_px):
+            out.append(line)
+            continue
         indent = line[:len(line) - len(line.lstrip(" "))]
         out.extend(textwrap.wrap(line, width, subsequent_indent=indent) or [line])
     return out

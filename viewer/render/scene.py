@@ -14,7 +14,7 @@ from dataclasses import replace
 
 import numpy as np
 import pyvista as pv
-from vtkmodules.vtkRenderingCore import vtkMapper
+from vtkmodules.vtkRenderingCore import vtkMapper, vtkTextMapper
 
 from viewer.render.culling import may_cull_back_faces
 from viewer.render.decimation import DISPLAY_MAX_TRIANGLES, display_copy
@@ -223,6 +223,16 @@ class SceneRenderer:
     def _note_px(self) -> int:
         """The canvas note's font size in pixels."""
         return max(8, round(NOTE_FONT_PX * self.text_scale * self.presentation_scale))
+
+    def _note_width_px(self, line: str) -> int:
+        """``line``'s width in pixels in the canvas note's font."""
+        probe = vtkTextMapper()
+        probe.GetTextProperty().ShallowCopy(self.note.GetTextProperty())
+        probe.GetTextProperty().SetFontSize(self._note_px())
+        probe.SetInput(line)
+        size = [0, 0]
+        probe.GetSize(self.plotter.renderer, size)
+        return int(size[0])
 
     # -- actors -----------------------------------------------------------------------------
     def _add_overlay_actor(self, name: str) -> None:
@@ -519,7 +529,8 @@ class SceneRenderer:
         """The lower-left note's lines, wrapped left of the heat map's colour bars when they
         show (they stand in the lower right), and the caption bar above them."""
         if any(bar.GetVisibility() for bar in self.heat.bars):
-            lines = lines_left_of_bars(lines, self.plotter.renderer.GetSize()[0], self._note_px())
+            lines = lines_left_of_bars(lines, self.plotter.renderer.GetSize()[0], self._note_px(),
+                                       self._note_width_px)
         self.note.SetText(0, "\n".join(lines))
         self._lift_caption()
 

@@ -311,3 +311,20 @@ def test_the_note_stays_left_of_the_colour_bars_at_1280x800(qtbot, window):
         widths.append(box[1] - box[0])
     assert len(widths) >= 2  # the heat line was wrapped
     assert max(widths) + 10 < bar_x, (max(widths), bar_x, text)
+
+
+def test_a_line_that_fits_by_its_measured_width_stays_whole():
+    """The character estimate alone broke lines that fitted ("... 23 / ms)" at 1280x800):
+    a line the font measures narrow enough stays whole, a wider one is wrapped, and a
+    wrapped line keeps its indent."""
+    from viewer.render.heat import BAR_PLACES, lines_left_of_bars
+
+    font_px, view_width = 14, 874
+    room = BAR_PLACES[0][0] * view_width - font_px
+    line = "heat map from frame 327 (counted beside the frames: 23 ms) and more words"
+    assert lines_left_of_bars([line], view_width, font_px, lambda t: room) == [line]
+    wrapped = lines_left_of_bars(["  " + line], view_width, font_px, lambda t: room + 1)
+    assert len(wrapped) == 2 and all(piece.startswith("  ") for piece in wrapped)
+    assert " ".join(piece.strip() for piece in wrapped) == line
+    short = "bunny A: drawn with 19,999 of 69,451 triangles"
+    assert lines_left_of_bars([short], view_width, font_px, lambda t: 10**6) == [short]
