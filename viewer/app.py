@@ -12,7 +12,7 @@ from viewer.control.autosave import AutosaveState
 from viewer.controller import Controller
 from viewer.model import ViewerModel
 from viewer.qt.main_window import MainWindow
-from viewer.qt.window import error_guard
+from viewer.qt.window import error_guard, gui_thread_gc
 from viewer.start_time import first_frame_line, seconds_since_start
 
 
@@ -34,6 +34,9 @@ def build_window(paths=(), scene: str | None = None, settings: QSettings | None 
         Where the autosave and the running mark live; default ``$XDG_STATE_HOME/bvh-lab``.
         If the last run there stopped unexpectedly, the window offers its session.
     """
+    # Cyclic garbage (Qt and VTK wrappers among it) is freed on the GUI thread, never on a
+    # worker lane (viewer.qt.window.gui_thread_gc).
+    gui_thread_gc.install()
     model = ViewerModel()
     controller = Controller(model, is_threaded=is_threaded)
     window = MainWindow(model, controller, settings)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gc
+
 import numpy as np
 import pytest
 from PyQt6.QtCore import QEvent, QPointF, QSettings, Qt
@@ -42,12 +44,18 @@ def settle(qtbot, window, timeout=60_000):
 
 @pytest.fixture
 def make_window(qtbot, settings):
-    """``make_window(scene="two-spheres") -> MainWindow``, shown, with its first frame."""
+    """``make_window(scene="two-spheres") -> MainWindow``, shown, with its first frame.
+
+    The windows are closed at the end of the test, before :func:`automatic_gc_after_a_window`
+    collects their cyclic garbage on the GUI thread."""
     from viewer.app import build_window
+
+    made = []
 
     def make(scene: str = "two-spheres", window_settings=None):
         window = build_window(scene=scene, settings=window_settings or settings)
         qtbot.addWidget(window)
+        made.append(window)
         # Every status-bar message, in order: a loaded machine draws slowly, and the "Drawing
         # frame 1 is slow" line can replace the message a test looks for before it looks
         # (a full run lost "local coordinates" that way). Tests read it with status_said.
@@ -63,7 +71,24 @@ def make_window(qtbot, settings):
         window.redraw()
         return window
 
-    return make
+    yield make
+    for window in made:
+        window.close()
+    made.clear()
+
+
+@pytest.fixture(autouse=True)
+def automatic_gc_after_a_window():
+    """After a test that built a window (which turns Python's automatic collector off, see
+    :mod:`viewer.qt.window.gui_thread_gc`): its cyclic garbage collected here, on the GUI
+    thread, and the automatic collector on again for the tests without a window."""
+    yield
+    if not gc.isenabled():
+        from viewer.qt.window import gui_thread_gc
+
+        QApplication.processEvents()
+        gc.collect()
+        gui_thread_gc.uninstall()
 
 
 @pytest.fixture
