@@ -36,7 +36,7 @@ def build_window(paths=(), scene: str | None = None, settings: QSettings | None 
     """
     # Cyclic garbage (Qt and VTK wrappers among it) is freed on the GUI thread, never on a
     # worker lane (viewer.qt.window.gui_thread_gc).
-    gui_thread_gc.install()
+    gui_thread_gc.collect_on_gui_thread()
     model = ViewerModel()
     controller = Controller(model, is_threaded=is_threaded)
     window = MainWindow(model, controller, settings)

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import gc
+import weakref
 
 import numpy as np
 import pytest
+from PyQt6 import sip
 from PyQt6.QtCore import QEvent, QPointF, QSettings, Qt
 from PyQt6.QtGui import QMouseEvent
 from PyQt6.QtWidgets import QApplication
@@ -55,7 +57,7 @@ def make_window(qtbot, settings):
     def make(scene: str = "two-spheres", window_settings=None):
         window = build_window(scene=scene, settings=window_settings or settings)
         qtbot.addWidget(window)
-        made.append(window)
+        made.append(weakref.ref(window))  # a test may check that its window is released
         # Every status-bar message, in order: a loaded machine draws slowly, and the "Drawing
         # frame 1 is slow" line can replace the message a test looks for before it looks
         # (a full run lost "local coordinates" that way). Tests read it with status_said.
@@ -72,8 +74,10 @@ def make_window(qtbot, settings):
         return window
 
     yield make
-    for window in made:
-        window.close()
+    for ref in made:
+        window = ref()
+        if window is not None and not sip.isdeleted(window):
+            window.close()
     made.clear()
 
 
@@ -88,7 +92,7 @@ def automatic_gc_after_a_window():
 
         QApplication.processEvents()
         gc.collect()
-        gui_thread_gc.uninstall()
+        gui_thread_gc.restore_automatic_collection()
 
 
 @pytest.fixture

@@ -24,7 +24,7 @@ class _Cycle:
 
 
 def test_garbage_made_in_a_worker_thread_is_freed_on_the_gui_thread(qapp):
-    collector = gui_thread_gc.install()
+    collector = gui_thread_gc.collect_on_gui_thread()
     try:
         assert not gc.isenabled()
         threads: list[str] = []
@@ -46,13 +46,13 @@ def test_garbage_made_in_a_worker_thread_is_freed_on_the_gui_thread(qapp):
         assert threads and set(threads) == {threading.main_thread().name}
         assert sum(collector.n_collections) >= 1
     finally:
-        gui_thread_gc.uninstall()
+        gui_thread_gc.restore_automatic_collection()
         gc.collect()
     assert gc.isenabled()
 
 
 def test_the_check_collects_only_past_the_thresholds(qapp):
-    collector = gui_thread_gc.install()
+    collector = gui_thread_gc.collect_on_gui_thread()
     try:
         saved = collector.thresholds
         collector.thresholds = (10**9, 10, 10)
@@ -62,7 +62,7 @@ def test_the_check_collects_only_past_the_thresholds(qapp):
         assert collector.check() == 0
         collector.thresholds = saved
     finally:
-        gui_thread_gc.uninstall()
+        gui_thread_gc.restore_automatic_collection()
 
 
 def test_installing_off_the_gui_thread_is_refused(qapp):
@@ -70,7 +70,7 @@ def test_installing_off_the_gui_thread_is_refused(qapp):
 
     def install():
         try:
-            gui_thread_gc.install()
+            gui_thread_gc.collect_on_gui_thread()
         except RuntimeError as error:
             errors.append(error)
 
