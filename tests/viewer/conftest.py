@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import gc
-import weakref
 
 import numpy as np
 import pytest
-from PyQt6 import sip
 from PyQt6.QtCore import QEvent, QPointF, QSettings, Qt
 from PyQt6.QtGui import QMouseEvent
 from PyQt6.QtWidgets import QApplication
@@ -48,16 +46,13 @@ def settle(qtbot, window, timeout=60_000):
 def make_window(qtbot, settings):
     """``make_window(scene="two-spheres") -> MainWindow``, shown, with its first frame.
 
-    The windows are closed at the end of the test, before :func:`automatic_gc_after_a_window`
-    collects their cyclic garbage on the GUI thread."""
+    qtbot closes the windows at the end of the test, before the fixtures are torn down:
+    :func:`automatic_gc_after_a_window` then collects their cyclic garbage on the GUI thread."""
     from viewer.app import build_window
-
-    made = []
 
     def make(scene: str = "two-spheres", window_settings=None):
         window = build_window(scene=scene, settings=window_settings or settings)
         qtbot.addWidget(window)
-        made.append(weakref.ref(window))  # a test may check that its window is released
         # Every status-bar message, in order: a loaded machine draws slowly, and the "Drawing
         # frame 1 is slow" line can replace the message a test looks for before it looks
         # (a full run lost "local coordinates" that way). Tests read it with status_said.
@@ -73,12 +68,7 @@ def make_window(qtbot, settings):
         window.redraw()
         return window
 
-    yield make
-    for ref in made:
-        window = ref()
-        if window is not None and not sip.isdeleted(window):
-            window.close()
-    made.clear()
+    return make
 
 
 @pytest.fixture(autouse=True)
