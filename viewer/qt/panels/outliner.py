@@ -352,6 +352,7 @@ class OutlinerPanel(QWidget):
         model.frame_failed.connect(lambda _f: show_header(self.header, self.model,
                                                           self.items.frame))
         model.node_selected.connect(self._request_path)
+        model.playing_changed.connect(self._on_playing_changed)
 
     # -- search and path ---------------------------------------------------------------------
     def _search_row(self) -> QHBoxLayout:
@@ -457,6 +458,15 @@ class OutlinerPanel(QWidget):
             ("Worst nodes of this tree:\n" + "\n".join(worst)
              + (f"\n({more} more bad nodes)" if more > 0 else "")) if worst
             else "Worst nodes of this tree: no reason to report.")
+
+    def _on_playing_changed(self, is_playing: bool) -> None:
+        # Paused after the last frame came while still playing: no frame follows to ask
+        # again, so the stale path is measured again on the shown frame here.
+        frame = self.model.frame
+        if (not is_playing and frame is not None and self._path_asked is not None
+                and self._path_asked[0] != frame.index
+                and self.model.selected_node is not None):
+            self._request_path(self.model.selected_node)
 
     def path_caption_text(self) -> str:
         """What the path table was computed on; marked when the view shows another frame."""

@@ -120,6 +120,23 @@ def test_the_path_is_marked_stale_when_the_frame_changes(qtbot, window):
                     and "Stale" not in panel.path_caption.text(), timeout=60_000)
 
 
+def test_pausing_after_the_last_frame_came_measures_the_stale_path_again(qtbot, window):
+    # The last frame of a play can arrive before the pause: no frame follows it, so the
+    # pause itself asks for the path of the shown frame (a full run waited 60 s for it).
+    panel = _outliner(window)
+    node = panel.find("t 0", body=1)
+    _path_shown(qtbot, panel, f"leaf {node}")
+    shown = panel.path.frame_index
+    window.model.frames_model.is_playing = True  # playing, without the play timer
+    window.controller.frames.request_frame()
+    settle(qtbot, window)
+    assert window.model.frame.index != shown
+    assert "Stale: the view shows frame" in panel.path_caption.text()
+    window.model.set_playing(False)  # no frame comes after this one
+    qtbot.waitUntil(lambda: panel.path.frame_index == window.model.frame.index
+                    and "Stale" not in panel.path_caption.text(), timeout=60_000)
+
+
 def test_a_path_that_arrives_after_another_scene_came_is_not_shown(qtbot, window, monkeypatch):
     import threading
 
