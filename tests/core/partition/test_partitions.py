@@ -167,10 +167,16 @@ def test_settings_past_their_caps_are_refused(kind, settings, words):
         make_params("octree", max_depth=True)
 
 
-def test_a_build_past_its_entry_budget_stops_before_allocating():
+def test_a_build_past_its_entry_budget_stops_before_allocating(monkeypatch):
+    import core.partition.base as base
+
     a = sphere_mesh(4)
     with pytest.raises(ValueError, match=r"\(cell, triangle\) entries \(at most 32,000,000\)"):
         partition_contacts(a, a, kind="grid", cell_size=1e-4)
+    # The tree kinds check each level's entries before making them. Under the real budget
+    # this octree builds ten levels (tens of millions of entries, 5 to 9 s) before its
+    # eleventh is refused; a smaller budget stops it the same way within a second.
+    monkeypatch.setattr(base, "MAX_ENTRIES", 2_000_000)
     with pytest.raises(ValueError, match=r"\(cell, triangle\) entries"):
         partition_contacts(a, a, kind="octree", max_depth=21, capacity=1,
                            split_single_mesh=True)
