@@ -63,9 +63,10 @@ def make_window(qtbot, settings):
         qtbot.waitExposed(window)
         wait_scene(qtbot, window)  # the scene's own play state comes with it
         window.model.set_playing(False)
+        # The scene's own default view and first redraw are on screen: the window is
+        # sized before it is shown, and the scene comes after (its camera reset sees the
+        # final canvas).
         settle(qtbot, window)
-        window.reset_camera()
-        window.redraw()
         return window
 
     return make
