@@ -27,6 +27,7 @@ import vtkmodules.qt
 vtkmodules.qt.PyQtImpl = "PyQt6"
 vtkmodules.qt.QVTKRWIBase = "QWidget"
 
+from PyQt6.QtCore import QTimer  # noqa: E402
 from pyvista import global_theme  # noqa: E402 - after the binding is chosen
 from pyvista.plotting import BasePlotter  # noqa: E402
 from pyvista.plotting.render_window_interactor import RenderWindowInteractor  # noqa: E402
@@ -88,6 +89,14 @@ class Canvas(QVTKRenderWindowInteractor, BasePlotter):
         self.ren_win.AddObserver("EndEvent", self._on_render_end)
         # BasePlotter renders only after its first show; the widget is its show.
         self._first_time = False
+        # Exposes and resizes come in bursts (three paint events at a new window's first
+        # show, about 16 ms of software render each under Xvfb): one render, from the
+        # event loop, draws them all (see paintEvent).
+        self._paint_timer = QTimer(self)
+        self._paint_timer.setSingleShot(True)
+        self._paint_timer.setInterval(0)
+        self._paint_timer.timeout.connect(self._render_for_paint)
+        self._renders_at_paint = 0
 
     def _on_render_end(self, _ren_win, _event) -> None:
         self.n_renders += 1
@@ -103,8 +112,19 @@ class Canvas(QVTKRenderWindowInteractor, BasePlotter):
         BasePlotter.render(self)
 
     def paintEvent(self, _event):  # noqa: N802 - Qt API
-        # An expose or a resize: draw the scene as it is, unless closed.
-        if not getattr(self, "_closed", False) and self.ren_win is not None:
+        # An expose or a resize: draw the scene as it is, unless closed, once the burst of
+        # paint events is over.
+        if getattr(self, "_closed", False) or self.ren_win is None:
+            return
+        if not self._paint_timer.isActive():
+            self._renders_at_paint = self.n_renders
+            self._paint_timer.start()
+
+    def _render_for_paint(self) -> None:
+        # A render since the paint event (a redraw of the scene) already drew the window as
+        # it is now.
+        if (not getattr(self, "_closed", False) and self.ren_win is not None
+                and self.n_renders == self._renders_at_paint):
             self.render()
 
     def close(self) -> None:
