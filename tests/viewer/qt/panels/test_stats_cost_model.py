@@ -10,6 +10,14 @@ from core.lab.costmodel import frame_counts
 MEASURE_TIMEOUT_MS = 120_000
 
 
+@pytest.fixture(autouse=True)
+def unit_costs_not_yet_measured():
+    """Each test starts as the first window of a process: no kind's unit costs measured."""
+    from viewer.control import costs
+
+    costs._MEASURED_IN_THIS_PROCESS.clear()
+
+
 def _cells(panel):
     table = panel.cost_table
     return [[table.item(r, c).text() for c in range(table.columnCount())]
@@ -59,6 +67,21 @@ def test_a_new_kind_is_measured_in_the_background_then_shown(qtbot, window):
     qtbot.waitUntil(lambda: len(views) > before and "boxes" in views[-1].kind_label,
                     timeout=60_000)
     assert all(v.prediction is not None for v in views[before:] if "boxes" in v.kind_label)
+
+
+def test_a_second_window_reuses_the_unit_costs_the_first_measured(qtbot, window, make_window):
+    _wait_for_prediction(qtbot, window)
+    first = window.controller.costs.unit_costs_of("aabb")
+    views = []
+    second = make_window()
+    second.model.cost_model_changed.connect(views.append)
+    assert second.controller.costs.unit_costs_of("aabb") is first
+    second.controller.frames.request_frame()
+    qtbot.waitUntil(lambda: bool(views) and views[-1] is not None
+                    and views[-1].frame is second.model.frame, timeout=60_000)
+    # Never "Measuring unit costs of boxes…": the machine's costs were known already.
+    assert all(v.prediction is not None for v in views if v is not None)
+    assert second.model.cost_view.prediction is not None
 
 
 def test_a_recorded_frame_shows_its_own_cost_model(qtbot, window):
