@@ -341,9 +341,11 @@ import sys
 import numpy as np
 from PyQt6.QtCore import QSettings, QTimer
 from PyQt6.QtWidgets import QApplication
+import viewer.control.session as session_control
 from core.pose import Pose
 from viewer.app import build_window
 
+session_control.AUTOSAVE_QUIET_MS = 300  # the autosave after 0.3 s of quiet, not 3 s
 app = QApplication(sys.argv[:1])
 window = build_window(scene="two-spheres",
                       settings=QSettings(sys.argv[1], QSettings.Format.IniFormat))
@@ -416,7 +418,10 @@ def test_after_a_crash_the_next_start_offers_the_sculpt_back(qtbot, tmp_path, st
     assert peek_session(autosave).scene_title == "Two spheres overlapping"
 
 
-def test_discard_deletes_the_crashed_session(qtbot, window, state_home, settings):
+def test_discard_deletes_the_crashed_session(qtbot, window, state_home, settings, monkeypatch):
+    import viewer.control.session as session_control
+
+    monkeypatch.setattr(session_control, "AUTOSAVE_QUIET_MS", 300)  # not 3 s of waiting
     window.controller.poses.translate_body(1, (0.2, 0, 0))
     qtbot.waitUntil(lambda: window.controller.session.n_autosaves == 1, timeout=60_000)
     # A crash, as the next start sees it: the lock file left behind, its lock dropped.
