@@ -116,8 +116,10 @@ def test_the_app_survives_an_escaped_exception(tmp_path):
             print("still alive", flush=True)
             qapp.quit()
 
-        QTimer.singleShot(1500, broken_slot)
-        QTimer.singleShot(3000, finish)
+        # Both fire once run() has built the window and entered the event loop: the slot
+        # raises, then a later event still runs.
+        QTimer.singleShot(100, broken_slot)
+        QTimer.singleShot(400, finish)
         sys.exit(viewer_app.run(scene="two-spheres"))
     """)
     env = dict(os.environ, XDG_STATE_HOME=str(tmp_path / "state"), QT_API="pyqt6")
@@ -139,7 +141,7 @@ def test_sigterm_is_a_clean_quit(tmp_path):
         from viewer import app as viewer_app
 
         qapp = QApplication(sys.argv[:1])
-        QTimer.singleShot(1500, lambda: os.kill(os.getpid(), signal.SIGTERM))
+        QTimer.singleShot(200, lambda: os.kill(os.getpid(), signal.SIGTERM))
         sys.exit(viewer_app.run(scene="two-spheres"))
     """)
     env = dict(os.environ, XDG_STATE_HOME=str(tmp_path / "state"), QT_API="pyqt6")
