@@ -26,6 +26,54 @@ def high_load_warning(what: str, load: float | None) -> str | None:
             "rerun on an idle machine before reporting a PASS")
 
 
+OTHER_LOAD_LIMIT = 0.5
+"""A measurement of a program that itself keeps the cores busy (the interactive window: its
+GUI thread, the renderer's threads and the frame lane) raises the load average by itself,
+so for it the CPU that other processes used during the run is what tells idle from busy:
+above half a core, the run is flagged like a load average above :data:`HIGH_LOAD`."""
+
+
+def cpu_counters(stat_path: str = "/proc/stat") -> tuple[float, float] | None:
+    """``(busy, children)`` in CPU seconds: the whole machine's busy time since boot (the
+    ``cpu`` line of ``/proc/stat`` without idle and iowait) and the finished child
+    processes' of this one (:func:`resource.getrusage`, grandchildren that were waited for
+    included). None where either cannot be read (not Linux)."""
+    try:
+        import resource
+
+        with open(stat_path, encoding="ascii") as stat:
+            fields = stat.readline().split()
+        ticks = os.sysconf("SC_CLK_TCK")
+        user, nice, system, _idle, _iowait, irq, softirq, *rest = (int(x) for x in fields[1:])
+        steal = rest[0] if rest else 0
+        busy = (user + nice + system + irq + softirq + steal) / ticks
+        usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    except (ImportError, OSError, ValueError, IndexError):
+        return None
+    return busy, usage.ru_utime + usage.ru_stime
+
+
+def other_processes_load(before: tuple[float, float] | None,
+                         after: tuple[float, float] | None, wall_s: float) -> float | None:
+    """Cores other processes kept busy between two :func:`cpu_counters` readings, on
+    average over ``wall_s`` seconds: the machine's busy time less the children's (and this
+    process's own, negligible while it waits). None when unknown."""
+    if before is None or after is None or wall_s <= 0:
+        return None
+    busy = after[0] - before[0]
+    children = after[1] - before[1]
+    return max(0.0, busy - children) / wall_s
+
+
+def other_load_warning(what: str, other_load: float | None) -> str | None:
+    """``"warning: ... other processes used 0.9 cores ..."`` when ``other_load`` is above
+    :data:`OTHER_LOAD_LIMIT`, else None."""
+    if other_load is None or other_load <= OTHER_LOAD_LIMIT:
+        return None
+    return (f"warning: during {what} other processes used {other_load:.1f} cores (above "
+            f"{OTHER_LOAD_LIMIT:g}): rerun on an idle machine before reporting a PASS")
+
+
 def load_average() -> float | None:
     """The 1-minute load average, or None where the system has none (``os.getloadavg``)."""
     try:

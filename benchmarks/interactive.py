@@ -6,9 +6,11 @@ with the real event loop),
 under the caller's display, or under its own virtual X server (``xvfb-run -a``, software
 OpenGL) when there is none or ``--xvfb`` asks for it. Every run is repeated; a target's value
 is the median of the repeats, except the longest GUI block, which is the longest of them (no
-frame may block the window). Each line ends with PASS or MISS, the repeat count and the
-1-minute load average before and after the runs; a target that could not be measured is a
-MISS that says why.
+frame may block the window). Each line ends with PASS or MISS, the repeat count, the
+1-minute load average before and after the runs and the cores other processes used meanwhile
+(the window's own threads raise the load average by themselves: a run is flagged for rerun
+when the others used more than half a core); a target that could not be measured is a MISS
+that says why.
 
 To change a target, change :data:`INTERACTIVE_TARGETS` only.
 """
@@ -22,10 +24,16 @@ import shutil
 import statistics
 import subprocess
 import sys
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from benchmarks.conditions import high_load_warning
+from benchmarks.conditions import (
+    cpu_counters,
+    high_load_warning,
+    other_load_warning,
+    other_processes_load,
+)
 
 CHILD_TIMEOUT_S = 1200.0
 """A child that has not printed its line by then is stopped."""
@@ -114,7 +122,11 @@ class RunResult:
     reason : str
         Why it could not be measured ("" when every repeat ran).
     load_start, load_end : float
-        1-minute load average before the first and after the last repeat.
+        1-minute load average before the first and after the last repeat. The window keeps
+        both cores busy itself, so these rise with its own work.
+    other_load : float
+        Cores that other processes kept busy during the repeats, on average (NaN when
+        unknown): what says whether the machine was otherwise idle.
     """
 
     run: WindowRun
@@ -122,6 +134,7 @@ class RunResult:
     reason: str = ""
     load_start: float = float("nan")
     load_end: float = float("nan")
+    other_load: float = float("nan")
 
 
 LINE = re.compile(
@@ -167,10 +180,13 @@ def child_command(run: WindowRun) -> list[str]:
 
 
 def measure(run: WindowRun, repeats: int = DEFAULT_REPEATS, force_xvfb: bool = False,
-            spawn=subprocess.run, loadavg=os.getloadavg) -> RunResult:
+            spawn=subprocess.run, loadavg=os.getloadavg, counters=cpu_counters,
+            clock=time.perf_counter) -> RunResult:
     """Run ``run`` ``repeats`` times, each in a child (``spawn`` is :func:`subprocess.run`,
-    ``loadavg`` :func:`os.getloadavg`; replaceable in tests)."""
+    ``loadavg`` :func:`os.getloadavg`, ``counters``
+    :func:`benchmarks.conditions.cpu_counters`; replaceable in tests)."""
     result = RunResult(run, load_start=loadavg()[0])
+    before, start = counters(), clock()
     prefix = display_prefix(run, force_xvfb)
     if prefix is None:
         result.reason = "not measured: no display and no Xvfb (xvfb-run and Xvfb, package xvfb)"
@@ -189,6 +205,8 @@ def measure(run: WindowRun, repeats: int = DEFAULT_REPEATS, force_xvfb: bool = F
             break
         result.samples.append(measured)
     result.load_end = loadavg()[0]
+    other = other_processes_load(before, counters(), clock() - start)
+    result.other_load = float("nan") if other is None else other
     return result
 
 
@@ -217,6 +235,8 @@ def verdict(target: InteractiveTarget, result: RunResult) -> tuple[str, bool]:
     head = f"interactive {target.run.label}: "
     goal = f"(target {op} {target.limit:g}{unit})"
     load = f"load {result.load_start:.1f}->{result.load_end:.1f}"
+    if result.other_load == result.other_load:  # not NaN
+        load += f" (other processes {result.other_load:.2f} cores)"
     if not result.samples:
         return f"{head}{result.reason or 'not measured'} {goal} MISS; 0 runs, {load}", False
     value, words = _value(target, result.samples)
@@ -240,8 +260,13 @@ def render(results: dict) -> str:
             "real event loop):")
     warnings = []
     for run, result in results.items():
-        loads = [x for x in (result.load_start, result.load_end) if x == x]  # not NaN
-        warning = high_load_warning(f"interactive {run.label}", max(loads, default=None))
+        what = f"interactive {run.label}"
+        if result.other_load == result.other_load:  # not NaN
+            # The window's own threads raise the load average: judge by the others' CPU.
+            warning = other_load_warning(what, result.other_load)
+        else:
+            loads = [x for x in (result.load_start, result.load_end) if x == x]
+            warning = high_load_warning(what, max(loads, default=None))
         if warning is not None:
             warnings.append(warning)
     return "\n".join([head, *(line for line, _is_pass in verdicts), *warnings])

@@ -123,3 +123,51 @@ def test_a_failed_child_is_a_miss_with_its_last_words(monkeypatch):
     line, is_pass = verdict(INTERACTIVE_TARGETS[0], result)
     assert not is_pass
     assert "the interactive benchmark failed (exit 1: error: scene x: no frame)" in line
+
+
+def test_other_processes_load_is_the_machines_busy_time_less_the_childrens():
+    from benchmarks.conditions import other_processes_load
+
+    assert other_processes_load((100.0, 10.0), (103.0, 12.0), 2.0) == 0.5
+    assert other_processes_load((100.0, 10.0), (101.0, 12.0), 2.0) == 0.0  # never below 0
+    assert other_processes_load(None, (1.0, 1.0), 2.0) is None
+
+
+def test_cpu_counters_read_the_cpu_line_without_idle_and_iowait(tmp_path):
+    import os
+
+    from benchmarks.conditions import cpu_counters
+
+    stat = tmp_path / "stat"
+    stat.write_text("cpu  100 20 50 9000 400 3 7 2 0 0\ncpu0 1 2 3 4 5 6 7 8 9 10\n")
+    busy, children = cpu_counters(str(stat))
+    assert busy == (100 + 20 + 50 + 3 + 7 + 2) / os.sysconf("SC_CLK_TCK")
+    assert children >= 0.0
+    assert cpu_counters(str(tmp_path / "missing")) is None
+
+
+def test_the_line_names_the_other_processes_and_only_their_load_is_warned_about():
+    result = RunResult(BUNNY_1280, [Measured(31.0, 40, 10.0, 9.0)], "", 1.0, 2.3, 0.04)
+    line, is_pass = verdict(INTERACTIVE_TARGETS[0], result)
+    assert is_pass and line.endswith("1 run, load 1.0->2.3 (other processes 0.04 cores)")
+    # Load 2.3 from the window's own threads: no warning while the others stayed idle.
+    assert "warning" not in render({BUNNY_1280: result})
+    busy = RunResult(BUNNY_1280, [Measured(31.0, 40, 10.0, 9.0)], "", 1.0, 2.3, 0.9)
+    assert render({BUNNY_1280: busy}).splitlines()[-1] == (
+        "warning: during interactive bunny-bunny 1280x800 other processes used 0.9 cores "
+        "(above 0.5): rerun on an idle machine before reporting a PASS")
+
+
+def test_measure_reads_the_cpu_counters_around_the_repeats(monkeypatch):
+    monkeypatch.setenv("DISPLAY", ":99")
+
+    def spawn(command, **_kwargs):
+        return subprocess.CompletedProcess(
+            command, 0, "interactive bunny-bunny 1280x800: 30.0 fps, longest GUI block 40 "
+                        "ms, core 10.0 ms (benchmark 9.0 ms)\n", "")
+
+    counters = iter([(50.0, 5.0), (70.0, 23.0)])  # 20 s busy, 18 s of it the children's
+    clock = iter([0.0, 10.0])
+    result = interactive.measure(BUNNY_1280, 2, spawn=spawn, loadavg=lambda: (0.5, 0, 0),
+                                 counters=lambda: next(counters), clock=lambda: next(clock))
+    assert len(result.samples) == 2 and result.other_load == 0.2
