@@ -362,11 +362,14 @@ def warm_in_process(keys: tuple[str, ...] | None = None) -> float:
     float
         Seconds taken.
     """
+    from core.jit.busy_cores import kept_threads
+
     t0 = time.perf_counter()
     inputs = _inputs()
     steps = _steps_by_key()
-    for key in steps if keys is None else keys:
-        steps[key].run(*inputs)
+    with kept_threads():  # as in run_step: the two-thread variants run on two threads
+        for key in steps if keys is None else keys:
+            steps[key].run(*inputs)
     return time.perf_counter() - t0
 
 
@@ -377,8 +380,20 @@ FIRST_FRAME_STEPS = ("triangle-tests", "trees", "frame")
 def run_worker(lines=None, out=None) -> int:
     """Worker loop: read one step key per line, run it, answer ``done KEY`` (or ``failed KEY:
     reason``) and flush. Returns the exit status (1 after a failure)."""
+    from core.jit.busy_cores import kept_threads
+
     lines = sys.stdin if lines is None else lines
     out = sys.stdout if out is None else out
+    # Every step on two threads whatever the load: the warm-up's own workers keep both cores
+    # busy, and a worker that chose one thread left the two-thread variants (the triangle
+    # pairs' parallel screen, the two-thread refit) to be compiled at their first use, in
+    # every test worker and in the app's first big frame.
+    with kept_threads():
+        return _serve_steps(lines, out)
+
+
+def _serve_steps(lines, out) -> int:
+    """:func:`run_worker`'s loop over the step keys."""
     inputs = None
     for line in lines:
         key = line.strip()

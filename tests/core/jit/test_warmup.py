@@ -152,3 +152,32 @@ def test_the_deformers_step_runs_every_deformer_and_the_brush(monkeypatch):
     warmup.run_step("deformers")
     assert set(ran) == set(DEFORMERS.values())
     assert pulls and weights
+
+
+def test_worker_steps_and_in_process_steps_keep_both_threads_on_a_busy_machine(monkeypatch):
+    # The warm-up's own workers keep the cores busy. A worker that then chose one thread did
+    # not compile the two-thread variants (the triangle pairs' parallel screen, the
+    # two-thread refit), and every test worker and the app's first big frame compiled them.
+    import time
+
+    import numba
+
+    from core.jit import busy_cores
+
+    monkeypatch.delenv(busy_cores.KEEP_THREADS_ENV, raising=False)
+    monkeypatch.setattr(busy_cores, "_last", {"at": time.monotonic() + 1e9, "busy": 99})
+    with busy_cores.threads_for_free_cores() as threads:
+        assert threads == 1  # the machine looks busy: a query would run on one thread
+    seen = []
+
+    def probe(*_inputs):
+        with busy_cores.threads_for_free_cores() as threads:
+            seen.append(threads)
+
+    steps = {"probe": warmup.WarmStep("probe", "records the threads a kernel gets", probe)}
+    monkeypatch.setattr(warmup, "_steps_by_key", lambda: steps)
+    out = io.StringIO()
+    assert warmup.run_worker(["probe\n"], out) == 0 and out.getvalue() == "done probe\n"
+    warmup.warm_in_process(("probe",))
+    assert seen == [numba.get_num_threads()] * 2
+    assert busy_cores.KEEP_THREADS_ENV not in os.environ  # given back after the steps
