@@ -45,6 +45,7 @@ from core.bv import obb, ssv
 from core.bvh.boost_archive import ArchiveError, open_archive
 from core.bvh.treefile import ImportedTree, TreeFileError
 from core.bvh.treefile_nodes import _FileTree, tree_from_file
+from core.jit.kernel_args import frozen
 from core.mesh import TriMesh
 
 #: Record size in bytes of ``BVNode<BV>`` (64-bit build) by volume type.
@@ -332,7 +333,9 @@ def _fitted_boxes(tree, mesh: TriMesh):
     from core.bvh.quality import sah_cost, volume_sum
 
     boxes = refit_volumes(tree, mesh, "aabb")
-    bmin, bmax = np.ascontiguousarray(boxes[:, :3]), np.ascontiguousarray(boxes[:, 3:])
+    # Read-only as every tree's boxes: the measures run the signature the warm-up compiled
+    # (writable copies compiled sah_cost and volume_sum again at the first tree opened).
+    bmin, bmax = frozen(boxes[:, :3]), frozen(boxes[:, 3:])
     stats = dataclasses.replace(tree.stats, sah_cost=float(sah_cost(bmin, bmax, tree.count)),
                                 volume_sum=float(volume_sum(bmin, bmax)))  # fmt: skip
     return tree.replaced(bmin=bmin, bmax=bmax, stats=stats)

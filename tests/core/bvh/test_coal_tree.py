@@ -76,6 +76,21 @@ def test_an_aabb_file_keeps_coal_boxes_and_oriented_files_keep_their_volumes_for
     assert fit_volumes(obbrss.tree, moved, "obb") is not obbrss.volumes["obb"]
 
 
+def test_the_fitted_boxes_are_measured_read_only_as_every_trees(monkeypatch):
+    # The measures then run the signature the warm-up compiled: writable boxes compiled
+    # sah_cost and volume_sum again at the first oriented coal file a user opened.
+    from core.bvh import quality
+
+    seen = []
+    for name in ("sah_cost", "volume_sum"):
+        measure = getattr(quality, name)
+        monkeypatch.setattr(quality, name, lambda *args, _m=measure: (
+            seen.append([a.flags.writeable for a in args]), _m(*args))[1])
+    imported = read_any_tree(DATA / "octahedron-obb.txt", load_mesh(OCTAHEDRON))
+    assert len(seen) == 2 and not any(flag for flags in seen for flag in flags)
+    assert imported.tree.stats.sah_cost > 0
+
+
 def test_python_bindings_write_what_the_committed_files_hold():
     mesh = load_mesh(OCTAHEDRON)
     model = _coal_model(mesh, "OBBRSS")
