@@ -110,7 +110,8 @@ class CostModelling:
 
     def __init__(self, model, workers) -> None:
         self.model = model
-        # (kind, traced) -> UnitCosts, for the session; and why one could not be measured
+        # (kind, traced) -> UnitCosts, the process's (shared by its windows); and why one
+        # could not be measured, this window's
         self._unit_costs: dict[tuple[str, bool], object] = _MEASURED_IN_THIS_PROCESS
         self._unit_cost_errors: dict[tuple[str, bool], str] = {}
         self._measuring_kind: tuple[str, bool] | None = None
