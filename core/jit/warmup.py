@@ -336,17 +336,24 @@ def _inputs():
     return a, b, Pose.from_axis_angle((1, 2, 3), 0.6, (0.1, 0.0, 0.0))
 
 
+def _run_on_all_threads(step: WarmStep, inputs) -> None:
+    """Run one step with numba's full thread count whatever the load: the two-thread kernels
+    compile only when they run on two threads, and the warm-up's own workers keep the cores
+    busy (a worker that chose one thread left the triangle pairs' parallel screen and the
+    two-thread refit to be compiled at their first use, in every test worker and in the
+    app's first big frame). Every way of running steps goes through here."""
+    from core.jit.busy_cores import kept_threads
+
+    with kept_threads():
+        step.run(*inputs)
+
+
 def run_step(key: str) -> None:
     """Compile (or load) the kernels of one step in this process."""
     steps = _steps_by_key()
     if key not in steps:
         raise ValueError(f"warm-up step must be one of {', '.join(steps)}, got {key!r}")
-    from core.jit.busy_cores import kept_threads
-
-    # The two-thread kernels compile only when they run on two threads, and the warm-up
-    # shares the machine with its other worker.
-    with kept_threads():
-        steps[key].run(*_inputs())
+    _run_on_all_threads(steps[key], _inputs())
 
 
 def warm_in_process(keys: tuple[str, ...] | None = None) -> float:
@@ -362,14 +369,11 @@ def warm_in_process(keys: tuple[str, ...] | None = None) -> float:
     float
         Seconds taken.
     """
-    from core.jit.busy_cores import kept_threads
-
     t0 = time.perf_counter()
     inputs = _inputs()
     steps = _steps_by_key()
-    with kept_threads():  # as in run_step: the two-thread variants run on two threads
-        for key in steps if keys is None else keys:
-            steps[key].run(*inputs)
+    for key in steps if keys is None else keys:
+        _run_on_all_threads(steps[key], inputs)
     return time.perf_counter() - t0
 
 
@@ -380,20 +384,8 @@ FIRST_FRAME_STEPS = ("triangle-tests", "trees", "frame")
 def run_worker(lines=None, out=None) -> int:
     """Worker loop: read one step key per line, run it, answer ``done KEY`` (or ``failed KEY:
     reason``) and flush. Returns the exit status (1 after a failure)."""
-    from core.jit.busy_cores import kept_threads
-
     lines = sys.stdin if lines is None else lines
     out = sys.stdout if out is None else out
-    # Every step on two threads whatever the load: the warm-up's own workers keep both cores
-    # busy, and a worker that chose one thread left the two-thread variants (the triangle
-    # pairs' parallel screen, the two-thread refit) to be compiled at their first use, in
-    # every test worker and in the app's first big frame.
-    with kept_threads():
-        return _serve_steps(lines, out)
-
-
-def _serve_steps(lines, out) -> int:
-    """:func:`run_worker`'s loop over the step keys."""
     inputs = None
     for line in lines:
         key = line.strip()
@@ -402,7 +394,7 @@ def _serve_steps(lines, out) -> int:
         try:
             if inputs is None:
                 inputs = _inputs()
-            _steps_by_key()[key].run(*inputs)
+            _run_on_all_threads(_steps_by_key()[key], inputs)
         except Exception as exc:  # noqa: BLE001 - reported to the coordinator in one line
             message = f"{type(exc).__name__}: {exc}".replace("\n", " ")
             print(f"failed {key}: {message}", file=out, flush=True)
