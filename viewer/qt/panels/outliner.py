@@ -459,14 +459,19 @@ class OutlinerPanel(QWidget):
              + (f"\n({more} more bad nodes)" if more > 0 else "")) if worst
             else "Worst nodes of this tree: no reason to report.")
 
-    def _on_playing_changed(self, is_playing: bool) -> None:
+    def _measure_stale_path(self, frame) -> None:
+        """Ask again for the selected node's path when the one asked for is of another frame
+        than ``frame``, unless playing (then the path is marked stale instead: a new tree
+        every frame)."""
+        if (frame is not None and self.model.selected_node is not None
+                and self._path_asked is not None and self._path_asked[0] != frame.index
+                and not self.model.is_playing):
+            self._request_path(self.model.selected_node)  # the new frame's measures
+
+    def _on_playing_changed(self, _is_playing: bool) -> None:
         # Paused after the last frame came while still playing: no frame follows to ask
-        # again, so the stale path is measured again on the shown frame here.
-        frame = self.model.frame
-        if (not is_playing and frame is not None and self._path_asked is not None
-                and self._path_asked[0] != frame.index
-                and self.model.selected_node is not None):
-            self._request_path(self.model.selected_node)
+        # again, so the pause does.
+        self._measure_stale_path(self.model.frame)
 
     def path_caption_text(self) -> str:
         """What the path table was computed on; marked when the view shows another frame."""
@@ -514,10 +519,7 @@ class OutlinerPanel(QWidget):
         self.note.setText("; ".join(parts) + ". Partners: the pairs of the shown frame.")
         if self.model.selected_node is not None:
             self.reveal(self.model.selected_node)
-            # While playing the path is marked stale instead: a new tree every frame.
-            if (self._path_asked is not None and self._path_asked[0] != frame.index
-                    and not self.model.is_playing):
-                self._request_path(self.model.selected_node)  # the new frame's measures
+            self._measure_stale_path(frame)
         if self.path is not None:
             self.path_caption.setText(self.path_caption_text())
 
