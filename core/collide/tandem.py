@@ -107,8 +107,10 @@ def expand_leaf_pairs(leaf_a, leaf_b, first_a, count_a, prim_ids_a, first_b, cou
     return pairs
 
 
-#: Fewest leaf pairs screened on two threads: about 190 ns a leaf pair (W3 100k, leaf size 8)
-#: against some 20 microseconds for a launch.
+#: Fewest leaf pairs screened on two threads: about 75 ns a leaf pair on one thread, the
+#: leaves' boxes included (W3 100k, leaf size 8, 6,627 leaf pairs: 0.50 ms), against some 20
+#: microseconds for a launch. Two threads took 0.48 ms there and 1.09 ms against one thread's
+#: 1.33 ms at 500k (16,229 leaf pairs; medians of 200, idle).
 PARALLEL_MIN_LEAF_PAIRS = 2048
 
 
@@ -120,7 +122,8 @@ def overlapping_triangle_pairs(leaf_a, leaf_b, tree_a, tree_b, va, fa, vb, fb):
     disjoint for the coordinates given (comparisons round nothing), so it never reaches the
     plane tests. With several triangles a leaf most pairs stop here: on the W3 100k frame
     (leaf size 6) 15,891 of 155,229 candidate pairs have overlapping boxes, for 1,936
-    contacts.
+    contacts. Each leaf's boxes are computed once, not once per leaf pair it is in: that took
+    the W3 100k screen (leaf size 8, one thread) from 1.24 to 0.53 ms.
 
     Parameters
     ----------
@@ -188,42 +191,82 @@ def _boxes_meet(boxes, j, other, i):
 
 
 @njit(cache=True, nogil=True)
+def _leaf_slots(leaf, count, n_nodes):
+    """Number the distinct leaves of ``leaf`` in order of first use.
+
+    Returns
+    -------
+    slot_of : (n_nodes,) int32
+        The leaf's slot, -1 for nodes not in ``leaf``.
+    nodes : (s,) int32
+        The leaf of each slot.
+    most : int
+        Most triangles in one of them (at least 1).
+    """
+    slot_of = np.full(n_nodes, -1, dtype=np.int32)
+    nodes = np.empty(leaf.shape[0], dtype=np.int32)
+    n_slots = 0
+    most = 1
+    for i in range(leaf.shape[0]):
+        node = leaf[i]
+        if slot_of[node] < 0:
+            slot_of[node] = n_slots
+            nodes[n_slots] = node
+            n_slots += 1
+            most = max(most, count[node])
+    return slot_of, nodes[:n_slots], most
+
+
+@njit(cache=True, nogil=True)
+def _slot_boxes(nodes, most, first, count, prim_ids, verts, faces):
+    """Corner boxes of each slot's triangles and their union (:func:`_leaf_boxes`).
+
+    Returns
+    -------
+    boxes : (s * most, 6) float64
+        Rows ``slot * most`` to ``slot * most + count - 1``.
+    unions : (s, 6) float64
+    """
+    boxes = np.empty((nodes.shape[0] * most, 6))
+    unions = np.empty((nodes.shape[0], 6))
+    for s in range(nodes.shape[0]):
+        _leaf_boxes(first, count, prim_ids, verts, faces, nodes[s],
+                    boxes[s * most:(s + 1) * most], unions[s])  # fmt: skip
+    return boxes, unions
+
+
+@njit(cache=True, nogil=True)
 def _screen_leaf_pairs(lo, hi, leaf_a, leaf_b, first_a, count_a, prim_ids_a, first_b, count_b,
-                       prim_ids_b, va, fa, vb, fb, pairs, k):  # fmt: skip
+                       prim_ids_b, slot_a, boxes_a, unions_a, most_a, slot_b, boxes_b, unions_b,
+                       most_b, pairs, k):  # fmt: skip
     """Write the meeting triangle pairs of leaf pairs ``lo`` to ``hi - 1`` from row ``k`` of
     ``pairs`` on; return the row after the last one kept.
 
     Per leaf pair: the triangles of each leaf whose box meets the other leaf's union of
-    triangle boxes, then those against each other. Measured on the W3 100k frame (leaf size
-    6, one thread): 1.1 ms, against 1.8 ms for all pairs' boxes against each other. A pair is
-    written before the test decides whether it stays, so row ``k + kept`` is written too.
+    triangle boxes, then those against each other. The boxes are computed once a leaf
+    (:func:`_slot_boxes`): on the W3 100k frame 6,627 leaf pairs use 1,361 leaves of A and
+    1,343 of B. A pair is written before the test decides whether it stays, so row
+    ``k + kept`` is written too.
     """
-    most_a = 1
-    most_b = 1
-    for i in range(lo, hi):
-        most_a = max(most_a, count_a[leaf_a[i]])
-        most_b = max(most_b, count_b[leaf_b[i]])
-    boxes_a = np.empty((most_a, 6))
-    boxes_b = np.empty((most_b, 6))
-    union_a = np.empty((1, 6))
-    union_b = np.empty((1, 6))
     near_a = np.empty(most_a, dtype=np.int64)
     near_b = np.empty(most_b, dtype=np.int64)
     for i in range(lo, hi):
         a = leaf_a[i]
         b = leaf_b[i]
-        _leaf_boxes(first_a, count_a, prim_ids_a, va, fa, a, boxes_a, union_a[0])
-        _leaf_boxes(first_b, count_b, prim_ids_b, vb, fb, b, boxes_b, union_b[0])
+        sa = slot_a[a]
+        sb = slot_b[b]
+        rows_a = boxes_a[sa * most_a:(sa + 1) * most_a]
+        rows_b = boxes_b[sb * most_b:(sb + 1) * most_b]
         n_near_a = 0
         for p in range(count_a[a]):
             near_a[n_near_a] = p
-            n_near_a += _boxes_meet(boxes_a, p, union_b, 0)
+            n_near_a += _boxes_meet(rows_a, p, unions_b, sb)
         if n_near_a == 0:
             continue
         n_near_b = 0
         for q in range(count_b[b]):
             near_b[n_near_b] = q
-            n_near_b += _boxes_meet(boxes_b, q, union_a, 0)
+            n_near_b += _boxes_meet(rows_b, q, unions_a, sa)
         for ii in range(n_near_a):
             p = near_a[ii]
             face_a = prim_ids_a[first_a[a] + p]
@@ -231,7 +274,7 @@ def _screen_leaf_pairs(lo, hi, leaf_a, leaf_b, first_a, count_a, prim_ids_a, fir
                 q = near_b[jj]
                 pairs[k, 0] = face_a
                 pairs[k, 1] = prim_ids_b[first_b[b] + q]
-                k += _boxes_meet(boxes_a, p, boxes_b, q)
+                k += _boxes_meet(rows_a, p, rows_b, q)
     return k
 
 
@@ -251,8 +294,13 @@ def _overlapping_triangle_pairs(leaf_a, leaf_b, first_a, count_a, prim_ids_a, fi
     """The kernel of :func:`overlapping_triangle_pairs` on this thread (inputs read-only)."""
     total = _candidate_starts(leaf_a, leaf_b, count_a, count_b)[-1]
     pairs = np.empty((total + 1, 2), dtype=np.int32)
+    slot_a, nodes_a, most_a = _leaf_slots(leaf_a, count_a, count_a.shape[0])
+    slot_b, nodes_b, most_b = _leaf_slots(leaf_b, count_b, count_b.shape[0])
+    boxes_a, unions_a = _slot_boxes(nodes_a, most_a, first_a, count_a, prim_ids_a, va, fa)
+    boxes_b, unions_b = _slot_boxes(nodes_b, most_b, first_b, count_b, prim_ids_b, vb, fb)
     k = _screen_leaf_pairs(0, leaf_a.shape[0], leaf_a, leaf_b, first_a, count_a, prim_ids_a,
-                           first_b, count_b, prim_ids_b, va, fa, vb, fb, pairs, 0)  # fmt: skip
+                           first_b, count_b, prim_ids_b, slot_a, boxes_a, unions_a, most_a,
+                           slot_b, boxes_b, unions_b, most_b, pairs, 0)  # fmt: skip
     return pairs[:k], total
 
 
@@ -267,12 +315,17 @@ def _overlapping_triangle_pairs_parallel(leaf_a, leaf_b, first_a, count_a, prim_
     starts = _candidate_starts(leaf_a, leaf_b, count_a, count_b)
     pairs = np.empty((starts[n] + n_runs, 2), dtype=np.int32)
     kept = np.zeros(n_runs, dtype=np.int64)
+    slot_a, nodes_a, most_a = _leaf_slots(leaf_a, count_a, count_a.shape[0])
+    slot_b, nodes_b, most_b = _leaf_slots(leaf_b, count_b, count_b.shape[0])
+    boxes_a, unions_a = _slot_boxes(nodes_a, most_a, first_a, count_a, prim_ids_a, va, fa)
+    boxes_b, unions_b = _slot_boxes(nodes_b, most_b, first_b, count_b, prim_ids_b, vb, fb)
     for r in prange(n_runs):
         lo = r * n // n_runs
         hi = (r + 1) * n // n_runs
         row = starts[lo] + r
         kept[r] = _screen_leaf_pairs(lo, hi, leaf_a, leaf_b, first_a, count_a, prim_ids_a,
-                                     first_b, count_b, prim_ids_b, va, fa, vb, fb, pairs,
+                                     first_b, count_b, prim_ids_b, slot_a, boxes_a, unions_a,
+                                     most_a, slot_b, boxes_b, unions_b, most_b, pairs,
                                      row) - row  # fmt: skip
     out = np.empty((kept.sum(), 2), dtype=np.int32)
     k = 0

@@ -49,6 +49,8 @@ def test_the_box_stage_keeps_exactly_the_pairs_whose_boxes_meet(leaf_size, is_pa
     b = triangle_soup(300, seed=22, name="b")
     tree_a, tree_b = build_tree(a, leaf_size=leaf_size), build_tree(b, leaf_size=leaf_size)
     leaf_a, leaf_b, vb = _leaf_pairs(a, tree_a, b, tree_b, ROTATED)
+    # Leaves met in several pairs reuse the boxes computed at their first pair.
+    assert np.unique(leaf_a).size < leaf_a.size and np.unique(leaf_b).size < leaf_b.size
     every = expand_leaf_pairs(leaf_a, leaf_b, tree_a.first, tree_a.count, tree_a.prim_ids,
                               tree_b.first, tree_b.count, tree_b.prim_ids)  # fmt: skip
     kept, n_candidates = overlapping_triangle_pairs(leaf_a, leaf_b, tree_a, tree_b, a.vertices,
