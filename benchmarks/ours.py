@@ -22,11 +22,15 @@ NAME = "ours"
 #: triangle (Tree.held_arrays, float64 boxes, the derived arrays not held) against the
 #: mesh's 32, on the 100k / 500k spheres: leaf size 1: 116 / 116 B (3.63x), 2: 68 / 68,
 #: 4: 40.1 / 39.1 (1.25x / 1.22x), 6: 30.5 / 30.1 (0.95x / 0.94x), 8: 23.5 / 23.2 (0.73x /
-#: 0.72x). Since the triangle test screens the pairs of a leaf pair by their corner boxes
-#: (core.collide.query.finish_query), bigger leaves no longer multiply the exact tests, and
-#: the W3 100k query (one thread, min of 15) took 8.9 / 5.7 / 5.0 / 4.9 / 5.2 ms at leaf
-#: size 4 / 6 / 8 / 10 / 12: 8 is the fastest within the meshes' bytes with room to spare.
-LEAF_SIZE = 8
+#: 0.72x), 12: 16.9 / 16.9 (0.53x), 16: 14.4 / 13.9 (0.45x / 0.43x). Since the triangle test
+#: screens the pairs of a leaf pair by their corner boxes, each leaf's boxes computed once a
+#: query (core.collide.tandem.overlapping_triangle_pairs), bigger leaves no longer multiply
+#: the exact tests. The W3 frame, medians of 25 frames, 5 runs alternating the leaf sizes,
+#: idle: 100k one thread 3.39 / 3.15 / 3.04 ms at leaf size 8 / 12 / 16 (24: 3.03, 32:
+#: 2.98), two threads 2.57 / 2.48 / 2.63; 500k one thread 14.3 / 13.3 / 13.1 ms, two threads
+#: 9.9 / 9.6 / 9.1. 12 is the fastest at 100k on two threads and within 4 % of the fastest
+#: elsewhere.
+LEAF_SIZE = 12
 
 
 def build_two(mesh_a: TriMesh, mesh_b: TriMesh, n_threads: int):
