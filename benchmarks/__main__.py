@@ -205,7 +205,8 @@ def _memory_lines(results: dict) -> str:
 
 
 def _print_tables(results: dict, peer_names: list[str], frame_rates=None,
-                  start_lines=(), loaded: dict | None = None) -> None:
+                  start_lines=(), loaded: dict | None = None,
+                  left_out: tuple[str, ...] = ()) -> None:  # fmt: skip
     print(
         "BVH Lab benchmarks: medians in ms; ours 2T/1T = numba threads; peers single-threaded;"
         " 2T/best, 1T/best = ours / fastest peer of the row"
@@ -213,7 +214,7 @@ def _print_tables(results: dict, peer_names: list[str], frame_rates=None,
     print(table.render(results, peer_names))
     print(_memory_lines(results))
     print(table.render_targets(table.targets(results, peer_names)))
-    print(targets.render(targets.evaluate(results, peer_names, loaded)))
+    print(targets.render(targets.evaluate(results, peer_names, loaded, left_out)))
     if frame_rates:
         print(frame_rate.render(frame_rates))
     for line in start_lines:
@@ -293,7 +294,8 @@ def main(argv: list[str] | None = None) -> int:
         under = payload.get("results_under_load")
         _print_tables(_load_results(payload), list(payload["peers"]), frame_rates,
                       payload.get("cold_start", {}).get("lines", ()),
-                      _load_results({"results": under}) if under else None)
+                      _load_results({"results": under}) if under else None,
+                      tuple(payload.get("left_out_peers", ())))
         return 0
     import numba
 
@@ -318,7 +320,7 @@ def main(argv: list[str] | None = None) -> int:
 
     frame_rates = [] if args.skip_frame_rate else frame_rate.measure_all(_log)
     starts = {} if args.skip_cold_start else cold_start.measure(log=_log)
-    _print_tables(results, peer_names, frame_rates, starts.get("lines", ()), loaded)
+    _print_tables(results, peer_names, frame_rates, starts.get("lines", ()), loaded, skip)
     env = ", ".join(f"{k}={os.environ[k]}" for k in ENV_KEYS if k in os.environ) or "defaults"
     print(
         f"total {time.perf_counter() - started:.0f} s; numba threading layer "
@@ -330,6 +332,7 @@ def main(argv: list[str] | None = None) -> int:
         "versions": _versions(peers),
         "peers": {p.name: {"refit": p.refit_note} for p in peers},
         "missing_peers": missing,
+        "left_out_peers": list(skip),
         "cpus": os.cpu_count(),
         "numba_threading_layer": _threading_layer(),
         "env": {k: os.environ.get(k) for k in ENV_KEYS},
@@ -339,7 +342,7 @@ def main(argv: list[str] | None = None) -> int:
             for t in table.targets(results, peer_names)
         ],
         "issue15_targets": [o.as_json()
-                            for o in targets.evaluate(results, peer_names, loaded)],
+                            for o in targets.evaluate(results, peer_names, loaded, skip)],
         "competing_load": args.competing_load,
         "results_under_load": _jsonable(loaded) if loaded else None,
         "frame_rate_targets": [o.as_json() for o in frame_rates],

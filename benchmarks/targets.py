@@ -239,12 +239,15 @@ def _conditions(res: dict) -> dict:
     return {"load": max(loads) if loads else None, "repeats": info.get("repeats")}
 
 
-def _timing(spec: TargetSpec, res: dict, peer_names: list[str]) -> Outcome:
+def _timing(spec: TargetSpec, res: dict, peer_names: list[str],
+            left_out: tuple[str, ...] = ()) -> Outcome:  # fmt: skip
     rows = _rows(res, spec.workload)
     ours, how = _ours(spec, res, rows)
     if ours is None:
         return Outcome(spec, None, "ours not measured")
     if spec.peer not in peer_names:
+        if any(spec.peer == s or spec.peer.startswith(s) for s in left_out):
+            return Outcome(spec, None, f"{spec.peer_words} left out (--skip-peers)")
         return Outcome(spec, None, f"{spec.peer_words} not installed")
     peer_times = [t for t in (_median(row.get(spec.peer)) for row in rows) if t is not None]
     if not peer_times:
@@ -262,8 +265,8 @@ def _memory(spec: TargetSpec, res: dict) -> Outcome:
     return Outcome(spec, ratio, note=note)
 
 
-def evaluate(results: dict, peer_names: list[str], loaded: dict | None = None
-             ) -> list[Outcome]:
+def evaluate(results: dict, peer_names: list[str], loaded: dict | None = None,
+             left_out: tuple[str, ...] = ()) -> list[Outcome]:
     """Every target of :data:`TARGETS` on a run's results.
 
     Parameters
@@ -277,6 +280,9 @@ def evaluate(results: dict, peer_names: list[str], loaded: dict | None = None
     loaded : dict, optional
         The same sizes timed again under a competing load (``--competing-load``): each
         timing target then gets an ``"idle"`` and an ``"under load"`` outcome, side by side.
+    left_out : tuple of str
+        The run's ``--skip-peers`` names and prefixes: a target against one of them says it
+        was left out, not that it is not installed.
 
     Returns
     -------
@@ -291,11 +297,12 @@ def evaluate(results: dict, peer_names: list[str], loaded: dict | None = None
         elif spec.workload == "memory":
             out.append(_memory(spec, res))
         elif loaded is None:
-            out.append(_timing(spec, res, peer_names))
+            out.append(_timing(spec, res, peer_names, left_out))
         else:
-            out.append(replace(_timing(spec, res, peer_names), condition="idle"))
+            out.append(replace(_timing(spec, res, peer_names, left_out), condition="idle"))
             under = loaded.get(spec.size)
-            out.append(replace(_timing(spec, under, peer_names), condition="under load")
+            out.append(replace(_timing(spec, under, peer_names, left_out),
+                               condition="under load")
                        if under is not None else
                        Outcome(spec, None, "not timed under load", condition="under load"))
     return out

@@ -161,6 +161,16 @@ def test_a_run_under_competing_load_puts_both_ratios_side_by_side():
     assert "memory 100k" in titles  # memory once: no load changes it
 
 
+def test_a_peer_left_out_with_skip_peers_is_named_as_left_out_not_as_missing():
+    idle = {"100k": _with_info(_size(4.0, 10.0, 4.0, 10.0, 5.0, 11.0, 30.0), 0.5, 0.7, 5)}
+    left_out = {o.title: o.line() for o in targets.evaluate(idle, ["fcl-OBBRSS"],
+                                                            left_out=("war", "vtk"))}
+    assert "warp CPU left out (--skip-peers)" in left_out["W3 100k"]
+    assert left_out["W3 100k"].endswith("MISS")
+    missing = {o.title: o.line() for o in targets.evaluate(idle, ["fcl-OBBRSS"])}
+    assert "not installed" in missing["W3 100k"]
+
+
 def test_the_competing_load_runs_while_the_block_runs_and_stops_after(tmp_path):
     from benchmarks.competing_load import check_processes, competing_load
 
