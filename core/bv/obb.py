@@ -109,6 +109,44 @@ def relative_frame(va, a, vb, b, rot, trans):
 
 
 @njit(cache=True, nogil=True, inline="always")
+def relative_frame_unrotated(va, a, vb, b, trans):
+    """:func:`relative_frame` when ``rot`` is exactly the identity (B only translated):
+    ``u_i = a_i``, so the 27 products of ``rot^T a_i`` go. The same sums in the same order
+    with ``rot``'s zeros and ones left out, so the same test answers (a product with an exact
+    zero adds nothing to a finite sum; only the sign of a zero may differ, which the tests
+    read through ``abs``). The depth-first walk of W2 at 100k (two unrotated spheres a hair
+    apart, 293,679 tests, one thread, medians of 15 alternating): 6.97 against 8.17 ms.
+
+    Returns
+    -------
+    tuple of 12 float
+        As :func:`relative_frame`.
+    """
+    d0 = trans[0] - va[a, 0]
+    d1 = trans[1] - va[a, 1]
+    d2 = trans[2] - va[a, 2]
+    u0, u1, u2 = va[a, 3], va[a, 6], va[a, 9]
+    r00 = u0 * vb[b, 3] + u1 * vb[b, 6] + u2 * vb[b, 9]
+    r01 = u0 * vb[b, 4] + u1 * vb[b, 7] + u2 * vb[b, 10]
+    r02 = u0 * vb[b, 5] + u1 * vb[b, 8] + u2 * vb[b, 11]
+    t0 = (u0 * vb[b, 0] + u1 * vb[b, 1] + u2 * vb[b, 2]
+          + u0 * d0 + u1 * d1 + u2 * d2)
+    u0, u1, u2 = va[a, 4], va[a, 7], va[a, 10]
+    r10 = u0 * vb[b, 3] + u1 * vb[b, 6] + u2 * vb[b, 9]
+    r11 = u0 * vb[b, 4] + u1 * vb[b, 7] + u2 * vb[b, 10]
+    r12 = u0 * vb[b, 5] + u1 * vb[b, 8] + u2 * vb[b, 11]
+    t1 = (u0 * vb[b, 0] + u1 * vb[b, 1] + u2 * vb[b, 2]
+          + u0 * d0 + u1 * d1 + u2 * d2)
+    u0, u1, u2 = va[a, 5], va[a, 8], va[a, 11]
+    r20 = u0 * vb[b, 3] + u1 * vb[b, 6] + u2 * vb[b, 9]
+    r21 = u0 * vb[b, 4] + u1 * vb[b, 7] + u2 * vb[b, 10]
+    r22 = u0 * vb[b, 5] + u1 * vb[b, 8] + u2 * vb[b, 11]
+    t2 = (u0 * vb[b, 0] + u1 * vb[b, 1] + u2 * vb[b, 2]
+          + u0 * d0 + u1 * d1 + u2 * d2)
+    return r00, r01, r02, r10, r11, r12, r20, r21, r22, t0, t1, t2
+
+
+@njit(cache=True, nogil=True, inline="always")
 def sat6(rel, a0, a1, a2, b0, b1, b2):
     """The six face axes of the separating axis test: van den Bergen's "SAT lite" when B is
     rotated, the first stage of :func:`sat15`. Arguments as :func:`sat15`.
@@ -271,6 +309,15 @@ def overlap_at(va, a, vb, b, rot, trans, margin):
     """15-axis test of A's row ``a`` and B's row ``b`` (see :func:`relative_frame`); ids as
     :func:`sat15`. The traversal's form: no row views."""
     rel = relative_frame(va, a, vb, b, rot, trans)
+    return sat15(rel, va[a, 12] + margin, va[a, 13] + margin, va[a, 14] + margin,
+                 vb[b, 12], vb[b, 13], vb[b, 14])  # fmt: skip
+
+
+@njit(cache=True, nogil=True, inline="always")
+def overlap_at_unrotated(va, a, vb, b, trans, margin):
+    """:func:`overlap_at` when the relative rotation is exactly the identity (the same
+    answers, :func:`relative_frame_unrotated`)."""
+    rel = relative_frame_unrotated(va, a, vb, b, trans)
     return sat15(rel, va[a, 12] + margin, va[a, 13] + margin, va[a, 14] + margin,
                  vb[b, 12], vb[b, 13], vb[b, 14])  # fmt: skip
 

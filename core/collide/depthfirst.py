@@ -167,8 +167,9 @@ def _boxes_until_full(first_a, count_a, bmin_a, bmax_a, first_b, count_b, bmin_b
 
 
 @njit(cache=True, nogil=True)
-def _rows_until_full(code, first_a, count_a, vol_a, first_b, count_b, vol_b, rot, trans, margin,
-                     rule, stack_a, stack_b, leaf_a, leaf_b, state, overlap_room):  # fmt: skip
+def _rows_until_full(code, first_a, count_a, vol_a, first_b, count_b, vol_b, rot, trans,
+                     is_rotated, margin, rule, stack_a, stack_b, leaf_a, leaf_b, state,
+                     overlap_room):  # fmt: skip
     """Walk on a kind's volume rows until the stack is empty or a buffer could overflow;
     as :func:`_boxes_until_full`."""
     top, n_leaf, n_tests, n_overlaps = state[0], state[1], state[2], state[3]
@@ -183,8 +184,10 @@ def _rows_until_full(code, first_a, count_a, vol_a, first_b, count_b, vol_b, rot
 # two kernels, not one taking the test as an argument, so the box walk (the one the
 # benchmarks time) keeps its scalar box arithmetic and passes no kind code per pair.
         # The OBB test called directly, as in the level loop (the dispatch chain costs).
-        if code == OBB_CODE:
+        if code == OBB_CODE and is_rotated:
             sep = obb.overlap_at(vol_a, a, vol_b, b, rot, trans, margin)
+        elif code == OBB_CODE:
+            sep = obb.overlap_at_unrotated(vol_a, a, vol_b, b, trans, margin)
         else:
             sep = overlap_by_code(code, vol_a, a, vol_b, b, rot, trans, margin)
         if sep >= 0:
@@ -253,7 +256,7 @@ def traverse_depth_first(code, first_a, count_a, bmin_a, bmax_a, vol_a,
                               leaf_a, leaf_b, state, state[3] + CHECK_EVERY)  # fmt: skip
         else:
             _rows_until_full(code, first_a, count_a, vol_a, first_b, count_b, vol_b, rot,
-                             trans, margin, rule, stack_a, stack_b, leaf_a, leaf_b,
+                             trans, is_rotated, margin, rule, stack_a, stack_b, leaf_a, leaf_b,
                              state, state[3] + CHECK_EVERY)  # fmt: skip
     over_budget(control, slot, state[2], state[3], budget, -1)
     return _record(leaf_a, leaf_b, state[1], state[2], state[3])

@@ -239,6 +239,32 @@ def test_depth_first_walk_finds_the_level_loops_leaf_pairs_and_counts(two_sphere
         zip(levels.leaf_a.tolist(), levels.leaf_b.tolist()))
 
 
+def test_depth_first_obb_walk_without_rotation_culls_as_the_rotated_arithmetic():
+    """With B only translated the depth-first walk tests OBBs without the 27 products of the
+    rotation (core.bv.obb.relative_frame_unrotated); the level loop keeps them. Two nearly
+    coincident spheres (the W2 workload: most pairs end a hair apart) give the same counts
+    and leaf pairs both ways."""
+    from core.collide.depthfirst import traverse_depth_first
+
+    a = sphere_mesh(40)
+    b = a.with_vertices(a.vertices * 1.001)
+    tree_a, tree_b = build_tree(a), build_tree(b)
+    code, vol_a, vol_b = _kind_args("obb", tree_a, a, tree_b, b)
+    roots = frozen(np.zeros(1, dtype=np.int32))
+    for trans in (np.zeros(3), np.array([3e-4, -1e-4, 2e-4])):
+        rot = np.eye(3)
+        levels = _run(code, tree_a, tree_b, vol_a, vol_b, rot, trans, 0.0, 0, record=False)
+        args = frozen_args((code, tree_a.first, tree_a.count, tree_a.bmin, tree_a.bmax, vol_a,
+                            tree_b.first, tree_b.count, tree_b.bmin, tree_b.bmax, vol_b, rot,
+                            trans))  # fmt: skip
+        walk = traverse_depth_first(*args, 0.0, 0, roots, roots, NO_BUDGET, start_array(None),
+                                    0)  # fmt: skip
+        assert levels.counts[0] > 1000 and levels.counts[1] < levels.counts[0]
+        assert np.array_equal(walk.counts, levels.counts)
+        assert Counter(zip(walk.leaf_a.tolist(), walk.leaf_b.tolist())) == Counter(
+            zip(levels.leaf_a.tolist(), levels.leaf_b.tolist()))
+
+
 @pytest.mark.parametrize("kind", [None, "obb"], ids=lambda k: k or "tree-boxes")
 def test_fast_query_on_one_thread_and_split_equals_the_trace_query(kind, monkeypatch):
     """Fast mode walks depth first (the whole walk on one thread; below the split on two):
