@@ -122,6 +122,9 @@ def relative_frame_unrotated(va, a, vb, b, trans):
     tuple of 12 float
         As :func:`relative_frame`.
     """
+    # Written out row by row as relative_frame is: one inlined helper per row (returning
+    # four floats) for both functions measured 15 % slower on this walk (9.0-9.2 against
+    # 7.5-7.8 ms, rotated 10.3 against 8.7-9.0 ms).
     d0 = trans[0] - va[a, 0]
     d1 = trans[1] - va[a, 1]
     d2 = trans[2] - va[a, 2]
