@@ -200,11 +200,17 @@ def _leaf_slots(leaf, count, n_nodes):
         The leaf's slot, -1 for nodes not in ``leaf``.
     nodes : (s,) int32
         The leaf of each slot.
+    starts : (s + 1,) int64
+        Where each slot's triangles start in the slots' box rows: the rows hold each distinct
+        leaf's triangles once, so they never outnumber the tree's triangles, however uneven
+        its leaves (a tree read from a file may hold one leaf of thousands beside many of one).
     most : int
         Most triangles in one of them (at least 1).
     """
     slot_of = np.full(n_nodes, -1, dtype=np.int32)
     nodes = np.empty(leaf.shape[0], dtype=np.int32)
+    starts = np.empty(leaf.shape[0] + 1, dtype=np.int64)
+    starts[0] = 0
     n_slots = 0
     most = 1
     for i in range(leaf.shape[0]):
@@ -212,33 +218,34 @@ def _leaf_slots(leaf, count, n_nodes):
         if slot_of[node] < 0:
             slot_of[node] = n_slots
             nodes[n_slots] = node
+            starts[n_slots + 1] = starts[n_slots] + count[node]
             n_slots += 1
             most = max(most, count[node])
-    return slot_of, nodes[:n_slots], most
+    return slot_of, nodes[:n_slots], starts[:n_slots + 1], most
 
 
 @njit(cache=True, nogil=True)
-def _slot_boxes(nodes, most, first, count, prim_ids, verts, faces):
+def _slot_boxes(nodes, starts, first, count, prim_ids, verts, faces):
     """Corner boxes of each slot's triangles and their union (:func:`_leaf_boxes`).
 
     Returns
     -------
-    boxes : (s * most, 6) float64
-        Rows ``slot * most`` to ``slot * most + count - 1``.
+    boxes : (starts[-1], 6) float64
+        Rows ``starts[s]`` to ``starts[s + 1] - 1`` for slot ``s``.
     unions : (s, 6) float64
     """
-    boxes = np.empty((nodes.shape[0] * most, 6))
+    boxes = np.empty((starts[-1], 6))
     unions = np.empty((nodes.shape[0], 6))
     for s in range(nodes.shape[0]):
         _leaf_boxes(first, count, prim_ids, verts, faces, nodes[s],
-                    boxes[s * most:(s + 1) * most], unions[s])  # fmt: skip
+                    boxes[starts[s]:starts[s + 1]], unions[s])  # fmt: skip
     return boxes, unions
 
 
 @njit(cache=True, nogil=True)
 def _screen_leaf_pairs(lo, hi, leaf_a, leaf_b, first_a, count_a, prim_ids_a, first_b, count_b,
-                       prim_ids_b, slot_a, boxes_a, unions_a, most_a, slot_b, boxes_b, unions_b,
-                       most_b, pairs, k):  # fmt: skip
+                       prim_ids_b, slot_a, starts_a, boxes_a, unions_a, most_a, slot_b,
+                       starts_b, boxes_b, unions_b, most_b, pairs, k):  # fmt: skip
     """Write the meeting triangle pairs of leaf pairs ``lo`` to ``hi - 1`` from row ``k`` of
     ``pairs`` on; return the row after the last one kept.
 
@@ -255,8 +262,8 @@ def _screen_leaf_pairs(lo, hi, leaf_a, leaf_b, first_a, count_a, prim_ids_a, fir
         b = leaf_b[i]
         sa = slot_a[a]
         sb = slot_b[b]
-        rows_a = boxes_a[sa * most_a:(sa + 1) * most_a]
-        rows_b = boxes_b[sb * most_b:(sb + 1) * most_b]
+        rows_a = boxes_a[starts_a[sa]:starts_a[sa + 1]]
+        rows_b = boxes_b[starts_b[sb]:starts_b[sb + 1]]
         n_near_a = 0
         for p in range(count_a[a]):
             near_a[n_near_a] = p
@@ -294,13 +301,14 @@ def _overlapping_triangle_pairs(leaf_a, leaf_b, first_a, count_a, prim_ids_a, fi
     """The kernel of :func:`overlapping_triangle_pairs` on this thread (inputs read-only)."""
     total = _candidate_starts(leaf_a, leaf_b, count_a, count_b)[-1]
     pairs = np.empty((total + 1, 2), dtype=np.int32)
-    slot_a, nodes_a, most_a = _leaf_slots(leaf_a, count_a, count_a.shape[0])
-    slot_b, nodes_b, most_b = _leaf_slots(leaf_b, count_b, count_b.shape[0])
-    boxes_a, unions_a = _slot_boxes(nodes_a, most_a, first_a, count_a, prim_ids_a, va, fa)
-    boxes_b, unions_b = _slot_boxes(nodes_b, most_b, first_b, count_b, prim_ids_b, vb, fb)
+    slot_a, nodes_a, starts_a, most_a = _leaf_slots(leaf_a, count_a, count_a.shape[0])
+    slot_b, nodes_b, starts_b, most_b = _leaf_slots(leaf_b, count_b, count_b.shape[0])
+    boxes_a, unions_a = _slot_boxes(nodes_a, starts_a, first_a, count_a, prim_ids_a, va, fa)
+    boxes_b, unions_b = _slot_boxes(nodes_b, starts_b, first_b, count_b, prim_ids_b, vb, fb)
     k = _screen_leaf_pairs(0, leaf_a.shape[0], leaf_a, leaf_b, first_a, count_a, prim_ids_a,
-                           first_b, count_b, prim_ids_b, slot_a, boxes_a, unions_a, most_a,
-                           slot_b, boxes_b, unions_b, most_b, pairs, 0)  # fmt: skip
+                           first_b, count_b, prim_ids_b, slot_a, starts_a, boxes_a, unions_a,
+                           most_a, slot_b, starts_b, boxes_b, unions_b, most_b, pairs,
+                           0)  # fmt: skip
     return pairs[:k], total
 
 
@@ -315,18 +323,18 @@ def _overlapping_triangle_pairs_parallel(leaf_a, leaf_b, first_a, count_a, prim_
     starts = _candidate_starts(leaf_a, leaf_b, count_a, count_b)
     pairs = np.empty((starts[n] + n_runs, 2), dtype=np.int32)
     kept = np.zeros(n_runs, dtype=np.int64)
-    slot_a, nodes_a, most_a = _leaf_slots(leaf_a, count_a, count_a.shape[0])
-    slot_b, nodes_b, most_b = _leaf_slots(leaf_b, count_b, count_b.shape[0])
-    boxes_a, unions_a = _slot_boxes(nodes_a, most_a, first_a, count_a, prim_ids_a, va, fa)
-    boxes_b, unions_b = _slot_boxes(nodes_b, most_b, first_b, count_b, prim_ids_b, vb, fb)
+    slot_a, nodes_a, starts_a, most_a = _leaf_slots(leaf_a, count_a, count_a.shape[0])
+    slot_b, nodes_b, starts_b, most_b = _leaf_slots(leaf_b, count_b, count_b.shape[0])
+    boxes_a, unions_a = _slot_boxes(nodes_a, starts_a, first_a, count_a, prim_ids_a, va, fa)
+    boxes_b, unions_b = _slot_boxes(nodes_b, starts_b, first_b, count_b, prim_ids_b, vb, fb)
     for r in prange(n_runs):
         lo = r * n // n_runs
         hi = (r + 1) * n // n_runs
         row = starts[lo] + r
         kept[r] = _screen_leaf_pairs(lo, hi, leaf_a, leaf_b, first_a, count_a, prim_ids_a,
-                                     first_b, count_b, prim_ids_b, slot_a, boxes_a, unions_a,
-                                     most_a, slot_b, boxes_b, unions_b, most_b, pairs,
-                                     row) - row  # fmt: skip
+                                     first_b, count_b, prim_ids_b, slot_a, starts_a, boxes_a,
+                                     unions_a, most_a, slot_b, starts_b, boxes_b, unions_b,
+                                     most_b, pairs, row) - row  # fmt: skip
     out = np.empty((kept.sum(), 2), dtype=np.int32)
     k = 0
     for r in range(n_runs):

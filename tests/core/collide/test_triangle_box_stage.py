@@ -102,3 +102,18 @@ def test_one_ulp_past_the_box_face_is_disjoint():
     assert len(oracle_pairs(a, b_apart)) == 0
     assert contacts(a, b_apart, leaf_size=4).pairs.shape[0] == 0
     assert contacts(a, b_apart, None, Pose(), leaf_size=1).pairs.shape[0] == 0
+
+
+def test_the_box_rows_hold_each_distinct_leafs_triangles_once_however_uneven_the_leaves():
+    """A tree read from a file may hold one leaf of thousands of triangles beside many of one:
+    the rows are the distinct leaves' triangles (here 1,000 + 5,000), not a row block of the
+    biggest leaf per leaf (5,001,000 rows, 240 MB)."""
+    count = np.ones(5002, dtype=np.int32)
+    count[0] = 0  # the root
+    count[1] = 1000
+    leaf = np.concatenate([np.full(3, 1), np.arange(2, 5002), np.arange(2, 5002)]).astype(np.int32)
+    slot_of, nodes, starts, most = tandem._leaf_slots(leaf, count, count.shape[0])
+    assert most == 1000 and nodes.shape[0] == 5001 and nodes[0] == 1
+    assert starts[-1] == 1000 + 5000
+    assert np.array_equal(np.diff(starts), count[nodes])
+    assert slot_of[0] == -1 and slot_of[1] == 0 and slot_of[5001] == 5000
