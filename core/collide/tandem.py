@@ -243,6 +243,21 @@ def _slot_boxes(nodes, starts, first, count, prim_ids, verts, faces):
 
 
 @njit(cache=True, nogil=True)
+def _leaf_box_rows(leaf, first, count, prim_ids, verts, faces):
+    """One tree's side of the box stage: its distinct leaves numbered (:func:`_leaf_slots`)
+    and their triangles' boxes (:func:`_slot_boxes`).
+
+    Returns
+    -------
+    slot_of, starts, boxes, unions, most
+        As those two functions return them.
+    """
+    slot_of, nodes, starts, most = _leaf_slots(leaf, count, count.shape[0])
+    boxes, unions = _slot_boxes(nodes, starts, first, count, prim_ids, verts, faces)
+    return slot_of, starts, boxes, unions, most
+
+
+@njit(cache=True, nogil=True)
 def _screen_leaf_pairs(lo, hi, leaf_a, leaf_b, first_a, count_a, prim_ids_a, first_b, count_b,
                        prim_ids_b, slot_a, starts_a, boxes_a, unions_a, most_a, slot_b,
                        starts_b, boxes_b, unions_b, most_b, pairs, k):  # fmt: skip
@@ -301,10 +316,10 @@ def _overlapping_triangle_pairs(leaf_a, leaf_b, first_a, count_a, prim_ids_a, fi
     """The kernel of :func:`overlapping_triangle_pairs` on this thread (inputs read-only)."""
     total = _candidate_starts(leaf_a, leaf_b, count_a, count_b)[-1]
     pairs = np.empty((total + 1, 2), dtype=np.int32)
-    slot_a, nodes_a, starts_a, most_a = _leaf_slots(leaf_a, count_a, count_a.shape[0])
-    slot_b, nodes_b, starts_b, most_b = _leaf_slots(leaf_b, count_b, count_b.shape[0])
-    boxes_a, unions_a = _slot_boxes(nodes_a, starts_a, first_a, count_a, prim_ids_a, va, fa)
-    boxes_b, unions_b = _slot_boxes(nodes_b, starts_b, first_b, count_b, prim_ids_b, vb, fb)
+    slot_a, starts_a, boxes_a, unions_a, most_a = _leaf_box_rows(leaf_a, first_a, count_a,
+                                                                 prim_ids_a, va, fa)
+    slot_b, starts_b, boxes_b, unions_b, most_b = _leaf_box_rows(leaf_b, first_b, count_b,
+                                                                 prim_ids_b, vb, fb)
     k = _screen_leaf_pairs(0, leaf_a.shape[0], leaf_a, leaf_b, first_a, count_a, prim_ids_a,
                            first_b, count_b, prim_ids_b, slot_a, starts_a, boxes_a, unions_a,
                            most_a, slot_b, starts_b, boxes_b, unions_b, most_b, pairs,
@@ -323,10 +338,10 @@ def _overlapping_triangle_pairs_parallel(leaf_a, leaf_b, first_a, count_a, prim_
     starts = _candidate_starts(leaf_a, leaf_b, count_a, count_b)
     pairs = np.empty((starts[n] + n_runs, 2), dtype=np.int32)
     kept = np.zeros(n_runs, dtype=np.int64)
-    slot_a, nodes_a, starts_a, most_a = _leaf_slots(leaf_a, count_a, count_a.shape[0])
-    slot_b, nodes_b, starts_b, most_b = _leaf_slots(leaf_b, count_b, count_b.shape[0])
-    boxes_a, unions_a = _slot_boxes(nodes_a, starts_a, first_a, count_a, prim_ids_a, va, fa)
-    boxes_b, unions_b = _slot_boxes(nodes_b, starts_b, first_b, count_b, prim_ids_b, vb, fb)
+    slot_a, starts_a, boxes_a, unions_a, most_a = _leaf_box_rows(leaf_a, first_a, count_a,
+                                                                 prim_ids_a, va, fa)
+    slot_b, starts_b, boxes_b, unions_b, most_b = _leaf_box_rows(leaf_b, first_b, count_b,
+                                                                 prim_ids_b, vb, fb)
     for r in prange(n_runs):
         lo = r * n // n_runs
         hi = (r + 1) * n // n_runs
