@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from benchmarks.conditions import high_load_warning
+from benchmarks.peers import is_left_out
 from benchmarks.timing import Samples
 from core.bv import get_kind
 from core.bvh import SplitRule
@@ -246,7 +247,7 @@ def _timing(spec: TargetSpec, res: dict, peer_names: list[str],
     if ours is None:
         return Outcome(spec, None, "ours not measured")
     if spec.peer not in peer_names:
-        if any(spec.peer == s or spec.peer.startswith(s) for s in left_out):
+        if is_left_out(spec.peer, left_out):
             return Outcome(spec, None, f"{spec.peer_words} left out (--skip-peers)")
         return Outcome(spec, None, f"{spec.peer_words} not installed")
     peer_times = [t for t in (_median(row.get(spec.peer)) for row in rows) if t is not None]

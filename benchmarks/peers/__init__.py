@@ -162,6 +162,12 @@ _REGISTRY: tuple[tuple[str, str, dict], ...] = (
 )
 
 
+def is_left_out(name: str, skip: tuple[str, ...]) -> bool:
+    """Whether ``--skip-peers``' names and prefixes ``skip`` leave out the peer ``name``
+    (``"coal"`` leaves out ``coal-OBBRSS`` and ``coal-AABB``)."""
+    return any(name.startswith(s) for s in skip)
+
+
 def available_peers(skip: tuple[str, ...] = ()) -> tuple[list[PeerAdapter], dict[str, str]]:
     """Instantiate every peer whose library imports.
 
@@ -185,7 +191,7 @@ def available_peers(skip: tuple[str, ...] = ()) -> tuple[list[PeerAdapter], dict
         except ImportError as exc:
             missing[f"{module_name}{kwargs or ''}"] = str(exc)
             continue
-        if any(peer.name == s or peer.name.startswith(s) for s in skip):
+        if is_left_out(peer.name, skip):
             continue
         peers.append(peer)
     return peers, missing
