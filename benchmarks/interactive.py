@@ -18,6 +18,7 @@ To change a target, change :data:`INTERACTIVE_TARGETS` only.
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import re
 import shutil
@@ -235,7 +236,7 @@ def verdict(target: InteractiveTarget, result: RunResult) -> tuple[str, bool]:
     head = f"interactive {target.run.label}: "
     goal = f"(target {op} {target.limit:g}{unit})"
     load = f"load {result.load_start:.1f}->{result.load_end:.1f}"
-    if result.other_load == result.other_load:  # not NaN
+    if not math.isnan(result.other_load):
         load += f" (other processes {result.other_load:.2f} cores)"
     if not result.samples:
         return f"{head}{result.reason or 'not measured'} {goal} MISS; 0 runs, {load}", False
@@ -261,11 +262,11 @@ def render(results: dict) -> str:
     warnings = []
     for run, result in results.items():
         what = f"interactive {run.label}"
-        if result.other_load == result.other_load:  # not NaN
+        if not math.isnan(result.other_load):
             # The window's own threads raise the load average: judge by the others' CPU.
             warning = other_load_warning(what, result.other_load)
         else:
-            loads = [x for x in (result.load_start, result.load_end) if x == x]
+            loads = [x for x in (result.load_start, result.load_end) if not math.isnan(x)]
             warning = high_load_warning(what, max(loads, default=None))
         if warning is not None:
             warnings.append(warning)
