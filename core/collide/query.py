@@ -32,7 +32,7 @@ from core.collide.traversal_driver import (
 )
 from core.collide.tritri import ContactKind, check_kinds, tri_tri_batch, tri_tri_distance_batch
 from core.jit.busy_cores import threads_for_free_cores
-from core.mesh import TriMesh
+from core.mesh import TriMesh, all_finite
 from core.pose import Pose
 from core.settings import DEFAULT_TOLERANCES, Tolerances
 
@@ -425,7 +425,7 @@ def finish_query(mesh_a, tree_a, mesh_b, tree_b, traversal, rot, trans, pose_a, 
     # A near pair's boxes may be apart by up to the margin, and a coordinate the rigid motion
     # overflowed (inf or NaN) must reach the exact test to be refused: then every candidate
     # is tested.
-    if margin > 0.0 or (vb is not mesh_b.vertices and not np.isfinite(vb).all()):
+    if margin > 0.0 or (vb is not mesh_b.vertices and not all_finite(vb)):
         tri_pairs = expand_leaf_pairs(
             traversal.leaf_a, traversal.leaf_b, tree_a.first, tree_a.count, tree_a.prim_ids,
             tree_b.first, tree_b.count, tree_b.prim_ids,

@@ -12,7 +12,7 @@ from core.errors import (
     MeshError,
     NonFiniteVertexError,
 )
-from core.mesh import TriMesh
+from core.mesh import TriMesh, all_finite
 
 # A unit tetrahedron: 4 vertices, 4 triangles.
 TET_VERTICES = np.array([[0.0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1]])
@@ -213,6 +213,29 @@ def test_with_vertices_keeps_the_same_faces_object():
     assert moved.vertices[0].tolist() == [1.0, 2.0, 3.0]
     assert mesh.vertices[0].tolist() == [0.0, 0.0, 0.0]
     assert not moved.vertices.flags.writeable
+
+
+def test_with_vertices_copies_a_callers_array_unless_told_it_is_fresh():
+    mesh = TriMesh.from_arrays(TET_VERTICES, TET_FACES)
+    mine = TET_VERTICES + 1.0
+    copied = mesh.with_vertices(mine)
+    mine[0, 0] = 99.0  # the caller keeps writing its own array
+    assert copied.vertices is not mine and copied.vertices[0, 0] == 1.0
+    assert mine.flags.writeable
+    fresh = TET_VERTICES + 2.0
+    kept = mesh.with_vertices(fresh, is_fresh=True)
+    assert kept.vertices is fresh and not fresh.flags.writeable
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+@pytest.mark.parametrize("where", [0, 7, 299])
+def test_all_finite_finds_one_bad_value_anywhere_in_any_layout(bad, where):
+    values = np.random.default_rng(where).normal(size=(100, 3)) * 1e300
+    assert all_finite(values) and all_finite(values[::2]) and all_finite(values.T)
+    values.flat[where] = bad
+    assert not all_finite(values)
+    assert not all_finite(values.reshape(3, 100).T)  # not C-contiguous: read through a copy
+    assert all_finite(np.empty((0, 3)))
 
 
 def test_with_vertices_rejects_other_counts_and_non_finite():

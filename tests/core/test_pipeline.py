@@ -222,3 +222,39 @@ def test_undeformed_body_keeps_its_tree_without_refit(bodies, monkeypatch):
     assert calls == [bodies[0].mesh.n_faces]
     assert second.trees[1] is first.trees[1] and second.rebuilt == [False, False]
     assert np.array_equal(second.result.pairs, expected_pairs(second))
+
+
+def test_a_deformers_rest_box_is_measured_once_per_rest_array_and_frames_stay_exact(
+        bodies, monkeypatch):  # fmt: skip
+    from core.deform import base as deform_base
+    from core.deform import make_deformer
+
+    wave = make_deformer("wave", amplitude=0.1)
+    a = dataclasses.replace(bodies[0], deformer=wave)
+    bigger = dataclasses.replace(a, mesh=a.mesh.with_vertices(2.0 * a.mesh.vertices))
+    expected = {t: wave(a.mesh.vertices, t) for t in (0.0, 0.1, 0.2)}
+    expected_bigger = wave(bigger.mesh.vertices, 0.3)
+    measured = []
+    real_rest_box = deform_base.rest_box
+    monkeypatch.setattr(deform_base, "rest_box",
+                        lambda rest: measured.append(rest) or real_rest_box(rest))
+    pipe = FramePipeline()
+    for t, vertices in expected.items():
+        frame = pipe.step([a, bodies[1]], t)
+        assert np.array_equal(frame.meshes[0].vertices, vertices)
+    assert len(measured) == 1 and measured[0] is a.mesh.vertices
+    # New rest vertices (a sculpt, a reload): a new box, whose size scales the amplitude.
+    frame = pipe.step([bigger, bodies[1]], 0.3)
+    assert len(measured) == 2
+    assert np.array_equal(frame.meshes[0].vertices, expected_bigger)
+    # A plain callable is called as given and its output copied, never frozen in place.
+    kept = []
+
+    def plain_squash(rest, t):
+        kept.append(squash(rest, t))
+        return kept[-1]
+
+    plain = dataclasses.replace(a, deformer=plain_squash)
+    frame = pipe.step([plain, bodies[1]], 0.4)
+    assert frame.meshes[0].vertices is not kept[0] and kept[0].flags.writeable
+    assert np.array_equal(frame.meshes[0].vertices, kept[0])
