@@ -11,6 +11,7 @@ from PyQt6.QtCore import QCoreApplication
 
 from viewer.control.worker import (
     BESIDE_FRAME_NICE,
+    GIL_SWITCH_INTERVAL_S,
     Budget,
     JobBudgetExceeded,
     JobCancelled,
@@ -367,3 +368,19 @@ def test_the_controllers_analysis_lanes_run_beside_the_frames_and_the_frame_lane
     for name in ("side", "heat", "ghost", "cross-check"):
         assert lanes[name].nice == BESIDE_FRAME_NICE, name
     controller.shutdown()
+
+
+def test_threaded_workers_shorten_the_interpreters_switch_interval_and_keep_a_shorter_one(qtbot):
+    before = sys.getswitchinterval()
+    try:
+        sys.setswitchinterval(0.005)
+        Workers(inline=True).shutdown()
+        assert sys.getswitchinterval() == pytest.approx(0.005, abs=1e-6)  # no thread, no change
+        Workers().shutdown()
+        assert sys.getswitchinterval() == pytest.approx(GIL_SWITCH_INTERVAL_S, abs=1e-6)
+        sys.setswitchinterval(0.0002)
+        shorter = sys.getswitchinterval()  # as the interpreter keeps it (whole microseconds)
+        Workers().shutdown()
+        assert sys.getswitchinterval() == shorter
+    finally:
+        sys.setswitchinterval(before)
