@@ -108,6 +108,66 @@ def measure(
     return samples, last
 
 
+def measure_alternating(
+    runs: dict[str, Callable[[], object]],
+    repeats: int,
+    budgets_s: dict[str, float] | None = None,
+) -> dict[str, tuple[Samples, object]]:
+    """Time several runs in turns: one warm-up of each, then ``repeats`` rounds that call each
+    once, the starting one rotating from round to round.
+
+    The runs of a ratio see the same machine this way: under a competing load, the share of a
+    core a single thread gets drifts over seconds with where the scheduler puts it, and two
+    blocks timed one after the other can see different shares (W2 at 500k, three runs: our
+    query 12.8-24.9 ms and fcl's 25.8-41.2 ms, each block steady within itself).
+
+    Parameters
+    ----------
+    runs : dict of name -> callable
+        ``run()`` per name; only the calls are timed.
+    repeats : int
+        Rounds after the warm-up.
+    budgets_s : dict of name -> float, optional
+        Seconds a name's timed runs may take (``measure``'s ``budget_s``, from its warm-up
+        run); unlimited for a name not in it.
+
+    Returns
+    -------
+    dict of name -> (Samples, object)
+        Each name's samples and what its last call returned.
+    """
+    budgets_s = budgets_s or {}
+    out: dict[str, tuple[Samples, object]] = {}
+    allowed: dict[str, int] = {}
+    for name, run in runs.items():
+        start = time.perf_counter()
+        last = run()
+        elapsed = time.perf_counter() - start
+        samples = Samples()
+        budget = budgets_s.get(name, math.inf)
+        allowed[name] = repeats
+        if elapsed > budget:
+            samples.seconds.append(elapsed)
+            samples.note = f"one run of {elapsed:.1f} s (> {budget:.0f} s budget), no repeats"
+            allowed[name] = 0
+        elif elapsed * repeats > budget:
+            allowed[name] = max(1, int(budget / max(elapsed, 1e-9)))
+            samples.note = (f"{allowed[name]} of {repeats} repeats ({elapsed:.1f} s each, "
+                            f"{budget:.0f} s budget)")  # fmt: skip
+        out[name] = (samples, last)
+    names = list(runs)
+    for round_index in range(repeats):
+        shift = round_index % len(names) if names else 0
+        for name in names[shift:] + names[:shift]:
+            if round_index >= allowed[name]:
+                continue
+            start = time.perf_counter()
+            last = runs[name]()
+            out[name][0].seconds.append(time.perf_counter() - start)
+            out[name] = (out[name][0], last)
+    return out
+
+
 @contextlib.contextmanager
 def numba_threads(n_threads: int) -> Iterator[None]:
     """Run ours with ``n_threads`` numba threads (restored afterwards)."""

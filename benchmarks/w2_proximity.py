@@ -16,8 +16,14 @@ import numpy as np
 from benchmarks import ours
 from benchmarks.peers import PeerAdapter
 from benchmarks.scenes import W2_EPS, SphereCase, scaled_about_centre
-from benchmarks.targets import AABB_TREE, W2_EPS_TARGET
-from benchmarks.timing import PeerHistory, Samples, guarded_measure, measure, numba_threads
+from benchmarks.targets import AABB_TREE, TARGETS, W2_EPS_TARGET
+from benchmarks.timing import (
+    PeerHistory,
+    Samples,
+    measure,
+    measure_alternating,
+    numba_threads,
+)
 from benchmarks.w1_rigid import THREAD_COUNTS, ours_column
 from core.bvh import build_tree
 from core.pose import Pose
@@ -26,6 +32,9 @@ from core.pose import Pose
 #: ``benchmarks.w2_kinds``): the three that came within 1.5x fcl there (obb 0.51x / 0.59x at
 #: 100k / 500k, obb:OBB and rss close behind); the slower kinds would only lengthen the run.
 TARGET_KINDS = ("obb", "obb:OBB", "rss")
+
+#: The peers W2's targets compare with (fcl's OBBRSS tree), timed in turns with TARGET_KINDS.
+W2_TARGET_PEERS = tuple(sorted({spec.peer for spec in TARGETS if spec.workload == "W2"}))
 
 
 @dataclass
@@ -77,31 +86,41 @@ def run(
                 )
             out.contacts[eps][col] = int(result.counters.n_contacts)
             out.bv_tests[eps] = int(result.counters.n_bv_tests)
-        if eps == W2_EPS_TARGET:
-            out.kinds[AABB_TREE] = out.timings[eps][ours_column(THREAD_COUNTS[0])]
-            for spec in TARGET_KINDS:
-                out.kinds[spec] = _time_kind(spec, mesh_a, mesh_b, repeats)
-                median = out.kinds[spec].median
-                if median is not None:
-                    log(f"  W2 {case.label} eps={eps:g} {spec}: {median * 1e3:.2f} ms")
+        phase = f"w2_query_{eps:g}"
+        peer_runs: dict[str, Callable[[], object]] = {}
+        timed: dict[str, tuple[Samples, object]] = {}
         for peer in peers:
-            phase = f"w2_query_{eps:g}"
             note = history.skip_note(peer.name, phase, case.n_tris)
             if note:
-                out.timings[eps][peer.name] = Samples(note=note)
+                timed[peer.name] = (Samples(note=note), None)
                 continue
             model_a = (peer_models_a or {}).get(peer.name, (None,))[0]
             if model_a is None:
                 model_a = peer.build(mesh_a.vertices, mesh_a.faces, peer.new_model())
             model_b = peer.build(mesh_b.vertices, mesh_b.faces, peer.new_model())
-            out.timings[eps][peer.name], raw = guarded_measure(
-                history,
-                peer.name,
-                phase,
-                case.n_tris,
-                lambda mb=model_b, ma=model_a, p=peer: p.query(ma, eye, mb, eye),
-                repeats,
-            )
+            peer_runs[peer.name] = lambda mb=model_b, ma=model_a, p=peer: p.query(ma, eye, mb, eye)
+        if eps == W2_EPS_TARGET:
+            out.kinds[AABB_TREE] = out.timings[eps][ours_column(THREAD_COUNTS[0])]
+            # The target's kinds and its peer in turns: the ratio's two sides see the same
+            # machine (benchmarks.timing.measure_alternating).
+            paired = {name: peer_runs.pop(name) for name in W2_TARGET_PEERS if name in peer_runs}
+            runs = {spec: ours.kind_query(spec, mesh_a, mesh_b) for spec in TARGET_KINDS}
+            with numba_threads(THREAD_COUNTS[0]):
+                timed |= measure_alternating({**runs, **paired}, repeats,
+                                            dict.fromkeys(paired, history.phase_budget_s))
+            for spec in TARGET_KINDS:
+                out.kinds[spec], result = timed.pop(spec)
+                if result.n_contacts:
+                    raise RuntimeError(f"W2 {spec} found contacts between concentric spheres")
+                median = out.kinds[spec].median
+                if median is not None:
+                    log(f"  W2 {case.label} eps={eps:g} {spec}: {median * 1e3:.2f} ms")
+        for name, run_peer in peer_runs.items():
+            timed[name] = measure(run_peer, repeats, budget_s=history.phase_budget_s)
+        for peer in peers:
+            samples, raw = timed[peer.name]
+            history.record(peer.name, phase, case.n_tris, samples.median)  # None: skipped
+            out.timings[eps][peer.name] = samples
             if raw is not None:
                 out.contacts[eps][peer.name] = int(len(peer.pairs(raw)))
         cols = out.timings[eps]
@@ -113,13 +132,3 @@ def run(
             )
         )
     return out
-
-
-def _time_kind(spec: str, mesh_a, mesh_b, repeats: int) -> Samples:
-    """Our query with one kind (trees built and volumes fitted untimed), 2 threads."""
-    query = ours.kind_query(spec, mesh_a, mesh_b)
-    with numba_threads(THREAD_COUNTS[0]):
-        samples, result = measure(query, repeats)
-    if result.n_contacts:
-        raise RuntimeError(f"W2 {spec} found contacts between concentric spheres")
-    return samples
