@@ -315,3 +315,24 @@ def test_a_tree_given_a_derivable_array_derives_only_the_others():
     assert fresh.depth is not None and fresh.parent is given
     assert len(fresh.held_arrays()) == 6 + len(DERIVED_FIELDS)
     assert "parent" not in fresh.__dict__["_derived"]
+
+
+def test_arrays_derived_on_a_refit_serve_the_tree_it_came_from_and_every_later_refit(
+        monkeypatch):  # fmt: skip
+    import core.bvh.tree as tree_module
+
+    mesh = sphere_mesh(12)
+    built = build_tree(mesh)
+    first_refit = refit_tree(built, mesh.with_vertices(mesh.vertices * 1.1))
+    calls = []
+    real = tree_module.derive_arrays
+    monkeypatch.setattr(tree_module, "derive_arrays",
+                        lambda first, count: calls.append(1) or real(first, count))
+    levels = first_refit.level_nodes  # as the viewer reads a frame's refitted tree
+    later = refit_tree(built, mesh.with_vertices(mesh.vertices * 1.2))
+    assert built.level_nodes is levels and later.level_nodes is levels
+    assert all(getattr(later, name) is getattr(built, name) for name in DERIVED_FIELDS)
+    assert len(calls) == 1
+    # Another topology derives its own.
+    other = build_tree(sphere_mesh(8))
+    assert other.level_nodes is not levels and len(calls) == 2
