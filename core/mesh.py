@@ -81,30 +81,36 @@ def check_vertices(vertices, name: str = "vertices") -> np.ndarray:
 
 
 def all_finite(array: np.ndarray) -> bool:
-    """Whether every value of a C-contiguous float64 ``array`` (any shape) is finite.
+    """Whether every value of a float64 ``array`` (any shape) is finite.
 
     The frame's own check of new vertices: one compiled scan that keeps the interpreter lock
-    (:func:`_first_non_finite`), where ``np.isfinite(v).all()`` lets go of it twice.
+    (:func:`_count_non_finite`), where ``np.isfinite(v).all()`` lets go of it twice.
     """
-    return _first_non_finite(frozen(array).reshape(-1)) < 0
+    return _count_non_finite(frozen(array, np.float64).reshape(-1).view(np.int64)) == 0
+
+
+#: The exponent bits of a float64: all set for an infinity or a NaN, and only then.
+_EXPONENT_BITS = 0x7FF0000000000000
 
 
 @njit(cache=True)
-def _first_non_finite(flat):
-    """Index of the first NaN or infinite value of ``flat`` ``(n,) float64``, or -1.
+def _count_non_finite(bits):
+    """How many of the float64 values whose bits are ``bits`` ``(n,) int64`` are NaN or
+    infinite.
 
     Compiled without ``nogil`` on purpose. The frame runs on a worker thread while the GUI
     thread runs Python, and every release of the interpreter lock (each numpy reduction over
     a big array, each ``nogil`` kernel) lets the GUI thread take it, the frame then waiting
     for its next release. In the window (bunny x bunny, 1280x800), the deform phase took
     2.6 ms with the rest box's six reductions, ``isfinite().all()`` and a copy, against
-    0.9 ms without them (0.7 ms off-screen). This scan takes about 0.04 ms for 100,000
-    values, a hold the GUI thread does not notice.
+    0.6-0.9 ms without them (0.7 ms off-screen). On the exponent bits the count is one
+    vectorised pass: 6 us for the bunny's 104,502 values, against 13 us for
+    ``np.isfinite(v).all()`` and 30 us for a loop that stops at the first bad value.
     """
-    for i in range(flat.shape[0]):
-        if not np.isfinite(flat[i]):
-            return i
-    return -1
+    n = 0
+    for i in range(bits.shape[0]):
+        n += (bits[i] & _EXPONENT_BITS) == _EXPONENT_BITS
+    return n
 
 
 def check_faces(faces, n_vertices: int) -> np.ndarray:
