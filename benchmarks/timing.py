@@ -116,10 +116,14 @@ def measure_alternating(
     """Time several runs in turns: one warm-up of each, then ``repeats`` rounds that call each
     once, the starting one rotating from round to round.
 
-    The runs of a ratio see the same machine this way: under a competing load, the share of a
-    core a single thread gets drifts over seconds with where the scheduler puts it, and two
-    blocks timed one after the other can see different shares (W2 at 500k, three runs: our
-    query 12.8-24.9 ms and fcl's 25.8-41.2 ms, each block steady within itself).
+    Both sides of a ratio are then timed over the same stretch of time, so what drifts over
+    seconds (the machine's other work, where the scheduler keeps a thread) weighs on both:
+    timed in blocks, W2 at 500k under the competing load gave our query 12.8-24.9 ms and
+    fcl's 25.8-41.2 ms in three runs, each block steady within itself. What changes from one
+    call to the next stays: under two busy processes on two cores a single thread gets a
+    whole core or a share of one per call (W2 at 100k, in turns: ours 11.3 or 23.4 ms, fcl's
+    24.6-53.3 ms). Not for a peer with a thread pool of its own: MeshLib's TBB threads, still
+    busy after its call returned, slowed our next W1 query from 1.6 to 2.6 ms idle.
 
     Parameters
     ----------
