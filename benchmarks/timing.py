@@ -95,17 +95,26 @@ def measure(
     elapsed = 0.0
     for _ in range(warmup):
         elapsed = once()
-    if warmup and elapsed > budget_s:
-        samples.seconds.append(elapsed)
-        samples.note = f"one run of {elapsed:.1f} s (> {budget_s:.0f} s budget), no repeats"
-        return samples, last
-    if warmup and elapsed * repeats > budget_s:
-        n = max(1, int(budget_s / max(elapsed, 1e-9)))
-        samples.note = f"{n} of {repeats} repeats ({elapsed:.1f} s each, {budget_s:.0f} s budget)"
-        repeats = n
+    if warmup:
+        repeats, samples.note = _repeats_within(elapsed, repeats, budget_s)
+        if repeats == 0:
+            samples.seconds.append(elapsed)
+            return samples, last
     for _ in range(repeats):
         samples.seconds.append(once())
     return samples, last
+
+
+def _repeats_within(elapsed: float, repeats: int, budget_s: float) -> tuple[int, str]:
+    """How many of ``repeats`` timed runs fit ``budget_s`` after a warm-up run of ``elapsed``
+    seconds, and the note saying so when not all of them do: 0 when the warm-up alone passed
+    the budget (it is then the only sample), at least 1 otherwise."""
+    if elapsed > budget_s:
+        return 0, f"one run of {elapsed:.1f} s (> {budget_s:.0f} s budget), no repeats"
+    if elapsed * repeats > budget_s:
+        n = max(1, int(budget_s / max(elapsed, 1e-9)))
+        return n, f"{n} of {repeats} repeats ({elapsed:.1f} s each, {budget_s:.0f} s budget)"
+    return repeats, ""
 
 
 def measure_alternating(
@@ -148,16 +157,10 @@ def measure_alternating(
         last = run()
         elapsed = time.perf_counter() - start
         samples = Samples()
-        budget = budgets_s.get(name, math.inf)
-        allowed[name] = repeats
-        if elapsed > budget:
+        allowed[name], samples.note = _repeats_within(elapsed, repeats,
+                                                      budgets_s.get(name, math.inf))
+        if allowed[name] == 0:
             samples.seconds.append(elapsed)
-            samples.note = f"one run of {elapsed:.1f} s (> {budget:.0f} s budget), no repeats"
-            allowed[name] = 0
-        elif elapsed * repeats > budget:
-            allowed[name] = max(1, int(budget / max(elapsed, 1e-9)))
-            samples.note = (f"{allowed[name]} of {repeats} repeats ({elapsed:.1f} s each, "
-                            f"{budget:.0f} s budget)")  # fmt: skip
         out[name] = (samples, last)
     names = list(runs)
     for round_index in range(repeats):

@@ -33,3 +33,20 @@ def test_a_budget_cuts_only_its_own_runs_repeats(monkeypatch):
 
 def test_w2s_target_peers_are_the_w2_targets_peers():
     assert w2_proximity.W2_TARGET_PEERS == ("fcl-OBBRSS",)
+
+
+def test_measure_cuts_its_repeats_to_the_budget_with_the_same_notes(monkeypatch):
+    from benchmarks.timing import measure
+
+    clock = iter(range(1000))
+    monkeypatch.setattr("benchmarks.timing.time.perf_counter", lambda: float(next(clock)))
+    # One tick a run: 1 s.
+    samples, _ = measure(lambda: None, repeats=5)
+    assert samples.n == 5 and not samples.note
+    samples, _ = measure(lambda: None, repeats=5, budget_s=2.5)
+    assert samples.n == 2 and samples.note == "2 of 5 repeats (1.0 s each, 2 s budget)"
+    samples, _ = measure(lambda: None, repeats=5, budget_s=0.5)
+    assert samples.seconds == [1.0]
+    assert samples.note == "one run of 1.0 s (> 0 s budget), no repeats"
+    samples, _ = measure(lambda: None, repeats=3, warmup=0, budget_s=0.5)
+    assert samples.n == 3  # no warm-up run, nothing to judge the budget by
