@@ -494,12 +494,10 @@ class FramePipeline:
             # A tree kept as it was is the very object of the last frame; a refit is new.
             refitted.append(not was_built and before is not None and tree is not before)
         live = {b.key for b in bodies}
-        for key in list(self._cache):
-            if key not in live:
-                del self._cache[key]
-        for key in list(self._rest_boxes):
-            if key not in live:
-                del self._rest_boxes[key]
+        for per_body in (self._cache, self._rest_boxes):
+            for key in list(per_body):
+                if key not in live:
+                    del per_body[key]
         t_update = time.perf_counter()
 
         request = self.settings.request
