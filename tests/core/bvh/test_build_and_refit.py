@@ -278,9 +278,11 @@ def test_a_tree_holds_no_derivable_array_until_read_and_derives_the_builders(rul
     held = {id(a) for a in tree.held_arrays()}
     assert held == {id(a) for a in (tree.first, tree.count, tree.prim_ids, tree.bmin, tree.bmax,
                                     tree.faces)}  # fmt: skip
-    # What the query and the refit read is all a refitted tree holds either.
+    # What the query and the refit read is all a refitted tree holds either: those, and the
+    # triangles' corners in the tree's order, which the refit reads (Tree.corners).
     moved = mesh.with_vertices(mesh.vertices * 1.5)
-    assert len(refit_tree(tree, moved).held_arrays()) == len(held)
+    assert len(refit_tree(tree, moved).held_arrays()) == len(held) + 1
+    held.add(id(tree.corners))
     pmin, pmax = face_boxes(mesh.vertices, mesh.faces)
     made = build_topology(pmin, pmax, int(rule), leaf_size, mesh.vertices, mesh.faces)
     level_nodes, level_start = levels_of(made[3])
@@ -292,6 +294,31 @@ def test_a_tree_holds_no_derivable_array_until_read_and_derives_the_builders(rul
     # Read once, kept: a refit of the same topology shares them.
     refitted = refit_tree(tree, moved)
     assert all(getattr(refitted, name) is getattr(tree, name) for name in DERIVED_FIELDS)
+
+
+def test_the_refit_reads_the_corners_in_tree_order_made_once_per_triangle_order():
+    from core.bvh.scramble import scrambled_tree
+
+    mesh = sphere_mesh(12)
+    tree = build_tree(mesh, leaf_size=4)
+    assert "corners" not in tree.__dict__.get("_derived", {})  # made when first read
+    moved = mesh.with_vertices(mesh.vertices * 1.5)
+    refitted = refit_tree(tree, moved)
+    corners = refitted.corners
+    assert np.array_equal(corners, mesh.faces[tree.prim_ids])
+    assert corners.dtype == np.int32 and not corners.flags.writeable
+    # One array for the built tree and every refit of it, counted once by each holder.
+    again = refit_tree(refitted, mesh)
+    assert again.corners is corners and tree.corners is corners
+    assert sum(a is corners for a in again.held_arrays()) == 1
+    # Boxes as a fresh build fits them.
+    assert np.array_equal(again.bmin, tree.bmin) and np.array_equal(again.bmax, tree.bmax)
+    # Another triangle order over the same nodes shares the store, not the order.
+    other = scrambled_tree(tree, mesh, seed=1)
+    assert not np.array_equal(other.prim_ids, tree.prim_ids)
+    assert np.array_equal(other.corners, mesh.faces[other.prim_ids])
+    assert tree.corners is not other.corners
+    assert np.array_equal(tree.corners, mesh.faces[tree.prim_ids])
 
 
 def test_a_tree_given_one_derivable_array_keeps_it_and_counts_each_array_once():
