@@ -81,6 +81,29 @@ TARGETS: tuple[TargetSpec, ...] = (
 )
 
 
+def turn_peers(workload: str, peers: list) -> list:
+    """The peers ``workload``'s targets compare with that are timed in turns with ours.
+
+    Both sides of such a ratio then see the same machine (``benchmarks.timing.
+    measure_alternating``); a peer with a thread pool of its own (``has_thread_pool``) is
+    timed in a block of its own instead.
+
+    Parameters
+    ----------
+    workload : str
+        ``"W1"``, ``"W2"`` or ``"W3"``.
+    peers : list of benchmarks.peers.PeerAdapter
+        This run's peers.
+
+    Returns
+    -------
+    list of PeerAdapter
+        In the order of ``peers``.
+    """
+    names = {spec.peer for spec in TARGETS if spec.workload == workload}
+    return [peer for peer in peers if peer.name in names and not peer.has_thread_pool]
+
+
 @dataclass(frozen=True)
 class Outcome:
     """A target and what this run measured.

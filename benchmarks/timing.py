@@ -118,9 +118,10 @@ def _repeats_within(elapsed: float, repeats: int, budget_s: float) -> tuple[int,
 
 
 def measure_alternating(
-    runs: dict[str, Callable[[], object]],
+    runs: dict[str, Callable[..., object]],
     repeats: int,
     budgets_s: dict[str, float] | None = None,
+    inputs: Callable[[int], object] | None = None,
 ) -> dict[str, tuple[Samples, object]]:
     """Time several runs in turns: one warm-up of each, then ``repeats`` rounds that call each
     once, the starting one rotating from round to round.
@@ -134,15 +135,27 @@ def measure_alternating(
     24.6-53.3 ms). Not for a peer with a thread pool of its own: MeshLib's TBB threads, still
     busy after its call returned, slowed our next W1 query from 1.6 to 2.6 ms idle.
 
+    Each call finds the caches as the other runs left them, as a frame in the app finds them
+    after the renderer: the W3 100k frame took 3.3 ms in turns with warp against 2.6-2.9 ms
+    frame after frame, and warp's 7.9 ms either way. Turns of several calls each kept more
+    of ours warm but paired the two sides less well: under the competing load the states
+    change every 50-150 ms (a thread gets a whole core, then shares one), and turns of five
+    frames gave W3 ratios from 0.26x to 0.48x where single calls gave 0.50-0.51x (four
+    runs each, before the refit read its triangles in tree order).
+
     Parameters
     ----------
     runs : dict of name -> callable
-        ``run()`` per name; only the calls are timed.
+        ``run()`` per name (``run(arg)`` with ``inputs``); only the calls are timed.
     repeats : int
         Rounds after the warm-up.
     budgets_s : dict of name -> float, optional
         Seconds a name's timed runs may take (``measure``'s ``budget_s``, from its warm-up
         run); unlimited for a name not in it.
+    inputs : callable, optional
+        ``inputs(round_index)`` makes a round's argument once, untimed, and every run of the
+        round is called with it (W3: a frame's vertices, the same arrays for everyone); the
+        warm-ups get round 0's. Without it the runs take no argument.
 
     Returns
     -------
@@ -152,9 +165,10 @@ def measure_alternating(
     budgets_s = budgets_s or {}
     out: dict[str, tuple[Samples, object]] = {}
     allowed: dict[str, int] = {}
+    first = (inputs(0),) if inputs is not None else ()
     for name, run in runs.items():
         start = time.perf_counter()
-        last = run()
+        last = run(*first)
         elapsed = time.perf_counter() - start
         samples = Samples()
         allowed[name], samples.note = _repeats_within(elapsed, repeats,
@@ -165,11 +179,13 @@ def measure_alternating(
     names = list(runs)
     for round_index in range(repeats):
         shift = round_index % len(names) if names else 0
-        for name in names[shift:] + names[:shift]:
-            if round_index >= allowed[name]:
-                continue
+        order = [name for name in names[shift:] + names[:shift] if round_index < allowed[name]]
+        if not order:
+            break
+        arg = (inputs(round_index),) if inputs is not None else ()
+        for name in order:
             start = time.perf_counter()
-            last = runs[name]()
+            last = runs[name](*arg)
             out[name][0].seconds.append(time.perf_counter() - start)
             out[name] = (out[name][0], last)
     return out

@@ -6,10 +6,14 @@ Times the build of both trees, the query in fast mode (``trace=False``) and in t
 A rigid body keeps whatever volumes were fitted to it once, so the rigid configurations we
 offer besides the AABB tree (oriented boxes on the midpoint and on the OBBTree split) are
 timed too, with 2 threads, fits untimed; issue 15's W1 line reads the fastest of them.
+Those configurations (the AABB tree again among them) are timed in turns with the peers of
+W1's targets, so that both sides of a ratio see the same machine
+(``benchmarks.timing.measure_alternating``); the table's rows time each column in a block.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -19,8 +23,15 @@ from benchmarks import ours
 from benchmarks.compare import PairCheck, compare_pairs, require_agreement
 from benchmarks.peers import PeerAdapter
 from benchmarks.scenes import SphereCase, w1_pose
-from benchmarks.targets import AABB_TREE
-from benchmarks.timing import PeerHistory, Samples, guarded_measure, measure, numba_threads
+from benchmarks.targets import AABB_TREE, turn_peers
+from benchmarks.timing import (
+    PeerHistory,
+    Samples,
+    guarded_measure,
+    measure,
+    measure_alternating,
+    numba_threads,
+)
 
 THREAD_COUNTS = (2, 1)
 #: Rigid configurations timed besides the AABB tree (``kind`` or ``kind:RULE``). The RSS and
@@ -52,8 +63,9 @@ class W1Result:
         Our trees of A and B (re-used by W3).
     peer_models : dict of peer name -> (model A, model B)
     kinds : dict of kind spec -> Samples
-        The fast query with 2 threads per rigid configuration: ``"aabb"`` (the AABB tree of
-        ``timings["w1_query"]``) and each of :data:`RIGID_KINDS`.
+        The fast query with 2 threads per rigid configuration, timed in turns with the W1
+        targets' peers: ``"aabb"`` (the trees of ``timings["w1_query"]``) and each of
+        :data:`RIGID_KINDS`.
     """
 
     timings: dict[str, dict[str, Samples]] = field(default_factory=dict)
@@ -109,19 +121,31 @@ def run(
             f"trace {out.timings['w1_trace'][col].median * 1e3:.2f} ms"
         )
 
-    out.kinds[AABB_TREE] = out.timings["w1_query"][ours_column(THREAD_COUNTS[0])]
-    for spec in RIGID_KINDS:
-        query = ours.kind_query(spec, mesh, mesh, pose_b)
-        with numba_threads(THREAD_COUNTS[0]):
-            out.kinds[spec], result = measure(query, repeats)
-        if not np.array_equal(ours.pairs(result), out.ours_pairs):
-            raise RuntimeError(f"W1 {case.label}: the {spec} tree found other contacts than the "
-                               "AABB tree")  # fmt: skip
-        log(f"  W1 {case.label} {spec} 2T: query {_ms(out.kinds[spec])}")
+    # The configurations W1's targets read, in turns with those targets' peers (below).
+    tree_a, tree_b = out.trees
+    kind_runs = {AABB_TREE: lambda: ours.query(mesh, tree_a, mesh, tree_b, pose_b)}
+    kind_runs |= {spec: ours.kind_query(spec, mesh, mesh, pose_b) for spec in RIGID_KINDS}
 
     v, f = mesh.vertices, mesh.faces
     pose_a_m, pose_b_m = np.eye(4), pose_b.as_matrix()
     tris_a, tris_b = mesh.triangles, pose_b.apply(mesh.triangles)
+
+    def finish_peer(peer: PeerAdapter, samples: Samples, raw) -> None:
+        """Record a peer's query: its samples, its contacts against ours, the log line."""
+        out.timings["w1_query"][peer.name] = samples
+        if raw is not None:
+            out.checks[peer.name] = compare_pairs(out.ours_pairs, peer.pairs(raw), tris_a, tris_b)
+            if peer.must_agree:
+                where = f"W1 {case.label}"
+                require_agreement(peer.name, where, out.ours_pairs, peer.pairs(raw), tris_a, tris_b)
+        log(
+            f"  W1 {case.label} {peer.name}: build {_ms(out.timings['build'][peer.name])}, "
+            f"query {_ms(samples)}, pairs "
+            + (out.checks[peer.name].short() if peer.name in out.checks else "-")
+        )
+
+    paired_names = {peer.name for peer in turn_peers("W1", peers)}
+    paired: dict[str, Callable[[], object]] = {}
     for peer in peers:
         out.timings["build"][peer.name], models = guarded_measure(
             history,
@@ -137,22 +161,27 @@ def run(
             continue
         model_a, model_b = models
         out.peer_models[peer.name] = (model_a, model_b)
-        out.timings["w1_query"][peer.name], raw = guarded_measure(
-            history,
-            peer.name,
-            "w1_query",
-            case.n_tris,
-            lambda ma=model_a, mb=model_b, p=peer: p.query(ma, pose_a_m, mb, pose_b_m),
-            repeats,
-        )
-        if raw is not None:
-            out.checks[peer.name] = compare_pairs(out.ours_pairs, peer.pairs(raw), tris_a, tris_b)
-            if peer.must_agree:
-                where = f"W1 {case.label}"
-                require_agreement(peer.name, where, out.ours_pairs, peer.pairs(raw), tris_a, tris_b)
-        log(
-            f"  W1 {case.label} {peer.name}: build {_ms(out.timings['build'][peer.name])}, "
-            f"query {_ms(out.timings['w1_query'][peer.name])}, pairs "
-            + (out.checks[peer.name].short() if peer.name in out.checks else "-")
-        )
+        query = functools.partial(peer.query, model_a, pose_a_m, model_b, pose_b_m)
+        note = history.skip_note(peer.name, "w1_query", case.n_tris)
+        if peer.name in paired_names and not note:
+            paired[peer.name] = query
+            continue
+        finish_peer(peer, *guarded_measure(history, peer.name, "w1_query", case.n_tris, query,
+                                           repeats))  # fmt: skip
+
+    with numba_threads(THREAD_COUNTS[0]):
+        timed = measure_alternating({**kind_runs, **paired}, repeats,
+                                    dict.fromkeys(paired, history.phase_budget_s))
+    for spec in kind_runs:
+        out.kinds[spec], result = timed[spec]
+        if not np.array_equal(ours.pairs(result), out.ours_pairs):
+            raise RuntimeError(f"W1 {case.label}: the {spec} tree found other contacts than the "
+                               "AABB tree of the table")  # fmt: skip
+        log(f"  W1 {case.label} {spec} 2T (in turns with {', '.join(paired) or 'no peer'}): "
+            f"query {_ms(out.kinds[spec])}")
+    for peer in peers:
+        if peer.name in paired:
+            samples, raw = timed[peer.name]
+            history.record(peer.name, "w1_query", case.n_tris, samples.median)
+            finish_peer(peer, samples, raw)
     return out

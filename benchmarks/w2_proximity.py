@@ -16,7 +16,7 @@ import numpy as np
 from benchmarks import ours
 from benchmarks.peers import PeerAdapter
 from benchmarks.scenes import W2_EPS, SphereCase, scaled_about_centre
-from benchmarks.targets import AABB_TREE, TARGETS, W2_EPS_TARGET
+from benchmarks.targets import AABB_TREE, W2_EPS_TARGET, turn_peers
 from benchmarks.timing import (
     PeerHistory,
     Samples,
@@ -32,9 +32,6 @@ from core.pose import Pose
 #: ``benchmarks.w2_kinds``): the three that came within 1.5x fcl there (obb 0.51x / 0.59x at
 #: 100k / 500k, obb:OBB and rss close behind); the slower kinds would only lengthen the run.
 TARGET_KINDS = ("obb", "obb:OBB", "rss")
-
-#: The peers W2's targets compare with (fcl's OBBRSS tree), timed in turns with TARGET_KINDS.
-W2_TARGET_PEERS = tuple(sorted({spec.peer for spec in TARGETS if spec.workload == "W2"}))
 
 
 @dataclass
@@ -103,7 +100,8 @@ def run(
             out.kinds[AABB_TREE] = out.timings[eps][ours_column(THREAD_COUNTS[0])]
             # The target's kinds and its peer in turns: the ratio's two sides see the same
             # machine (benchmarks.timing.measure_alternating).
-            paired = {name: peer_runs.pop(name) for name in W2_TARGET_PEERS if name in peer_runs}
+            paired = {p.name: peer_runs.pop(p.name) for p in turn_peers("W2", peers)
+                      if p.name in peer_runs}
             runs = {spec: ours.kind_query(spec, mesh_a, mesh_b) for spec in TARGET_KINDS}
             with numba_threads(THREAD_COUNTS[0]):
                 timed |= measure_alternating({**runs, **paired}, repeats,

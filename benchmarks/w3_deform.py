@@ -12,8 +12,14 @@ vertices to the contact pairs:
   viewer takes; its ``total - deform`` time (it also refits B's tree every frame).
 
 The refit alone is recorded as the ``refit`` phase (for coal without the marshalling).
-A peer that spends more than ``history.frames_budget_s`` on the frames of one size (warm-up
-frame included) is stopped and the table says after how many frames.
+Every way through a frame gets one untimed warm-up frame (frame 0), then each frame once. A
+peer whose warm-up frame shows that the frames of one size would take more than
+``history.frames_budget_s`` times fewer of them, and the table says how many.
+
+Our refit frame with up to 2 threads and the frames of W3's target peers (warp) are timed in
+turns, frame by frame (``benchmarks.timing.measure_alternating``): under the competing load a
+thread gets a whole core or a share of one for seconds at a time, and two blocks timed one
+after the other could give the ratio's sides different shares.
 """
 
 from __future__ import annotations
@@ -28,7 +34,8 @@ from benchmarks import ours
 from benchmarks.compare import PairCheck, compare_pairs, merge_checks, require_agreement
 from benchmarks.peers import PeerAdapter
 from benchmarks.scenes import W3_N_FRAMES, SphereCase, w1_pose
-from benchmarks.timing import PeerHistory, Samples, numba_threads
+from benchmarks.targets import OURS, turn_peers
+from benchmarks.timing import PeerHistory, Samples, measure_alternating, numba_threads
 from benchmarks.w1_rigid import THREAD_COUNTS, _ms, ours_column
 from core.deform import DEFORMERS
 from core.pipeline import BodyInput, FramePipeline, PipelineSettings, UpdateMode
@@ -89,6 +96,88 @@ def _agree(peer: PeerAdapter, where: str, ours_pairs, raw, tris_a, tris_b) -> No
         require_agreement(peer.name, where, ours_pairs, peer.pairs(raw), tris_a, tris_b)
 
 
+@dataclass
+class _Contender:
+    """One way through a W3 frame, as one call on a frame's input (``_FrameInput``).
+
+    Attributes
+    ----------
+    step : callable
+        ``step(frame_input)``: the timed call, from the frame's vertices to its contacts.
+    results : dict of frame -> object
+        What each frame's call found (ours: a ``CollisionResult``; a peer: its raw answer).
+    parts : dict of phase -> list of float
+        Seconds of a phase inside each call (``"refit"``, ``"w3_marshal"``), warm-up first.
+    """
+
+    step: Callable[[_FrameInput], object]
+    results: dict = field(default_factory=dict)
+    parts: dict[str, list[float]] = field(default_factory=dict)
+
+    def part(self, phase: str) -> Samples:
+        """A phase's seconds over the timed frames (the warm-up call's dropped)."""
+        return Samples(seconds=self.parts.get(phase, [])[1:])
+
+
+@dataclass(frozen=True)
+class _FrameInput:
+    """A frame's input, made once, untimed, for every contender: A's vertices and an empty
+    model per peer (``PeerAdapter.new_model``, untimed set-up)."""
+
+    frame: int
+    vertices: np.ndarray
+    empty_models: dict
+
+
+def _ours_refit(mesh, tree_a0, mesh_b, tree_b, pose_b, leaves) -> _Contender:
+    """Our refit frame: ``with_vertices`` + ``refit_tree`` + ``collide``."""
+    state = {"tree": tree_a0}
+    refit_s: list[float] = []
+
+    def step(frame: _FrameInput) -> None:
+        mesh_f = mesh.with_vertices(frame.vertices)
+        t0 = time.perf_counter()
+        state["tree"] = ours.refit(state["tree"], mesh_f, leaves)
+        refit_s.append(time.perf_counter() - t0)
+        out.results[frame.frame] = ours.query(mesh_f, state["tree"], mesh_b, tree_b, pose_b)
+
+    out = _Contender(step, parts={"refit": refit_s})
+    return out
+
+
+def _peer_rebuild(peer: PeerAdapter, faces, model_b, pose_b_m) -> _Contender:
+    """A peer's rebuild frame: A's model built from the frame's vertices, then the query."""
+    eye = np.eye(4)
+
+    def step(frame: _FrameInput) -> None:
+        model_a = peer.frame_model(frame.vertices, faces, frame.empty_models.get(peer.name))
+        out.results[frame.frame] = peer.query(model_a, eye, model_b, pose_b_m)
+
+    out = _Contender(step)
+    return out
+
+
+def _peer_refit(peer: PeerAdapter, rest, faces, model_b, pose_b_m) -> _Contender:
+    """A peer's refit frame: the vertices marshalled, the model refitted, then the query."""
+    eye = np.eye(4)
+    state = {"model": peer.build(rest, faces, peer.new_model())}
+    marshal_s: list[float] = []
+    refit_s: list[float] = []
+
+    def step(frame: _FrameInput) -> None:
+        t0 = time.perf_counter()
+        prepared = peer.prepare_vertices(frame.vertices)
+        t1 = time.perf_counter()
+        state["model"] = peer.refit(state["model"], prepared)
+        t2 = time.perf_counter()
+        out.results[frame.frame] = peer.query(state["model"], eye, model_b, pose_b_m)
+        marshal_s.append(t1 - t0)
+        refit_s.append(t2 - t1)
+
+    out = _Contender(step, parts={"refit": refit_s, "w3_marshal": marshal_s})
+    return out
+
+
 def run(
     case: SphereCase,
     peers: list[PeerAdapter],
@@ -98,10 +187,17 @@ def run(
     trees=None,
     peer_models: dict | None = None,
 ) -> W3Result:
+    """Time W3's frames at one size.
+
+    Our refit frame with up to 2 threads (the target's side) is timed in turns with the
+    rebuild and refit frames of the W3 targets' peers (``benchmarks.targets.turn_peers``),
+    frame by frame: both sides of the ratio see the same machine. Every other column is timed
+    in a block of its own.
+    """
     mesh = case.mesh
     rest, faces = mesh.vertices, mesh.faces
     pose_b = w1_pose()
-    eye, pose_b_m = np.eye(4), pose_b.as_matrix()
+    pose_b_m = pose_b.as_matrix()
     tree_a0, tree_b = trees if trees else (ours.build_one(mesh), ours.build_one(mesh))
     leaves = ours.leaves_of(tree_a0)
     tris_b = pose_b.apply(mesh.triangles)
@@ -115,29 +211,57 @@ def run(
         "w3_marshal",
     ):
         out.timings[phase] = {}
-    ours_pairs: dict[int, np.ndarray] = {}
+
+    paired = turn_peers("W3", peers)
+
+    def time_frames(contenders: dict[str, _Contender], budgets_s: dict,
+                    rebuilding: list[PeerAdapter]) -> dict[str, Samples]:  # fmt: skip
+        """Each contender over every frame, in turns, with its budget (seconds); the peers
+        ``rebuilding`` get their empty models with each frame's input."""
+
+        def frame_input(i: int) -> _FrameInput:
+            f = out.frames[i]
+            empties = {peer.name: peer.new_model() for peer in rebuilding}
+            return _FrameInput(f, frame_vertices(rest, f), empties)
+
+        timed = measure_alternating({name: c.step for name, c in contenders.items()},
+                                    len(out.frames), budgets_s, inputs=frame_input)
+        return {name: samples for name, (samples, _) in timed.items()}
+
+    def ours_contender() -> _Contender:
+        return _ours_refit(mesh, tree_a0, mesh, tree_b, pose_b, leaves)
+
+    # The target's two sides, in turns: ours up to 2 threads and the paired peers' frames.
+    budget = history.frames_budget_s
+    contenders = {OURS: ours_contender()}
+    budgets: dict[str, float] = {}
+    for peer in paired:
+        note = history.skip_note(peer.name, "w3_frame", case.n_tris, budget)
+        if note:
+            continue
+        model_b = _model_b(peer, peer_models, rest, faces)
+        contenders[f"{peer.name} rebuild"] = _peer_rebuild(peer, faces, model_b, pose_b_m)
+        budgets[f"{peer.name} rebuild"] = budget
+        if peer.can_refit:
+            contenders[f"{peer.name} refit"] = _peer_refit(peer, rest, faces, model_b, pose_b_m)
+            budgets[f"{peer.name} refit"] = budget
+    with numba_threads(THREAD_COUNTS[0]):
+        turns = time_frames(contenders, budgets, paired)
+    ours_run = contenders.pop(OURS)
+    ours_pairs = {f: ours.pairs(r) for f, r in ours_run.results.items()}
+    out.n_contacts = [int(ours_run.results[f].counters.n_contacts) for f in out.frames]
 
     for n_threads in THREAD_COUNTS:
         col = ours_column(n_threads)
-        refit_s, refit_frame, rebuild_frame = Samples(), Samples(), Samples()
         with numba_threads(n_threads):
-            # Warm up the refit kernels (compiled on first use, not part of a frame).
-            ours.refit(tree_a0, mesh.with_vertices(frame_vertices(rest, 0)), leaves)
-            tree_a = tree_a0
-            for f in out.frames:
-                v = frame_vertices(rest, f)
-                t0 = time.perf_counter()
-                mesh_f = mesh.with_vertices(v)
-                t1 = time.perf_counter()
-                tree_a = ours.refit(tree_a, mesh_f, leaves)
-                t2 = time.perf_counter()
-                result = ours.query(mesh_f, tree_a, mesh, tree_b, pose_b)
-                t3 = time.perf_counter()
-                refit_s.seconds.append(t2 - t1)
-                refit_frame.seconds.append(t3 - t0)
-                if n_threads == THREAD_COUNTS[0]:
-                    ours_pairs[f] = ours.pairs(result)
-                    out.n_contacts.append(int(result.counters.n_contacts))
+            if col == OURS:
+                frames_s, run_ = turns[OURS], ours_run
+            else:
+                run_ = ours_contender()
+                frames_s = time_frames({col: run_}, {}, [])[col]
+            out.timings["w3_refit_frame"][col] = frames_s
+            out.timings["refit"][col] = run_.part("refit")
+            rebuild_frame = Samples()
             for f in out.frames:
                 v = frame_vertices(rest, f)
                 t0 = time.perf_counter()
@@ -145,6 +269,7 @@ def run(
                 tree_f = ours.build_one(mesh_f)
                 ours.query(mesh_f, tree_f, mesh, tree_b, pose_b)
                 rebuild_frame.seconds.append(time.perf_counter() - t0)
+            out.timings["w3_rebuild_frame"][col] = rebuild_frame
             for phase, is_trace in (
                 ("w3_pipeline_frame", False),
                 ("w3_pipeline_trace_frame", True),
@@ -152,78 +277,57 @@ def run(
                 out.timings[phase][col] = _pipeline_frames(
                     mesh, pose_b, out.frames, is_trace, ours_pairs, out.checks
                 )
-        out.timings["refit"][col] = refit_s
-        out.timings["w3_refit_frame"][col] = refit_frame
-        out.timings["w3_rebuild_frame"][col] = rebuild_frame
         log(
-            f"  W3 {case.label} {col}: refit {refit_s.median * 1e3:.2f} ms, refit frame "
-            f"{refit_frame.median * 1e3:.2f} ms, rebuild frame {rebuild_frame.median * 1e3:.2f}"
-            f" ms, pipeline frame {out.timings['w3_pipeline_frame'][col].median * 1e3:.2f} ms"
+            f"  W3 {case.label} {col}: refit {out.timings['refit'][col].median * 1e3:.2f} ms, "
+            f"refit frame {frames_s.median * 1e3:.2f} ms"
+            + (f" (in turns with {', '.join(p.name for p in paired)})"
+               if col == OURS and paired else "")  # fmt: skip
+            + f", rebuild frame {rebuild_frame.median * 1e3:.2f} ms, pipeline frame "
+            f"{out.timings['w3_pipeline_frame'][col].median * 1e3:.2f} ms"
         )
 
     for peer in peers:
-        note = history.skip_note(peer.name, "w3_frame", case.n_tris, history.frames_budget_s)
+        note = history.skip_note(peer.name, "w3_frame", case.n_tris, budget)
         if note:
             out.timings["w3_rebuild_frame"][peer.name] = Samples(note=note)
             log(f"  W3 {case.label} {peer.name}: rebuild frame {note}")
             continue
-        model_b = (peer_models or {}).get(peer.name, (None, None))[1]
-        if model_b is None:
-            model_b = peer.build(rest, faces, peer.new_model())
-        # One untimed frame first: set-up of inputs and caches, as ours is warmed up. It
-        # counts against the budget.
-        t0 = time.perf_counter()
-        peer.query(peer.frame_model(rest, faces, peer.new_model()), eye, model_b, pose_b_m)
-        spent = time.perf_counter() - t0
-        # Rebuild every frame.
-        samples, checks = Samples(), []
-        for f in out.frames:
-            if spent > history.frames_budget_s:
-                samples.note = (
-                    f"stopped after {samples.n} frames (> {history.frames_budget_s:.0f} s)"
-                )
-                break
-            v = frame_vertices(rest, f)
-            empty = peer.new_model()
-            t0 = time.perf_counter()
-            model_a = peer.frame_model(v, faces, empty)
-            raw = peer.query(model_a, eye, model_b, pose_b_m)
-            elapsed = time.perf_counter() - t0
-            samples.seconds.append(elapsed)
-            spent += elapsed
-            checks.append(compare_pairs(ours_pairs[f], peer.pairs(raw), v[faces], tris_b))
-            _agree(peer, f"W3 {case.label} rebuild frame {f}", ours_pairs[f], raw, v[faces], tris_b)
-        out.timings["w3_rebuild_frame"][peer.name] = samples
-        history.record(peer.name, "w3_frame", case.n_tris, samples.median)
-        out.checks[f"{peer.name} rebuild"] = merge_checks(checks)
-        msg = f"  W3 {case.label} {peer.name}: rebuild frame {_ms(samples)}"
-        if peer.can_refit:
-            model_a = peer.build(rest, faces, peer.new_model())
-            peer.query(model_a, eye, model_b, pose_b_m)
-            refit_s, frame_s, marshal_s, checks = Samples(), Samples(), Samples(), []
-            for f in out.frames:
-                v = frame_vertices(rest, f)
-                t0 = time.perf_counter()
-                prepared = peer.prepare_vertices(v)
-                t1 = time.perf_counter()
-                model_a = peer.refit(model_a, prepared)
-                t2 = time.perf_counter()
-                raw = peer.query(model_a, eye, model_b, pose_b_m)
-                t3 = time.perf_counter()
-                marshal_s.seconds.append(t1 - t0)
-                refit_s.seconds.append(t2 - t1)
-                frame_s.seconds.append(t3 - t0)
+        modes = {"rebuild": "w3_rebuild_frame", "refit": "w3_refit_frame"}
+        if peer in paired:
+            runs = {mode: contenders[f"{peer.name} {mode}"] for mode in modes
+                    if f"{peer.name} {mode}" in contenders}  # fmt: skip
+            timed = {mode: turns[f"{peer.name} {mode}"] for mode in runs}
+        else:
+            model_b = _model_b(peer, peer_models, rest, faces)
+            runs = {"rebuild": _peer_rebuild(peer, faces, model_b, pose_b_m)}
+            if peer.can_refit:
+                runs["refit"] = _peer_refit(peer, rest, faces, model_b, pose_b_m)
+            timed = {mode: time_frames({mode: c}, {mode: budget}, [peer])[mode]
+                     for mode, c in runs.items()}  # fmt: skip
+        msg = f"  W3 {case.label} {peer.name}:"
+        for mode, contender in runs.items():
+            samples = timed[mode]
+            out.timings[modes[mode]][peer.name] = samples
+            checks = []
+            for f in out.frames[: samples.n]:
+                raw, v = contender.results[f], frame_vertices(rest, f)
                 checks.append(compare_pairs(ours_pairs[f], peer.pairs(raw), v[faces], tris_b))
-                where = f"W3 {case.label} refit frame {f}"
-                _agree(peer, where, ours_pairs[f], raw, v[faces], tris_b)
-            out.timings["refit"][peer.name] = refit_s
-            out.timings["w3_refit_frame"][peer.name] = frame_s
-            out.timings["w3_marshal"][peer.name] = marshal_s
-            out.checks[f"{peer.name} refit"] = merge_checks(checks)
-            msg += (
-                f", refit {refit_s.median * 1e3:.2f} ms (+ marshal {marshal_s.median * 1e3:.2f}"
-                f" ms), refit frame {frame_s.median * 1e3:.2f} ms"
-            )
+                _agree(peer, f"W3 {case.label} {mode} frame {f}", ours_pairs[f], raw, v[faces],
+                       tris_b)  # fmt: skip
+            out.checks[f"{peer.name} {mode}"] = merge_checks(checks)
+            msg += f" {mode} frame {_ms(samples)},"
+            if mode == "refit":
+                out.timings["refit"][peer.name] = contender.part("refit")
+                out.timings["w3_marshal"][peer.name] = contender.part("w3_marshal")
+                msg += (f" refit {_ms(contender.part('refit'))} (+ marshal "
+                        f"{_ms(contender.part('w3_marshal'))}),")  # fmt: skip
+        history.record(peer.name, "w3_frame", case.n_tris, timed["rebuild"].median)
         check = out.checks[f"{peer.name} rebuild"]
-        log(msg + f", pairs {check.short() if check else '-'}")
+        log(msg + f" pairs {check.short() if check else '-'}")
     return out
+
+
+def _model_b(peer: PeerAdapter, peer_models: dict | None, rest, faces):
+    """B's model, W1's where it built one (B only moves rigidly)."""
+    model_b = (peer_models or {}).get(peer.name, (None, None))[1]
+    return model_b if model_b is not None else peer.build(rest, faces, peer.new_model())

@@ -29,12 +29,16 @@ class PeerAdapter(abc.ABC):
     must_agree : bool
         The run stops (``benchmarks.compare.ContactsDisagree``) when this peer's contact set
         differs from ours by a pair that does not touch.
+    has_thread_pool : bool
+        The library keeps worker threads of its own that stay busy after a call returns, so
+        it is not timed in turns with ours (``benchmarks.timing.measure_alternating``).
     """
 
     name: str = "peer"
     refit_note: str = "rebuild only"
     can_refit: bool = False
     must_agree: bool = False
+    has_thread_pool: bool = False
 
     def new_model(self) -> object | None:
         """Untimed set-up of an empty model for :meth:`build` (``None`` when not needed)."""

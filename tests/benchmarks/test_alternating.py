@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from benchmarks import w2_proximity
 from benchmarks.timing import measure_alternating
 
 
@@ -29,10 +28,6 @@ def test_a_budget_cuts_only_its_own_runs_repeats(monkeypatch):
     assert timed["slow peer"][0].note == "2 of 5 repeats (1.0 s each, 2 s budget)"
     assert timed["slower peer"][0].n == 1  # the warm-up itself, no repeats
     assert "no repeats" in timed["slower peer"][0].note
-
-
-def test_w2s_target_peers_are_the_w2_targets_peers():
-    assert w2_proximity.W2_TARGET_PEERS == ("fcl-OBBRSS",)
 
 
 def test_measure_cuts_its_repeats_to_the_budget_with_the_same_notes(monkeypatch):
