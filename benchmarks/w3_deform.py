@@ -16,9 +16,9 @@ Every way through a frame gets one untimed warm-up frame (frame 0), then each fr
 peer whose warm-up frame shows that the frames of one size would take more than
 ``history.frames_budget_s`` times fewer of them, and the table says how many.
 
-Our refit frame with up to 2 threads and the frames of W3's target peers (warp) are timed in
-turns, frame by frame (``benchmarks.timing.measure_alternating``): under the competing load a
-thread gets a whole core or a share of one for seconds at a time, and two blocks timed one
+Our refit frame with up to 2 threads and the refit frame of W3's target peers (warp) are timed
+in turns, frame by frame (``benchmarks.timing.measure_alternating``): under the competing load a
+thread gets a whole core or a share of one for 50-150 ms at a time, and two blocks timed one
 after the other could give the ratio's sides different shares.
 """
 
@@ -190,9 +190,9 @@ def run(
     """Time W3's frames at one size.
 
     Our refit frame with up to 2 threads (the target's side) is timed in turns with the
-    rebuild and refit frames of the W3 targets' peers (``benchmarks.targets.turn_peers``),
-    frame by frame: both sides of the ratio see the same machine. Every other column is timed
-    in a block of its own.
+    refit frame of each W3 target's peer (``benchmarks.targets.turn_peers``), frame by frame:
+    both sides of the ratio see the same machine. Every other column is timed in a block of
+    its own.
     """
     mesh = case.mesh
     rest, faces = mesh.vertices, mesh.faces
@@ -231,7 +231,11 @@ def run(
     def ours_contender() -> _Contender:
         return _ours_refit(mesh, tree_a0, mesh, tree_b, pose_b, leaves)
 
-    # The target's two sides, in turns: ours up to 2 threads and the paired peers' frames.
+    # The target's two sides, in turns: ours up to 2 threads and each paired peer's refit
+    # frame (its rebuild frame where it cannot refit). Not both of a peer's frames: its
+    # rebuild between two of ours left ours cold (the W3 100k frame, idle: 4.0 ms in turns
+    # with warp's rebuild and refit frames, 3.1-3.4 ms in turns with its refit frame alone,
+    # which was the faster of warp's two at every size: 8 against 31 ms at 100k).
     budget = history.frames_budget_s
     contenders = {OURS: ours_contender()}
     budgets: dict[str, float] = {}
@@ -240,11 +244,10 @@ def run(
         if note:
             continue
         model_b = _model_b(peer, peer_models, rest, faces)
-        contenders[f"{peer.name} rebuild"] = _peer_rebuild(peer, faces, model_b, pose_b_m)
-        budgets[f"{peer.name} rebuild"] = budget
-        if peer.can_refit:
-            contenders[f"{peer.name} refit"] = _peer_refit(peer, rest, faces, model_b, pose_b_m)
-            budgets[f"{peer.name} refit"] = budget
+        mode = _turn_mode(peer)
+        contenders[f"{peer.name} {mode}"] = _peer_frames(peer, mode, rest, faces, model_b,
+                                                         pose_b_m)  # fmt: skip
+        budgets[f"{peer.name} {mode}"] = budget
     with numba_threads(THREAD_COUNTS[0]):
         turns = time_frames(contenders, budgets, paired)
     ours_run = contenders.pop(OURS)
@@ -293,17 +296,15 @@ def run(
             log(f"  W3 {case.label} {peer.name}: rebuild frame {note}")
             continue
         modes = {"rebuild": "w3_rebuild_frame", "refit": "w3_refit_frame"}
-        if peer in paired:
-            runs = {mode: contenders[f"{peer.name} {mode}"] for mode in modes
-                    if f"{peer.name} {mode}" in contenders}  # fmt: skip
-            timed = {mode: turns[f"{peer.name} {mode}"] for mode in runs}
-        else:
-            model_b = _model_b(peer, peer_models, rest, faces)
-            runs = {"rebuild": _peer_rebuild(peer, faces, model_b, pose_b_m)}
-            if peer.can_refit:
-                runs["refit"] = _peer_refit(peer, rest, faces, model_b, pose_b_m)
-            timed = {mode: time_frames({mode: c}, {mode: budget}, [peer])[mode]
-                     for mode, c in runs.items()}  # fmt: skip
+        model_b = _model_b(peer, peer_models, rest, faces)
+        runs, timed = {}, {}
+        for mode in ("rebuild", "refit") if peer.can_refit else ("rebuild",):
+            turned = f"{peer.name} {mode}"
+            if turned in contenders:
+                runs[mode], timed[mode] = contenders[turned], turns[turned]
+                continue
+            runs[mode] = _peer_frames(peer, mode, rest, faces, model_b, pose_b_m)
+            timed[mode] = time_frames({mode: runs[mode]}, {mode: budget}, [peer])[mode]
         msg = f"  W3 {case.label} {peer.name}:"
         for mode, contender in runs.items():
             samples = timed[mode]
@@ -325,6 +326,18 @@ def run(
         check = out.checks[f"{peer.name} rebuild"]
         log(msg + f" pairs {check.short() if check else '-'}")
     return out
+
+
+def _turn_mode(peer: PeerAdapter) -> str:
+    """The frame a paired peer takes turns with ours in: ``"refit"`` where it can."""
+    return "refit" if peer.can_refit else "rebuild"
+
+
+def _peer_frames(peer: PeerAdapter, mode: str, rest, faces, model_b, pose_b_m) -> _Contender:
+    """A peer's ``"rebuild"`` or ``"refit"`` frames."""
+    if mode == "refit":
+        return _peer_refit(peer, rest, faces, model_b, pose_b_m)
+    return _peer_rebuild(peer, faces, model_b, pose_b_m)
 
 
 def _model_b(peer: PeerAdapter, peer_models: dict | None, rest, faces):
