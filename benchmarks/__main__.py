@@ -155,7 +155,7 @@ def _load_results(payload: dict) -> dict:
     """Inverse of ``_jsonable``: a saved run back into the form ``table`` renders."""
 
     def samples(d):
-        return Samples(list(d["seconds"]), d["note"])
+        return Samples(list(d["seconds"]), d["note"], d.get("turns", ""))
 
     def timings(d, key=str):
         return {key(k): {c: samples(x) for c, x in row.items()} for k, row in d.items()}

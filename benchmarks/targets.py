@@ -11,6 +11,7 @@ To change a target, change :data:`TARGETS` only.
 
 from __future__ import annotations
 
+import statistics
 from dataclasses import dataclass, replace
 
 from benchmarks.conditions import high_load_warning
@@ -231,13 +232,15 @@ def _best_kind(kinds: dict, aabb_tree: Samples | None) -> tuple[float | None, st
     kinds.setdefault(AABB_TREE, aabb_tree)
     timed = {k: t for k, t in ((k, _median(s)) for k, s in kinds.items()) if t is not None}
     if not timed:
-        return None, ""
+        return None, "", None
     best = min(timed, key=timed.get)
-    return timed[best], kind_words(best)
+    return timed[best], kind_words(best), kinds[best]
 
 
-def _ours(spec: TargetSpec, res: dict, rows: list[dict]) -> tuple[float | None, str]:
-    """Our median for a timing target and, where it is the best of several, which one.
+def _ours(spec: TargetSpec, res: dict,
+          rows: list[dict]) -> tuple[float | None, str, Samples | None]:  # fmt: skip
+    """Our median for a timing target, where it is the best of several which one, and the
+    samples behind it (None for a sum of two phases).
 
     W1 and W2 are the best configuration we offer (issue 15): a rigid body keeps volumes
     fitted once, and for W2 the oriented-box tree is far ahead of the AABB tree of the main
@@ -248,11 +251,31 @@ def _ours(spec: TargetSpec, res: dict, rows: list[dict]) -> tuple[float | None, 
         build = _median(res["timings"].get("build", {}).get(OURS))
         query = _median(rows[0].get(OURS))
         if build is None or query is None:
-            return None, ""
-        return build + query, "the AABB tree built and queried"
+            return None, "", None
+        return build + query, "the AABB tree built and queried", None
     if spec.workload in ("W1", "W2"):
         return _best_kind(res.get(spec.workload.lower(), {}).get("kinds"), rows[0].get(OURS))
-    return _median(rows[0].get(OURS)), ""
+    return _median(rows[0].get(OURS)), "", rows[0].get(OURS)
+
+
+def paired_ratio(ours: Samples | None, peer: Samples | None) -> float | None:
+    """The median of the rounds' ratios of two sides timed in the same turns, or None when
+    they were not (``Samples.turns`` differs or is empty).
+
+    Call ``i`` of each side ran in round ``i``, one after the other, so the two calls of a
+    round saw the same machine. Under the competing load a thread gets a whole core or a
+    share of one for 50-150 ms at a time, so each side's median is a median of two modes and
+    their ratio moves with how many calls fell in each (W2 100k under load: rounds of 23.8 /
+    45.4, 11.3 / 24.5, 23.8 / 50.3, 15.7 / 49.4 and 23.5 / 34.2 ms give a ratio of medians
+    of 0.52x, and rounds' ratios of 0.46x to 0.69x, median 0.47x). Idle the two agree.
+    """
+    if ours is None or peer is None or not ours.turns or ours.turns != peer.turns:
+        return None
+    n = min(ours.n, peer.n)
+    if n == 0:
+        return None
+    return statistics.median(o / p for o, p in zip(ours.seconds[:n], peer.seconds[:n],
+                                                   strict=True) if p > 0)  # fmt: skip
 
 
 def _conditions(res: dict) -> dict:
@@ -266,17 +289,31 @@ def _conditions(res: dict) -> dict:
 def _timing(spec: TargetSpec, res: dict, peer_names: list[str],
             left_out: tuple[str, ...] = ()) -> Outcome:  # fmt: skip
     rows = _rows(res, spec.workload)
-    ours, how = _ours(spec, res, rows)
+    ours, how, ours_samples = _ours(spec, res, rows)
     if ours is None:
         return Outcome(spec, None, "ours not measured")
     if spec.peer not in peer_names:
         if is_left_out(spec.peer, left_out):
             return Outcome(spec, None, f"{spec.peer_words} left out (--skip-peers)")
         return Outcome(spec, None, f"{spec.peer_words} not installed")
-    peer_times = [t for t in (_median(row.get(spec.peer)) for row in rows) if t is not None]
-    if not peer_times:
+    # Against each of the peer's rows (W3: its refit and its rebuild frame) the paired ratio
+    # where the two were timed in turns, else the ratio of medians; the peer's fastest row,
+    # the highest ratio, is the one compared.
+    found = []
+    for row in rows:
+        peer = row.get(spec.peer)
+        median = _median(peer)
+        if median is None:
+            continue
+        paired = paired_ratio(ours_samples, peer)
+        found.append((paired if paired is not None else ours / median, paired is not None,
+                      ours / median, peer.n))  # fmt: skip
+    if not found:
         return Outcome(spec, None, f"{spec.peer_words} skipped or not measured")
-    return Outcome(spec, ours / min(peer_times), how=how, **_conditions(res))
+    ratio, is_paired, of_medians, n_rounds = max(found)
+    note = (f"timed in turns: median of {n_rounds} rounds' ratios, ratio of medians "
+            f"{of_medians:.2f}x" if is_paired else "")  # fmt: skip
+    return Outcome(spec, ratio, how=how, note=note, **_conditions(res))
 
 
 def _memory(spec: TargetSpec, res: dict) -> Outcome:

@@ -33,10 +33,14 @@ class Samples:
         One entry per timed repeat (warm-up runs excluded).
     note : str
         Why the phase was skipped or how it was measured, when that needs saying.
+    turns : str
+        The runs this one was timed in turns with (``measure_alternating``), the same string
+        for each of them: repeat ``i`` of each ran in round ``i``. Empty for a block.
     """
 
     seconds: list[float] = field(default_factory=list)
     note: str = ""
+    turns: str = ""
 
     @property
     def median(self) -> float | None:
@@ -47,7 +51,8 @@ class Samples:
         return len(self.seconds)
 
     def as_json(self) -> dict:
-        return {"median": self.median, "n": self.n, "seconds": self.seconds, "note": self.note}
+        return {"median": self.median, "n": self.n, "seconds": self.seconds, "note": self.note,
+                "turns": self.turns}
 
 
 def measure(
@@ -174,7 +179,9 @@ def measure_alternating(
         allowed[name], samples.note = _repeats_within(elapsed, repeats,
                                                       budgets_s.get(name, math.inf))
         if allowed[name] == 0:
-            samples.seconds.append(elapsed)
+            samples.seconds.append(elapsed)  # the warm-up, in no round
+        elif len(runs) > 1:
+            samples.turns = " / ".join(runs)
         out[name] = (samples, last)
     names = list(runs)
     for round_index in range(repeats):

@@ -200,3 +200,43 @@ def test_meshlib_and_libigl_lines_compare_like_with_like():
     missing = _lines({"100k": res}, peers=("fcl-OBBRSS", "warp"))
     assert missing["W1 build + query 100k"].startswith(
         "W1 build + query 100k: libigl not installed")
+
+
+def _turns(ms: list[float], turns: str = "ours 2T / warp refit") -> Samples:
+    return Samples([m / 1e3 for m in ms], turns=turns)
+
+
+def test_sides_timed_in_turns_are_compared_round_by_round():
+    # W2 100k under the competing load (a full run): each side's median is a median of two
+    # modes, whole core or shared; each round's two calls saw the same one.
+    ours, fcl = [23.8, 11.3, 23.8, 15.7, 23.5], [45.4, 24.5, 50.3, 49.4, 34.2]
+    assert targets.paired_ratio(_turns(ours), _turns(fcl)) == sorted(
+        o / f for o, f in zip(ours, fcl, strict=True))[2]  # fmt: skip
+    assert round(targets.paired_ratio(_turns(ours), _turns(fcl)), 2) == 0.47
+    # Timed in other turns, or in blocks: no rounds to pair.
+    assert targets.paired_ratio(_turns(ours), _turns(fcl, "ours 2T / coal")) is None
+    assert targets.paired_ratio(Samples([0.01]), Samples([0.02])) is None
+    # A side cut short by its budget pairs the rounds both ran.
+    assert targets.paired_ratio(_turns([1.0, 2.0, 9.0]), _turns([2.0, 4.0])) == 0.5
+
+    res = _size(4.0, 10.0, 4.0, 10.0, 4.0, 10.0, 30.0)
+    res["timings"]["w3_refit_frame"] = {"ours 2T": _turns([3.0, 7.0, 4.0, 7.5, 3.5]),
+                                        "warp": _turns([8.0, 16.0, 8.0, 15.0, 8.0])}
+    line = _lines({"100k": res})["W3 100k"]
+    # Ratio of medians 4.0 / 8.0 = 0.50; rounds 0.375, 0.4375, 0.5, 0.5, 0.4375.
+    assert line == ("W3 100k: 0.44x warp CPU (target <= 0.5x) PASS; timed in turns: median "
+                    "of 5 rounds' ratios, ratio of medians 0.50x")
+
+
+def test_only_runs_timed_beside_another_are_marked_as_in_turns():
+    from benchmarks.timing import measure_alternating
+
+    timed = measure_alternating({"a": lambda: None, "b": lambda: None}, repeats=2)
+    assert timed["a"][0].turns == timed["b"][0].turns == "a / b"
+    alone = measure_alternating({"a": lambda: None}, repeats=2)
+    assert alone["a"][0].turns == ""
+    # A run whose warm-up alone spent its budget has one sample, from no round.
+    cut = measure_alternating({"a": lambda: None, "slow": lambda: None}, repeats=2,
+                              budgets_s={"slow": 0.0})  # fmt: skip
+    assert cut["slow"][0].n == 1 and cut["slow"][0].turns == ""
+    assert Samples([1.0], turns="a / b").as_json()["turns"] == "a / b"
