@@ -218,44 +218,43 @@ def kind_words(spec: str) -> str:
     return f"the {get_kind(kind).label} tree ({rule_words})"
 
 
-def _best_kind(kinds: dict, aabb_tree: Samples | None) -> tuple[float | None, str]:
-    """Our fastest configuration: (median seconds, kind in words), None when none was timed.
+def _kind_candidates(kinds: dict, aabb_tree: Samples | None) -> list[tuple]:
+    """Each configuration of ``kinds`` with a median: ``(median, kind in words, samples)``.
 
     Parameters
     ----------
     kinds : dict of kind spec -> Samples
-        This run's medians per bounding-volume kind.
+        This run's samples per bounding-volume kind.
     aabb_tree : Samples or None
         The main table's row (the AABB tree), used when ``kinds`` has no ``"aabb"``.
     """
     kinds = dict(kinds or {})
     kinds.setdefault(AABB_TREE, aabb_tree)
-    timed = {k: t for k, t in ((k, _median(s)) for k, s in kinds.items()) if t is not None}
-    if not timed:
-        return None, "", None
-    best = min(timed, key=timed.get)
-    return timed[best], kind_words(best), kinds[best]
+    return [(_median(samples), kind_words(kind), samples) for kind, samples in kinds.items()
+            if _median(samples) is not None]  # fmt: skip
 
 
-def _ours(spec: TargetSpec, res: dict,
-          rows: list[dict]) -> tuple[float | None, str, Samples | None]:  # fmt: skip
-    """Our median for a timing target, where it is the best of several which one, and the
-    samples behind it (None for a sum of two phases).
+def _ours(spec: TargetSpec, res: dict, rows: list[dict]) -> list[tuple]:
+    """Our candidates for a timing target: ``(median, which configuration in words, samples
+    behind the median or None for a sum of two phases)``, empty when none was measured.
 
     W1 and W2 are the best configuration we offer (issue 15): a rigid body keeps volumes
     fitted once, and for W2 the oriented-box tree is far ahead of the AABB tree of the main
-    table (2.75x / 10.40x fcl), so both read ``res[...]["kinds"]`` of the same run. W3 is
-    the AABB tree's refit frame (the only kind refitted every frame in the table).
+    table (2.75x / 10.40x fcl), so both read ``res[...]["kinds"]`` of the same run, and the
+    target takes the one with the lowest ratio against the peer. W3 is the AABB tree's refit
+    frame (the only kind refitted every frame in the table).
     """
     if spec.workload == ONE_SHOT:
         build = _median(res["timings"].get("build", {}).get(OURS))
         query = _median(rows[0].get(OURS))
         if build is None or query is None:
-            return None, "", None
-        return build + query, "the AABB tree built and queried", None
+            return []
+        return [(build + query, "the AABB tree built and queried", None)]
     if spec.workload in ("W1", "W2"):
-        return _best_kind(res.get(spec.workload.lower(), {}).get("kinds"), rows[0].get(OURS))
-    return _median(rows[0].get(OURS)), "", rows[0].get(OURS)
+        return _kind_candidates(res.get(spec.workload.lower(), {}).get("kinds"),
+                                rows[0].get(OURS))  # fmt: skip
+    median = _median(rows[0].get(OURS))
+    return [(median, "", rows[0].get(OURS))] if median is not None else []
 
 
 def paired_ratio(ours: Samples | None, peer: Samples | None) -> float | None:
@@ -289,31 +288,36 @@ def _conditions(res: dict) -> dict:
 def _timing(spec: TargetSpec, res: dict, peer_names: list[str],
             left_out: tuple[str, ...] = ()) -> Outcome:  # fmt: skip
     rows = _rows(res, spec.workload)
-    ours, how, ours_samples = _ours(spec, res, rows)
-    if ours is None:
+    candidates = _ours(spec, res, rows)
+    if not candidates:
         return Outcome(spec, None, "ours not measured")
     if spec.peer not in peer_names:
         if is_left_out(spec.peer, left_out):
             return Outcome(spec, None, f"{spec.peer_words} left out (--skip-peers)")
         return Outcome(spec, None, f"{spec.peer_words} not installed")
-    # Against each of the peer's rows (W3: its refit and its rebuild frame) the paired ratio
-    # where the two were timed in turns, else the ratio of medians; the peer's fastest row,
-    # the highest ratio, is the one compared.
-    found = []
-    for row in rows:
-        peer = row.get(spec.peer)
-        median = _median(peer)
-        if median is None:
-            continue
-        paired = paired_ratio(ours_samples, peer)
-        found.append((paired if paired is not None else ours / median, paired is not None,
-                      ours / median, peer.n))  # fmt: skip
-    if not found:
+    peers = [row[spec.peer] for row in rows if _median(row.get(spec.peer)) is not None]
+    if not peers:
         return Outcome(spec, None, f"{spec.peer_words} skipped or not measured")
-    ratio, is_paired, of_medians, n_rounds = max(found)
-    note = (f"timed in turns: median of {n_rounds} rounds' ratios, ratio of medians "
-            f"{of_medians:.2f}x" if is_paired else "")  # fmt: skip
+    # Our best configuration against the peer's fastest row (W3: its refit or its rebuild
+    # frame, whichever gives the higher ratio).
+    ratio, how, note = min(_against(candidate, peers) for candidate in candidates)
     return Outcome(spec, ratio, how=how, note=note, **_conditions(res))
+
+
+def _against(candidate: tuple, peers: list[Samples]) -> tuple[float, str, str]:
+    """One of our candidates against the peer's rows: ``(ratio, how, note)``, the ratio the
+    paired one where the two were timed in turns, else the ratio of medians, and the row
+    giving the highest ratio."""
+    median, how, samples = candidate
+    found = []
+    for peer in peers:
+        paired = paired_ratio(samples, peer)
+        of_medians = median / peer.median
+        note = (f"timed in turns: median of {min(samples.n, peer.n)} rounds' ratios, ratio of "
+                f"medians {of_medians:.2f}x" if paired is not None else "")  # fmt: skip
+        found.append((paired if paired is not None else of_medians, note))
+    ratio, note = max(found)
+    return ratio, how, note
 
 
 def _memory(spec: TargetSpec, res: dict) -> Outcome:

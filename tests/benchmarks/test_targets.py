@@ -240,3 +240,17 @@ def test_only_runs_timed_beside_another_are_marked_as_in_turns():
                               budgets_s={"slow": 0.0})  # fmt: skip
     assert cut["slow"][0].n == 1 and cut["slow"][0].turns == ""
     assert Samples([1.0], turns="a / b").as_json()["turns"] == "a / b"
+
+
+def test_in_turns_the_best_configuration_is_the_one_with_the_lowest_paired_ratio():
+    # W1 500k under load in a full run: the AABB tree had the lowest median (8.1 ms), but
+    # its rounds against fcl's gave 0.51x; the OBB tree's rounds gave 0.39x.
+    fcl = _turns([31.5, 32.4, 15.5], "w1")
+    res = _size(4.0, 10.0, 4.0, 10.0, 4.0, 10.0, 30.0)
+    res["timings"]["w1_query"]["fcl-OBBRSS"] = fcl
+    res["w1"] = {"kinds": {"aabb": _turns([7.6, 16.6, 8.1], "w1"),
+                           "obb": _turns([9.7, 14.4, 6.1], "w1"),
+                           "obb:OBB": _turns([10.5, 14.9, 15.1], "w1")}}  # fmt: skip
+    line = _lines({"500k": res})["W1 500k"]
+    assert line.startswith("W1 500k: 0.39x fcl OBBRSS with the OBB tree (midpoint split) "
+                           "(target <= 0.5x) PASS; timed in turns: median of 3 rounds' ratios")
