@@ -231,6 +231,14 @@ def run(
     def ours_contender() -> _Contender:
         return _ours_refit(mesh, tree_a0, mesh, tree_b, pose_b, leaves)
 
+    models_b: dict[str, object] = {}
+
+    def model_b_of(peer: PeerAdapter):
+        """B's model of ``peer``, made once for its turns and its blocks."""
+        if peer.name not in models_b:
+            models_b[peer.name] = _model_b(peer, peer_models, rest, faces)
+        return models_b[peer.name]
+
     # The target's two sides, in turns: ours up to 2 threads and each paired peer's refit
     # frame (its rebuild frame where it cannot refit). Not both of a peer's frames: its
     # rebuild between two of ours left ours cold (the W3 100k frame, idle: 4.0 ms in turns
@@ -243,10 +251,9 @@ def run(
         note = history.skip_note(peer.name, "w3_frame", case.n_tris, budget)
         if note:
             continue
-        model_b = _model_b(peer, peer_models, rest, faces)
         mode = _turn_mode(peer)
-        contenders[f"{peer.name} {mode}"] = _peer_frames(peer, mode, rest, faces, model_b,
-                                                         pose_b_m)  # fmt: skip
+        contenders[f"{peer.name} {mode}"] = _peer_frames(peer, mode, rest, faces,
+                                                         model_b_of(peer), pose_b_m)  # fmt: skip
         budgets[f"{peer.name} {mode}"] = budget
     with numba_threads(THREAD_COUNTS[0]):
         turns = time_frames(contenders, budgets, paired)
@@ -296,14 +303,13 @@ def run(
             log(f"  W3 {case.label} {peer.name}: rebuild frame {note}")
             continue
         modes = {"rebuild": "w3_rebuild_frame", "refit": "w3_refit_frame"}
-        model_b = _model_b(peer, peer_models, rest, faces)
         runs, timed = {}, {}
         for mode in ("rebuild", "refit") if peer.can_refit else ("rebuild",):
             turned = f"{peer.name} {mode}"
             if turned in contenders:
                 runs[mode], timed[mode] = contenders[turned], turns[turned]
                 continue
-            runs[mode] = _peer_frames(peer, mode, rest, faces, model_b, pose_b_m)
+            runs[mode] = _peer_frames(peer, mode, rest, faces, model_b_of(peer), pose_b_m)
             timed[mode] = time_frames({mode: runs[mode]}, {mode: budget}, [peer])[mode]
         msg = f"  W3 {case.label} {peer.name}:"
         for mode, contender in runs.items():
