@@ -280,10 +280,21 @@ class Tree:
             given = self.__dict__.get(name)
             if given is not None or name in derived:
                 held.append(given if given is not None else derived[name])
-        corners = derived.get(_CORNERS)
-        if corners is not None and corners[0] is self.prim_ids and corners[1] is self.faces:
-            held.append(corners[2])
+        corners = self._kept_corners()
+        if corners is not None:
+            held.append(corners)
         return held
+
+    def _kept_corners(self) -> np.ndarray | None:
+        """:attr:`corners` if made already for this tree's ``prim_ids`` and ``faces``.
+
+        Kept with the arrays it was made from: a tree replaced with another triangle order
+        (core.bvh.scramble) shares the store of derived arrays but not the order.
+        """
+        kept = (self.__dict__.get("_derived") or {}).get(_CORNERS)
+        if kept is not None and kept[0] is self.prim_ids and kept[1] is self.faces:
+            return kept[2]
+        return None
 
     @property
     def corners(self) -> np.ndarray:
@@ -297,14 +308,11 @@ class Tree:
         made when first read and shared by the trees refitted from this one (one topology,
         one order), like the :data:`DERIVED_FIELDS`.
         """
-        derived = self.__dict__.setdefault("_derived", {})
-        kept = derived.get(_CORNERS)
-        # Kept with the prim_ids and faces it was made from: a tree replaced with another
-        # triangle order (core.bvh.scramble) shares the store but not the order.
-        if kept is not None and kept[0] is self.prim_ids and kept[1] is self.faces:
-            return kept[2]
-        corners = frozen(np.ascontiguousarray(self.faces[self.prim_ids], dtype=np.int32))
-        derived[_CORNERS] = (self.prim_ids, self.faces, corners)
+        corners = self._kept_corners()
+        if corners is None:
+            corners = frozen(np.ascontiguousarray(self.faces[self.prim_ids], dtype=np.int32))
+            self.__dict__.setdefault("_derived", {})[_CORNERS] = (self.prim_ids, self.faces,
+                                                                 corners)  # fmt: skip
         return corners
 
     @property
