@@ -1,11 +1,14 @@
 """What keeps the GUI thread free: one render per event-loop turn however many results ask
-for one, built-in scenes prepared on a worker lane (the newest asked for wins), and the
-ghost saying when the box cap leaves boxes out."""
+for one, drawn in two turns (overlays, then render) with timers let in between, built-in
+scenes prepared on a worker lane (the newest asked for wins), and the ghost saying when the
+box cap leaves boxes out."""
 
 from __future__ import annotations
 
 import threading
+import time
 
+from PyQt6.QtCore import QElapsedTimer, QTimer
 from PyQt6.QtWidgets import QApplication
 
 from tests.viewer.conftest import settle, wait_scene
@@ -25,6 +28,66 @@ def test_a_frame_and_an_analysis_arriving_together_render_once(qtbot, window):
     QApplication.processEvents()
     assert window.plotter.n_renders == before + 1
     model.is_playing = False
+
+
+def test_a_requested_redraw_copies_the_overlays_and_renders_in_two_turns(qtbot, window):
+    """Timers that came due while the overlays were copied run before the render (the
+    heartbeat of the interactive benchmark, a drag's events), and a redraw asked for during
+    the render waits behind them too."""
+    model = window.model
+    model.is_playing = True
+    try:
+        order = []
+        window.renderer.update_frame = _logged(window.renderer.update_frame, order, "overlays")
+        window.plotter.render = _logged(window.plotter.render, order, "render")
+        slow_overlays = window.renderer.update_frame
+
+        def overlays_taking_30_ms(*args, **kwargs):
+            deadline = time.perf_counter() + 0.03
+            result = slow_overlays(*args, **kwargs)
+            while time.perf_counter() < deadline:
+                pass
+            return result
+
+        window.renderer.update_frame = overlays_taking_30_ms
+        due = QTimer(singleShot=True, interval=5, timeout=lambda: order.append("timer"))
+        due.start()
+        clock = QElapsedTimer()
+        clock.start()
+        window.request_redraw()
+        while clock.elapsed() < 2:  # the timer is due before the redraw's turn comes
+            pass
+        qtbot.waitUntil(lambda: not window.is_redraw_pending, timeout=10_000)
+        assert order == ["overlays", "timer", "render"]
+
+        # A newer frame asks for a redraw, then the render of the older one runs long: the
+        # newer frame's overlays wait behind a timer that came due during that render.
+        order.clear()
+        render = window.plotter.render
+
+        def long_render(*args, **kwargs):
+            window.request_redraw()
+            due.start(1)
+            deadline = time.perf_counter() + 0.03
+            while time.perf_counter() < deadline:
+                pass
+            return render(*args, **kwargs)
+
+        window.plotter.render = long_render
+        window.request_redraw()
+        qtbot.waitUntil(lambda: order.count("render") >= 1, timeout=10_000)
+        window.plotter.render = render
+        qtbot.waitUntil(lambda: not window.is_redraw_pending, timeout=10_000)
+        assert order[:4] == ["overlays", "render", "timer", "overlays"]
+    finally:
+        model.is_playing = False
+
+
+def _logged(fn, order, name):
+    def logged(*args, **kwargs):
+        order.append(name)
+        return fn(*args, **kwargs)
+    return logged
 
 
 def test_a_direct_redraw_draws_a_pending_request(qtbot, window):
