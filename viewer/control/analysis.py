@@ -9,8 +9,11 @@ engine and exact arithmetic) run on lanes of the worker; when one is ready the m
 
 The ghost's lane coalesces: one build at a time, and the one waiting is always the newest
 frame's, so while a deformer plays every build finishes and is shown as of its frame
-(``GhostView.frame``) instead of being overtaken. Each cost (heat map, ghost, cross-check)
-goes to the model with the frame it was measured on, for the Pipeline dock.
+(``GhostView.frame``) instead of being overtaken. While playing, the ghost and the heat map
+counted beside the frames start at most :data:`viewer.control.pacing.PLAYING_SHARE` of the
+time (:class:`viewer.control.pacing.PlayingPace`), and at once when playing pauses. Each
+cost (heat map, ghost, cross-check) goes to the model with the frame it was measured on, for
+the Pipeline dock.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from core.frame_volumes import TreeBoxRows, fitted_volumes
 from core.lab.crosscheck import INSTALL_HINT, available_engine, cross_check_frame, engine_title
 from core.lab.heat import HeatUnavailable, frame_heat
 from viewer.control.frame_budget import INLINE_ANALYSIS_S
+from viewer.control.pacing import PlayingPace
 from viewer.control.worker import BESIDE_FRAME_NICE, Budget, Tag
 from viewer.render.ghost import GhostView
 
@@ -128,7 +132,12 @@ class FrameAnalysis:
         self._crosscheck = None  # (frame, CrossCheck)
         self._check_lane = workers.lane("cross-check", nice=BESIDE_FRAME_NICE)
         self._check_callback = None
+        self.heat_pace = PlayingPace(self._request_shown_heat,
+                                     is_busy=lambda: self._heat_lane.is_busy)
+        self.ghost_pace = PlayingPace(self._request_ghost,
+                                      is_busy=lambda: self._ghost_lane.is_busy)
         self.model.frame_ready.connect(lambda _f: self._request_ghost())
+        self.model.playing_changed.connect(self._on_playing)
         self.model.display_changed.connect(lambda _d: self._request_ghost())
         self.model.scene_changed.connect(self._forget_ghost)
 
@@ -162,15 +171,40 @@ class FrameAnalysis:
                           f"{cost.ms:,.0f} ms)")
         return None, f"of frame {frame.index}: counting beside the frames ({cost.text()})"
 
+    def _on_playing(self, is_playing: bool) -> None:
+        """Paused: the shown frame's heat and ghost are asked for now, not when the pace
+        allows."""
+        if not is_playing:
+            self._request_shown_heat()
+            self._request_ghost()
+
+    def _request_shown_heat(self) -> None:
+        """Count the shown frame's heat beside the frames, if it is not counted or asked."""
+        frame = self.model.frame
+        if (frame is None or self.model.display.heat_map == "off"
+                or self._heat_cache[0] is frame or not self.is_threaded):
+            return
+        cost = self.model.analysis_costs.get("heat")
+        if cost is not None and cost.ms > 1e3 * INLINE_ANALYSIS_S:
+            self._request_heat(frame)
+
     def _request_heat(self, frame) -> None:
-        if self._heat_asked is frame:
+        if self._heat_asked is frame or self.heat_pace.must_wait(self.model.is_playing):
             return
         self._heat_asked = frame
+        self.heat_pace.start()
         self._heat_lane.submit(_counted_heat, frame, tag=Tag("heat map", frame.index),
                                on_result=lambda result, job: self._on_heat_done(frame, result,
-                                                                                job))
+                                                                                job),
+                               on_error=self._on_heat_failed)
+
+    def _on_heat_failed(self, error, job) -> None:
+        self.heat_pace.finish(job.seconds)
+        self._heat_asked = None
+        self.model.error.emit("Heat map", f"{type(error).__name__}: {error}")
 
     def _on_heat_done(self, frame, result, job) -> None:
+        self.heat_pace.finish(job.seconds)
         heat, note = result
         if self.model.frame is None or not _same_trees(frame, self.model.frame):
             return  # of other trees than the ones shown now (another scene, a rebuild)
@@ -217,9 +251,11 @@ class FrameAnalysis:
         frame = self.model.frame
         if (not self.model.display.show_ghost or frame is None or len(frame.trees) < 2
                 or _same_frame(self._ghost.frame if self._ghost is not None else None, frame)
-                or _same_frame(self._ghost_asked, frame)):
+                or _same_frame(self._ghost_asked, frame)
+                or self.ghost_pace.must_wait(self.model.is_playing)):
             return
         self._ghost_asked = frame
+        self.ghost_pace.start()
         tag = Tag("ghost", frame.index, self._ghost_generation, self._ghost_inputs())
         self._ghost_lane.submit(_ghost_job, frame, tag=tag, on_result=self._on_ghost_done,
                                 on_error=self._on_ghost_failed,
@@ -234,6 +270,7 @@ class FrameAnalysis:
         self._ghost_generation += 1
 
     def _on_ghost_done(self, ghost, job) -> None:
+        self.ghost_pace.finish(job.seconds)
         tag = job.tag
         if tag.generation != self._ghost_generation or tag.inputs != self._ghost_inputs():
             return  # of another scene or kind: never shown
@@ -243,6 +280,7 @@ class FrameAnalysis:
         self.model.analysis_changed.emit()
 
     def _on_ghost_failed(self, error, job) -> None:
+        self.ghost_pace.finish(job.seconds)
         self._ghost_asked = None
         if job.tag.generation == self._ghost_generation:
             self.model.error.emit("Ghost tree", f"{type(error).__name__}: {error}")
@@ -305,6 +343,8 @@ class FrameAnalysis:
         return self._crosscheck[1]
 
     def shutdown(self) -> None:
+        self.heat_pace.stop()
+        self.ghost_pace.stop()
         self._ghost_lane.cancel()
         self._check_lane.cancel()
         self._heat_lane.cancel()

@@ -5,7 +5,7 @@
   clips every triangle against the volumes near it: seconds on 100k triangles) while
   ``model.quality_status`` says so. It is recomputed when the shown frame, the body or the
   constants change; while playing at most once every :data:`QUALITY_INTERVAL_S` and at most
-  :data:`QUALITY_PLAYING_SHARE` of the time (a refitting
+  :data:`viewer.control.pacing.PLAYING_SHARE` of the time (a refitting
   scene makes a new tree every frame), and at once when playing pauses.
 * **Invariants** (``core.bvh.validate.validate_tree``) of the shown trees, on demand (in a
   worker thread above :data:`THREADED_CHECK_NODES` nodes) or with every frame when the
@@ -22,7 +22,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from PyQt6.QtCore import QTimer
 
 from core.bv import TREE_BOX_KIND
 from core.bvh.metrics import CostConstants, tree_quality
@@ -32,18 +31,13 @@ from core.bvh.validate_volumes import validate_given, validate_imported
 from core.errors import BVHLabError
 from core.lab.inspect import inspect_node
 from viewer.control.error_log import one_line, operation, printable
+from viewer.control.pacing import PlayingPace
 from viewer.control.worker import BESIDE_FRAME_NICE, Tag
 from viewer.state.checks import TreeCheck, ViolationRow
 from viewer.state.frame_caption import frame_caption
 
 QUALITY_INTERVAL_S = 1.0
 """Least time between the starts of two quality computations while playing."""
-
-QUALITY_PLAYING_SHARE = 0.2
-"""Largest share of the time spent measuring while playing: the next measurement starts no
-sooner than ``duration / share`` after the last one started. A bunny tree takes 1.5 s to
-measure; re-measuring every second kept one of two cores busy and dropped bunny-bunny from
-6.6 to 1.8 frames a second."""
 
 THREADED_CHECK_NODES = 50_000
 """Trees with more nodes than this are checked in a worker thread (a 500k-triangle tree has
@@ -175,11 +169,7 @@ class Inspecting:
         # Quality, invariant checks and tree files take turns on one lane, in order.
         self._inspect_lane = workers.lane("inspect", nice=BESIDE_FRAME_NICE)
         self._quality_running = None  # key of the computation in flight
-        self._quality_started = -1e9
-        self._quality_seconds = 0.0  # how long the last measurement took
-        self._quality_timer = QTimer()
-        self._quality_timer.setSingleShot(True)
-        self._quality_timer.timeout.connect(self.request_quality)
+        self.quality_pace = PlayingPace(self.request_quality, min_interval_s=QUALITY_INTERVAL_S)
         self._pinned: dict[str, object] = {}  # body key -> ImportedTree
         self._pinned_pipe = None
         self._scene_generation = 0  # results of an older scene are never shown
@@ -228,11 +218,7 @@ class Inspecting:
             return
         if self._quality_running is not None:
             return  # _on_quality_done asks again when the result is not the current one
-        interval = max(QUALITY_INTERVAL_S, self._quality_seconds / QUALITY_PLAYING_SHARE)
-        wait = interval - (time.perf_counter() - self._quality_started)
-        if self.model.is_playing and wait > 0:
-            if not self._quality_timer.isActive():
-                self._quality_timer.start(int(1000 * wait) + 1)
+        if self.quality_pace.must_wait(self.model.is_playing):
             return
         self._start_quality(frame, body, self.model.cost_constants, key)
 
@@ -243,7 +229,7 @@ class Inspecting:
 
     def _start_quality(self, frame, body, constants, key) -> None:
         self._quality_running = key
-        self._quality_started = time.perf_counter()
+        self.quality_pace.start()
         n = frame.trees[body].n_nodes
         self.model.set_quality_status(f"Measuring the tree of {BODY_NAMES[body]} "
                                       f"({n:,} nodes)…")
@@ -260,7 +246,7 @@ class Inspecting:
 
     def _on_quality_done(self, key, result, error) -> None:
         self._quality_running = None
-        self._quality_seconds = time.perf_counter() - self._quality_started
+        self.quality_pace.finish()
         now = self._quality_key()
         if error is not None:
             self.model.set_quality_status(f"Quality not measured: {error}")
@@ -567,5 +553,5 @@ class Inspecting:
 
     def shutdown(self) -> None:
         # The inspect lane stops with the controller's workers.
-        self._quality_timer.stop()
+        self.quality_pace.stop()
 

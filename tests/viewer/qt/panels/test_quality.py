@@ -3,8 +3,6 @@ a row clicked is the node drawn on the canvas."""
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 import pytest
 from PyQt6.QtCore import Qt
@@ -137,22 +135,22 @@ def test_the_highlight_and_the_violation_red_stand_apart_for_every_colour_vision
 
 
 def test_while_playing_measuring_takes_at_most_its_share_of_the_time(qtbot, window):
-    from viewer.control.inspecting import QUALITY_PLAYING_SHARE
+    from viewer.control.pacing import PLAYING_SHARE
 
     open_quality_dock(qtbot, window)
     controller = window.controller
     # As if the last measurement had just started and taken 2 s: while playing, the next one
     # may start only 2 s / share after it, whatever the frames do meanwhile.
-    controller.inspector._quality_seconds = 2.0
-    controller.inspector._quality_started = time.perf_counter()
+    pace = controller.inspector.quality_pace
+    pace.start()
+    pace.finish(2.0)
     window.model.set_playing(True)
     try:
         window.model.set_quality(None)  # as if a new frame's tree were waiting to be measured
         controller.inspector.request_quality()
         assert controller.inspector._quality_running is None
-        timer = controller.inspector._quality_timer
-        assert timer.isActive()
-        assert timer.remainingTime() > 1000 * (2.0 / QUALITY_PLAYING_SHARE - 2.0)
+        assert pace.timer.isActive()
+        assert pace.timer.remainingTime() > 1000 * (2.0 / PLAYING_SHARE - 2.0)
     finally:
         window.model.set_playing(False)
 
