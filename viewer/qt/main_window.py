@@ -495,7 +495,7 @@ class MainWindow(QMainWindow):
     def _slow_drawing(self, frame, overlay_s: float, render_s: float) -> str:
         words, is_new = self._slow_notice.check(
             frame.index if frame is not None else None, overlay_s, render_s,
-            self.plotter.renderer.actors, tuple(self.plotter.ren_win.GetSize()))
+            lambda: self.plotter.renderer.actors, tuple(self.plotter.ren_win.GetSize()))
         if is_new:
             self.model.message.emit(words)
         return words

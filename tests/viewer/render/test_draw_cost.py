@@ -3,8 +3,6 @@ it is, for the drawing as for the core's time)."""
 
 from __future__ import annotations
 
-import functools
-
 import pyvista as pv
 
 from viewer.render import draw_cost
@@ -50,10 +48,9 @@ def test_drawn_cells_counts_the_visible_named_layers():
     plotter.close()
 
 
-def test_the_window_says_why_drawing_was_slow(make_window, monkeypatch):
-    monkeypatch.setattr(draw_cost, "slow_drawing_words",
-                        functools.partial(slow_drawing_words, budget_s=0.0))
+def test_the_window_says_why_drawing_was_slow(make_window):
     window = make_window()
+    window._slow_notice.budget_s = 0.0  # every drawing is slow
     messages = []
     window.model.message.connect(messages.append)
     # Another set of layers is another reason: said in the status bar once.
@@ -70,3 +67,17 @@ def test_the_window_says_why_drawing_was_slow(make_window, monkeypatch):
     assert len([m for m in messages if m.startswith("Drawing ")]) == 1
     label = window.docks["stats_dock"].panel.slow
     assert window.model.view_timings.slow_words in label.text() and not label.isHidden()
+
+
+def test_the_layers_are_counted_only_for_a_slow_drawing():
+    notice = draw_cost.SlowDrawingNotice(budget_s=0.05)
+    asked = []
+
+    def actors():
+        asked.append(1)
+        return {}
+
+    assert notice.check(4, 0.01, 0.02, actors, (800, 600)) == ("", False)
+    assert asked == []  # within the budget the renderer's actors are not walked
+    words, is_new = notice.check(5, 0.01, 0.07, actors, (800, 600))
+    assert words.startswith("Drawing frame 5 is slow (80 ms") and is_new and asked == [1]
