@@ -34,6 +34,7 @@ from viewer.qt.menus.lessons import LessonMenu
 from viewer.qt.menus.recording import RecordingMenu
 from viewer.qt.menus.session import SessionMenu
 from viewer.qt.menus.tree import TreeTools
+from viewer.qt.panels.common import WhenShown
 from viewer.qt.panels.docks import dock_names, make_docks
 from viewer.qt.widgets import show_kept
 from viewer.qt.window import layout
@@ -135,6 +136,14 @@ class MainWindow(QMainWindow):
         self.lecture = LectureMode(self)
         self.caption = CanvasCaption(self)
         self.status_line = StatusLine(self.statusBar())
+        # The status bar's times and recording summary change with every frame while playing:
+        # written at most every PLAYING_REFRESH_S (0.7 ms of the GUI thread a frame on
+        # bunny-bunny, interpreter-lock time the next frame's core waited for).
+        self._timings_refresh = WhenShown(self.status_line.timing_label, model,
+                                          lambda frame: self.status_line.show_timings(
+                                              self.model, frame))
+        self._recording_refresh = WhenShown(self.status_line.recording_label, model,
+                                            self._show_recording_now)
         self.kernel_status = KernelStatusBar(self)
         self._build_menus()
 
@@ -519,7 +528,7 @@ class MainWindow(QMainWindow):
             QTimer.singleShot(0, self.update_figure)
 
     def _show_timings(self, frame) -> None:
-        self.status_line.show_timings(self.model, frame)
+        self._timings_refresh(frame)
 
     def open_compare(self):
         """Show the compare view (created once, kept between openings)."""
@@ -586,6 +595,9 @@ class MainWindow(QMainWindow):
 
     # -- recording --------------------------------------------------------------------------
     def _show_recording(self) -> None:
+        self._recording_refresh()
+
+    def _show_recording_now(self) -> None:
         self.status_line.show_recording(self.model.recording)
 
     def _on_cursor(self, cursor) -> None:

@@ -90,7 +90,10 @@ class StatsPanel(QWidget):
         model.scene_changed.connect(self._refresh_meshes)
         model.body_changed.connect(lambda _i: self._refresh_meshes())
         model.display_changed.connect(lambda _d: self._refresh_meshes())
-        model.view_timings_changed.connect(self._on_view_timings)
+        # Every redraw reports its times: refreshed like the frame (it took 0.9 ms of the GUI
+        # thread a frame on bunny-bunny, docks hidden or not).
+        self.timings_refresh = WhenShown(self, model, self._on_view_timings)
+        model.view_timings_changed.connect(self.timings_refresh)
         model.level_changed.connect(lambda _l: self._highlight_level())
         # The controller measures the cost model anew after every frame.
         self.cost_refresh = WhenShown(self, model, self.show_cost)

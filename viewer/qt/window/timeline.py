@@ -24,6 +24,7 @@ from PyQt6.QtWidgets import (
     QWidget,
 )
 
+from viewer.qt.panels.common import WhenShown
 from viewer.words.actions import shortcut_of
 
 
@@ -306,7 +307,10 @@ class TimelinePanel(QWidget):
         self.label.setToolTip("The frame shown: a recorded one, or the live scene")
         layout.addWidget(self.label)
 
-        model.recording_changed.connect(self.refresh)
+        # A recording grows by a frame with every frame while playing: its slider and label
+        # follow at most every PLAYING_REFRESH_S (0.3 ms of the GUI thread a frame).
+        self.recording_refresh = WhenShown(self, model, self.refresh)
+        model.recording_changed.connect(self.recording_refresh)
         model.cursor_changed.connect(lambda _c: self.refresh())
         model.playback_changed.connect(lambda _d: self._refresh_buttons())
         model.scene_changed.connect(self.refresh)

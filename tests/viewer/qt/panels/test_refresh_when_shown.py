@@ -1,6 +1,7 @@
 """Docks that cannot be seen are not refreshed on each frame while playing (they catch up
-when shown or paused), docks on screen at most ten times a second while playing, and the
-per-frame tables rewrite their items in place."""
+when shown or paused), docks on screen at most ten times a second while playing (the
+status bar's times and recording summary and the timeline too), and the per-frame tables
+rewrite their items in place."""
 
 from __future__ import annotations
 
@@ -47,6 +48,44 @@ def test_a_hidden_dock_is_not_refreshed_while_playing_and_catches_up_when_shown(
         window.model.is_playing = False
         window.docks["levels_dock"].raise_()
         QApplication.processEvents()
+
+
+def test_the_stats_dock_behind_a_tab_skips_each_redraws_times_while_playing(window):
+    window.docks["levels_dock"].raise_()
+    QApplication.processEvents()
+    spy = _panel(window, "stats_dock").timings_refresh
+    before = spy.n_refreshes
+    window.model.is_playing = True
+    try:
+        for _ in range(3):
+            window.redraw()  # each redraw reports its overlay and render times
+        assert spy.n_refreshes == before and spy.is_waiting
+    finally:
+        window.model.set_playing(False)
+    assert spy.n_refreshes == before + 1 and not spy.is_waiting  # caught up once, paused
+
+
+def test_while_playing_the_status_bar_and_timeline_follow_at_most_ten_times_a_second(window):
+    timing_label = window.status_line.timing_label
+    timings, recording = window._timings_refresh, window._recording_refresh
+    timeline = window.timeline.recording_refresh
+    window.model.is_playing = True
+    try:
+        time.sleep(PLAYING_REFRESH_S)
+        spies = (timings, recording, timeline)
+        before = [spy.n_refreshes for spy in spies]
+        for _ in range(3):
+            window.redraw()  # shows the frame's times in the status bar
+            window.model.recording_changed.emit()
+        # The first of each at once, the two after it wait for the interval's end.
+        assert [spy.n_refreshes for spy in spies] == [n + 1 for n in before]
+        assert all(spy.is_waiting for spy in spies)
+        text = timing_label.text()
+        assert text.startswith("contacts ")
+    finally:
+        window.model.set_playing(False)
+    assert not any(spy.is_waiting for spy in spies)
+    assert timing_label.text().startswith("contacts ")
 
 
 def test_paused_a_hidden_dock_is_refreshed_at_once(window):
