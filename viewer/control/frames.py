@@ -47,6 +47,7 @@ from core.request import CollisionRequest, FrameOptions
 from viewer.control.frame_budget import slow_frame_words
 from viewer.control.frame_watch import FrameWatch
 from viewer.control.worker import BESIDE_FRAME_NICE, Budget, Tag
+from viewer.render.prepared_overlays import prepare_overlays
 from viewer.state.pipeline import FrameFailure, UpdateChoice
 from viewer.state.side_results import SideResult, carries_side_results, merged_frame
 from viewer.words.choices import NO_PARTITION
@@ -92,6 +93,19 @@ def _run_frame(control, pipe, inputs, t, query_control):
             # GUI thread they took 18-25 ms each on big-bunny's 560k-node tree.
             tree.level_start  # noqa: B018 - read for its side effect
     return frame
+
+
+def _run_frame_and_overlays(control, pipe, inputs, t, query_control, request):
+    """The frame job of a window: :func:`_run_frame`, then the frame's overlays built for
+    the view choices ``request`` (:mod:`viewer.render.prepared_overlays`), off the GUI
+    thread and outside the frame's core timings. Returns ``(frame, PreparedOverlays or
+    None)``."""
+    frame = _run_frame(control, pipe, inputs, t, query_control)
+    try:
+        prepared = prepare_overlays(frame, request)
+    except Exception:  # noqa: BLE001 - the window builds them itself, and reports any error
+        prepared = None
+    return frame, prepared
 
 
 def side_results(control, frame, is_distance: bool, is_containment: bool,
@@ -211,6 +225,10 @@ class FrameRunning:
         self.n_frames = 0
         self.n_side_dropped = 0  # side results of another scene or other choices
         self._poses: dict[str, tuple[bytes, Pose]] = {}  # body key -> (matrix bytes, Pose)
+        # A window sets it: the view choices the frame lane builds each frame's overlays
+        # for (viewer.render.prepared_overlays); None, or returning None: none built.
+        self.overlay_request = None
+        self.prepared_overlays = None  # of the last frame delivered
         self._frame_watch = FrameWatch(self.model, lambda: self.pipe.settings.request.pair_budget)
         self.model.body_changed.connect(lambda _i: self.request_frame())
         self.model.pipeline_changed.connect(self._on_pipeline_for_frames)
@@ -319,9 +337,18 @@ class FrameRunning:
         self._is_pending = False
         self.pipe.settings = self.next_settings()
         tag = Tag("frame", self.pipe.next_index, self._generation)
-        self._frame_lane.submit(_run_frame, self.pipe, self._inputs(), self.model.t,
-                                self._frame_watch.start(), tag=tag,
-                                on_result=self._on_frame_done, on_error=self._on_frame_failed)
+        request = self.overlay_request() if self.overlay_request is not None else None
+        if request is None:
+            self._frame_lane.submit(_run_frame, self.pipe, self._inputs(), self.model.t,
+                                    self._frame_watch.start(), tag=tag,
+                                    on_result=self._on_frame_done,
+                                    on_error=self._on_frame_failed)
+            return
+        self._frame_lane.submit(_run_frame_and_overlays, self.pipe, self._inputs(),
+                                self.model.t, self._frame_watch.start(), request, tag=tag,
+                                on_result=lambda result, job: self._on_frame_done(
+                                    result[0], job, result[1]),
+                                on_error=self._on_frame_failed)
 
     def cancel_frame(self) -> bool:
         """Stop the frame in flight at its traversal's next level; whether one was running."""
@@ -331,13 +358,14 @@ class FrameRunning:
         if self._is_pending and self.model.bodies and not self._is_frames_shut:
             self._start()
 
-    def _on_frame_done(self, frame, job) -> None:
+    def _on_frame_done(self, frame, job, prepared=None) -> None:
         self._is_busy = False
         self._frame_watch.stop()
         # Pipelined: the next frame the clock (or an edit) asked for starts before this one
         # is drawn, so the core works while the GUI thread draws.
         self._start_pending()
         if job.tag.generation == self._generation:
+            self.prepared_overlays = prepared
             self._deliver(frame)
 
     def _on_frame_failed(self, error, job) -> None:

@@ -49,6 +49,7 @@ from viewer.qt.window.stepper_view import StepperView
 from viewer.qt.window.timeline import TimelinePanel
 from viewer.render import SceneRenderer
 from viewer.render.draw_cost import SlowDrawingNotice
+from viewer.render.prepared_overlays import OverlayRequest
 from viewer.render.scene import set_default_view
 from viewer.scenes import SCENES
 from viewer.state.display import Mode
@@ -136,6 +137,7 @@ class MainWindow(QMainWindow):
         self.lecture = LectureMode(self)
         self.caption = CanvasCaption(self)
         self.status_line = StatusLine(self.statusBar())
+        controller.frames.overlay_request = self._overlay_request
         # The status bar's times and recording summary change with every frame while playing:
         # written at most every PLAYING_REFRESH_S (0.7 ms of the GUI thread a frame on
         # bunny-bunny, interpreter-lock time the next frame's core waited for).
@@ -451,7 +453,7 @@ class MainWindow(QMainWindow):
         """Put the shown frame into the scene's overlays, marks and caption; the overlays'
         time in seconds."""
         frame = self.model.frame
-        hidden = {i for i, body in enumerate(self.model.bodies[:2]) if not body.is_visible}
+        hidden = self._hidden_bodies()
         if frame is not None and self.model.cursor is not None:
             # A recorded frame: the meshes stand where they were then, not where they are now.
             self.renderer.set_body_poses([pose.as_matrix() for pose in frame.poses])
@@ -479,12 +481,28 @@ class MainWindow(QMainWindow):
                                                crosscheck=self._outlined_pairs(),
                                                tree_diff=self.controller.tree_diff.diff_view(),
                                                side=shown_side(frame, self.model.side,
-                                                               self.model.side_by_frame))
+                                                               self.model.side_by_frame),
+                                               prepared=self.controller.frames.prepared_overlays)
         self.renderer.update_marks(frame, self.model.selected_node,
                                    self.tree_tools.violation_nodes(),
                                    self.controller.inspector.tree_file_ids(frame), hidden)
         self.refresh_caption()
         return overlay_s
+
+    def _hidden_bodies(self) -> frozenset:
+        """Tested bodies (0 = A, 1 = B) the user hid."""
+        return frozenset(i for i, body in enumerate(self.model.bodies[:2])
+                         if not body.is_visible)
+
+    def _overlay_request(self) -> OverlayRequest | None:
+        """The view choices the next live frame's overlays are built for on the frame's
+        lane; None when the frame would not be drawn with them (a recorded frame shown, the
+        stepper, a clicked box)."""
+        model = self.model
+        if (model.cursor is not None or model.is_step_mode or model.is_stepping
+                or model.inspect is not None):
+            return None
+        return OverlayRequest(model.display, model.level, self._hidden_bodies())
 
     def _render_frame(self, frame, overlay_s: float) -> None:
         """Render the scene prepared for ``frame`` and report the view's timings."""

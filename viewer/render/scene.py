@@ -39,6 +39,7 @@ from viewer.render.picking import (
     display_to_world,
     world_to_display,
 )
+from viewer.render.prepared_overlays import PreparedOverlays, usable_overlays
 from viewer.render.step_drawing import (
     set_step_label,
     step_pair_display_point,
@@ -106,6 +107,7 @@ class SceneRenderer:
     def __init__(self, plotter, text_scale: float = 1.0):
         self.plotter = plotter
         self.text_scale = float(text_scale)
+        self.n_prepared_drawn = 0  # frames drawn with the overlays their lane prepared
         self.mesh_polys: list[pv.PolyData] = []
         self.mesh_actors: list = []
         self._mesh_keys: list[str] = []
@@ -406,7 +408,8 @@ class SceneRenderer:
                      hidden=frozenset(), step: StepView | None = None, heat=None,
                      heat_note: str = "", ghost: GhostView | None = None,
                      crosscheck=None, side=None, contact_ids=None,
-                     tree_diff: TreeDiffView | None = None) -> float:
+                     tree_diff: TreeDiffView | None = None,
+                     prepared: PreparedOverlays | None = None) -> float:
         """Copy a frame's deformed meshes and overlays into the actors.
 
         Parameters
@@ -437,6 +440,10 @@ class SceneRenderer:
             by the level shown); None: all. The stepper's ``step.contact_ids`` win.
         tree_diff : viewer.render.tree_diff.TreeDiffView or None
             One tree of a tree diff: its volumes at the level, its most-changed nodes bold.
+        prepared : viewer.render.prepared_overlays.PreparedOverlays or None
+            Overlays the frame's lane built: drawn instead of building them here when they
+            were built for this frame and these choices (counted in
+            :attr:`n_prepared_drawn`).
 
         Returns
         -------
@@ -457,8 +464,14 @@ class SceneRenderer:
             display = replace(display, show_tree_a=False, show_tree_b=False)
         if not getattr(display, "show_ghost", False) or frame is None:
             ghost = None
-        overlays = build_overlays(frame, display, level, inspect, hidden,
-                                  contact_ids if step is None else step.contact_ids, side)
+        contact_rows = contact_ids if step is None else step.contact_ids
+        overlays = usable_overlays(prepared, frame, display, level, inspect, hidden,
+                                   contact_rows, side)
+        if overlays is None:
+            overlays = build_overlays(frame, display, level, inspect, hidden, contact_rows,
+                                      side)
+        else:
+            self.n_prepared_drawn += 1
         step_overlays = update_step(self, frame, step)
         poses = [] if frame is None else [
             p.as_matrix() if hasattr(p, "as_matrix") else np.asarray(p, np.float64)
