@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import contextlib
+
 import pytest
 
 from viewer.control.pacing import PLAYING_SHARE, PlayingPace
@@ -93,18 +95,10 @@ def test_while_playing_the_ghost_waits_for_its_pace_and_builds_when_paused(qtbot
     qtbot.waitUntil(lambda: analysis.ghost_view() is not None, timeout=60_000)
     settle(qtbot, window)
     built = analysis.ghost_view().frame
-    # As if the last ghost had just started and taken 2 s.
-    analysis.ghost_pace.start()
-    analysis.ghost_pace.finish(2.0)
-    model.is_playing = True
-    try:
-        window.controller.frames.request_frame()
-        qtbot.waitUntil(lambda: model.frame is not built, timeout=60_000)
+    with _playing_a_frame_after_a_long_run(qtbot, window, analysis.ghost_pace, built):
         assert not analysis.is_ghost_building
         assert analysis.ghost_view().frame is built  # the older ghost, marked with its frame
         assert analysis.ghost_pace.timer.isActive()
-    finally:
-        model.set_playing(False)
     # Paused: the shown frame's ghost is built at once.
     qtbot.waitUntil(lambda: analysis.ghost_view().frame is model.frame, timeout=60_000)
     assert not analysis.ghost_pace.timer.isActive()
@@ -117,22 +111,29 @@ def test_while_playing_the_heat_counted_beside_the_frames_waits_for_its_pace(qtb
     model.set_display(heat_map="work")
     settle(qtbot, window)
     frame = model.frame
-    # As if counting took 50 ms (past the inline limit: counted on the heat lane) and the
-    # last count had just started and taken 2 s.
+    # As if counting took 50 ms (past the inline limit: counted on the heat lane).
     model.set_analysis_cost("heat", 50.0, frame.index)
-    analysis.heat_pace.start()
-    analysis.heat_pace.finish(2.0)
-    model.is_playing = True
-    try:
-        window.controller.frames.request_frame()
-        qtbot.waitUntil(lambda: model.frame is not frame, timeout=60_000)
+    with _playing_a_frame_after_a_long_run(qtbot, window, analysis.heat_pace, frame):
         heat, note = analysis.heat_for(model.frame)
         assert heat is None or "from frame" in note
         assert analysis.heat_pace.timer.isActive()
         assert not analysis._heat_lane.is_busy
-    finally:
-        model.set_playing(False)
     # Paused: the shown frame's heat is counted at once.
     qtbot.waitUntil(lambda: analysis.heat_for(model.frame)[0] is not None
                     and "from frame" not in analysis.heat_for(model.frame)[1],
                     timeout=60_000)
+
+
+@contextlib.contextmanager
+def _playing_a_frame_after_a_long_run(qtbot, window, pace, shown):
+    """As if ``pace``'s last run had just started and taken 2 s: play until a frame newer
+    than ``shown`` is delivered; paused again on leaving."""
+    pace.start()
+    pace.finish(2.0)
+    window.model.is_playing = True
+    try:
+        window.controller.frames.request_frame()
+        qtbot.waitUntil(lambda: window.model.frame is not shown, timeout=60_000)
+        yield
+    finally:
+        window.model.set_playing(False)
