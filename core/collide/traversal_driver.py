@@ -30,15 +30,19 @@ from core.collide.depthfirst import traverse_depth_first
 from core.collide.trace import Counters, Trace
 from core.collide.traversal import (
     PARALLEL_MIN_PAIRS,
+    TREE_BOXES,
     TraversalRecord,
     traverse_levels,
 )
 from core.jit.kernel_args import frozen, frozen_args
 
-#: A frontier this large is split between two threads, each walking its half to the leaves
-#: on its own (the kernels release the GIL). One hand-off per query instead of a parallel
-#: launch per level: with idle OpenMP threads asleep (see core/__init__.py) each launch pays a
-#: wake-up, and per-level parallelism measured no faster than one thread on W1.
+#: A recorded traversal (or one tree against itself) whose frontier is this large is split
+#: between two threads, each walking its half to the leaves on its own (the kernels release
+#: the GIL); an unrecorded walk of two trees' own boxes stays on one thread
+#: (:func:`split_traversal`).
+#: One hand-off per query instead of a parallel launch per level: with idle OpenMP threads
+#: asleep (see core/__init__.py) each launch pays a wake-up, and per-level parallelism
+#: measured no faster than one thread on W1.
 #: 512 pairs: the level-by-level head up to the split cost 0.09 ms on the W3 100k frame's
 #: trees (leaf size 8), against 0.57 ms up to 2048, and the halves stay balanced. Two-thread
 #: walk, medians of 40 (``split_traversal`` on the benchmark's sphere trees), at
@@ -110,9 +114,14 @@ def split_traversal(args, record, budget: int, control_array: np.ndarray) -> Tra
         The whole traversal (``rest_a, rest_b`` empty), or a partial one when the walk
         stopped early: ``control_array`` then holds the status, which the caller raises.
 
-    Without a record (and for two different trees) the walk below the split is depth first
+    Without a record (and for two different trees) the walk is depth first
     (:mod:`core.collide.depthfirst`): the same pairs and counters without the level loop's
-    bookkeeping.
+    bookkeeping. On the trees' own boxes (``TREE_BOXES``: a box test is a few comparisons)
+    the whole walk stays on one thread: timed in turns with warp's refit frame (the W3 frame's
+    traversal, medians of 50 frames), 100k took 0.77 ms on one thread against 1.22 ms split,
+    500k 1.88 against 2.35 ms; the hand-off to the pool thread, whose core had gone idle, cost
+    more than the half it walked. Volumes with costlier tests (OBBs, a margin) still split:
+    walked on one thread, W2 (OBB trees, margin 1e-3) went from 0.28x fcl to 0.45-0.49x.
     """
     # Read-only inputs whatever the caller's arrays are (a refitted tree's boxes, rows a
     # caller passed in): one compiled signature of each walk, the one the warm-up compiled.
@@ -122,7 +131,7 @@ def split_traversal(args, record, budget: int, control_array: np.ndarray) -> Tra
     is_depth_first = not record and is_two_trees
     is_split = numba.get_num_threads() > 1
     budget = np.int64(budget)
-    if is_depth_first and not is_split:
+    if is_depth_first and (not is_split or args[0] == TREE_BOXES):
         return traverse_depth_first(*args[:15], roots, roots, budget, control_array, 0)
     split = SPLIT_FRONTIER if is_split else np.iinfo(np.int64).max
     head = traverse_levels(*args, PARALLEL_MIN_PAIRS, roots, roots, split, budget,

@@ -132,9 +132,10 @@ def _warm_traversal(a, b, pose) -> None:
                     collide(a, tree_a, b, tree_b, None, None, descend=descend, trace=trace)
                     self_collide(a, tree_a, trace=trace, descend=descend)
         # A frontier wider than SPLIT_FRONTIER hands two halves to two threads: the fast
-        # mode's depth-first walk (core.collide.depthfirst, also the whole walk on one
-        # thread) and the recorded level loop from given start pairs. Big meshes get there;
-        # these tiny ones only with the split lowered.
+        # mode's depth-first walk of volumes other than the trees' own boxes
+        # (core.collide.depthfirst, also the whole walk on one thread) and the recorded level
+        # loop from given start pairs. Big meshes get there; these tiny ones only with the
+        # split lowered.
         driver.SPLIT_FRONTIER = 1
         for trace in (False, True):
             collide(a, tree_a, b, tree_b, None, pose, trace=trace)

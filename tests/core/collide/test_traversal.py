@@ -267,9 +267,10 @@ def test_depth_first_obb_walk_without_rotation_culls_as_the_rotated_arithmetic()
 
 @pytest.mark.parametrize("kind", [None, "obb"], ids=lambda k: k or "tree-boxes")
 def test_fast_query_on_one_thread_and_split_equals_the_trace_query(kind, monkeypatch):
-    """Fast mode walks depth first (the whole walk on one thread; below the split on two):
-    the same contacts and counters as the trace mode's level loop, on a tree large enough
-    that the leaf and stack buffers grow."""
+    """Fast mode walks depth first (the whole walk on one thread; a volume kind's walk below
+    the split on two, the trees' own boxes always on one): the same contacts and counters as
+    the trace mode's level loop, on a tree large enough that the leaf and stack buffers
+    grow."""
     a = sphere_mesh(72)
     b = sphere_mesh(64, radius=0.9)
     tree_a, tree_b = build_tree(a), build_tree(b)
@@ -286,7 +287,17 @@ def test_fast_query_on_one_thread_and_split_equals_the_trace_query(kind, monkeyp
     one_thread = run(False)
     monkeypatch.setattr(driver.numba, "get_num_threads", lambda: 2)
     monkeypatch.setattr(driver, "SPLIT_FRONTIER", 3)
+    pool, handed = driver._pool(), []
+
+    class CountingPool:
+        def submit(self, *args, **kwargs):
+            handed.append(args[0])
+            return pool.submit(*args, **kwargs)
+
+    monkeypatch.setattr(driver, "_pool", CountingPool)
     split = run(False)
+    # The trees' own boxes: a box test costs less than the hand-off to the second thread.
+    assert handed == ([] if kind is None else [driver.traverse_depth_first] * 2)
     for fast in (one_thread, split):
         assert fast.trace is None
         assert np.array_equal(fast.pairs, reference.pairs)

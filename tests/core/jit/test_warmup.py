@@ -96,9 +96,9 @@ def _calls(monkeypatch, module, name):
 
 
 def test_the_traversal_step_reaches_the_walks_below_the_split(monkeypatch):
-    """Big meshes hand the frontier to two threads (the fast mode's depth-first walk, the
-    recorded level loop from given pairs): the tiny meshes of the step must get there too, or
-    the first big query compiles the walk (a test compiled it for 22 s)."""
+    """Big meshes hand the frontier to two threads (the fast mode's depth-first walk of
+    volumes, the recorded level loop from given pairs): the tiny meshes of the step must get
+    there too, or the first big query compiles the walk (a test compiled it for 22 s)."""
     import core.collide.traversal_driver as driver
 
     split = driver.SPLIT_FRONTIER
