@@ -131,11 +131,11 @@ def _warm_traversal(a, b, pose) -> None:
                     collide(a, tree_a, b, tree_b, None, pose, descend=descend, trace=trace)
                     collide(a, tree_a, b, tree_b, None, None, descend=descend, trace=trace)
                     self_collide(a, tree_a, trace=trace, descend=descend)
-        # A frontier wider than SPLIT_FRONTIER hands two halves to two threads: the fast
-        # mode's depth-first walk of volumes other than the trees' own boxes
-        # (core.collide.depthfirst, also the whole walk on one thread) and the recorded level
-        # loop from given start pairs. Big meshes get there; these tiny ones only with the
-        # split lowered.
+        # A frontier wider than SPLIT_FRONTIER hands two halves to two threads: the recorded
+        # level loop from given start pairs, and the fast mode's depth-first walk of volumes
+        # other than the trees' own boxes (core.collide.depthfirst; its halves take the same
+        # argument types as the whole walk the queries here run, so one signature serves
+        # both). Big meshes get there; these tiny ones only with the split lowered.
         driver.SPLIT_FRONTIER = 1
         for trace in (False, True):
             collide(a, tree_a, b, tree_b, None, pose, trace=trace)
