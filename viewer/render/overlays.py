@@ -274,6 +274,12 @@ def level_sentence(trace, level: int, descend: str = "LARGER_VOLUME") -> str:
     return text + "."
 
 
+def tested_hidden(hidden) -> frozenset:
+    """The tested bodies among ``hidden`` (0 = A, 1 = B), as a frozenset of int: bodies
+    past B are not tested, so hiding them changes no overlay."""
+    return frozenset(int(i) for i in hidden if int(i) < 2)
+
+
 def build_overlays(frame, display, level: int | None, inspect=None,
                    hidden=frozenset(), contact_ids: np.ndarray | None = None,
                    side: ShownSide | None = None) -> Overlays:
@@ -325,7 +331,7 @@ def build_overlays(frame, display, level: int | None, inspect=None,
         poses = [poses[0], poses[0]]
     result = frame.shown_result()
     trace = result.trace if result is not None else None
-    hidden = frozenset(int(i) for i in hidden if int(i) < 2)
+    hidden = tested_hidden(hidden)
     if is_self and 0 in hidden:
         hidden = frozenset((0, 1))  # both columns of a self-traversal are the one mesh
     if hidden:

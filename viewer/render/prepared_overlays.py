@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from viewer.render.overlays import Overlays, build_overlays
+from viewer.render.overlays import Overlays, build_overlays, tested_hidden
 from viewer.state.display import Display
 
 
@@ -68,6 +68,6 @@ def usable_overlays(prepared: PreparedOverlays | None, frame, display: Display, 
         return None  # a side result computed beside the frames: not the frame's own
     request = prepared.request
     if (request.display != display or request.level != level
-            or request.hidden != frozenset(int(i) for i in hidden if int(i) < 2)):
+            or request.hidden != tested_hidden(hidden)):
         return None
     return prepared.overlays

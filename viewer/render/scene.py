@@ -31,7 +31,7 @@ from viewer.render.lecture import (
 from viewer.render.legend import LEGEND_FONT_PX, CanvasLegend
 from viewer.render.legend_scene import drawn_legend_rows, legend_avoid_boxes
 from viewer.render.marks import MARK_NAMES, Marks, build_marks
-from viewer.render.overlays import OVERLAY_NAMES, Overlays, build_overlays
+from viewer.render.overlays import OVERLAY_NAMES, Overlays, build_overlays, tested_hidden
 from viewer.render.picking import (
     MeshPicker,
     box_on_screen,
@@ -476,7 +476,7 @@ class SceneRenderer:
         poses = [] if frame is None else [
             p.as_matrix() if hasattr(p, "as_matrix") else np.asarray(p, np.float64)
             for p in frame.poses]
-        hidden_ab = frozenset(int(i) for i in hidden if int(i) < 2)
+        hidden_ab = tested_hidden(hidden)
         picture = self.heat.picture(frame, heat, heat_mode, level, poses, hidden_ab,
                                     getattr(display, "heat_log", False), int(display.box_cap))
         self.heat.show(picture)
