@@ -96,9 +96,9 @@ def _run_frame(control, pipe, inputs, t, query_control):
 
 
 def _run_frame_and_overlays(control, pipe, inputs, t, query_control, request):
-    """The frame job of a window: :func:`_run_frame`, then the frame's overlays built for
-    the view choices ``request`` (:mod:`viewer.render.prepared_overlays`), off the GUI
-    thread and outside the frame's core timings. Returns ``(frame, PreparedOverlays or
+    """The frame job: :func:`_run_frame`, then the frame's overlays built for the view
+    choices ``request`` (:mod:`viewer.render.prepared_overlays`; None builds none), off the
+    GUI thread and outside the frame's core timings. Returns ``(frame, PreparedOverlays or
     None)``."""
     frame = _run_frame(control, pipe, inputs, t, query_control)
     try:
@@ -337,13 +337,8 @@ class FrameRunning:
         self._is_pending = False
         self.pipe.settings = self.next_settings()
         tag = Tag("frame", self.pipe.next_index, self._generation)
+        # No request (no window, or one that would not draw them): nothing is prepared.
         request = self.overlay_request() if self.overlay_request is not None else None
-        if request is None:
-            self._frame_lane.submit(_run_frame, self.pipe, self._inputs(), self.model.t,
-                                    self._frame_watch.start(), tag=tag,
-                                    on_result=self._on_frame_done,
-                                    on_error=self._on_frame_failed)
-            return
         self._frame_lane.submit(_run_frame_and_overlays, self.pipe, self._inputs(),
                                 self.model.t, self._frame_watch.start(), request, tag=tag,
                                 on_result=lambda result, job: self._on_frame_done(
@@ -359,6 +354,7 @@ class FrameRunning:
             self._start()
 
     def _on_frame_done(self, frame, job, prepared=None) -> None:
+        """``prepared``: the frame's overlays built on its lane, or None."""
         self._is_busy = False
         self._frame_watch.stop()
         # Pipelined: the next frame the clock (or an edit) asked for starts before this one
