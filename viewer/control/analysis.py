@@ -156,7 +156,7 @@ class FrameAnalysis:
         if cached_frame is frame:
             return heat, note
         cost = self.model.analysis_costs.get("heat")
-        if not self.is_threaded or cost is None or cost.ms <= 1e3 * INLINE_ANALYSIS_S:
+        if self._counts_heat_inline():
             start = time.perf_counter()
             heat, note = _counted_heat(None, frame)
             self._heat_cache = (frame, heat, note)
@@ -181,12 +181,15 @@ class FrameAnalysis:
     def _request_shown_heat(self) -> None:
         """Count the shown frame's heat beside the frames, if it is not counted or asked."""
         frame = self.model.frame
-        if (frame is None or self.model.display.heat_map == "off"
-                or self._heat_cache[0] is frame or not self.is_threaded):
-            return
-        cost = self.model.analysis_costs.get("heat")
-        if cost is not None and cost.ms > 1e3 * INLINE_ANALYSIS_S:
+        if (frame is not None and self.model.display.heat_map != "off"
+                and self._heat_cache[0] is not frame and not self._counts_heat_inline()):
             self._request_heat(frame)
+
+    def _counts_heat_inline(self) -> bool:
+        """Whether the heat map is counted on the GUI thread as the frame is drawn: inline
+        (no lanes), not measured yet, or its last count within INLINE_ANALYSIS_S."""
+        cost = self.model.analysis_costs.get("heat")
+        return not self.is_threaded or cost is None or cost.ms <= 1e3 * INLINE_ANALYSIS_S
 
     def _request_heat(self, frame) -> None:
         if self._heat_asked is frame or self.heat_pace.must_wait(self.model.is_playing):
