@@ -120,8 +120,9 @@ def split_traversal(args, record, budget: int, control_array: np.ndarray) -> Tra
     the whole walk stays on one thread: timed in turns with warp's refit frame (the W3 frame's
     traversal, medians of 50 frames), 100k took 0.77 ms on one thread against 1.22 ms split,
     500k 1.88 against 2.35 ms; the hand-off to the pool thread, whose core had gone idle, cost
-    more than the half it walked. Volumes with costlier tests (OBBs, a margin) still split:
-    walked on one thread, W2 (OBB trees, margin 1e-3) went from 0.28x fcl to 0.45-0.49x.
+    more than the half it walked. Fitted volumes of every kind (``collide_bv``: OBBs, RSS,
+    spheres, k-DOPs, ...), whose tests cost more, still split: walked on one thread, W2 (OBB
+    trees, margin 1e-3) went from 0.28x fcl to 0.45-0.49x.
     """
     # Read-only inputs whatever the caller's arrays are (a refitted tree's boxes, rows a
     # caller passed in): one compiled signature of each walk, the one the warm-up compiled.
