@@ -482,7 +482,8 @@ class MainWindow(QMainWindow):
                                                tree_diff=self.controller.tree_diff.diff_view(),
                                                side=shown_side(frame, self.model.side,
                                                                self.model.side_by_frame),
-                                               prepared=self.controller.frames.prepared_overlays)
+                                               prepared=self.controller.frames.prepared_overlays,
+                                               budget=self.renderer.line_budget(display))
         self.renderer.update_marks(frame, self.model.selected_node,
                                    self.tree_tools.violation_nodes(),
                                    self.controller.inspector.tree_file_ids(frame), hidden)
@@ -502,7 +503,8 @@ class MainWindow(QMainWindow):
         if (model.cursor is not None or model.is_step_mode or model.is_stepping
                 or model.inspect is not None):
             return None
-        return OverlayRequest(model.display, model.level, self._hidden_bodies())
+        return OverlayRequest(model.display, model.level, self._hidden_bodies(),
+                              self.renderer.line_budget(model.display))
 
     def _render_frame(self, frame, overlay_s: float) -> None:
         """Render the scene prepared for ``frame`` and report the view's timings."""
@@ -510,6 +512,7 @@ class MainWindow(QMainWindow):
         n_renders = self._n_renders
         self.plotter.render()
         render_s = time.perf_counter() - start
+        self.renderer.observe_render(render_s)
         if (frame is not None and self._n_renders > n_renders and self.plotter.isVisible()
                 and not self._is_first_frame_drawn):
             self._is_first_frame_drawn = True

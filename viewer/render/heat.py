@@ -260,7 +260,7 @@ def _world(points: np.ndarray, pose: np.ndarray) -> np.ndarray:
 
 
 def build_heat(frame, heat, mode: str, level: int | None, poses, hidden=frozenset(),
-               is_log: bool = False, cap: int = 20_000) -> HeatPicture:
+               is_log: bool = False, cap: int = 20_000, cap_words: str = "cap") -> HeatPicture:
     """Heat geometry of ``frame``.
 
     Parameters
@@ -279,6 +279,8 @@ def build_heat(frame, heat, mode: str, level: int | None, poses, hidden=frozense
     is_log : bool
     cap : int
         Most boxes drawn per tree.
+    cap_words : str
+        What set ``cap``, said in the note ("cap", or the drawing budget that cut it).
     """
     out = HeatPicture(polys={name: pv.PolyData() for name in HEAT_ACTORS})
     if mode == "off" or heat is None or frame is None or len(frame.trees) < 2:
@@ -327,7 +329,7 @@ def build_heat(frame, heat, mode: str, level: int | None, poses, hidden=frozense
                    np.asarray(tree.nodes_at_depth(min(level, tree.max_depth))))
             if ids.shape[0] > cap:
                 out.notes.append(f"heat boxes of {'AB'[body]}: drawing {cap} of "
-                                 f"{ids.shape[0]} (cap)")
+                                 f"{ids.shape[0]} ({cap_words})")
                 ids = ids[:cap]
             if ids.shape[0]:
                 groups.append((tree.bmin[ids], tree.bmax[ids], poses[body]))
@@ -466,7 +468,8 @@ class HeatLayer:
         return bar
 
     def picture(self, frame, heat, mode: str, level, poses, hidden=frozenset(),
-                is_log: bool = False, cap: int = 20_000) -> HeatPicture:
+                is_log: bool = False, cap: int = 20_000,
+                cap_words: str = "cap") -> HeatPicture:
         """:func:`build_heat`, or the last picture when nothing it depends on changed.
 
         Measured on the bunny pair (69k triangles each): the triangle picture takes 143 ms
@@ -474,12 +477,13 @@ class HeatLayer:
         change; the triangle heat does not depend on the level.
         """
         key = (frame, heat, mode, None if mode == "work" else level, frozenset(hidden),
-               bool(is_log), int(cap), tuple(np.asarray(p).tobytes() for p in poses))
+               bool(is_log), int(cap), cap_words,
+               tuple(np.asarray(p).tobytes() for p in poses))
         if (len(key) == len(self._made_for)
                 and all(a is b or a == b for a, b in zip(key, self._made_for))):
             return self.last
         self._made_for = key
-        return build_heat(frame, heat, mode, level, poses, hidden, is_log, cap)
+        return build_heat(frame, heat, mode, level, poses, hidden, is_log, cap, cap_words)
 
     @property
     def title(self) -> str:

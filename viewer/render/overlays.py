@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pyvista as pv
 
+from viewer.render.drawing_budget import COPY_LAYER, Layer, LineBudget, LinePlan, plan_layers
 from viewer.render.geometry import (
     boxes_groups_polydata,
     segments_polydata,
@@ -132,12 +133,15 @@ class Overlays:
         Distinct contacting triangles of A plus those of B (cells of ``contact_tris``).
     n_by_kind : dict[int, int]
         Of those, how many per contact kind (:data:`KIND_LABELS` keys).
+    plan : viewer.render.drawing_budget.LinePlan or None
+        What the drawing budget kept (None: built without a budget).
     """
 
     polys: dict[str, pv.PolyData] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     n_contact_tris: int = 0
     n_by_kind: dict = field(default_factory=dict)
+    plan: LinePlan | None = None
 
 
 def trace_pairs(trace, level: int | None) -> tuple[np.ndarray, np.ndarray]:
@@ -161,11 +165,54 @@ def tree_nodes(tree, level: int | None) -> np.ndarray:
     return np.asarray(tree.nodes_at_depth(min(level, tree.max_depth)))
 
 
-def _capped(ids: np.ndarray, cap: int, what: str, notes: list[str]) -> np.ndarray:
-    if ids.shape[0] > cap:
-        notes.append(f"{what}: drawing {cap} of {ids.shape[0]} (cap)")
-        return ids[:cap]
-    return ids
+def _layer(name: str, what: str, ids: np.ndarray, cap: int, body: int | None,
+           budget: LineBudget | None) -> Layer:
+    width = 1.0 if budget is None else budget.width(name)
+    return Layer(name, what, np.asarray(ids)[:cap], int(ids.shape[0]), body, width)
+
+
+def _level_layers(trees, level: int | None, display, trace, is_self: bool, hidden, cap: int,
+                  budget: LineBudget | None, out: Overlays) -> list[Layer]:
+    """The level's volumes and pairs to draw, cut to the box cap, in drawing order (plus the
+    trees' boxes once more for each of the budget's ``tree_copies``)."""
+    layers = []
+    copies = () if budget is None else budget.tree_copies
+    for i, name in ((0, "tree_a"), (1, "tree_b")):
+        is_shown = display.show_tree_a if i == 0 else display.show_tree_b
+        if (is_self and i == 1) or i in hidden or not (is_shown or copies):
+            continue
+        ids = tree_nodes(trees[i], level)
+        if is_shown:
+            layers.append(_layer(name, f"boxes of {'AB'[i]}", ids, cap, i, budget))
+        layers.extend(Layer(COPY_LAYER, "", ids[:cap], int(ids.shape[0]), i, float(width),
+                            int(dashes)) for width, dashes in copies)
+
+    if display.show_parents and level is not None and level > 0:
+        for i in range(1 if is_self else 2):
+            if not (display.show_tree_a if i == 0 else display.show_tree_b) or i in hidden:
+                continue
+            depth = min(level, trees[i].max_depth) - 1
+            layers.append(_layer("parents", "parents",
+                                 np.asarray(trees[i].nodes_at_depth(depth)), cap, i, budget))
+
+    if trace is not None and (display.show_overlap or display.show_culled):
+        pairs, overlapped = trace_pairs(trace, level)
+        if is_self:
+            # A box paired with itself is split without a test (it always overlaps itself):
+            # drawing it would paint every box of the level orange. Only pairs of two
+            # different boxes of the tree are drawn.
+            is_other = pairs[:, 0] != pairs[:, 1]
+            if display.show_overlap and not is_other.all():
+                out.notes.append(f"{int(np.count_nonzero(~is_other))} pairs of a box with "
+                                 "itself not drawn")
+            pairs, overlapped = pairs[is_other], overlapped[is_other]
+        if display.show_overlap:
+            layers.append(_layer("overlap", "overlapping pairs", pairs[overlapped], cap // 2,
+                                 None, budget))
+        if display.show_culled:
+            layers.append(_layer("culled", "culled pairs", pairs[~overlapped], cap // 2, None,
+                                 budget))
+    return layers
 
 
 def node_volumes(frame, trees, groups) -> pv.PolyData:
@@ -282,7 +329,7 @@ def tested_hidden(hidden) -> frozenset:
 
 def build_overlays(frame, display, level: int | None, inspect=None,
                    hidden=frozenset(), contact_ids: np.ndarray | None = None,
-                   side: ShownSide | None = None) -> Overlays:
+                   side: ShownSide | None = None, budget: LineBudget | None = None) -> Overlays:
     """Overlay geometry of ``frame`` at traversal level ``level``.
 
     Parameters
@@ -303,6 +350,10 @@ def build_overlays(frame, display, level: int | None, inspect=None,
     side : ShownSide or None
         The distance and inside test to show (computed beside the frame, perhaps on an older
         one: then the note says "from frame N"); None: the frame's own.
+    budget : viewer.render.drawing_budget.LineBudget or None
+        The render time the level's volumes and pairs must fit: past it every layer keeps
+        the same share of its first boxes and the note says so
+        (:func:`viewer.render.drawing_budget.plan_layers`); None: only the box cap.
 
     Returns
     -------
@@ -340,40 +391,25 @@ def build_overlays(frame, display, level: int | None, inspect=None,
                                                                   else " is"))
         out.notes.append(f"{who} hidden: not drawn (the counts include it)")
 
-    for i, name in ((0, "tree_a"), (1, "tree_b")):
-        is_shown = display.show_tree_a if i == 0 else display.show_tree_b
-        if not is_shown or (is_self and i == 1) or i in hidden:
-            continue
-        ids = _capped(tree_nodes(trees[i], level), cap, f"boxes of {'AB'[i]}", out.notes)
-        out.polys[name] = node_volumes(frame, trees, [(i, ids, poses[i])])
-
-    if display.show_parents and level is not None and level > 0:
-        groups = []
-        for i in range(1 if is_self else 2):
-            if not (display.show_tree_a if i == 0 else display.show_tree_b) or i in hidden:
-                continue
-            depth = min(level, trees[i].max_depth) - 1
-            ids = _capped(np.asarray(trees[i].nodes_at_depth(depth)), cap, "parents", out.notes)
-            groups.append((i, ids, poses[i]))
-        out.polys["parents"] = node_volumes(frame, trees, groups)
-
-    if trace is not None and (display.show_overlap or display.show_culled):
-        pairs, overlapped = trace_pairs(trace, level)
-        if is_self:
-            # A box paired with itself is split without a test (it always overlaps itself):
-            # drawing it would paint every box of the level orange. Only pairs of two
-            # different boxes of the tree are drawn.
-            is_other = pairs[:, 0] != pairs[:, 1]
-            if display.show_overlap and not is_other.all():
-                out.notes.append(f"{int(np.count_nonzero(~is_other))} pairs of a box with "
-                                 "itself not drawn")
-            pairs, overlapped = pairs[is_other], overlapped[is_other]
-        if display.show_overlap:
-            hit = _capped(pairs[overlapped], cap // 2, "overlapping pairs", out.notes)
-            out.polys["overlap"] = _pair_volumes(frame, trees, hit, poses, hidden)
-        if display.show_culled:
-            miss = _capped(pairs[~overlapped], cap // 2, "culled pairs", out.notes)
-            out.polys["culled"] = _pair_volumes(frame, trees, miss, poses, hidden)
+    layers = _level_layers(trees, level, display, trace, is_self, hidden, cap, budget, out)
+    kept, out.plan = plan_layers(budget, frame, trees, poses, layers, hidden)
+    groups: dict[str, list] = {}
+    for layer, n_kept in zip(layers, kept, strict=True):
+        if layer.name == COPY_LAYER:
+            continue  # planned only: the ghost and the node heat map draw these boxes
+        if n_kept < len(layer.ids):
+            out.notes.append(f"{layer.what}: drawing {n_kept:,} of {layer.total:,} (drawing "
+                             f"budget {1e3 * budget.budget_s:.0f} ms)")
+        elif len(layer.ids) < layer.total:
+            out.notes.append(f"{layer.what}: drawing {len(layer.ids)} of {layer.total} (cap)")
+        if layer.body is None:
+            out.polys[layer.name] = _pair_volumes(frame, trees, layer.ids[:n_kept], poses,
+                                                  hidden)
+        else:
+            groups.setdefault(layer.name, []).append(
+                (layer.body, layer.ids[:n_kept], poses[layer.body]))
+    for name, parts in groups.items():
+        out.polys[name] = node_volumes(frame, trees, parts)
 
     contact_rows = (slice(None) if contact_ids is None or result is None else
                     np.asarray(contact_ids, dtype=np.int64))

@@ -13,8 +13,9 @@ mode, a heat map that replaces the trees' boxes).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from viewer.render.drawing_budget import LineBudget
 from viewer.render.overlays import Overlays, build_overlays, tested_hidden
 from viewer.state.display import Display
 
@@ -30,11 +31,16 @@ class OverlayRequest:
         Traversal level (None: all levels).
     hidden : frozenset of int
         Tested bodies (0 = A, 1 = B) the user hid.
+    budget : viewer.render.drawing_budget.LineBudget or None
+        The drawing budget as the window saw it when it asked for the frame. Not compared:
+        the camera moves and the render-time fit changes from frame to frame, and overlays
+        planned one frame earlier are as good an estimate as the window's own.
     """
 
     display: Display
     level: int | None
     hidden: frozenset
+    budget: LineBudget | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -51,7 +57,8 @@ def prepare_overlays(frame, request: OverlayRequest | None) -> PreparedOverlays 
     """Build ``frame``'s overlays for ``request`` (None: nothing is prepared)."""
     if request is None or frame is None:
         return None
-    overlays = build_overlays(frame, request.display, request.level, None, request.hidden)
+    overlays = build_overlays(frame, request.display, request.level, None, request.hidden,
+                              budget=request.budget)
     return PreparedOverlays(frame, request, overlays)
 
 

@@ -18,8 +18,15 @@ from vtkmodules.vtkRenderingCore import vtkMapper, vtkTextMapper
 
 from viewer.render.culling import may_cull_back_faces
 from viewer.render.decimation import DISPLAY_MAX_TRIANGLES, display_copy
+from viewer.render.drawing_budget import RENDER_BUDGET_S, LineBudget, RenderCost, ViewScale
 from viewer.render.geometry import mesh_polydata, ring_polydata
-from viewer.render.ghost import GhostView, build_crosscheck, build_ghost, ghost_box_counts
+from viewer.render.ghost import (
+    DASHES_PER_SEGMENT,
+    GhostView,
+    build_crosscheck,
+    build_ghost,
+    ghost_box_counts,
+)
 from viewer.render.heat import BAR_FONT_PX as BAR_TITLE_PX
 from viewer.render.heat import HeatLayer, build_heat, lines_left_of_bars
 from viewer.render.lecture import (
@@ -118,6 +125,8 @@ class SceneRenderer:
         self.polys: dict[str, pv.PolyData] = {}
         self.actors: dict[str, pv.Actor] = {}
         self.last_overlays = Overlays()
+        self.render_cost = RenderCost()  # fitted to this view's renders (line_budget)
+        self.render_budget_s = RENDER_BUDGET_S
         # No multisampling: under software OpenGL (llvmpipe) 8x MSAA tripled the render time
         # of the two-sphere scene (47 ms -> 18 ms at 1280x800 without it).
         if plotter.ren_win is not None:
@@ -409,7 +418,8 @@ class SceneRenderer:
                      heat_note: str = "", ghost: GhostView | None = None,
                      crosscheck=None, side=None, contact_ids=None,
                      tree_diff: TreeDiffView | None = None,
-                     prepared: PreparedOverlays | None = None) -> float:
+                     prepared: PreparedOverlays | None = None,
+                     budget: LineBudget | None = None) -> float:
         """Copy a frame's deformed meshes and overlays into the actors.
 
         Parameters
@@ -444,6 +454,10 @@ class SceneRenderer:
             Overlays the frame's lane built: drawn instead of building them here when they
             were built for this frame and these choices (counted in
             :attr:`n_prepared_drawn`).
+        budget : viewer.render.drawing_budget.LineBudget or None
+            The render time the level's boxes must fit (:meth:`line_budget`; None: only the
+            box cap, as for an export). The ghost and the node heat map keep as many boxes
+            per tree as the trees' layers kept.
 
         Returns
         -------
@@ -469,7 +483,7 @@ class SceneRenderer:
                                    contact_rows, side)
         if overlays is None:
             overlays = build_overlays(frame, display, level, inspect, hidden, contact_rows,
-                                      side)
+                                      side, budget)
         else:
             self.n_prepared_drawn += 1
         step_overlays = update_step(self, frame, step)
@@ -477,22 +491,28 @@ class SceneRenderer:
             p.as_matrix() if hasattr(p, "as_matrix") else np.asarray(p, np.float64)
             for p in frame.poses]
         hidden_ab = tested_hidden(hidden)
+        box_cap, cap_words, limit_words = int(display.box_cap), "cap", "the box cap"
+        plan = overlays.plan
+        if plan is not None and plan.tree_kept is not None and plan.tree_kept < box_cap:
+            box_cap = plan.tree_kept
+            cap_words = f"drawing budget {1e3 * plan.budget_s:.0f} ms"
+            limit_words = f"the drawing budget of {1e3 * plan.budget_s:.0f} ms"
         picture = self.heat.picture(frame, heat, heat_mode, level, poses, hidden_ab,
-                                    getattr(display, "heat_log", False), int(display.box_cap))
+                                    getattr(display, "heat_log", False), box_cap, cap_words)
         self.heat.show(picture)
         # An older frame's ghost (the newest build finished; while a deformer plays on a big
         # mesh every build ends after the frame moved on) stands where its frame's meshes
         # stood, and says which frame it is.
-        ghost_notes = ghost_words(ghost, frame, ghost_box_counts(
-            ghost, level, hidden_ab, int(display.box_cap)))
+        ghost_notes = ghost_words(ghost, frame, ghost_box_counts(ghost, level, hidden_ab,
+                                                                 box_cap), limit_words)
         self._set_poly("ghost", build_ghost(ghost, level, None if ghost is None else [
             p.as_matrix() if hasattr(p, "as_matrix") else np.asarray(p, np.float64)
-            for p in ghost.frame.poses], hidden_ab, int(display.box_cap)))
+            for p in ghost.frame.poses], hidden_ab, box_cap))
         self._set_poly("crosscheck", build_crosscheck(frame, crosscheck, poses))
         if step is not None or frame is None:
             tree_diff = None
         self._set_poly("diff_tree", build_diff_tree(tree_diff, level, poses, hidden_ab,
-                                                    int(display.box_cap)))
+                                                    box_cap))
         self._set_poly("diff_nodes", build_diff_nodes(tree_diff, poses, hidden_ab))
         extra_rows = [(row, GHOST_COLOR) for row in ghost_notes]
         if picture.title:
@@ -539,6 +559,25 @@ class SceneRenderer:
         lines.extend(self.display_notes)
         self._set_note(lines)
         return time.perf_counter() - start
+
+    def line_budget(self, display) -> LineBudget:
+        """The drawing budget of the view as it is now: its camera and size, the overlays'
+        line widths, and the layers that draw the trees' boxes once more (the ghost, the node
+        heat map) when ``display`` asks for them."""
+        copies = []
+        if getattr(display, "show_ghost", False):
+            copies.append((float(self.actors["ghost"].prop.line_width), DASHES_PER_SEGMENT))
+        if getattr(display, "heat_map", "off") in ("visits", "sah"):
+            copies.append((float(self.heat.actors["heat_nodes"].prop.line_width), 0))
+        widths = tuple((name, float(self.actors[name].prop.line_width))
+                       for name in ("tree_a", "tree_b", "parents", "overlap", "culled"))
+        return self.render_cost.budget(ViewScale.from_renderer(self.plotter.renderer), widths,
+                                       tuple(copies), self.render_budget_s)
+
+    def observe_render(self, render_s: float) -> None:
+        """Refit the render-time estimate with the time of the render that drew the last
+        :meth:`update_frame` (nothing is fitted when it was built without a budget)."""
+        self.render_cost.observe(self.last_overlays.plan, render_s)
 
     def _set_note(self, lines: list[str]) -> None:
         """The lower-left note's lines, wrapped left of the heat map's colour bars when they

@@ -70,6 +70,9 @@ def test_right_drag_in_move_mode_rotates_about_the_centroid(qtbot, window):
 
 
 def test_level_slider_sets_overlap_cells_to_what_the_trace_says(window):
+    # A drawing budget this view cannot reach: every pair of every level is drawn (the
+    # budget's cut is tested below).
+    window.renderer.render_budget_s = 10.0
     panel = window.docks["levels_dock"].panel
     frame = window.model.frame
     trace = frame.result.trace
@@ -88,6 +91,34 @@ def test_level_slider_sets_overlap_cells_to_what_the_trace_says(window):
     assert window.model.level is None
     total = 2 * LINES_PER_BOX * int(trace.overlapping_per_level.sum())
     assert window.renderer.cell_count("overlap") == total
+
+
+def test_every_level_is_drawn_within_the_drawing_budget_and_the_canvas_says_so(window):
+    window.model.set_display(show_culled=True)
+    window.model.set_level(None)
+    trace = window.model.frame.result.trace
+    overlays = window.renderer.last_overlays
+    plan = overlays.plan
+    budget_ms = round(1e3 * window.renderer.render_budget_s)
+    # Two-spheres' every level at this size is planned past the budget (its render measured
+    # 85 ms at 1280x800): the same share of each layer is kept, the first boxes first.
+    assert plan.budget_s == window.renderer.render_budget_s
+    assert plan.seconds <= plan.budget_s
+    n_culled = int(trace.tested_per_level.sum() - trace.overlapping_per_level.sum())
+    n_drawn = window.renderer.cell_count("culled") // (2 * LINES_PER_BOX)
+    assert 0 < n_drawn < n_culled
+    assert f"culled pairs: drawing {n_drawn:,} of {n_culled:,} (drawing budget {budget_ms} ms)" \
+        in window.renderer.note.GetText(0)
+    # The fit learns from the window's renders: each drawn frame is one more render.
+    n_fitted = len(window.renderer.render_cost._renders)
+    window.redraw()
+    assert len(window.renderer.render_cost._renders) == min(n_fitted + 1, 40)
+    # One level is far under the budget: nothing is left out, nothing said.
+    window.model.set_level(3)
+    assert window.renderer.last_overlays.plan.budget_s is None
+    assert "drawing budget" not in window.renderer.note.GetText(0)
+    assert window.renderer.cell_count("culled") == 2 * LINES_PER_BOX * int(
+        trace.tested_per_level[3] - trace.overlapping_per_level[3])
 
 
 def test_culled_pairs_overlay_follows_the_trace(window):

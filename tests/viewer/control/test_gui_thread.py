@@ -163,7 +163,18 @@ def test_the_ghost_says_how_many_boxes_the_cap_left_out(qtbot, window):
     assert total > 6
     assert (f"drawing 6 of {total:,} ghost boxes (the box cap; pick a level to see the rest)"
             in window.renderer.legend_texts)
+    # Past the box cap, the drawing budget: every level with the ghost's dashes is planned
+    # past it, and the ghost keeps as many boxes per tree as the trees' layers.
     model.set_display(box_cap=100_000)
+    window.redraw()
+    kept = window.renderer.last_overlays.plan.tree_kept
+    assert kept is not None
+    drawn = sum(min(kept, len(tree.level_nodes)) for tree in ghost.trees[:2])
+    budget_ms = round(1e3 * window.renderer.render_budget_s)
+    assert (f"drawing {drawn:,} of {total:,} ghost boxes (the drawing budget of {budget_ms} ms; "
+            "pick a level to see the rest)") in window.renderer.legend_texts
+    # A drawing budget this view cannot reach: only the box cap could leave boxes out.
+    window.renderer.render_budget_s = 10.0
     window.redraw()
     assert not any(text.startswith("drawing") for text in window.renderer.legend_texts)
 
