@@ -251,11 +251,14 @@ class _Timed:
         return getattr(self.__dict__["_frame"], name)
 
 
-def test_status_bar_and_stats_show_the_last_time_and_the_running_median(window):
+def test_status_bar_and_stats_show_the_last_time_and_the_running_median(qtbot, window):
     frame = window.model.frame
     window.model.timing_history.clear()  # only the three frames below, on a clock of our own
     for t, traverse in ((100.0, 2.8), (100.1, 69.5), (100.2, 2.6)):
         window.model.set_frame(_Timed(frame, traverse=traverse), now=t)
+    # Paused, a frame's overlays are prepared at once and rendered (with its times written)
+    # in the next turn of the event loop.
+    qtbot.waitUntil(lambda: not window.is_redraw_pending, timeout=5_000)
     status = window.status_line.timing_label.text()
     assert "traverse 2.6 (2.8)" in status
     phases = window.docks["stats_dock"].panel.phases.text()

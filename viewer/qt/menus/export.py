@@ -297,6 +297,7 @@ class ExportMenu(QObject):
                 self.window.redraw()
             else:
                 self.controller.recorder.scrub_to(position)  # draws it (frame_ready)
+                self.window.finish_redraw()  # its render waits for the next turn
             image = grab_frame(self.window.plotter)
         except Exception as exc:  # noqa: BLE001 - PyQt ends the app on an exception in a slot
             self.cancel()

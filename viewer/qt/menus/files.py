@@ -41,6 +41,7 @@ class FileMenu:
                                                   "PNG image (*.png)")
         if not path:
             return None
+        self.window.finish_redraw()  # a change's render may wait for the next turn
         self.window.plotter.screenshot(path)
         self.window.statusBar().showMessage(f"Saved {path}", 5000)
         return path
