@@ -26,6 +26,7 @@ import time
 from concurrent.futures import CancelledError
 
 import numpy as np
+from PyQt6.QtCore import QTimer
 
 from core.bv import ObbFit
 from core.bvh import SplitRule
@@ -230,6 +231,14 @@ class FrameRunning:
         self.overlay_request = None
         self.prepared_overlays = None  # of the last frame delivered
         self._frame_watch = FrameWatch(self.model, lambda: self.pipe.settings.request.pair_budget)
+        # A finished frame comes as the worker's queued signal, which Qt handles ahead of the
+        # timers that came due meanwhile: right after a render, its delivery (the docks, the
+        # recording, the overlays: 15-30 ms on big-bunny) made one GUI block with that render
+        # (90-115 ms while sculpting big-bunny with every analysis on). Delivered from a
+        # zero-interval timer, it waits behind them.
+        self._waiting = None  # (generation, frame, prepared overlays) to deliver
+        self._delivery_timer = QTimer(singleShot=True, interval=0)
+        self._delivery_timer.timeout.connect(self._deliver_waiting)
         self.model.body_changed.connect(lambda _i: self.request_frame())
         self.model.pipeline_changed.connect(self._on_pipeline_for_frames)
 
@@ -360,7 +369,25 @@ class FrameRunning:
         # Pipelined: the next frame the clock (or an edit) asked for starts before this one
         # is drawn, so the core works while the GUI thread draws.
         self._start_pending()
-        if job.tag.generation == self._generation:
+        if job.tag.generation != self._generation:
+            return
+        if job.is_inline:
+            self.prepared_overlays = prepared
+            self._deliver(frame)
+            return
+        self._deliver_waiting()  # an older one still waiting goes first
+        self._waiting = (job.tag.generation, frame, prepared)
+        self._delivery_timer.start()
+
+    def _deliver_waiting(self) -> None:
+        """Deliver the finished frame waiting for its turn (:meth:`_on_frame_done`), unless
+        the scene or the pipeline changed since it started."""
+        self._delivery_timer.stop()
+        waiting, self._waiting = self._waiting, None
+        if waiting is None or self._is_frames_shut:
+            return
+        generation, frame, prepared = waiting
+        if generation == self._generation:
             self.prepared_overlays = prepared
             self._deliver(frame)
 
@@ -475,8 +502,9 @@ class FrameRunning:
 
     @property
     def is_frame_running(self) -> bool:
-        """A frame is being computed now (with the inputs of when it started)."""
-        return self._is_busy
+        """A frame is being computed now (with the inputs of when it started), or finished
+        and waiting for its delivery's turn."""
+        return self._is_busy or self._waiting is not None
 
     def shutdown(self) -> None:
         # A frame finishing during the shutdown still delivers its result (queued signal): it

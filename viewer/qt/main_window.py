@@ -292,7 +292,11 @@ class MainWindow(QMainWindow):
             # Shown or hidden: its boxes, pair boxes and contacts come and go with the mesh.
             self._drawn_visible[body.key] = body.is_visible
             self._redraw_for_change()
-        elif not self.is_redraw_pending:  # else the pending redraw renders the new pose
+        elif not self.is_redraw_pending and not self.controller.frames.is_frame_running:
+            # Else the pending redraw, or the frame on its way (a sculpt stroke, a drag ask
+            # for one), renders the new shape or pose: rendered here as well, each mouse move
+            # of a stroke on big-bunny with every analysis on rendered twice and blocked the
+            # GUI thread 130 ms.
             self.plotter.render()
 
     def _on_selection(self, index: int) -> None:

@@ -286,6 +286,29 @@ def test_sculpt_stroke_moves_vertices_and_undo_restores_them(qtbot, window):
     np.testing.assert_array_equal(window.model.bodies[0].rest.vertices, original)
 
 
+def test_a_stroke_keeps_the_brush_it_began_with_and_renders_with_its_frames(qtbot, window):
+    sculpting = window.controller.sculpting
+    sizes = []
+    body_size = sculpting._body_size
+    sculpting._body_size = lambda index: sizes.append(index) or body_size(index)
+    renders = window.plotter.n_renders
+    sculpting.begin_stroke(0)
+    top = window.controller.poses.centroid_world(0) + (0.0, 0.9, 0.0)
+    for _ in range(3):
+        sculpting.sculpt(0, top, np.array([0.0, 0.05, 0.0]))
+        # The body's new shape is rendered with the frame asked for it, not once more here.
+        assert window.controller.frames.is_frame_running
+        assert window.plotter.n_renders == renders
+        settle(qtbot, window)
+        renders = window.plotter.n_renders
+    sculpting.end_stroke(0)
+    assert sizes == [0]  # measured when the stroke began, not at each mouse move
+    sculpting.begin_stroke(0)
+    sculpting.end_stroke(0)
+    assert sizes == [0, 0]
+    sculpting._body_size = body_size
+
+
 def test_update_mode_rebuild_rebuilds_every_frame(qtbot, window):
     window.docks["pipeline_dock"].panel.update_mode.setCurrentIndex(1)
     assert window.model.pipeline.update is UpdateChoice.REBUILD

@@ -83,6 +83,54 @@ def test_a_requested_redraw_copies_the_overlays_and_renders_in_two_turns(qtbot, 
         model.is_playing = False
 
 
+def test_a_finished_frame_is_delivered_after_the_timers_that_came_due(qtbot, window):
+    """The frame lane's result is a queued signal, which Qt handled ahead of due timers: a
+    frame finishing during a render was delivered right after it, in one GUI block."""
+    order = []
+    model = window.model
+    set_frame = model.set_frame
+
+    def delivered(frame, *args, **kwargs):
+        order.append("delivered")
+        return set_frame(frame, *args, **kwargs)
+
+    model.set_frame = delivered
+    try:
+        frames = window.controller.frames
+        due = QTimer(singleShot=True, interval=1, timeout=lambda: order.append("timer"))
+        frames.request_frame()
+        due.start()
+        # The GUI thread busy (a render): the frame finishes on its lane meanwhile, and the
+        # timer comes due.
+        deadline = time.perf_counter() + 0.5
+        while time.perf_counter() < deadline:
+            pass
+        qtbot.waitUntil(lambda: "delivered" in order, timeout=10_000)
+        assert order[:2] == ["timer", "delivered"]
+        assert not frames.is_frame_running
+    finally:
+        model.set_frame = set_frame
+
+
+def test_a_paused_change_puts_the_overlays_in_place_and_renders_in_the_next_turn(qtbot,
+                                                                                 window):
+    model = window.model
+    assert not model.is_playing
+    model.set_level(6)  # a level with culled pairs
+    settle(qtbot, window)
+    before = window.plotter.n_renders
+    model.set_display(show_culled=True)
+    # The handler returned with the overlays in place, the render still to come.
+    assert window.renderer.cell_count("culled") > 0
+    assert window.is_redraw_pending and window.plotter.n_renders == before
+    qtbot.waitUntil(lambda: not window.is_redraw_pending, timeout=10_000)
+    assert window.plotter.n_renders == before + 1
+    # An export grabs what is drawn: finish_redraw renders a waiting one at once.
+    model.set_display(show_culled=False)
+    window.finish_redraw()
+    assert not window.is_redraw_pending and window.plotter.n_renders == before + 2
+
+
 def _logged(fn, order, name):
     def logged(*args, **kwargs):
         order.append(name)
