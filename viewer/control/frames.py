@@ -518,3 +518,5 @@ class FrameRunning:
         # which stops the watch, never runs: stop it here, or its timer keeps asking the
         # closed window's job dialog to show the frame's progress (and keeps the window alive).
         self._frame_watch.stop()
+        self._delivery_timer.stop()
+        self._waiting = None

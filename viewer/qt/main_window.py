@@ -295,8 +295,8 @@ class MainWindow(QMainWindow):
         elif not self.is_redraw_pending and not self.controller.frames.is_frame_running:
             # Else the pending redraw, or the frame on its way (a sculpt stroke, a drag ask
             # for one), renders the new shape or pose: rendered here as well, each mouse move
-            # of a stroke on big-bunny with every analysis on rendered twice and blocked the
-            # GUI thread 130 ms.
+            # of a stroke on big-bunny with every analysis on rendered twice (GUI blocks of
+            # 104-121 ms).
             self.plotter.render()
 
     def _on_selection(self, index: int) -> None:
