@@ -94,18 +94,6 @@ def test_the_fit_follows_a_machine_twice_as_slow_and_ignores_unplanned_renders()
     assert budget.tree_copies == ((4.0, 4),)
 
 
-@pytest.fixture(scope="module")
-def sphere_frame():
-    """A real frame of the two-spheres scene (computed once)."""
-    from viewer.controller import Controller
-    from viewer.model import ViewerModel
-
-    model = ViewerModel()
-    controller = Controller(model, is_threaded=False)
-    assert controller.scenes.load_scene("two-spheres")
-    return model.frame
-
-
 def _frame_budget(frame, budget_s: float, tree_copies=()) -> LineBudget:
     """A view 6 units from the scene's centre along +z, the scene's line widths."""
     centre = 0.5 * (frame.trees[0].bmin[0] + frame.trees[0].bmax[0])

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import numpy as np
-import pytest
 
 from core.lab.inspect import inspect_node
 from viewer.render.geometry import (
@@ -53,18 +52,6 @@ def test_groups_and_empty_inputs():
     assert segments_polydata(np.zeros((0, 2, 3))).n_cells == 0
     tris = triangles_polydata(np.arange(18, dtype=float).reshape(2, 3, 3))
     assert tris.n_cells == 2 and tris.n_points == 6
-
-
-@pytest.fixture(scope="module")
-def sphere_frame():
-    """A real frame of the two-spheres scene (computed once)."""
-    from viewer.controller import Controller
-    from viewer.model import ViewerModel
-
-    model = ViewerModel()
-    controller = Controller(model, is_threaded=False)
-    assert controller.scenes.load_scene("two-spheres")
-    return model.frame
 
 
 def test_overlays_follow_the_trace_at_every_level(sphere_frame):
