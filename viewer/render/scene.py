@@ -491,12 +491,13 @@ class SceneRenderer:
             p.as_matrix() if hasattr(p, "as_matrix") else np.asarray(p, np.float64)
             for p in frame.poses]
         hidden_ab = tested_hidden(hidden)
-        box_cap, cap_words, limit_words = int(display.box_cap), "cap", "the box cap"
+        box_cap, cap_words, limit_words = (int(display.box_cap), "cap",
+                                           "the box cap; pick a level to see the rest")
         plan = overlays.plan
         if plan is not None and plan.tree_kept is not None and plan.tree_kept < box_cap:
             box_cap = plan.tree_kept
             cap_words = f"drawing budget {1e3 * plan.budget_s:.0f} ms"
-            limit_words = f"the drawing budget of {1e3 * plan.budget_s:.0f} ms"
+            limit_words = cap_words
         picture = self.heat.picture(frame, heat, heat_mode, level, poses, hidden_ab,
                                     getattr(display, "heat_log", False), box_cap, cap_words)
         self.heat.show(picture)

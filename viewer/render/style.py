@@ -234,12 +234,13 @@ LEGEND = legend_entries()
 
 
 def ghost_words(ghost: GhostView | None, frame, counts: tuple[int, int] | None = None,
-                limit_words: str = "the box cap") -> list[str]:
+                limit_words: str = "the box cap; pick a level to see the rest") -> list[str]:
     """The legend rows of the ghost drawn with ``frame``: what it is, which frame it was
     built on when that is not ``frame`` ("fresh tree of frame 12"), both SAH costs, and
     "drawing N of M ghost boxes" when the box cap left some out (``counts``: ``(drawn,
     total)`` of :func:`viewer.render.ghost.ghost_box_counts`; ``limit_words``: what left them
-    out)."""
+    out, short: with the drawing budget's longer words the legend grew over the scene's title
+    at 1280x800)."""
     if ghost is None:
         return []
     words = frame_words(ghost.frame).plural
@@ -251,8 +252,7 @@ def ghost_words(ghost: GhostView | None, frame, counts: tuple[int, int] | None =
         rows = [f"ghost (grey dashes): fresh tree of frame {built}, frame {shown} shown",
                 f"frame {built} {ghost.sah_text()}"]
     if counts is not None and counts[0] < counts[1]:
-        rows.append(f"drawing {counts[0]:,} of {counts[1]:,} ghost boxes ({limit_words}; pick "
-                    "a level to see the rest)")
+        rows.append(f"drawing {counts[0]:,} of {counts[1]:,} ghost boxes ({limit_words})")
     return rows
 
 
