@@ -300,24 +300,28 @@ def _timing(spec: TargetSpec, res: dict, peer_names: list[str],
         return Outcome(spec, None, f"{spec.peer_words} skipped or not measured")
     # Our best configuration against the peer's fastest row (W3: its refit or its rebuild
     # frame, whichever gives the higher ratio).
-    ratio, how, note = min(_against(candidate, peers) for candidate in candidates)
-    return Outcome(spec, ratio, how=how, note=note, **_conditions(res))
+    ratio, how, note, rounds = min(_against(candidate, peers) for candidate in candidates)
+    conditions = _conditions(res)
+    if rounds is not None and conditions["repeats"] is not None:
+        conditions["repeats"] = rounds  # the rounds in turns behind the paired ratio
+    return Outcome(spec, ratio, how=how, note=note, **conditions)
 
 
 def _against(candidate: tuple, peers: list[Samples]) -> tuple[float, str, str]:
-    """One of our candidates against the peer's rows: ``(ratio, how, note)``, the ratio the
-    paired one where the two were timed in turns, else the ratio of medians, and the row
-    giving the highest ratio."""
+    """One of our candidates against the peer's rows: ``(ratio, how, note, rounds)``, the
+    ratio the paired one where the two were timed in turns (``rounds`` of them), else the ratio
+    of medians (``rounds`` None), and the row giving the highest ratio."""
     median, how, samples = candidate
     found = []
     for peer in peers:
         paired = paired_ratio(samples, peer)
         of_medians = median / peer.median
-        note = (f"timed in turns: median of {min(samples.n, peer.n)} rounds' ratios, ratio of "
-                f"medians {of_medians:.2f}x" if paired is not None else "")  # fmt: skip
-        found.append((paired if paired is not None else of_medians, note))
-    ratio, note = max(found)
-    return ratio, how, note
+        rounds = min(samples.n, peer.n) if paired is not None else None
+        note = (f"timed in turns: median of {rounds} rounds' ratios, ratio of medians "
+                f"{of_medians:.2f}x" if paired is not None else "")  # fmt: skip
+        found.append((paired if paired is not None else of_medians, note, rounds))
+    ratio, note, rounds = max(found, key=lambda item: item[0])
+    return ratio, how, note, rounds
 
 
 def _memory(spec: TargetSpec, res: dict) -> Outcome:

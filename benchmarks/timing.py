@@ -122,6 +122,14 @@ def _repeats_within(elapsed: float, repeats: int, budget_s: float) -> tuple[int,
     return repeats, ""
 
 
+TARGET_MIN_ROUNDS = 15
+"""Rounds at least of the W1 and W2 targets' calls in turns (the size's repeats when more).
+Under the competing load a call gets a whole core or a share of one, and the 3 repeats of a
+500k run left W2's paired ratio to which mode each call fell in: 0.49x, 0.61x, 0.48x, 0.53x
+and 0.49x in five runs of the same code. A round of W2 500k's four calls takes about 0.2 s
+under load, so 15 rounds add about 2.5 s to a size."""
+
+
 def measure_alternating(
     runs: dict[str, Callable[..., object]],
     repeats: int,

@@ -25,6 +25,7 @@ from benchmarks.peers import PeerAdapter
 from benchmarks.scenes import SphereCase, w1_pose
 from benchmarks.targets import AABB_TREE, turn_peers
 from benchmarks.timing import (
+    TARGET_MIN_ROUNDS,
     PeerHistory,
     Samples,
     guarded_measure,
@@ -170,7 +171,7 @@ def run(
                                            repeats))  # fmt: skip
 
     with numba_threads(THREAD_COUNTS[0]):
-        timed = measure_alternating({**kind_runs, **paired}, repeats,
+        timed = measure_alternating({**kind_runs, **paired}, max(repeats, TARGET_MIN_ROUNDS),
                                     dict.fromkeys(paired, history.phase_budget_s))
     for spec in kind_runs:
         out.kinds[spec], result = timed[spec]

@@ -18,6 +18,7 @@ from benchmarks.peers import PeerAdapter
 from benchmarks.scenes import W2_EPS, SphereCase, scaled_about_centre
 from benchmarks.targets import AABB_TREE, W2_EPS_TARGET, turn_peers
 from benchmarks.timing import (
+    TARGET_MIN_ROUNDS,
     PeerHistory,
     Samples,
     measure,
@@ -104,8 +105,9 @@ def run(
                       if p.name in peer_runs}
             runs = {spec: ours.kind_query(spec, mesh_a, mesh_b) for spec in TARGET_KINDS}
             with numba_threads(THREAD_COUNTS[0]):
-                timed |= measure_alternating({**runs, **paired}, repeats,
-                                            dict.fromkeys(paired, history.phase_budget_s))
+                timed |= measure_alternating({**runs, **paired},
+                                             max(repeats, TARGET_MIN_ROUNDS),
+                                             dict.fromkeys(paired, history.phase_budget_s))
             for spec in TARGET_KINDS:
                 out.kinds[spec], result = timed.pop(spec)
                 if result.n_contacts:

@@ -226,6 +226,11 @@ def test_sides_timed_in_turns_are_compared_round_by_round():
     # Ratio of medians 4.0 / 8.0 = 0.50; rounds 0.375, 0.4375, 0.5, 0.5, 0.4375.
     assert line == ("W3 100k: 0.44x warp CPU (target <= 0.5x) PASS; timed in turns: median "
                     "of 5 rounds' ratios, ratio of medians 0.50x")
+    # A size run with 3 repeats whose pair was timed in 5 rounds (the targets' least): the
+    # line's repeats are the rounds behind its ratio.
+    res["info"] = {"repeats": 3, "load_start": 1.0, "load_end": 1.2}
+    line = _lines({"100k": res})["W3 100k"]
+    assert line.startswith("W3 100k: 0.44x warp CPU (target <= 0.5x; load 1.2, 5 repeats) PASS")
 
 
 def test_only_runs_timed_beside_another_are_marked_as_in_turns():

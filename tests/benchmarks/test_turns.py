@@ -116,11 +116,13 @@ def test_w1_times_the_kinds_in_turns_with_fcl_and_checks_them(case, monkeypatch)
             self.log.append("fcl")
             return np.zeros((0, 2), np.int32)
 
-    out = w1_rigid.run(case, [Fcl("fcl-OBBRSS", log)], 3, lambda line: None, PeerHistory())
-    # The table's blocks: per thread count, fast and trace queries, one warm-up + 3 each.
-    assert log[:16] == ["aabb"] * 16
-    # Then the turns of aabb, obb, obb:OBB and fcl: warm-ups, and three rounds, rotating.
-    assert log[16:] == ["aabb", "fcl", "aabb", "fcl", "fcl", "aabb", "fcl", "aabb"]
+    monkeypatch.setattr(w1_rigid, "TARGET_MIN_ROUNDS", 3)
+    out = w1_rigid.run(case, [Fcl("fcl-OBBRSS", log)], 2, lambda line: None, PeerHistory())
+    # The table's blocks: per thread count, fast and trace queries, one warm-up + 2 each.
+    assert log[:12] == ["aabb"] * 12
+    # Then the turns of aabb, obb, obb:OBB and fcl: warm-ups, and three rounds (the targets'
+    # least, more than the size's 2 repeats), rotating.
+    assert log[12:] == ["aabb", "fcl", "aabb", "fcl", "fcl", "aabb", "fcl", "aabb"]
     assert set(out.kinds) == {"aabb", *w1_rigid.RIGID_KINDS}
     assert all(samples.n == 3 for samples in out.kinds.values())
     assert out.timings["w1_query"]["fcl-OBBRSS"].n == 3
