@@ -300,7 +300,8 @@ def _timing(spec: TargetSpec, res: dict, peer_names: list[str],
         return Outcome(spec, None, f"{spec.peer_words} skipped or not measured")
     # Our best configuration against the peer's fastest row (W3: its refit or its rebuild
     # frame, whichever gives the higher ratio).
-    ratio, how, note, rounds = min(_against(candidate, peers) for candidate in candidates)
+    ratio, how, note, rounds = min((_against(candidate, peers) for candidate in candidates),
+                                   key=lambda found: (found[0], found[1]))
     conditions = _conditions(res)
     if rounds is not None and conditions["repeats"] is not None:
         conditions["repeats"] = rounds  # the rounds in turns behind the paired ratio
