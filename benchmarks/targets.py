@@ -308,7 +308,7 @@ def _timing(spec: TargetSpec, res: dict, peer_names: list[str],
     return Outcome(spec, ratio, how=how, note=note, **conditions)
 
 
-def _against(candidate: tuple, peers: list[Samples]) -> tuple[float, str, str]:
+def _against(candidate: tuple, peers: list[Samples]) -> tuple[float, str, str, int | None]:
     """One of our candidates against the peer's rows: ``(ratio, how, note, rounds)``, the
     ratio the paired one where the two were timed in turns (``rounds`` of them), else the ratio
     of medians (``rounds`` None), and the row giving the highest ratio."""
