@@ -371,13 +371,12 @@ class FrameRunning:
         self._start_pending()
         if job.tag.generation != self._generation:
             return
-        if job.is_inline:
-            self.prepared_overlays = prepared
-            self._deliver(frame)
-            return
         self._deliver_waiting()  # an older one still waiting goes first
         self._waiting = (job.tag.generation, frame, prepared)
-        self._delivery_timer.start()
+        if job.is_inline:
+            self._deliver_waiting()  # no event loop to wait for (inline, scripts)
+        else:
+            self._delivery_timer.start()
 
     def _deliver_waiting(self) -> None:
         """Deliver the finished frame waiting for its turn (:meth:`_on_frame_done`), unless
